@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Scenario files: INI (DPDK's rte_cfgfile) into a validated struct sc_scenario.
+ *
+ * Loading runs in four steps:
+ *   1. a strict line pass over the file (scenario_lint.c).  rte_cfgfile is lax: it skips lines
+ *      without '=', keeps duplicate sections, truncates long names and fails silently on a key
+ *      before any section.  This pass rejects all of those with "file:line: ..." and records the
+ *      line of every section and key, so that later errors can name it;
+ *   2. rte_cfgfile_load() stores the file; the "section.key=value" overrides (--set) are then
+ *      applied with rte_cfgfile_add_section / _add_entry / _set_entry;
+ *   3. every entry is looked up in keys[] (scenario_keys.c: one row per key: section, name,
+ *      type, unit, offset, range, help) and parsed into a temporary struct: link presets first,
+ *      then the other keys, so an explicit key overrides its section's preset wherever it appears;
+ *   4. sm_params_check() checks the whole, and only then is the caller's struct written.
+ * keys[] also drives sc_scenario_keys() (the --help listing) and sc_scenario_dump().
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cfgfile.h>
+
+#include "scenario_impl.h"
+
+void
+sc_err(struct loader *ld, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ld->err == NULL || ld->errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(ld->err, ld->errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* "file:line" or "--set 'text'" */
+static void
+where(const struct loader *ld, const struct origin *o, char *buf, size_t len)
+{
+	if (o != NULL && o->set != NULL)
+		snprintf(buf, len, "--set '%s'", o->set);
+	else if (o != NULL && ld->path != NULL)
+		snprintf(buf, len, "%s:%u", ld->path, o->line);
+	else
+		snprintf(buf, len, "%s", ld->path != NULL ? ld->path : "scenario");
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Step 2: the overrides, "section.key=value" */
+
+static int
+override_apply(struct loader *ld, struct rte_cfgfile *cfg, const char *text)
+{
+	char sec[CFG_NAME_LEN], key[CFG_NAME_LEN], val[CFG_VALUE_LEN], hint[1024];
+	const char *eq, *dot, *sp, *kp, *vp, *why;
+	size_t sn, kn, vn, col;
+	const struct sc_key *def;
+	struct origin *o = NULL;
+	unsigned int i;
+	int rc;
+
+	why = sc_text_check(text, strlen(text), &col);
+	if (why != NULL) {
+		sc_err(ld, "--set: column %zu: %s", col, why);
+		return -EINVAL;
+	}
+	eq = strchr(text, '=');
+	dot = eq != NULL ? memchr(text, '.', (size_t)(eq - text)) : NULL;
+	if (eq == NULL || dot == NULL) {
+		sc_err(ld, "--set '%s': missing '%c' (expected section.key=value, e.g. "
+			"wan.bandwidth=12.5GB/s)", text, eq == NULL ? '=' : '.');
+		return -EINVAL;
+	}
+	sp = text;
+	sn = (size_t)(dot - text);
+	kp = dot + 1;
+	kn = (size_t)(eq - kp);
+	vp = eq + 1;
+	vn = strlen(vp);
+	sc_strip(&sp, &sn);
+	sc_strip(&kp, &kn);
+	sc_strip(&vp, &vn);
+	if (sn == 0 || sn >= CFG_NAME_LEN || !sc_name_ok(sp, sn, false) ||
+	    kn == 0 || kn >= CFG_NAME_LEN || !sc_name_ok(kp, kn, true)) {
+		sc_err(ld, "--set '%s': bad section or key name (expected section.key=value)", text);
+		return -EINVAL;
+	}
+	snprintf(sec, sizeof(sec), "%.*s", (int)sn, sp);
+	snprintf(key, sizeof(key), "%.*s", (int)kn, kp);
+	if (vn == 0 || vn >= CFG_VALUE_LEN) {
+		sc_err(ld, "--set '%s': [%s] %s: %s (at most %d characters)", text, sec, key,
+			vn == 0 ? "empty value" : "value too long", CFG_VALUE_LEN - 1);
+		return -EINVAL;
+	}
+	snprintf(val, sizeof(val), "%.*s", (int)vn, vp);
+	if (sc_section_find(sec) < 0) {
+		sc_section_hint(sec, hint, sizeof(hint));
+		sc_err(ld, "--set '%s': unknown section [%s]%s", text, sec, hint);
+		return -EINVAL;
+	}
+	def = sc_key_find(sec, key);
+	if (def == NULL) {
+		sc_key_hint(sec, key, hint, sizeof(hint));
+		sc_err(ld, "--set '%s': [%s] %s = '%s': unknown key%s", text, sec, key, val, hint);
+		return -EINVAL;
+	}
+	/* Replace the file's entry, whether it used the key's name or its alias. */
+	for (i = 0; i < ld->n_orig && o == NULL; i++)
+		if (strcmp(ld->orig[i].sec, sec) == 0 && ld->orig[i].key[0] != '\0' &&
+		    sc_key_find(sec, ld->orig[i].key) == def)
+			o = &ld->orig[i];
+	if (o != NULL) {
+		rc = rte_cfgfile_set_entry(cfg, sec, o->key, val);
+		o->line = 0;
+		o->set = text;
+	} else {
+		rc = 0;
+		if (!rte_cfgfile_has_section(cfg, sec)) {
+			rc = rte_cfgfile_add_section(cfg, sec);
+			if (rc == 0)
+				rc = sc_origin_add(ld, sec, "", 0, text);
+		}
+		if (rc == 0)
+			rc = rte_cfgfile_add_entry(cfg, sec, key, val);
+		if (rc == 0)
+			rc = sc_origin_add(ld, sec, key, 0, text);
+	}
+	if (rc != 0)
+		sc_err(ld, "--set '%s': cannot store it (%s)", text, strerror(-rc));
+	return rc;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Step 3: every entry through the table, into a temporary */
+
+/* "<where>: [section] key = 'value': <reason>" */
+static int
+key_err(struct loader *ld, const char *sec, const char *name, const char *value,
+	const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int
+key_err(struct loader *ld, const char *sec, const char *name, const char *value,
+	const char *fmt, ...)
+{
+	char w[512], why[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	where(ld, sc_origin_find(ld, sec, name), w, sizeof(w));
+	sc_err(ld, "%s: [%s] %s = '%s': %s", w, sec, name, value, why);
+	return -EINVAL;
+}
+
+/* Parse one section's entries: its preset first, then the other keys. */
+static int
+apply_section(struct loader *ld, const char *sec, const struct rte_cfgfile_entry *e, int n,
+	      struct sc_scenario *t)
+{
+	char why[1024], w[512];
+	const struct sc_key *def;
+	const struct origin *o;
+	int pass, i, j;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < n; i++) {
+			def = sc_key_find(sec, e[i].name);
+			if (pass == 0 && def == NULL) {
+				sc_key_hint(sec, e[i].name, why, sizeof(why));
+				return key_err(ld, sec, e[i].name, e[i].value, "unknown key%s", why);
+			}
+			/* The same key set earlier in the section, by its name or its alias. */
+			for (j = 0, o = NULL; pass == 0 && j < i && o == NULL; j++)
+				if (sc_key_find(sec, e[j].name) == def)
+					o = sc_origin_find(ld, sec, e[j].name);
+			if (o != NULL) {
+				where(ld, o, w, sizeof(w));
+				return key_err(ld, sec, e[i].name, e[i].value, "duplicate key: '%s' "
+					       "at %s sets the same value", o->key, w);
+			}
+			if ((pass == 0) != (def->type == KT_PRESET))
+				continue;
+			if (sc_key_parse(def, e[i].value, t, why, sizeof(why)) != 0)
+				return key_err(ld, sec, e[i].name, e[i].value, "%s", why);
+		}
+	}
+	return 0;
+}
+
+static int
+apply_cfg(struct loader *ld, struct rte_cfgfile *cfg, struct sc_scenario *t)
+{
+	char sec[CFG_NAME_LEN], hint[1024], w[512];
+	struct rte_cfgfile_entry *e;
+	int i, n, n_sec, rc;
+
+	n_sec = rte_cfgfile_num_sections(cfg, NULL, 0);
+	for (i = 0; i < n_sec; i++) {
+		n = rte_cfgfile_section_num_entries_by_index(cfg, sec, i);
+		if (sc_section_find(sec) < 0) {
+			sc_section_hint(sec, hint, sizeof(hint));
+			where(ld, sc_origin_find(ld, sec, ""), w, sizeof(w));
+			sc_err(ld, "%s: unknown section [%s]%s", w, sec, hint);
+			return -EINVAL;
+		}
+		if (n <= 0)
+			continue;
+		e = calloc((size_t)n, sizeof(*e));
+		if (e == NULL) {
+			sc_err(ld, "out of memory");
+			return -ENOMEM;
+		}
+		n = rte_cfgfile_section_entries_by_index(cfg, i, sec, e, n);
+		rc = apply_section(ld, sec, e, n, t);
+		free(e);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Step 4: the whole */
+
+static int
+check_all(struct loader *ld, const struct sc_scenario *t)
+{
+	char msg[512], name[2 * CFG_NAME_LEN], w[512], *dot;
+	const struct origin *o = NULL;
+	const struct sc_key *def;
+	unsigned int i;
+	size_t n;
+
+	if (sm_params_check(&t->model, msg, sizeof(msg)) == 0)
+		return 0;
+	/* The message starts with "section.key:" or "section:"; point at that line. */
+	n = strcspn(msg, ":,");
+	snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) ? n : sizeof(name) - 1), msg);
+	dot = strchr(name, '.');
+	if (dot != NULL) {
+		*dot = '\0';
+		def = sc_key_find(name, dot + 1);
+		for (i = 0; def != NULL && i < ld->n_orig && o == NULL; i++)
+			if (strcmp(ld->orig[i].sec, name) == 0 && ld->orig[i].key[0] != '\0' &&
+			    sc_key_find(name, ld->orig[i].key) == def)
+				o = &ld->orig[i];
+	}
+	/* A message about a whole section: the last override of it, else its header line. */
+	for (i = 0; o == NULL && i < ld->n_orig; i++)
+		if (strcmp(ld->orig[ld->n_orig - 1 - i].sec, name) == 0 &&
+		    ld->orig[ld->n_orig - 1 - i].set != NULL)
+			o = &ld->orig[ld->n_orig - 1 - i];
+	if (o == NULL)
+		o = sc_origin_find(ld, name, "");
+	where(ld, o, w, sizeof(w));
+	sc_err(ld, "%s: inconsistent scenario: %s", w, msg);
+	return -EINVAL;
+}
+
+void
+sc_scenario_default(struct sc_scenario *s)
+{
+	if (s == NULL)
+		return;
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "2dc4-100g");
+	snprintf(s->desc, sizeof(s->desc), "2 DC x 4, 100 GbE WAN: the deck's default");
+	sm_params_default(&s->model);
+	s->variants = (1u << SM_VAR_COUNT) - 1;
+	s->budgets = (1u << SM_BUDGET_COUNT) - 1;
+}
+
+int
+sc_scenario_load(struct sc_scenario *s, const char *path, const char *const *overrides,
+		 unsigned int n_overrides, char *err, size_t errlen)
+{
+	struct loader ld = { .path = path, .err = err, .errlen = errlen };
+	struct rte_cfgfile *cfg = NULL;
+	struct sc_scenario t;
+	unsigned int i;
+	FILE *f;
+	int rc;
+
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	if (s == NULL || (n_overrides > 0 && overrides == NULL) ||
+	    (path != NULL && strlen(path) >= sizeof(t.path))) {
+		sc_err(&ld, "sc_scenario_load: bad arguments");
+		return -EINVAL;
+	}
+	if (path != NULL) {
+		f = fopen(path, "r");
+		if (f == NULL) {
+			sc_err(&ld, "%s: cannot open: %s", path, strerror(errno));
+			return -ENOENT;
+		}
+		rc = sc_lines_check(&ld, f);
+		fclose(f);
+		if (rc != 0)
+			goto out;
+		cfg = rte_cfgfile_load(path, 0);
+		if (cfg == NULL) {
+			sc_err(&ld, "%s: rte_cfgfile_load failed", path);
+			rc = -EIO;
+			goto out;
+		}
+		rc = sc_cfg_matches(&ld, cfg);
+		if (rc != 0)
+			goto out;
+	} else {
+		cfg = rte_cfgfile_create(0);
+		if (cfg == NULL) {
+			sc_err(&ld, "out of memory");
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
+	for (i = 0; i < n_overrides; i++) {
+		if (overrides[i] == NULL) {
+			sc_err(&ld, "--set: override %u is NULL", i);
+			rc = -EINVAL;
+			goto out;
+		}
+		rc = override_apply(&ld, cfg, overrides[i]);
+		if (rc != 0)
+			goto out;
+	}
+	sc_scenario_default(&t);
+	if (path != NULL)
+		snprintf(t.path, sizeof(t.path), "%s", path);
+	rc = apply_cfg(&ld, cfg, &t);
+	if (rc == 0)
+		rc = check_all(&ld, &t);
+	if (rc == 0)
+		memcpy(s, &t, sizeof(t));
+out:
+	if (cfg != NULL)
+		rte_cfgfile_close(cfg);
+	free(ld.orig);
+	return rc;
+}

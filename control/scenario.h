@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Scenario files: INI (DPDK's rte_cfgfile) into a validated struct sc_scenario.
+ *
+ * One table holds every key (section, name, type and unit, offset, range, help); parsing,
+ * validation, the --help key listing and the dump all read that table.  Loading is validate-then-
+ * commit: the file and the command-line overrides are parsed into a temporary, every field is
+ * checked, and only then is the caller's struct written.
+ */
+#ifndef SC_SCENARIO_H
+#define SC_SCENARIO_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../models/params.h"
+
+#define SC_NAME_LEN 64
+#define SC_DESC_LEN 256
+
+/** A scenario: the model's parameters plus what to report (later: how to run it). */
+struct sc_scenario {
+	char name[SC_NAME_LEN];		/**< [scenario] name */
+	char desc[SC_DESC_LEN];		/**< [scenario] description */
+	char path[4096];		/**< file it came from, "" for the built-in default */
+	struct sm_params model;		/**< everything the closed forms use */
+	unsigned int variants;		/**< [report] variants: mask of 1u << enum sm_variant */
+	unsigned int budgets;		/**< [report] budgets: mask of 1u << enum sm_budget */
+};
+
+/** The built-in default: the deck's 2 DC x 4, 100 GbE, all six variants, all three budgets. */
+void sc_scenario_default(struct sc_scenario *s);
+
+/**
+ * Load a scenario.
+ *
+ * Starts from sc_scenario_default(), applies @p path (NULL: none) and then each override
+ * "section.key=value" in order (as from --set), then checks every field and the whole
+ * (sm_params_check()).  @p s is written only on success.
+ *
+ * Errors name the file and line (or "--set" and the override), the section, the key, the value
+ * and what is allowed, e.g.
+ *   "scenarios/x.ini:12: [wan] bandwidth = '12.5GB': unknown unit 'GB' (allowed: B/s, kB/s, ...)"
+ *
+ * Syntax: rte_cfgfile's INI, checked strictly line by line first: ';' starts a comment ("\;" is a
+ * literal ';'), a line is blank, "[section]" or "key = value", every section and key at most
+ * once.  In [intra] and [wan] the preset is applied first; explicit keys override it.  Formats:
+ *   "<file>:<line>: <what is wrong in the line>"                      (syntax)
+ *   "<file>:<line>: [<section>] <key> = '<value>': <reason> (allowed ...)" (a key)
+ *   "--set '<override>': ..."                                         (an override)
+ *   "<file>:<line>: inconsistent scenario: <sm_params_check message>" (the whole)
+ *
+ * @return 0; -ENOENT if the file cannot be opened; -EINVAL for anything wrong in it (unknown
+ *         section or key, duplicate, bad syntax, bad number or unit, out of range);
+ *         -EIO if it cannot be read (or changed while read); -ENOMEM
+ */
+int sc_scenario_load(struct sc_scenario *s, const char *path, const char *const *overrides,
+		     unsigned int n_overrides, char *err, size_t errlen);
+
+/**
+ * Write @p s as a scenario file that loads back to the same values (every key, with units).
+ *
+ * @return 0; -EINVAL (nothing written) if a value cannot be written so that it loads back (not
+ *         finite, a string with a control character or empty); -EIO on a write error
+ */
+int sc_scenario_dump(const struct sc_scenario *s, FILE *f);
+
+/** Print the table of keys: section, key, unit, default, range, help (for --help and README). */
+void sc_scenario_keys(FILE *f, int markdown);
+
+#endif /* SC_SCENARIO_H */

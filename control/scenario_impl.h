@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Private to the scenario loader: what scenario.c, scenario_lint.c and scenario_keys.c share.
+ *
+ *   scenario_lint.c  the strict line pass (syntax, one line at a time) and the record of where
+ *                    every section and key came from (struct origin), plus the text helpers the
+ *                    other two reuse;
+ *   scenario_keys.c  the key table, name lookup with suggestions, parsing a value per kind of
+ *                    key, sc_scenario_keys() and sc_scenario_dump();
+ *   scenario.c       loading: the overrides, the table applied to a temporary, the whole-scenario
+ *                    check, then the commit.
+ *
+ * Nothing here is part of the public API (scenario.h).
+ */
+#ifndef SC_SCENARIO_IMPL_H
+#define SC_SCENARIO_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <rte_cfgfile.h>
+
+#include "scenario.h"
+#include "units.h"
+
+/* Starts a comment in a scenario file, up to the end of the line; "\;" is a literal ';'. */
+#define COMMENT ';'
+
+/** How a key's value is parsed and where it goes. */
+enum key_type {
+	KT_STR,		/**< char[size] */
+	KT_UINT,	/**< unsigned int, written as a count */
+	KT_DBL,		/**< double with a unit */
+	KT_PRESET,	/**< a link preset name; fills the struct sm_link at off */
+	KT_OPS,		/**< comma list of sm_op names: mask of 1u << op */
+	KT_TABLE,	/**< struct sm_steps_table: "knob:steps, ..." */
+	KT_VARIANTS,	/**< comma list of variants, or "all" */
+	KT_BUDGETS,	/**< comma list of budgets, or "all" */
+};
+
+#define KF_MIN_OPEN 1u	/**< value must be > min (else >= min) */
+#define KF_MAX_OPEN 2u	/**< value must be < max (else <= max) */
+#define KF_NO_DUMP 4u	/**< not written by the dump (a preset: its fields are) */
+
+/** One key of a scenario file. */
+struct sc_key {
+	const char *section;
+	const char *name;
+	const char *alias;	/**< another accepted name, or NULL */
+	enum key_type type;
+	enum sc_unit_kind unit;	/**< for KT_UINT and KT_DBL */
+	size_t off;		/**< offsetof(struct sc_scenario, field) */
+	size_t size;		/**< KT_STR: buffer size */
+	double min, max;	/**< KT_UINT, KT_DBL */
+	unsigned int flags;	/**< KF_* */
+	const char *help;
+};
+
+/** Where a section or key came from: a line of the file, or an override. */
+struct origin {
+	char sec[CFG_NAME_LEN];
+	char key[CFG_NAME_LEN];		/**< "" for a section */
+	unsigned int line;		/**< 0 for an override */
+	const char *set;		/**< the override's text, or NULL */
+};
+
+/** State of one load. */
+struct loader {
+	const char *path;
+	struct origin *orig;		/**< every section and key seen */
+	unsigned int n_orig, cap_orig;
+	char *err;
+	size_t errlen;
+};
+
+/* scenario.c */
+
+/** Write the error message of @p ld (a no-op without an error buffer). */
+void
+sc_err(struct loader *ld, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* scenario_lint.c */
+
+/** Strip blanks at both ends of [*s, *s + *n) as rte_cfgfile does. */
+void
+sc_strip(const char **s, size_t *n);
+
+/** NULL if @p n bytes at @p s are text (UTF-8, no control characters but tab), else why not. */
+const char *
+sc_text_check(const char *s, size_t n, size_t *col);
+
+/** Whether @p n bytes at @p s are a section name (@p key false) or a key name (@p key true). */
+bool
+sc_name_ok(const char *s, size_t n, bool key);
+
+/** The origin of [@p sec] (@p key "") or of @p key in it, or NULL. */
+struct origin *
+sc_origin_find(struct loader *ld, const char *sec, const char *key);
+
+/** Record an origin: @p line of the file, or (line 0) the override @p set.  0 or -ENOMEM. */
+int
+sc_origin_add(struct loader *ld, const char *sec, const char *key, unsigned int line,
+	      const char *set);
+
+/** Step 1: check @p f line by line and record every section and key.  0, -EINVAL or -EIO. */
+int
+sc_lines_check(struct loader *ld, FILE *f);
+
+/** Whether @p cfg holds what sc_lines_check() saw.  0, or -EIO if the file changed. */
+int
+sc_cfg_matches(struct loader *ld, struct rte_cfgfile *cfg);
+
+/* scenario_keys.c */
+
+/** Index of section @p name, or -1 if there is no such section. */
+int
+sc_section_find(const char *name);
+
+/** The key @p name (or its alias) of section @p sec, or NULL. */
+const struct sc_key *
+sc_key_find(const char *sec, const char *name);
+
+/** "; did you mean [wan]? (sections: ...)" for an unknown section @p name. */
+void
+sc_section_hint(const char *name, char *buf, size_t len);
+
+/** "; did you mean 'bandwidth'? (keys of [wan]: ...)" for an unknown key @p name of @p sec. */
+void
+sc_key_hint(const char *sec, const char *name, char *buf, size_t len);
+
+/** Parse @p value into the field of @p t that @p def names.  0, or -EINVAL and @p why. */
+int
+sc_key_parse(const struct sc_key *def, const char *value, struct sc_scenario *t, char *why,
+	     size_t len);
+
+#endif /* SC_SCENARIO_IMPL_H */

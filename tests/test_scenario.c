@@ -1,0 +1,587 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tier 1 tests of control/scenario.c (no EAL): every file in scenarios/ loads to the deck's
+ * defaults plus its topology, the dump round-trips, --set overrides work, and each kind of bad
+ * input is rejected with a message naming file:line, [section], key, value and the reason.
+ * Bad fixtures are written into a mkdtemp() directory.  Run from the project root.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "scenario.h"
+#include "../models/presets.h"
+#include "../models/variant.h"
+
+#define ERRLEN 2048
+#define MAX_FILES 256
+
+static char tmpdir[64];
+static char *files[MAX_FILES];
+static unsigned int n_files;
+
+#define assert_has(hay, needle)							\
+	do {									\
+		if (strstr((hay), (needle)) == NULL)				\
+			fail_msg("'%s' not in message '%s'", (needle), (hay));	\
+	} while (0)
+
+static int
+setup(void **state)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_scenario.XXXXXX");
+	return mkdtemp(tmpdir) == NULL ? -1 : 0;
+}
+
+static int
+teardown(void **state)
+{
+	unsigned int i;
+
+	for (i = 0; i < n_files; i++) {
+		unlink(files[i]);
+		free(files[i]);
+	}
+	n_files = 0;
+	return rmdir(tmpdir);
+}
+
+/* Write @p len bytes into a new file of the temporary directory; returns its path. */
+static const char *
+write_file(const char *text, size_t len)
+{
+	char path[128];
+	FILE *f;
+
+	assert_true(n_files < MAX_FILES);
+	snprintf(path, sizeof(path), "%s/f%03u.ini", tmpdir, n_files);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+	files[n_files] = strdup(path);
+	assert_non_null(files[n_files]);
+	return files[n_files++];
+}
+
+static const char *
+write_text(const char *text)
+{
+	return write_file(text, strlen(text));
+}
+
+static void
+default_model(struct sm_params *p)
+{
+	sm_params_default(p);
+}
+
+/*
+ * Load @p text (with the overrides) and expect failure @p rc; @p line > 0 requires
+ * "file:line:" in the message, then every non-NULL string of the list.  The output struct
+ * must be left untouched (validate, then commit).
+ */
+static void
+expect_bad_v(const char *path, const char *const *ovr, unsigned int n_ovr, int rc, int line,
+	     va_list ap)
+{
+	struct sc_scenario s, before;
+	char err[ERRLEN], where[256];
+	const char *sub;
+	int got;
+
+	memset(&s, 0xa5, sizeof(s));
+	memcpy(&before, &s, sizeof(s));
+	got = sc_scenario_load(&s, path, ovr, n_ovr, err, sizeof(err));
+	if (got != rc)
+		fail_msg("rc %d, want %d; message '%s'", got, rc, err);
+	assert_memory_equal(&s, &before, sizeof(s));
+	if (line > 0) {
+		snprintf(where, sizeof(where), "%s:%d: ", path, line);
+		assert_has(err, where);
+	}
+	while ((sub = va_arg(ap, const char *)) != NULL)
+		assert_has(err, sub);
+}
+
+static void
+expect_bad(const char *text, int line, ...)
+{
+	const char *path = write_text(text);
+	va_list ap;
+
+	va_start(ap, line);
+	expect_bad_v(path, NULL, 0, -EINVAL, line, ap);
+	va_end(ap);
+}
+
+static void
+expect_bad_set(const char *path, const char *ovr, ...)
+{
+	va_list ap;
+
+	va_start(ap, ovr);
+	expect_bad_v(path, &ovr, 1, -EINVAL, 0, ap);
+	va_end(ap);
+}
+
+static void
+load_ok(struct sc_scenario *s, const char *path, const char *const *ovr, unsigned int n)
+{
+	char err[ERRLEN] = "";
+
+	if (sc_scenario_load(s, path, ovr, n, err, sizeof(err)) != 0)
+		fail_msg("%s rejected: %s", path != NULL ? path : "(default)", err);
+}
+
+static void
+test_default(void **state)
+{
+	struct sc_scenario s, d;
+	struct sm_params p;
+
+	memset(&s, 0xa5, sizeof(s));
+	load_ok(&s, NULL, NULL, 0);
+	default_model(&p);
+	assert_memory_equal(&s.model, &p, sizeof(p));
+	assert_int_equal(s.variants, (1u << SM_VAR_COUNT) - 1);
+	assert_int_equal(s.budgets, (1u << SM_BUDGET_COUNT) - 1);
+	assert_string_equal(s.path, "");
+	sc_scenario_default(&d);
+	assert_memory_equal(&s, &d, sizeof(s));
+	assert_int_equal(sc_scenario_load(NULL, NULL, NULL, 0, NULL, 0), -EINVAL);
+	assert_int_equal(sc_scenario_load(&s, NULL, NULL, 1, NULL, 0), -EINVAL);
+}
+
+static const struct sm_deck_topology *
+deck_find(const char *name)
+{
+	const struct sm_deck_topology *t;
+	unsigned int i, n;
+
+	t = sm_deck_topologies(&n);
+	for (i = 0; i < n; i++)
+		if (strcmp(t[i].name, name) == 0)
+			return &t[i];
+	return NULL;
+}
+
+/* Every scenarios/<deck topology>.ini is the default with that topology and WAN. */
+static void
+test_scenario_files(void **state)
+{
+	const struct sm_deck_topology *t;
+	struct sc_scenario s;
+	struct sm_params want;
+	char path[512], stem[256];
+	struct dirent *de;
+	unsigned int n_deck, n = 0;
+	size_t len;
+	DIR *d;
+
+	d = opendir("scenarios");
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL) {
+		len = strlen(de->d_name);
+		if (len < 5 || strcmp(de->d_name + len - 4, ".ini") != 0)
+			continue;
+		snprintf(stem, sizeof(stem), "%.*s", (int)(len - 4), de->d_name);
+		snprintf(path, sizeof(path), "scenarios/%s", de->d_name);
+		load_ok(&s, path, NULL, 0);
+		assert_string_equal(s.path, path);
+		t = deck_find(stem);
+		if (t == NULL)
+			fail_msg("%s: not a deck topology", path);
+		default_model(&want);
+		assert_int_equal(sm_apply_topology(&want, t), 0);
+		if (memcmp(&s.model, &want, sizeof(want)) != 0)
+			fail_msg("%s: model differs from the default with topology %s", path, stem);
+		assert_string_equal(s.name, stem);
+		assert_int_equal(s.model.topo.n_dc, t->n_dc);
+		assert_int_equal(s.model.topo.per_dc, t->per_dc);
+		assert_true(s.model.wan.bw == sm_link_preset_find(t->wan)->link.bw);
+		n++;
+	}
+	closedir(d);
+	sm_deck_topologies(&n_deck);
+	assert_int_equal(n, n_deck);
+}
+
+/* Dump @p s, load the dump back and require the same values. */
+static void
+round_trip(const struct sc_scenario *s)
+{
+	char path[128], err[ERRLEN] = "";
+	struct sc_scenario back;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/dump.ini", tmpdir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(sc_scenario_dump(s, f), 0);
+	assert_int_equal(fclose(f), 0);
+	if (sc_scenario_load(&back, path, NULL, 0, err, sizeof(err)) != 0)
+		fail_msg("the dump of '%s' does not load: %s", s->name, err);
+	unlink(path);
+	if (memcmp(&back.model, &s->model, sizeof(s->model)) != 0)
+		fail_msg("the dump of '%s' loads to other model parameters", s->name);
+	assert_string_equal(back.name, s->name);
+	assert_string_equal(back.desc, s->desc);
+	assert_int_equal(back.variants, s->variants);
+	assert_int_equal(back.budgets, s->budgets);
+}
+
+static void
+test_dump_round_trip(void **state)
+{
+	struct sc_scenario s;
+	char path[512];
+	struct dirent *de;
+	unsigned int n = 0;
+	DIR *d;
+
+	sc_scenario_default(&s);
+	round_trip(&s);
+
+	d = opendir("scenarios");
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL) {
+		if (strstr(de->d_name, ".ini") == NULL)
+			continue;
+		snprintf(path, sizeof(path), "scenarios/%s", de->d_name);
+		load_ok(&s, path, NULL, 0);
+		round_trip(&s);
+		n++;
+	}
+	closedir(d);
+	assert_true(n >= 8);
+
+	/* Values that need every digit, a non-preset link, lists and a full table. */
+	sc_scenario_default(&s);
+	snprintf(s.desc, sizeof(s.desc), "a; b \\; c");
+	s.model.wan.bw = 1e10 / 3.0;
+	s.model.wan.lat = 0.1 + 0.2;
+	s.model.intra.pj_per_bit = 1e-7;
+	s.model.gpu.mfu = 0.1 + 0.2;
+	s.model.job.keep = 1.0 / 3.0;
+	s.model.job.params = 123456789012345678.0;
+	s.model.mod.lane_rate = 14e9 / 7.0;
+	s.model.mod.compute_ops = (1u << SM_OP_FFT) | (1u << SM_OP_MAC) | (1u << SM_OP_GATHER);
+	s.model.mod.latency_port = 5e-324;
+	s.model.steps[SM_VAR_EP] = 1e-3;
+	s.model.enob.n = SM_TABLE_MAX;
+	for (n = 0; n < SM_TABLE_MAX; n++) {
+		s.model.enob.key[n] = 1.0 / 7.0 + n;
+		s.model.enob.steps[n] = n % 2 == 0 ? 0.0 : 1800.5;
+	}
+	s.variants = (1u << SM_VAR_A) | (1u << SM_VAR_CP) | (1u << SM_VAR_EP);
+	s.budgets = 1u << SM_BUDGET_FREE;
+	round_trip(&s);
+	s.variants = 0;
+	s.model.mod.compute_ops = 0;
+	round_trip(&s);
+
+	/* What cannot load back is refused, and nothing is written. */
+	sc_scenario_default(&s);
+	s.model.gpu.mfu = NAN;
+	assert_int_equal(sc_scenario_dump(&s, stdout), -EINVAL);
+	sc_scenario_default(&s);
+	snprintf(s.name, sizeof(s.name), "two\nlines");
+	assert_int_equal(sc_scenario_dump(&s, stdout), -EINVAL);
+	assert_int_equal(sc_scenario_dump(NULL, stdout), -EINVAL);
+}
+
+static void
+test_overrides(void **state)
+{
+	static const char *const ovr[] = {
+		"wan.bandwidth=3.125GB/s",
+		" topology.data_centres = 8 ",
+		"topology.workers_per_dc=1",
+		"steps.C'=3000",		/* the file writes it as Cp */
+		"report.variants=A, E'",
+		"wan.latency=30us",		/* commented out in the file: a new entry */
+		"gpu.mfu=0.5",
+		"gpu.mfu=0.25",			/* the last one wins */
+	};
+	static const char *const preset[] = { "wan.preset=eth-25g" };
+	static const char *const no_file[] = { "job.keep=1/8", "module.compute_ops=fft, mul" };
+	struct sc_scenario s;
+
+	load_ok(&s, "scenarios/2dc4-100g.ini", ovr, sizeof(ovr) / sizeof(ovr[0]));
+	assert_true(s.model.wan.bw == 3.125e9);
+	assert_int_equal(s.model.topo.n_dc, 8);
+	assert_int_equal(s.model.topo.per_dc, 1);
+	assert_true(s.model.steps[SM_VAR_CP] == 3000.0);
+	assert_int_equal(s.variants, (1u << SM_VAR_A) | (1u << SM_VAR_EP));
+	assert_true(s.model.wan.lat == 30e-6);
+	assert_true(s.model.gpu.mfu == 0.25);
+
+	load_ok(&s, "scenarios/2dc4-100g.ini", preset, 1);
+	assert_true(s.model.wan.bw == 3.125e9);
+
+	load_ok(&s, "scenarios/1dc8.ini", no_file, 2);	/* [job] and [module] are not in it */
+	assert_true(s.model.job.keep == 0.125);
+	assert_int_equal(s.model.mod.compute_ops, (1u << SM_OP_FFT) | (1u << SM_OP_MUL));
+
+	load_ok(&s, NULL, no_file, 2);
+	assert_true(s.model.job.keep == 0.125);
+	assert_string_equal(s.path, "");
+}
+
+static void
+test_bad_overrides(void **state)
+{
+	const char *ref = "scenarios/2dc4-100g.ini";
+
+	expect_bad_set(ref, "wan.bandwith=1GB/s", "--set 'wan.bandwith=1GB/s'", "unknown key",
+		       "did you mean 'bandwidth'", NULL);
+	expect_bad_set(ref, "wan.bandwidth=12.5", "--set 'wan.bandwidth=12.5'",
+		       "[wan] bandwidth = '12.5'", "needs a unit", "GB/s", NULL);
+	expect_bad_set(ref, "gpu.mfu=2", "--set 'gpu.mfu=2'", "[gpu] mfu = '2'",
+		       "not between 0 and 1", NULL);
+	expect_bad_set(ref, "wanbandwidth=1", "--set 'wanbandwidth=1'", "missing '.'", NULL);
+	expect_bad_set(ref, "wan.bandwidth", "--set 'wan.bandwidth'", "missing '='", NULL);
+	expect_bad_set(ref, "wann.bandwidth=1GB/s", "--set", "unknown section [wann]",
+		       "did you mean [wan]", NULL);
+	expect_bad_set(ref, "wan.bandwidth=", "--set", "empty value", NULL);
+	expect_bad_set(ref, ".x=1", "--set", "bad section or key name", NULL);
+	/* The whole is checked after the overrides, and the message points at them. */
+	expect_bad_set("scenarios/1dc8.ini", "topology.workers_per_dc=1",
+		       "--set 'topology.workers_per_dc=1'", "inconsistent scenario",
+		       "at least 2 workers", NULL);
+	expect_bad_set(NULL, "breakeven.bandwidth_min=2TB/s", "inconsistent scenario",
+		       "breakeven.bandwidth_min", NULL);
+}
+
+static void
+test_preset_order(void **state)
+{
+	struct sc_scenario s;
+
+	/* An explicit key beats the preset of its section, before or after it. */
+	load_ok(&s, write_text("[wan]\nbandwidth = 1 GB/s\npreset = eth-25g\n"), NULL, 0);
+	assert_true(s.model.wan.bw == 1e9);
+	assert_true(s.model.wan.lat == 20e-6);
+	load_ok(&s, write_text("[wan]\npreset = ib-ndr\nlatency = 3 us\n"), NULL, 0);
+	assert_true(s.model.wan.bw == 50e9);
+	assert_true(s.model.wan.lat == 3e-6);
+	/* A preset touches only its own section. */
+	load_ok(&s, write_text("[intra]\nbandwidth = 40 GB/s\n[wan]\npreset = nvlink4\n"), NULL, 0);
+	assert_true(s.model.intra.bw == 40e9);
+	assert_true(s.model.wan.bw == 450e9);
+}
+
+static void
+test_syntax_accepted(void **state)
+{
+	struct sc_scenario s;
+
+	/* Comments after values, escaped ';', CRLF, blanks, a micro sign, no final newline. */
+	load_ok(&s, write_text("; comment\r\n\r\n[scenario]\r\n  name =  x  ; trailing\r\n"
+			       "description = a\\;b ; c\r\n[ wan ]\r\nlatency=30 \xc2\xb5s"), NULL, 0);
+	assert_string_equal(s.name, "x");
+	/* rte_cfgfile: an escaped first ';' means the rest of the line is value. */
+	assert_string_equal(s.desc, "a;b ; c");
+	assert_true(s.model.wan.lat == 30e-6);
+	/* The aliases of C' and E'. */
+	load_ok(&s, write_text("[steps]\nC' = 100\nE' = 200\n"), NULL, 0);
+	assert_true(s.model.steps[SM_VAR_CP] == 100.0);
+	assert_true(s.model.steps[SM_VAR_EP] == 200.0);
+	/* A table with "never" and 0. */
+	load_ok(&s, write_text("[steps]\nplanes = 2:never, 4:0, 9:1000.5\n"), NULL, 0);
+	assert_int_equal(s.model.planes.n, 3);
+	assert_true(s.model.planes.steps[0] == 0.0 && s.model.planes.steps[1] == 0.0);
+	assert_true(s.model.planes.key[2] == 9.0 && s.model.planes.steps[2] == 1000.5);
+	assert_true(s.model.planes.key[3] == 0.0);
+	/* Empty sections are fine. */
+	load_ok(&s, write_text("[gpu]\n[job]\n"), NULL, 0);
+}
+
+static void
+test_missing_file(void **state)
+{
+	struct sc_scenario s, before;
+	char err[ERRLEN];
+
+	memset(&s, 0x5a, sizeof(s));
+	memcpy(&before, &s, sizeof(s));
+	assert_int_equal(sc_scenario_load(&s, "scenarios/no-such-file.ini", NULL, 0, err,
+					  sizeof(err)), -ENOENT);
+	assert_has(err, "scenarios/no-such-file.ini");
+	assert_has(err, "cannot open");
+	assert_memory_equal(&s, &before, sizeof(s));
+}
+
+static void
+test_bad_syntax(void **state)
+{
+	char long_line[400], long_value[400], long_key[200];
+
+	expect_bad("[scenario]\nname = x\n[wann]\nbandwidth = 1 GB/s\n", 3,
+		   "unknown section [wann]", "did you mean [wan]", "sections: scenario", NULL);
+	expect_bad("[wan]\nlatency = 1 us\n[gpu]\nmfu = 0.5\n[wan]\n", 5,
+		   "duplicate section [wan]", "first at line 1", NULL);
+	expect_bad("[wan]\nlatency = 1 us\nlatency = 2 us\n", 3,
+		   "[wan] duplicate key 'latency'", "first at line 2", NULL);
+	expect_bad("[steps]\nCp = 1\nC' = 2\n", 3, "[steps] C' = '2'", "duplicate key", "'Cp'",
+		   NULL);
+	expect_bad("[wan]\nbandwidth 12.5 GB/s\n", 2, "missing '='", "bandwidth 12.5 GB/s", NULL);
+	expect_bad("[wan]\njust words\n", 2, "missing '='", NULL);
+	expect_bad("[wan\nlatency = 1 us\n", 1, "missing ']'", NULL);
+	expect_bad("[wan] x\n", 1, "unexpected text after ']'", NULL);
+	expect_bad("[]\n", 1, "bad section name", NULL);
+	expect_bad("latency = 1 us\n[wan]\n", 1, "key 'latency' before any [section]", NULL);
+	expect_bad("[wan]\nbandwidth =\n", 2, "[wan] bandwidth: empty value", NULL);
+	expect_bad("[wan]\nbandwidth = ; comment\n", 2, "empty value", NULL);
+	expect_bad("[wan]\n= 1 GB/s\n", 2, "empty key", NULL);
+	expect_bad("# comment\n[wan]\n", 1, "'#' does not start a comment", "use ';'", NULL);
+	expect_bad("[wan]\nlat ency = 1 us\n", 2, "bad key 'lat ency'", NULL);
+	expect_bad("[wan]\nlatency = 1 us\x01\n", 2, "control character", NULL);
+	expect_bad("[wan]\nlatency = 1 \xff us\n", 2, "invalid UTF-8", NULL);
+
+	memset(long_line, 'x', sizeof(long_line));
+	memcpy(long_line, "[wan]\n; ", 8);
+	long_line[sizeof(long_line) - 1] = '\0';
+	expect_bad(long_line, 2, "line too long", "at most 322", NULL);
+
+	snprintf(long_value, sizeof(long_value), "[scenario]\ndescription = %0300d\n", 7);
+	expect_bad(long_value, 2, "[scenario] description: value too long", "at most 255", NULL);
+	snprintf(long_value, sizeof(long_value), "[scenario]\nname = %0100d\n", 7);
+	expect_bad(long_value, 2, "[scenario] name = '0000", "too long", "at most 63", NULL);
+	memset(long_key, 'k', sizeof(long_key));
+	memcpy(long_key, "[wan]\n", 6);
+	snprintf(long_key + 80, sizeof(long_key) - 80, " = 1\n");
+	expect_bad(long_key, 2, "bad key", "1 to 63", NULL);
+	memset(long_key, 's', sizeof(long_key));
+	long_key[0] = '[';
+	snprintf(long_key + 80, sizeof(long_key) - 80, "]\n");
+	expect_bad(long_key, 1, "bad section name", NULL);
+}
+
+static void
+test_nul_byte(void **state)
+{
+	static const char text[] = "[wan]\nlat\0ency = 1 us\n";
+	const char *path = write_file(text, sizeof(text) - 1);
+	struct sc_scenario s;
+	char err[ERRLEN], where[256];
+
+	assert_int_equal(sc_scenario_load(&s, path, NULL, 0, err, sizeof(err)), -EINVAL);
+	snprintf(where, sizeof(where), "%s:2: column 4: NUL byte", path);
+	assert_has(err, where);
+}
+
+static void
+test_bad_values(void **state)
+{
+	expect_bad("[wan]\nbandwith = 12.5 GB/s\n", 2, "[wan] bandwith = '12.5 GB/s'",
+		   "unknown key", "did you mean 'bandwidth'", "keys of [wan]: preset, bandwidth",
+		   NULL);
+	expect_bad("[gpu]\nbandwidth = 1 GB/s\n", 2, "unknown key", "is a key of [intra]", NULL);
+	expect_bad("[wan]\n\nbandwidth = 12.5GB\n", 3, "[wan] bandwidth = '12.5GB'",
+		   "unknown unit 'GB'", "GB/s", NULL);
+	expect_bad("[intra]\nlatency = 20\n", 2, "[intra] latency = '20'", "needs a unit",
+		   "us", NULL);
+	expect_bad("[wan]\nbandwidth = 0 GB/s\n", 2, "[wan] bandwidth = '0 GB/s'",
+		   "out of range", "> 0", NULL);
+	expect_bad("[module]\nport = -1 GB/s\n", 2, "[module] port = '-1 GB/s'", "out of range",
+		   NULL);
+	expect_bad("[gpu]\nmfu = 1.5\n", 2, "[gpu] mfu = '1.5'", "not between 0 and 1", NULL);
+	expect_bad("[gpu]\nmfu = 0\n", 2, "[gpu] mfu = '0'", "out of range", "(0, 1]", NULL);
+	expect_bad("[gpu]\npeak = 0x10 TFLOP/s\n", 2, "hexadecimal", NULL);
+	expect_bad("[gpu]\npeak = inf TFLOP/s\n", 2, "not a finite number", NULL);
+	expect_bad("[gpu]\npeak = 1e999 TFLOP/s\n", 2, "too large", NULL);
+	expect_bad("[topology]\ndata_centres = 2.5\n", 2, "[topology] data_centres = '2.5'",
+		   "not an integer >= 0", NULL);
+	expect_bad("[topology]\ndata_centres = 65\n", 2, "out of range", "1..64", NULL);
+	expect_bad("[breakeven]\ntolerance = 0.5\n", 2, "out of range", "(0, 0.1)", NULL);
+	expect_bad("[report]\nvariants = A, F\n", 2, "[report] variants = 'A, F'",
+		   "unknown variant 'F'", "A, B, C, E, C', E'", NULL);
+	expect_bad("[report]\nvariants = A, A\n", 2, "'A' listed twice", NULL);
+	expect_bad("[report]\nvariants = A, all\n", 2, "'all' must stand alone", NULL);
+	expect_bad("[report]\nvariants = A,,B\n", 2, "empty item", NULL);
+	expect_bad("[report]\nbudgets = low, medium\n", 2, "unknown budget 'medium'",
+		   "low, high, free", NULL);
+	expect_bad("[module]\ncompute_ops = fft, foo\n", 2, "unknown op 'foo'", "gather", NULL);
+	expect_bad("[wan]\npreset = eth-10g\n", 2, "[wan] preset = 'eth-10g'", "unknown preset",
+		   "eth-100g, eth-25g", NULL);
+	expect_bad("[steps]\nenob = 8:1800, 6:never\n", 2, "[steps] enob = '8:1800, 6:never'",
+		   "knobs must ascend: 6 after 8", NULL);
+	expect_bad("[steps]\nenob = 6:nevr, 8:1800\n", 2, "entry '6:nevr'",
+		   "a number >= 0 or 'never'", NULL);
+	expect_bad("[steps]\nenob = never:1800\n", 2, "entry 1: knob 'never' is not a number",
+		   NULL);
+	expect_bad("[steps]\nenob = 6:-5\n", 2, "'never'", NULL);
+	expect_bad("[steps]\nenob = 6\n", 2, "expected knob:steps", NULL);
+	expect_bad("[steps]\nenob = 1:1, 2:1, 3:1, 4:1, 5:1, 6:1, 7:1, 8:1, 9:1\n", 2,
+		   "more than 8 entries", NULL);
+	expect_bad("[steps]\nA = 0\n", 2, "[steps] A = '0'", "out of range", NULL);
+	/* sm_params_check() runs after all keys and names the section's line. */
+	expect_bad("[scenario]\nname = x\n[topology]\ndata_centres = 1\nworkers_per_dc = 1\n", 3,
+		   "inconsistent scenario", "topology: needs at least 2 workers, has 1", NULL);
+	expect_bad("[breakeven]\nbudget_min = 1 GFLOP/s\nbudget_max = 1 GFLOP/s\n", 1,
+		   "inconsistent scenario", "breakeven.budget_min/max", NULL);
+}
+
+static void
+test_keys(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	sc_scenario_keys(f, 0);
+	assert_int_equal(fclose(f), 0);
+	assert_has(buf, "wan.bandwidth");
+	assert_has(buf, "12.5 GB/s");
+	assert_has(buf, "steps.Cp (or C')");
+	assert_has(buf, "report.budgets");
+	assert_has(buf, "Gbit/s");
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	sc_scenario_keys(f, 1);
+	assert_int_equal(fclose(f), 0);
+	assert_has(buf, "| Key | Type | Default | Allowed | Description |");
+	assert_has(buf, "| `wan.bandwidth` | byte rate | 12.5 GB/s | > 0 |");
+	assert_has(buf, "| `gpu.mfu` | fraction | 0.4 | (0, 1] |");
+	assert_has(buf, "| `intra.preset` | link preset | ib-ndr |");
+	free(buf);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_default),
+		cmocka_unit_test(test_scenario_files),
+		cmocka_unit_test(test_dump_round_trip),
+		cmocka_unit_test(test_overrides),
+		cmocka_unit_test(test_bad_overrides),
+		cmocka_unit_test(test_preset_order),
+		cmocka_unit_test(test_syntax_accepted),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_bad_syntax),
+		cmocka_unit_test(test_nul_byte),
+		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_keys),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
