@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Helpers for the command-line tests: each check prints what it tested and fails loudly.
+fails=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { echo "ok - $*"; }
+bad() { echo "not ok - $*"; fails=$((fails + 1)); }
+
+# expect_rc RC DESC -- CMD...: run CMD, check its exit code, keep stdout/stderr in $tmp/out, $tmp/err
+expect_rc() {
+	local want=$1 desc=$2 rc=0
+	shift 3
+	"$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	if [ "$rc" -eq "$want" ]; then
+		ok "$desc (exit $rc)"
+	else
+		bad "$desc: exit $rc, expected $want"
+		sed 's/^/    stderr: /' "$tmp/err" | head -5
+	fi
+}
+
+# expect_grep FILE PATTERN DESC: FILE contains the fixed string PATTERN
+expect_grep() {
+	if grep -qF -- "$2" "$1"; then ok "$3"; else bad "$3: '$2' not in $(basename "$1")"; sed 's/^/    /' "$1" | head -5; fi
+}
+
+finish() {
+	if [ $fails -ne 0 ]; then
+		echo "$fails check(s) failed"
+		exit 1
+	fi
+	echo "all checks passed"
+	exit 0
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the subcommands of the syncemu command share.
+ */
+#ifndef SYNCEMU_CLI_H
+#define SYNCEMU_CLI_H
+
+#include <stddef.h>
+
+#ifndef SYNCEMU_VERSION
+#define SYNCEMU_VERSION "unknown"
+#endif
+
+/** Exit codes of every subcommand. */
+enum {
+	CLI_EXIT_OK = 0,
+	CLI_EXIT_FAIL = 1,	/**< the run failed (I/O, memory, an invariant) */
+	CLI_EXIT_USAGE = 2,	/**< bad command line */
+	CLI_EXIT_INPUT = 3,	/**< bad input file (scenario, trace) */
+};
+
+#define CLI_MAX_SETS 64
+
+/** "A,B,C',E'" or "all" to a mask of 1u << enum sm_variant; -EINVAL with a message. */
+int cli_parse_variants(const char *arg, unsigned int *mask, char *err, size_t errlen);
+
+/** "low,high,free" or "all" to a mask of 1u << enum sm_budget; -EINVAL with a message. */
+int cli_parse_budgets(const char *arg, unsigned int *mask, char *err, size_t errlen);
+
+int cmd_model(int argc, char **argv);
+int cmd_scenario(int argc, char **argv);
+
+#endif /* SYNCEMU_CLI_H */

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * syncemu scenario: check, dump, and list the keys of scenario files.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "opts.h"
+#include "scenario.h"
+
+struct scenario_opts {
+	const char *sets[CLI_MAX_SETS];
+	unsigned int nsets;
+	bool markdown;
+	bool help;
+};
+
+enum { O_SET, O_MARKDOWN, O_HELP };
+
+static const struct opt scenario_optv[] = {
+	{ "set", 's', "SECTION.KEY=VALUE", "override a key (repeatable)", O_SET },
+	{ "markdown", 'm', NULL, "keys: print a markdown table", O_MARKDOWN },
+	{ "help", 'h', NULL, "show this help", O_HELP },
+};
+
+#define N_OPTS (sizeof(scenario_optv) / sizeof(scenario_optv[0]))
+
+static int
+scenario_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
+{
+	struct scenario_opts *o = ctx;
+
+	switch (id) {
+	case O_SET:
+		if (o->nsets == CLI_MAX_SETS) {
+			snprintf(err, errlen, "--set: at most %d overrides", CLI_MAX_SETS);
+			return -EINVAL;
+		}
+		o->sets[o->nsets++] = arg;
+		return 0;
+	case O_MARKDOWN:
+		o->markdown = true;
+		return 0;
+	case O_HELP:
+		o->help = true;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void
+scenario_usage(FILE *f)
+{
+	opts_usage(f, "syncemu scenario check FILE... | dump [FILE] | keys [--markdown]",
+		   "check  load each scenario file and report the first error in each\n"
+		   "dump   print the scenario (default: the built-in one) with every key, in a form\n"
+		   "       that loads back to the same values\n"
+		   "keys   list every section and key with its unit, default, range and meaning",
+		   scenario_optv, N_OPTS);
+}
+
+int
+cmd_scenario(int argc, char **argv)
+{
+	struct scenario_opts o = { .nsets = 0 };
+	struct sc_scenario sc;
+	char err[512], *pos[64];
+	int npos, i, bad = 0;
+
+	npos = opts_parse(argc, argv, scenario_optv, N_OPTS, scenario_opt, &o, pos, 64, err,
+			  sizeof(err));
+	if (npos < 0) {
+		fprintf(stderr, "syncemu scenario: %s\n(try 'syncemu scenario --help')\n", err);
+		return CLI_EXIT_USAGE;
+	}
+	if (o.help) {
+		scenario_usage(stdout);
+		return 0;
+	}
+	if (npos == 0) {
+		fprintf(stderr, "syncemu scenario: missing action: check, dump or keys\n"
+			"(try 'syncemu scenario --help')\n");
+		return CLI_EXIT_USAGE;
+	}
+	if (strcmp(pos[0], "keys") == 0 && npos == 1) {
+		sc_scenario_keys(stdout, o.markdown);
+		return 0;
+	}
+	if (strcmp(pos[0], "dump") == 0 && npos <= 2) {
+		if (sc_scenario_load(&sc, npos == 2 ? pos[1] : NULL, o.sets, o.nsets, err,
+				     sizeof(err)) != 0) {
+			fprintf(stderr, "syncemu scenario: %s\n", err);
+			return CLI_EXIT_INPUT;
+		}
+		return sc_scenario_dump(&sc, stdout) == 0 ? 0 : CLI_EXIT_FAIL;
+	}
+	if (strcmp(pos[0], "check") == 0 && npos >= 2) {
+		for (i = 1; i < npos; i++) {
+			if (sc_scenario_load(&sc, pos[i], o.sets, o.nsets, err, sizeof(err)) != 0) {
+				fprintf(stderr, "syncemu scenario: %s\n", err);
+				bad++;
+				continue;
+			}
+			printf("%s: ok (%s: %s)\n", pos[i], sc.name, sc.desc);
+		}
+		return bad ? CLI_EXIT_INPUT : 0;
+	}
+	fprintf(stderr, "syncemu scenario: bad action '%s' or wrong number of files\n"
+		"(try 'syncemu scenario --help')\n", pos[0]);
+	return CLI_EXIT_USAGE;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * syncemu: a packet-level emulator of the gradient sync of training workers.
+ *
+ * The main program only dispatches to a subcommand; each lives in its own cmd_*.c.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{ "model", cmd_model, "print the analytic model's tables (the deck's numbers)" },
+	{ "scenario", cmd_scenario, "check or dump scenario files; list every key" },
+};
+
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void
+usage(FILE *f)
+{
+	unsigned int i;
+
+	fprintf(f,
+		"usage: syncemu <command> [options]    (syncemu <command> --help for more)\n\n"
+		"syncemu emulates the gradient sync of training workers spread over data centres\n"
+		"and compares it with the analytic model of \"Training Transit, Simulated\".\n\n"
+		"commands:\n");
+	for (i = 0; i < N_COMMANDS; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\nA scenario is an INI file (see scenarios/ and 'syncemu scenario keys').\n"
+		   "Exit codes: 0 ok, 1 run failed, 2 bad command line, 3 bad input file.\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	unsigned int i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("syncemu %s\n", SYNCEMU_VERSION);
+		return 0;
+	}
+	for (i = 0; i < N_COMMANDS; i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "syncemu: unknown command '%s'\n\n", argv[1]);
+	usage(stderr);
+	return CLI_EXIT_USAGE;
+}

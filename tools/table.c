@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Result tables as text and JSON.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table.h"
+
+#define CELL_LEN 64
+#define TABLE_MAX_COLS 24
+#define TABLE_MAX_NOTES 16
+
+struct cell {
+	int is_str;
+	double v;
+	char s[CELL_LEN];
+};
+
+struct table {
+	char id[48];
+	char title[160];
+	unsigned int ncols;
+	struct tcol cols[TABLE_MAX_COLS];
+	unsigned int ncells, cap;
+	struct cell *cells;
+	unsigned int nnotes;
+	char *notes[TABLE_MAX_NOTES];
+};
+
+struct table *
+table_create(const char *id, const char *title, const struct tcol *cols, unsigned int ncols)
+{
+	struct table *t;
+
+	if (ncols == 0 || ncols > TABLE_MAX_COLS) {
+		errno = EINVAL;
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return NULL;
+	snprintf(t->id, sizeof(t->id), "%s", id);
+	snprintf(t->title, sizeof(t->title), "%s", title);
+	memcpy(t->cols, cols, ncols * sizeof(*cols));
+	t->ncols = ncols;
+	return t;
+}
+
+void
+table_free(struct table *t)
+{
+	unsigned int i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->nnotes; i++)
+		free(t->notes[i]);
+	free(t->cells);
+	free(t);
+}
+
+const char *
+table_id(const struct table *t)
+{
+	return t->id;
+}
+
+static struct cell *
+next_cell(struct table *t)
+{
+	if (t->ncells == t->cap) {
+		unsigned int cap = t->cap ? 2 * t->cap : 64;
+		struct cell *c = realloc(t->cells, cap * sizeof(*c));
+
+		if (c == NULL)
+			return NULL;
+		t->cells = c;
+		t->cap = cap;
+	}
+	return &t->cells[t->ncells++];
+}
+
+int
+table_num(struct table *t, double v)
+{
+	struct cell *c = next_cell(t);
+
+	if (c == NULL)
+		return -ENOMEM;
+	c->is_str = 0;
+	c->v = v;
+	c->s[0] = '\0';
+	return 0;
+}
+
+int
+table_str(struct table *t, const char *s)
+{
+	struct cell *c = next_cell(t);
+
+	if (c == NULL)
+		return -ENOMEM;
+	c->is_str = 1;
+	c->v = NAN;
+	snprintf(c->s, sizeof(c->s), "%s", s);
+	return 0;
+}
+
+int
+table_strf(struct table *t, const char *fmt, ...)
+{
+	char buf[CELL_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return table_str(t, buf);
+}
+
+int
+table_note(struct table *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	if (t->nnotes == TABLE_MAX_NOTES)
+		return -ENOSPC;
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	t->notes[t->nnotes++] = s;
+	return 0;
+}
+
+static void
+format_cell(const struct table *t, unsigned int i, char *buf, size_t len)
+{
+	const struct cell *c = &t->cells[i];
+	const struct tcol *col = &t->cols[i % t->ncols];
+
+	if (c->is_str)
+		snprintf(buf, len, "%s", c->s);
+	else if (isnan(c->v))
+		snprintf(buf, len, "-");
+	else if (isinf(c->v))
+		snprintf(buf, len, c->v > 0 ? "never" : "-inf");
+	else
+		snprintf(buf, len, "%.*f", col->decimals < 0 ? 0 : col->decimals, c->v);
+}
+
+/* Strings left-aligned, numbers right-aligned; no padding at the end of a line. */
+static void
+print_aligned(FILE *f, const char *s, int width, int left, int last)
+{
+	if (left && last)
+		fprintf(f, "  %s\n", s);
+	else if (left)
+		fprintf(f, "  %-*s", width, s);
+	else
+		fprintf(f, "  %*s%s", width, s, last ? "\n" : "");
+}
+
+void
+table_print(const struct table *t, FILE *f)
+{
+	size_t width[TABLE_MAX_COLS];
+	char buf[CELL_LEN];
+	unsigned int i, j;
+
+	for (j = 0; j < t->ncols; j++)
+		width[j] = strlen(t->cols[j].title);
+	for (i = 0; i < t->ncells; i++) {
+		format_cell(t, i, buf, sizeof(buf));
+		if (strlen(buf) > width[i % t->ncols])
+			width[i % t->ncols] = strlen(buf);
+	}
+	fprintf(f, "%s\n", t->title);
+	for (j = 0; j < t->ncols; j++)
+		print_aligned(f, t->cols[j].title, (int)width[j], t->cols[j].decimals < 0,
+			      j == t->ncols - 1);
+	for (i = 0; i < t->ncells; i++) {
+		j = i % t->ncols;
+		format_cell(t, i, buf, sizeof(buf));
+		print_aligned(f, buf, (int)width[j], t->cols[j].decimals < 0, j == t->ncols - 1);
+	}
+	if (t->ncells % t->ncols != 0)
+		fputc('\n', f);
+	for (i = 0; i < t->nnotes; i++)
+		fprintf(f, "  note: %s\n", t->notes[i]);
+	fputc('\n', f);
+}
+
+json_t *
+table_json(const struct table *t)
+{
+	json_t *o = json_object(), *rows = json_array(), *row = NULL, *notes = json_array();
+	unsigned int i;
+
+	if (o == NULL || rows == NULL || notes == NULL)
+		goto fail;
+	for (i = 0; i < t->ncells; i++) {
+		const struct cell *c = &t->cells[i];
+		json_t *v;
+
+		if (i % t->ncols == 0) {
+			row = json_object();
+			if (row == NULL || json_array_append_new(rows, row) != 0)
+				goto fail;
+		}
+		if (c->is_str)
+			v = json_string(c->s);
+		else if (isnan(c->v) || isinf(c->v))
+			v = json_null();	/* JSON has no NaN or infinity */
+		else
+			v = json_real(c->v);
+		if (v == NULL || json_object_set_new(row, t->cols[i % t->ncols].key, v) != 0)
+			goto fail;
+	}
+	for (i = 0; i < t->nnotes; i++)
+		if (json_array_append_new(notes, json_string(t->notes[i])) != 0)
+			goto fail;
+	if (json_object_set_new(o, "title", json_string(t->title)) != 0)
+		goto fail;
+	/* the _new setters take the reference even when they fail */
+	if (json_object_set_new(o, "rows", rows) != 0) {
+		rows = NULL;
+		goto fail;
+	}
+	rows = NULL;
+	if (json_object_set_new(o, "notes", notes) != 0) {
+		notes = NULL;
+		goto fail;
+	}
+	return o;
+fail:
+	json_decref(rows);
+	json_decref(notes);
+	json_decref(o);
+	return NULL;
+}
