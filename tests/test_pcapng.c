@@ -1,0 +1,862 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The pcapng writer (traces/pcapng.c), checked from the outside: a reference trace with three
+ * interfaces (one added after packets were written) is read back with libpcap at nanosecond
+ * precision, with tshark (interface names, ns times) when it is on PATH, and block by block by a
+ * small parser here (SHB options, IDBs, lengths, padding); two writes compare byte for byte; and
+ * every error path leaves the directory as it found it.  Everything happens in a mkdtemp()
+ * directory that the group teardown removes.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <pcap/pcap.h>
+
+#include "pcapng.h"
+
+#define NS UINT64_C(1000000000)
+#define SNAP 128u
+
+static char dir[256];		/* the group's mkdtemp() directory */
+
+/* One packet of the reference trace. */
+struct pkt {
+	uint32_t ifid;
+	uint64_t ts;
+	uint32_t caplen;
+	uint32_t origlen;
+};
+
+static const char *const IF_NAME[] = { "w3.tx", "wan0>1.in", "mod0.rx" };
+static const char *const IF_DESC[] = { "worker 3, transmit", NULL, "module 0, receive" };
+#define N_IF 3
+#define IF2_BEFORE 4	/* interface 2 is added just before packet 4 */
+
+static const struct pkt PKTS[] = {
+	{ 0, 0, 60, 60 },
+	{ 1, 1, 61, 61 },				/* 1 ns; 3 bytes of padding */
+	{ 0, 999999999, 62, 62 },			/* the last ns of a second */
+	{ 1, (1ull << 32) + 7, 100, 1500 },		/* above 2^32 ns; snapped by the caller */
+	{ 2, 1700000000123456789ull, SNAP, SNAP },	/* a wall-clock-like time; exactly SNAP */
+	{ 2, 1700000000123456790ull, 200, 9000 },	/* clipped to SNAP by the writer */
+	{ 0, 5000000001ull, 0, 64 },			/* nothing captured */
+	{ 1, UINT64_MAX, 63, 63 },			/* every timestamp bit set */
+};
+#define N_PKTS (sizeof(PKTS) / sizeof(PKTS[0]))
+
+static const char APP[] = "syncemu 0.1.0 (test)";
+static const char COMMENT[] = "seed = 42\n[scenario]\nname = two DCs, 4 workers\n"
+			      "; UTF-8: \xc3\xbc\xe2\x82\xac, a tab:\t.\n";
+
+static void
+fill(uint8_t *buf, size_t k, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		buf[i] = (uint8_t)(k * 37 + i * 11 + 1);
+}
+
+static uint32_t
+want_cap(const struct pkt *p, uint32_t snap)
+{
+	return p->caplen < snap ? p->caplen : snap;
+}
+
+static char *
+path_in(char *buf, const char *name)
+{
+	snprintf(buf, PATH_MAX, "%s/%s", dir, name);
+	return buf;
+}
+
+/* Entries in directory @d; how many of them are temporaries ("*.tmp.*") in @n_tmp. */
+static unsigned int
+dir_entries(const char *d, unsigned int *n_tmp)
+{
+	unsigned int n = 0;
+	struct dirent *e;
+	DIR *dp = opendir(d);
+
+	assert_non_null(dp);
+	*n_tmp = 0;
+	while ((e = readdir(dp)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		n++;
+		if (strstr(e->d_name, ".tmp.") != NULL)
+			(*n_tmp)++;
+	}
+	closedir(dp);
+	return n;
+}
+
+static uint8_t *
+slurp(const char *path, size_t *size)
+{
+	struct stat st;
+	uint8_t *buf;
+	FILE *f;
+
+	assert_int_equal(stat(path, &st), 0);
+	buf = malloc((size_t)st.st_size + 1);
+	assert_non_null(buf);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(buf, 1, (size_t)st.st_size, f), (size_t)st.st_size);
+	fclose(f);
+	*size = (size_t)st.st_size;
+	return buf;
+}
+
+static void
+spew(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Write the reference trace to @path; the file appears only at close. */
+static void
+write_ref(const char *path)
+{
+	struct tr_pcapng_params prm = { .path = path, .app = APP, .comment = COMMENT,
+					.snaplen = SNAP };
+	uint64_t count[N_IF] = { 0 };
+	struct tr_pcapng *w;
+	uint8_t data[256];
+	unsigned int n_tmp;
+	size_t k;
+
+	w = tr_pcapng_open(&prm);
+	assert_non_null(w);
+	assert_int_equal(tr_pcapng_add_if(w, IF_NAME[0], IF_DESC[0]), 0);
+	assert_int_equal(tr_pcapng_add_if(w, IF_NAME[1], IF_DESC[1]), 1);
+	for (k = 0; k < N_PKTS; k++) {
+		if (k == IF2_BEFORE)
+			assert_int_equal(tr_pcapng_add_if(w, IF_NAME[2], IF_DESC[2]), 2);
+		fill(data, k, PKTS[k].caplen);
+		assert_int_equal(tr_pcapng_write(w, PKTS[k].ifid, PKTS[k].ts, data,
+						 PKTS[k].caplen, PKTS[k].origlen), 0);
+		count[PKTS[k].ifid]++;
+	}
+	assert_int_equal(tr_pcapng_ifcount(w), N_IF);
+	for (k = 0; k < N_IF; k++)
+		assert_int_equal(tr_pcapng_count(w, (uint32_t)k), count[k]);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(tr_pcapng_close(w), 0);
+	assert_int_equal(access(path, F_OK), 0);
+	dir_entries(dir, &n_tmp);
+	assert_int_equal(n_tmp, 0);
+}
+
+/* ---- a pcapng parser, strict about what the writer promises ---- */
+
+#define MAX_IF 8
+#define MAX_COMMENTS 64
+
+struct trace {
+	char app[TR_PCAPNG_OPT_MAX + 1];
+	bool has_app;
+	char *comment;			/* the opt_comment values, concatenated */
+	size_t comment_len;
+	unsigned int n_comments;	/* opt_comment options */
+	unsigned int n_idb;
+	char if_name[MAX_IF][64];
+	char if_desc[MAX_IF][64];	/* "" if none */
+	uint32_t snaplen[MAX_IF];
+	uint16_t linktype[MAX_IF];
+	int tsresol[MAX_IF];		/* -1 if none */
+	unsigned int n_epb;
+	uint64_t epb_ts[64];
+};
+
+static uint32_t
+rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint16_t
+rd16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static void
+copy_str(char *dst, size_t cap, const uint8_t *v, size_t len)
+{
+	assert_true(len < cap);
+	memcpy(dst, v, len);
+	dst[len] = '\0';
+}
+
+/* Options in [p, end): each padded with zeros, the last opt_endofopt ending exactly at end. */
+static void
+parse_opts(struct trace *t, uint32_t type, const uint8_t *p, const uint8_t *end)
+{
+	unsigned int i = t->n_idb;
+	uint16_t code, len;
+	size_t k;
+
+	if (p == end)
+		return;			/* a block may have no options at all */
+	for (;;) {
+		assert_true(p + 4 <= end);
+		code = rd16(p);
+		len = rd16(p + 2);
+		assert_true(p + 4 + len + ((4 - (len & 3)) & 3) <= end);
+		for (k = len; k % 4 != 0; k++)
+			assert_int_equal(p[4 + k], 0);
+		if (code == 0) {
+			assert_int_equal(len, 0);
+			assert_ptr_equal(p + 4, end);
+			return;
+		}
+		if (type == 0x0A0D0D0A && code == 4) {
+			copy_str(t->app, sizeof(t->app), p + 4, len);
+			t->has_app = true;
+		} else if (type == 0x0A0D0D0A && code == 1) {
+			/* A chunk never starts inside a UTF-8 sequence. */
+			assert_true(len > 0 && (p[4] & 0xC0) != 0x80);
+			t->comment = realloc(t->comment, t->comment_len + len + 1);
+			assert_non_null(t->comment);
+			memcpy(t->comment + t->comment_len, p + 4, len);
+			t->comment_len += len;
+			t->comment[t->comment_len] = '\0';
+			t->n_comments++;
+		} else if (type == 1 && code == 2) {
+			copy_str(t->if_name[i], sizeof(t->if_name[i]), p + 4, len);
+		} else if (type == 1 && code == 3) {
+			copy_str(t->if_desc[i], sizeof(t->if_desc[i]), p + 4, len);
+		} else if (type == 1 && code == 9) {
+			assert_int_equal(len, 1);
+			t->tsresol[i] = p[4];
+		} else {
+			fail_msg("unexpected option %u in block type %#x", code, type);
+		}
+		p += 4 + len + ((4 - (len & 3)) & 3);
+	}
+}
+
+static void
+parse(const uint8_t *f, size_t size, struct trace *t)
+{
+	uint32_t type, len, caplen;
+	const uint8_t *b;
+	size_t off = 0;
+	int64_t seclen;
+	uint32_t k;
+
+	memset(t, 0, sizeof(*t));
+	while (off < size) {
+		b = f + off;
+		assert_true(size - off >= 12);
+		type = rd32(b);
+		len = rd32(b + 4);
+		assert_true(len >= 12 && len % 4 == 0 && len <= size - off);
+		assert_int_equal(rd32(b + len - 4), len);
+		switch (type) {
+		case 0x0A0D0D0A:
+			assert_int_equal(off, 0);
+			assert_int_equal(rd32(b + 8), 0x1A2B3C4D);
+			assert_int_equal(rd16(b + 12), 1);
+			assert_int_equal(rd16(b + 14), 0);
+			memcpy(&seclen, b + 16, sizeof(seclen));
+			assert_int_equal(seclen, -1);
+			parse_opts(t, type, b + 24, b + len - 4);
+			break;
+		case 1:
+			assert_true(t->n_idb < MAX_IF);
+			t->linktype[t->n_idb] = rd16(b + 8);
+			assert_int_equal(rd16(b + 10), 0);
+			t->snaplen[t->n_idb] = rd32(b + 12);
+			t->tsresol[t->n_idb] = -1;
+			parse_opts(t, type, b + 16, b + len - 4);
+			t->n_idb++;
+			break;
+		case 6:
+			assert_true(off > 0);
+			assert_true(rd32(b + 8) < t->n_idb);	/* its IDB came first */
+			caplen = rd32(b + 20);
+			assert_true(caplen <= t->snaplen[rd32(b + 8)]);
+			assert_true(caplen <= rd32(b + 24));
+			assert_int_equal(len, 32 + caplen + ((4 - (caplen & 3)) & 3));
+			for (k = caplen; k % 4 != 0; k++)
+				assert_int_equal(b[28 + k], 0);
+			if (t->n_epb < 64)
+				t->epb_ts[t->n_epb] = (uint64_t)rd32(b + 12) << 32 | rd32(b + 16);
+			t->n_epb++;
+			break;
+		default:
+			fail_msg("unexpected block type %#x at %zu", type, off);
+		}
+		off += len;
+	}
+	assert_int_equal(off, size);
+}
+
+static bool
+on_path(const char *prog)
+{
+	const char *p = getenv("PATH");
+	char buf[PATH_MAX];
+	size_t n;
+
+	while (p != NULL && *p != '\0') {
+		n = strcspn(p, ":");
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, p, prog);
+		if (n > 0 && access(buf, X_OK) == 0)
+			return true;
+		p += n + (p[n] == ':');
+	}
+	return false;
+}
+
+/* ---- tests ---- */
+
+static void
+test_libpcap_readback(void **state)
+{
+	char path[PATH_MAX], errbuf[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	uint8_t want[256];
+	pcap_t *pc;
+	size_t k;
+
+	(void)state;
+	write_ref(path_in(path, "ref.pcapng"));
+	pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	if (pc == NULL)
+		fail_msg("libpcap cannot read %s: %s", path, errbuf);
+	assert_int_equal(pcap_datalink(pc), DLT_EN10MB);
+	assert_int_equal(pcap_snapshot(pc), SNAP);
+	for (k = 0; k < N_PKTS; k++) {
+		assert_int_equal(pcap_next_ex(pc, &h, &d), 1);
+		assert_int_equal(h->ts.tv_sec, PKTS[k].ts / NS);
+		assert_int_equal(h->ts.tv_usec, PKTS[k].ts % NS);	/* ns at this precision */
+		assert_int_equal(h->caplen, want_cap(&PKTS[k], SNAP));
+		assert_int_equal(h->len, PKTS[k].origlen);
+		fill(want, k, h->caplen);
+		assert_memory_equal(d, want, h->caplen);
+	}
+	assert_int_equal(pcap_next_ex(pc, &h, &d), PCAP_ERROR_BREAK);
+	pcap_close(pc);
+}
+
+static void
+test_tshark_fields(void **state)
+{
+	char path[PATH_MAX], cmd[PATH_MAX + 256], line[512], want[512];
+	const struct pkt *p;
+	size_t k = 0;
+	FILE *f;
+
+	(void)state;
+	if (!on_path("tshark"))
+		skip();
+	write_ref(path_in(path, "tshark.pcapng"));
+	snprintf(cmd, sizeof(cmd), "tshark -n -r '%s' -T fields -e frame.interface_name "
+		 "-e frame.time_epoch -e frame.len -e frame.cap_len 2>/dev/null", path);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		assert_true(k < N_PKTS);
+		p = &PKTS[k];
+		snprintf(want, sizeof(want), "%s\t%" PRIu64 ".%09" PRIu64 "\t%u\t%u\n",
+			 IF_NAME[p->ifid], p->ts / NS, p->ts % NS, p->origlen, want_cap(p, SNAP));
+		assert_string_equal(line, want);
+		k++;
+	}
+	assert_int_equal(pclose(f), 0);
+	assert_int_equal(k, N_PKTS);
+}
+
+static void
+test_blocks(void **state)
+{
+	char path[PATH_MAX], cmd[PATH_MAX + 64], line[512];
+	struct trace *t = malloc(sizeof(*t));
+	bool seen_app = false, seen_seed = false;
+	size_t size, k;
+	uint8_t *f;
+	FILE *p;
+
+	(void)state;
+	assert_non_null(t);
+	write_ref(path_in(path, "blocks.pcapng"));
+	f = slurp(path, &size);
+	parse(f, size, t);
+	assert_true(t->has_app);
+	assert_string_equal(t->app, APP);
+	assert_int_equal(t->n_comments, 1);
+	assert_string_equal(t->comment, COMMENT);
+	assert_int_equal(t->n_idb, N_IF);
+	for (k = 0; k < N_IF; k++) {
+		assert_int_equal(t->linktype[k], 1);
+		assert_int_equal(t->snaplen[k], SNAP);
+		assert_int_equal(t->tsresol[k], 9);
+		assert_string_equal(t->if_name[k], IF_NAME[k]);
+		assert_string_equal(t->if_desc[k], IF_DESC[k] != NULL ? IF_DESC[k] : "");
+	}
+	assert_int_equal(t->n_epb, N_PKTS);
+	for (k = 0; k < N_PKTS; k++)
+		assert_int_equal(t->epb_ts[k], PKTS[k].ts);
+
+	/* Wireshark's own reading of the SHB, if capinfos is here. */
+	if (on_path("capinfos")) {
+		snprintf(cmd, sizeof(cmd), "capinfos '%s' 2>/dev/null", path);
+		p = popen(cmd, "r");
+		assert_non_null(p);
+		while (fgets(line, sizeof(line), p) != NULL) {
+			seen_app |= strstr(line, "Capture application:") != NULL &&
+				    strstr(line, APP) != NULL;
+			seen_seed |= strstr(line, "seed = 42") != NULL;
+		}
+		assert_int_equal(pclose(p), 0);
+		assert_true(seen_app);
+		assert_true(seen_seed);
+	}
+	free(t->comment);
+	free(t);
+	free(f);
+}
+
+/* A comment longer than one option is split, losslessly, and libpcap still reads the file. */
+static void
+test_long_comment(void **state)
+{
+	char path[PATH_MAX], errbuf[PCAP_ERRBUF_SIZE];
+	struct tr_pcapng_params prm = { 0 };
+	size_t n = 0, cap = 400000, size, i;
+	struct trace *t = malloc(sizeof(*t));
+	struct pcap_pkthdr *h;
+	struct tr_pcapng *w;
+	char *c = malloc(cap);
+	uint8_t *f;
+	const u_char *d;
+	pcap_t *pc;
+
+	(void)state;
+	assert_non_null(t);
+	assert_non_null(c);
+	for (i = 0; n < 150000; i++)	/* short lines: split after a newline */
+		n += (size_t)sprintf(c + n, "key_%06zu = value %zu\n", i, i * 7);
+	while (n < 380000) {		/* no newline: split between UTF-8 sequences */
+		memcpy(c + n, "\xc3\xbc\xe2\x82\xac\xf0\x9f\x98\x80", 9);
+		n += 9;
+	}
+	c[n] = '\0';
+	prm.path = path_in(path, "long.pcapng");
+	prm.comment = c;
+	w = tr_pcapng_open(&prm);
+	assert_non_null(w);
+	assert_int_equal(tr_pcapng_add_if(w, "a", NULL), 0);
+	assert_int_equal(tr_pcapng_write(w, 0, 42, "abcd", 4, 4), 0);
+	assert_int_equal(tr_pcapng_close(w), 0);
+
+	f = slurp(path, &size);
+	parse(f, size, t);
+	assert_false(t->has_app);
+	assert_true(t->n_comments >= 6);
+	assert_int_equal(t->comment_len, n);
+	assert_string_equal(t->comment, c);
+	assert_int_equal(t->snaplen[0], TR_PCAPNG_SNAPLEN_MAX);
+	assert_string_equal(t->if_desc[0], "");
+	pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	if (pc == NULL)
+		fail_msg("libpcap cannot read %s: %s", path, errbuf);
+	assert_int_equal(pcap_next_ex(pc, &h, &d), 1);
+	assert_int_equal(h->ts.tv_usec, 42);
+	pcap_close(pc);
+
+	/* Past what libpcap accepts in an SHB: refused before any file exists. */
+	c = realloc(c, TR_PCAPNG_SHB_MAX + 2);
+	assert_non_null(c);
+	memset(c, 'x', TR_PCAPNG_SHB_MAX + 1);
+	c[TR_PCAPNG_SHB_MAX + 1] = '\0';
+	prm.path = path_in(path, "toolong.pcapng");
+	prm.comment = c;
+	errno = 0;
+	assert_null(tr_pcapng_open(&prm));
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(access(path, F_OK), -1);
+	free(t->comment);
+	free(t);
+	free(f);
+	free(c);
+}
+
+/* No options, the default snap length, and a frame longer than it. */
+static void
+test_minimal(void **state)
+{
+	char path[PATH_MAX], errbuf[PCAP_ERRBUF_SIZE];
+	struct tr_pcapng_params prm = { .path = path_in(path, "min.pcapng") };
+	struct trace *t = malloc(sizeof(*t));
+	uint8_t *big = malloc(300000), *f;
+	struct pcap_pkthdr *h;
+	struct tr_pcapng *w;
+	const u_char *d;
+	size_t size;
+	pcap_t *pc;
+
+	(void)state;
+	assert_non_null(t);
+	assert_non_null(big);
+	fill(big, 5, 300000);
+	w = tr_pcapng_open(&prm);
+	assert_non_null(w);
+	assert_int_equal(tr_pcapng_add_if(w, "big", NULL), 0);
+	assert_int_equal(tr_pcapng_write(w, 0, 3 * NS + 5, big, 300000, 300000), 0);
+	assert_int_equal(tr_pcapng_close(w), 0);
+	f = slurp(path, &size);
+	parse(f, size, t);
+	assert_false(t->has_app);
+	assert_int_equal(t->n_comments, 0);
+	assert_int_equal(rd32(f + 4), 28);	/* an SHB without options */
+	pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	if (pc == NULL)
+		fail_msg("libpcap cannot read %s: %s", path, errbuf);
+	assert_int_equal(pcap_next_ex(pc, &h, &d), 1);
+	assert_int_equal(h->ts.tv_sec, 3);
+	assert_int_equal(h->ts.tv_usec, 5);
+	assert_int_equal(h->caplen, TR_PCAPNG_SNAPLEN_MAX);
+	assert_int_equal(h->len, 300000);
+	assert_memory_equal(d, big, TR_PCAPNG_SNAPLEN_MAX);
+	pcap_close(pc);
+	free(t);
+	free(f);
+	free(big);
+}
+
+static void
+test_deterministic(void **state)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+	uint8_t *fa, *fb;
+	size_t na, nb;
+
+	(void)state;
+	write_ref(path_in(a, "det1.pcapng"));
+	write_ref(path_in(b, "det2.pcapng"));
+	fa = slurp(a, &na);
+	fb = slurp(b, &nb);
+	assert_true(na > 0);
+	assert_int_equal(na, nb);
+	assert_memory_equal(fa, fb, na);
+	free(fa);
+	free(fb);
+}
+
+static void
+test_errors(void **state)
+{
+	char path[PATH_MAX], errbuf[PCAP_ERRBUF_SIZE], *longname = malloc(TR_PCAPNG_OPT_MAX + 2);
+	struct tr_pcapng_params prm = { .path = path_in(path, "err.pcapng") };
+	struct pcap_pkthdr *h;
+	struct tr_pcapng *w;
+	const u_char *d;
+	pcap_t *pc;
+
+	(void)state;
+	assert_non_null(longname);
+	memset(longname, 'n', TR_PCAPNG_OPT_MAX + 1);
+	longname[TR_PCAPNG_OPT_MAX + 1] = '\0';
+
+	/* Bad parameters. */
+	errno = 0;
+	assert_null(tr_pcapng_open(NULL));
+	assert_int_equal(errno, EINVAL);
+	prm.path = NULL;
+	errno = 0;
+	assert_null(tr_pcapng_open(&prm));
+	assert_int_equal(errno, EINVAL);
+	prm.path = "";
+	errno = 0;
+	assert_null(tr_pcapng_open(&prm));
+	assert_int_equal(errno, EINVAL);
+	prm.path = path;
+	prm.snaplen = TR_PCAPNG_SNAPLEN_MAX + 1;
+	errno = 0;
+	assert_null(tr_pcapng_open(&prm));
+	assert_int_equal(errno, EINVAL);
+	prm.snaplen = 0;
+	prm.app = longname;
+	errno = 0;
+	assert_null(tr_pcapng_open(&prm));
+	assert_int_equal(errno, EINVAL);
+	prm.app = NULL;
+	assert_int_equal(access(path, F_OK), -1);
+
+	/* A missing directory. */
+	prm.path = path_in(path, "no/such/dir/x.pcapng");
+	errno = 0;
+	assert_null(tr_pcapng_open(&prm));
+	assert_int_equal(errno, ENOENT);
+
+	/* Bad calls are refused, and leave the writer usable. */
+	prm.path = path_in(path, "err.pcapng");
+	w = tr_pcapng_open(&prm);
+	assert_non_null(w);
+	assert_int_equal(tr_pcapng_add_if(NULL, "x", NULL), -EINVAL);
+	assert_int_equal(tr_pcapng_add_if(w, NULL, NULL), -EINVAL);
+	assert_int_equal(tr_pcapng_add_if(w, "", NULL), -EINVAL);
+	assert_int_equal(tr_pcapng_add_if(w, longname, NULL), -EINVAL);
+	assert_int_equal(tr_pcapng_add_if(w, "x", longname), -EINVAL);
+	assert_int_equal(tr_pcapng_write(w, 0, 1, "abcd", 4, 4), -EINVAL);	/* no interface */
+	assert_int_equal(tr_pcapng_add_if(w, "x", NULL), 0);
+	assert_int_equal(tr_pcapng_add_if(w, "x", "again"), -EEXIST);
+	assert_int_equal(tr_pcapng_write(NULL, 0, 1, "abcd", 4, 4), -EINVAL);
+	assert_int_equal(tr_pcapng_write(w, 1, 1, "abcd", 4, 4), -EINVAL);
+	assert_int_equal(tr_pcapng_write(w, UINT32_MAX, 1, "abcd", 4, 4), -EINVAL);
+	assert_int_equal(tr_pcapng_write(w, 0, 1, "abcd", 4, 3), -EINVAL);	/* caplen>origlen */
+	assert_int_equal(tr_pcapng_write(w, 0, 1, NULL, 4, 4), -EINVAL);
+	assert_int_equal(tr_pcapng_count(w, 0), 0);
+	assert_int_equal(tr_pcapng_write(w, 0, 7, "abcd", 4, 4), 0);
+	assert_int_equal(tr_pcapng_write(w, 0, 8, NULL, 0, 60), 0);
+	assert_int_equal(tr_pcapng_count(w, 0), 2);
+	assert_int_equal(tr_pcapng_count(w, 1), 0);
+	assert_int_equal(tr_pcapng_count(w, UINT32_MAX), 0);
+	assert_int_equal(tr_pcapng_ifcount(w), 1);
+	assert_int_equal(tr_pcapng_close(w), 0);
+
+	/* Only the two good packets are in the file. */
+	pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	if (pc == NULL)
+		fail_msg("libpcap cannot read %s: %s", path, errbuf);
+	assert_int_equal(pcap_next_ex(pc, &h, &d), 1);
+	assert_int_equal(h->ts.tv_usec, 7);
+	assert_int_equal(pcap_next_ex(pc, &h, &d), 1);
+	assert_int_equal(h->ts.tv_usec, 8);
+	assert_int_equal(h->caplen, 0);
+	assert_int_equal(h->len, 60);
+	assert_int_equal(pcap_next_ex(pc, &h, &d), PCAP_ERROR_BREAK);
+	pcap_close(pc);
+
+	/* NULL handles. */
+	assert_int_equal(tr_pcapng_close(NULL), 0);
+	tr_pcapng_abort(NULL);
+	assert_int_equal(tr_pcapng_count(NULL, 0), 0);
+	assert_int_equal(tr_pcapng_ifcount(NULL), 0);
+	free(longname);
+}
+
+/* Write enough to flush to disk (over the 1 MiB buffer), so the temporary is not empty. */
+static void
+write_many(struct tr_pcapng *w, uint32_t ifid, unsigned int n)
+{
+	uint8_t data[1000];
+	unsigned int i;
+
+	fill(data, 9, sizeof(data));
+	for (i = 0; i < n; i++)
+		assert_int_equal(tr_pcapng_write(w, ifid, i, data, sizeof(data), sizeof(data)), 0);
+}
+
+static void
+test_abort_leaves_nothing(void **state)
+{
+	char sub[PATH_MAX], path[PATH_MAX];
+	struct tr_pcapng_params prm = { .path = path, .comment = "aborted" };
+	struct tr_pcapng *w;
+	unsigned int n_tmp;
+
+	(void)state;
+	assert_int_equal(mkdir(path_in(sub, "abort"), 0755), 0);
+	path_in(path, "abort/x.pcapng");
+	w = tr_pcapng_open(&prm);
+	assert_non_null(w);
+	assert_int_equal(tr_pcapng_add_if(w, "w0.tx", NULL), 0);
+	write_many(w, 0, 2000);
+	assert_int_equal(dir_entries(sub, &n_tmp), 1);	/* only the temporary, so far */
+	assert_int_equal(n_tmp, 1);
+	tr_pcapng_abort(w);
+	assert_int_equal(dir_entries(sub, &n_tmp), 0);
+	assert_int_equal(rmdir(sub), 0);
+}
+
+static void
+test_abort_keeps_existing(void **state)
+{
+	char sub[PATH_MAX], path[PATH_MAX];
+	struct tr_pcapng_params prm = { .path = path };
+	struct tr_pcapng *w;
+	unsigned int n_tmp;
+	uint8_t *f;
+	size_t size;
+
+	(void)state;
+	assert_int_equal(mkdir(path_in(sub, "keep"), 0755), 0);
+	path_in(path, "keep/x.pcapng");
+	spew(path, "the previous trace\n");
+	w = tr_pcapng_open(&prm);
+	assert_non_null(w);
+	assert_int_equal(tr_pcapng_add_if(w, "w0.tx", NULL), 0);
+	write_many(w, 0, 2000);
+	tr_pcapng_abort(w);
+	f = slurp(path, &size);
+	assert_int_equal(size, strlen("the previous trace\n"));
+	assert_memory_equal(f, "the previous trace\n", size);
+	free(f);
+	assert_int_equal(dir_entries(sub, &n_tmp), 1);
+	assert_int_equal(n_tmp, 0);
+}
+
+/* A successful close replaces an existing file, with mode 0644. */
+static void
+test_close_replaces(void **state)
+{
+	char sub[PATH_MAX], path[PATH_MAX];
+	struct tr_pcapng_params prm = { .path = path };
+	struct tr_pcapng *w;
+	unsigned int n_tmp;
+	struct stat st;
+	uint8_t *f;
+	size_t size;
+
+	(void)state;
+	assert_int_equal(mkdir(path_in(sub, "replace"), 0755), 0);
+	path_in(path, "replace/x.pcapng");
+	spew(path, "the previous trace\n");
+	w = tr_pcapng_open(&prm);
+	assert_non_null(w);
+	assert_int_equal(tr_pcapng_add_if(w, "w0.tx", NULL), 0);
+	write_many(w, 0, 2000);
+	assert_int_equal(tr_pcapng_close(w), 0);
+	f = slurp(path, &size);
+	assert_int_equal(rd32(f), 0x0A0D0D0A);
+	assert_int_equal(size, 28 + 44 + 2000 * (32 + 1000));	/* SHB, IDB, EPBs */
+	free(f);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	assert_int_equal(dir_entries(sub, &n_tmp), 1);
+	assert_int_equal(n_tmp, 0);
+}
+
+/*
+ * A write error (here EFBIG from a small RLIMIT_FSIZE) is sticky, close reports it, and the file
+ * that was at the path survives.
+ */
+static void
+test_failed_close_keeps_existing(void **state)
+{
+	char sub[PATH_MAX], path[PATH_MAX];
+	struct tr_pcapng_params prm = { .path = path };
+	struct rlimit old, lim;
+	struct tr_pcapng *w;
+	void (*old_sig)(int);
+	int rc = 0, rc_again, rc_if;
+	unsigned int i, n_tmp;
+	uint8_t data[1000];
+	uint8_t *f;
+	size_t size;
+
+	(void)state;
+	assert_int_equal(mkdir(path_in(sub, "efbig"), 0755), 0);
+	path_in(path, "efbig/x.pcapng");
+	spew(path, "the previous trace\n");
+	fill(data, 3, sizeof(data));
+	w = tr_pcapng_open(&prm);
+	assert_non_null(w);
+	assert_int_equal(tr_pcapng_add_if(w, "w0.tx", NULL), 0);
+
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 64 * 1024;
+	old_sig = signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	for (i = 0; i < 4000 && rc == 0; i++)
+		rc = tr_pcapng_write(w, 0, i, data, sizeof(data), sizeof(data));
+	rc_again = tr_pcapng_write(w, 0, i, data, sizeof(data), sizeof(data));
+	rc_if = tr_pcapng_add_if(w, "w1.tx", NULL);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, old_sig);
+
+	assert_int_equal(rc, -EFBIG);
+	assert_true(i > 1000 && i < 4000);		/* at the first flush of the 1 MiB buffer */
+	assert_int_equal(rc_again, -EFBIG);
+	assert_int_equal(rc_if, -EFBIG);
+	assert_int_equal(tr_pcapng_close(w), -EFBIG);
+	f = slurp(path, &size);
+	assert_int_equal(size, strlen("the previous trace\n"));
+	assert_memory_equal(f, "the previous trace\n", size);
+	free(f);
+	assert_int_equal(dir_entries(sub, &n_tmp), 1);
+	assert_int_equal(n_tmp, 0);
+}
+
+static int
+rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+static int
+group_setup(void **state)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/test_pcapng.XXXXXX", tmp != NULL ? tmp : "/tmp");
+	return mkdtemp(dir) != NULL ? 0 : -1;
+}
+
+static int
+group_teardown(void **state)
+{
+	(void)state;
+	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_libpcap_readback),
+		cmocka_unit_test(test_tshark_fields),
+		cmocka_unit_test(test_blocks),
+		cmocka_unit_test(test_long_comment),
+		cmocka_unit_test(test_minimal),
+		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_abort_leaves_nothing),
+		cmocka_unit_test(test_abort_keeps_existing),
+		cmocka_unit_test(test_close_replaces),
+		cmocka_unit_test(test_failed_close_keeps_existing),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
