@@ -12,7 +12,8 @@
  *   3. every entry is looked up in keys[] (scenario_keys.c: one row per key: section, name,
  *      type, unit, offset, range, help) and parsed into a temporary struct: link presets first,
  *      then the other keys, so an explicit key overrides its section's preset wherever it appears;
- *   4. sm_params_check() checks the whole, and only then is the caller's struct written.
+ *   4. sm_params_check() and sm_packet_check() check the whole, and only then is the caller's
+ *      struct written.
  * keys[] also drives sc_scenario_keys() (the --help listing) and sc_scenario_dump().
  */
 #include <errno.h>
@@ -226,17 +227,16 @@ apply_cfg(struct loader *ld, struct rte_cfgfile *cfg, struct sc_scenario *t)
 /* ------------------------------------------------------------------------------------------ */
 /* Step 4: the whole */
 
+/* "<where>: inconsistent scenario: <msg>", where is the line of the key that @p msg names. */
 static int
-check_all(struct loader *ld, const struct sc_scenario *t)
+whole_err(struct loader *ld, const char *msg)
 {
-	char msg[512], name[2 * CFG_NAME_LEN], w[512], *dot;
+	char name[2 * CFG_NAME_LEN], w[512], *dot;
 	const struct origin *o = NULL;
 	const struct sc_key *def;
 	unsigned int i;
 	size_t n;
 
-	if (sm_params_check(&t->model, msg, sizeof(msg)) == 0)
-		return 0;
 	/* The message starts with "section.key:" or "section:"; point at that line. */
 	n = strcspn(msg, ":,");
 	snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) ? n : sizeof(name) - 1), msg);
@@ -261,6 +261,18 @@ check_all(struct loader *ld, const struct sc_scenario *t)
 	return -EINVAL;
 }
 
+/* The checks across keys: the model's (sm_params_check()) and the frames' (sm_packet_check()). */
+static int
+check_all(struct loader *ld, const struct sc_scenario *t)
+{
+	char msg[512];
+
+	if (sm_params_check(&t->model, msg, sizeof(msg)) != 0 ||
+	    sm_packet_check(&t->run.pk, msg, sizeof(msg)) != 0)
+		return whole_err(ld, msg);
+	return 0;
+}
+
 void
 sc_scenario_default(struct sc_scenario *s)
 {
@@ -272,6 +284,16 @@ sc_scenario_default(struct sc_scenario *s)
 	sm_params_default(&s->model);
 	s->variants = (1u << SM_VAR_COUNT) - 1;
 	s->budgets = (1u << SM_BUDGET_COUNT) - 1;
+	s->run.steps = 10;
+	s->run.seed = 1;
+	sm_packet_default(&s->run.pk);
+	s->queues.nic = 2e6;
+	s->queues.port = 2e6;
+	s->queues.sw = 16e6;
+	s->queues.wan = 64e6;
+	/* trace.file stays "": the command picks <scenario name>.pcapng */
+	snprintf(s->trace.capture, sizeof(s->trace.capture), "wan");
+	s->trace.snaplen = SM_HDR_BYTES;
 }
 
 int

@@ -13,12 +13,35 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../models/packet.h"
 #include "../models/params.h"
 
 #define SC_NAME_LEN 64
 #define SC_DESC_LEN 256
 
-/** A scenario: the model's parameters plus what to report (later: how to run it). */
+/** How the data plane runs a scenario ([run]). */
+struct sc_run {
+	uint32_t steps;			/**< training steps per run */
+	uint64_t seed;			/**< seeds every random source; in the trace and report */
+	struct sm_packet pk;		/**< mtu, frame_payload, accounting, sync, burst */
+};
+
+/** Queue limits of the data plane's links, in frame bytes ([queues]). */
+struct sc_queues {
+	double nic;			/**< a worker's NIC queue */
+	double port;			/**< a pluggable's port cap queue */
+	double sw;			/**< a DC switch's queue towards a worker or a module */
+	double wan;			/**< a WAN link's queue */
+};
+
+/** What the data plane writes ([trace]). */
+struct sc_trace {
+	char file[4096];		/**< pcapng path; "" or "none": no trace */
+	char capture[128];		/**< capture point kinds: "tx,rx,nic,switch,wan,module,port" */
+	uint32_t snaplen;		/**< bytes kept per frame; 0 = whole frames */
+};
+
+/** A scenario: the model's parameters, what to report, and how to run it. */
 struct sc_scenario {
 	char name[SC_NAME_LEN];		/**< [scenario] name */
 	char desc[SC_DESC_LEN];		/**< [scenario] description */
@@ -26,9 +49,17 @@ struct sc_scenario {
 	struct sm_params model;		/**< everything the closed forms use */
 	unsigned int variants;		/**< [report] variants: mask of 1u << enum sm_variant */
 	unsigned int budgets;		/**< [report] budgets: mask of 1u << enum sm_budget */
+	struct sc_run run;		/**< [run] */
+	struct sc_queues queues;	/**< [queues] */
+	struct sc_trace trace;		/**< [trace] */
 };
 
-/** The built-in default: the deck's 2 DC x 4, 100 GbE, all six variants, all three budgets. */
+/**
+ * The built-in default: the deck's 2 DC x 4, 100 GbE, all six variants, all three budgets;
+ * 10 steps, seed 1, sm_packet_default(); queues of 2 MB (NIC, port), 16 MB (switch) and 64 MB
+ * (WAN); a trace of the WAN queues, 90-byte snaplen, file chosen by the command.  Padding is
+ * zeroed, so two defaults compare equal with memcmp().
+ */
 void sc_scenario_default(struct sc_scenario *s);
 
 /**
@@ -36,7 +67,7 @@ void sc_scenario_default(struct sc_scenario *s);
  *
  * Starts from sc_scenario_default(), applies @p path (NULL: none) and then each override
  * "section.key=value" in order (as from --set), then checks every field and the whole
- * (sm_params_check()).  @p s is written only on success.
+ * (sm_params_check(), sm_packet_check()).  @p s is written only on success.
  *
  * Errors name the file and line (or "--set" and the override), the section, the key, the value
  * and what is allowed, e.g.
@@ -48,7 +79,8 @@ void sc_scenario_default(struct sc_scenario *s);
  *   "<file>:<line>: <what is wrong in the line>"                      (syntax)
  *   "<file>:<line>: [<section>] <key> = '<value>': <reason> (allowed ...)" (a key)
  *   "--set '<override>': ..."                                         (an override)
- *   "<file>:<line>: inconsistent scenario: <sm_params_check message>" (the whole)
+ *   "<file>:<line>: inconsistent scenario: <sm_params_check or sm_packet_check message>"
+ *                                                                     (the whole)
  *
  * @return 0; -ENOENT if the file cannot be opened; -EINVAL for anything wrong in it (unknown
  *         section or key, duplicate, bad syntax, bad number or unit, out of range);
@@ -59,9 +91,11 @@ int sc_scenario_load(struct sc_scenario *s, const char *path, const char *const 
 
 /**
  * Write @p s as a scenario file that loads back to the same values (every key, with units).
+ * An unset trace.file ("") is written as a comment, which loads back to "".
  *
  * @return 0; -EINVAL (nothing written) if a value cannot be written so that it loads back (not
- *         finite, a string with a control character or empty); -EIO on a write error
+ *         finite, a string with a control character or empty, an enum value or a capture list
+ *         that has no name); -EIO on a write error
  */
 int sc_scenario_dump(const struct sc_scenario *s, FILE *f);
 

@@ -5,8 +5,10 @@
  *   scenario_lint.c  the strict line pass (syntax, one line at a time) and the record of where
  *                    every section and key came from (struct origin), plus the text helpers the
  *                    other two reuse;
- *   scenario_keys.c  the key table, name lookup with suggestions, parsing a value per kind of
- *                    key, sc_scenario_keys() and sc_scenario_dump();
+ *   scenario_keys.c  the key table, name lookup with suggestions, sc_scenario_keys() and
+ *                    sc_scenario_dump();
+ *   scenario_values.c  a value per kind of key: parsing, formatting (for the dump) and the text
+ *                    of what is allowed;
  *   scenario.c       loading: the overrides, the table applied to a temporary, the whole-scenario
  *                    check, then the commit.
  *
@@ -30,8 +32,11 @@
 /** How a key's value is parsed and where it goes. */
 enum key_type {
 	KT_STR,		/**< char[size] */
-	KT_UINT,	/**< unsigned int, written as a count */
+	KT_UINT,	/**< uint32_t: a count, or whole bytes with SC_UNIT_BYTES */
+	KT_U64,		/**< uint64_t, decimal or 0x hex, the whole range */
 	KT_DBL,		/**< double with a unit */
+	KT_ENUM,	/**< an enum (int-sized): one of the names of the key's table */
+	KT_NAMES,	/**< char[size]: a comma list of the key's names, stored as "a,b" */
 	KT_PRESET,	/**< a link preset name; fills the struct sm_link at off */
 	KT_OPS,		/**< comma list of sm_op names: mask of 1u << op */
 	KT_TABLE,	/**< struct sm_steps_table: "knob:steps, ..." */
@@ -42,6 +47,16 @@ enum key_type {
 #define KF_MIN_OPEN 1u	/**< value must be > min (else >= min) */
 #define KF_MAX_OPEN 2u	/**< value must be < max (else <= max) */
 #define KF_NO_DUMP 4u	/**< not written by the dump (a preset: its fields are) */
+#define KF_EMPTY_OK 8u	/**< KT_STR: "" (only the default: a file cannot write it) is valid;
+			 *   the dump writes the key as a comment */
+
+/** A name of a KT_ENUM or KT_NAMES key; tables end with a NULL name. */
+struct sc_key_name {
+	const char *name;
+	int value;		/**< KT_ENUM: the enum value; KT_NAMES: SC_NAME_* flags */
+};
+
+#define SC_NAME_ALONE 1	/**< KT_NAMES: the name must stand alone ("all", "none") */
 
 /** One key of a scenario file. */
 struct sc_key {
@@ -49,12 +64,13 @@ struct sc_key {
 	const char *name;
 	const char *alias;	/**< another accepted name, or NULL */
 	enum key_type type;
-	enum sc_unit_kind unit;	/**< for KT_UINT and KT_DBL */
+	enum sc_unit_kind unit;	/**< for KT_UINT (SC_UNIT_COUNT or _BYTES) and KT_DBL */
 	size_t off;		/**< offsetof(struct sc_scenario, field) */
-	size_t size;		/**< KT_STR: buffer size */
+	size_t size;		/**< sizeof(field), checked at compile time for the number types */
 	double min, max;	/**< KT_UINT, KT_DBL */
 	unsigned int flags;	/**< KF_* */
 	const char *help;
+	const struct sc_key_name *names; /**< KT_ENUM, KT_NAMES: NULL-terminated table */
 };
 
 /** Where a section or key came from: a line of the file, or an override. */
@@ -129,9 +145,26 @@ sc_section_hint(const char *name, char *buf, size_t len);
 void
 sc_key_hint(const char *sec, const char *name, char *buf, size_t len);
 
+/* scenario_values.c */
+
 /** Parse @p value into the field of @p t that @p def names.  0, or -EINVAL and @p why. */
 int
 sc_key_parse(const struct sc_key *def, const char *value, struct sc_scenario *t, char *why,
 	     size_t len);
+
+/**
+ * The value of @p def in @p s as a scenario file writes it ("" for an unset KF_EMPTY_OK text).
+ * 0, or -EINVAL if it cannot be written so that it loads back.
+ */
+int
+sc_key_format(const struct sc_key *def, const struct sc_scenario *s, char *buf, size_t len);
+
+/** What @p def allows, e.g. "1..64", "> 0", "payload, wire". */
+void
+sc_key_range(const struct sc_key *def, char *buf, size_t len);
+
+/** The kind of @p def for the key listing, e.g. "count", "byte rate", "choice". */
+const char *
+sc_key_type(const struct sc_key *def);
 
 #endif /* SC_SCENARIO_IMPL_H */

@@ -4,7 +4,8 @@
  *
  * keys[] has one row per key: section, name, type, unit, offset, range, help.  Loading looks
  * names up in it (with suggestions for a misspelt one) and parses each value by the kind of its
- * key; sc_scenario_keys() (the --help listing) and sc_scenario_dump() walk it in order.
+ * key (scenario_values.c); sc_scenario_keys() (the --help listing) and sc_scenario_dump() walk
+ * it in order.
  */
 #include <errno.h>
 #include <math.h>
@@ -37,21 +38,73 @@ static const struct {
 	{ "steps", "steps to the target loss, per variant, and the measured tables" },
 	{ "breakeven", "search ranges of the break-even bisections" },
 	{ "report", "what to report" },
+	{ "run", "how the data plane runs the scenario: steps, seed and frames" },
+	{ "queues", "queue limits of the data plane's links, in frame bytes" },
+	{ "trace", "what the data plane writes to its pcapng trace" },
 };
 #define N_SECTIONS (sizeof(sections) / sizeof(sections[0]))
 
+/* [run] frame_payload: the MTU less the IP, UDP and syncemu headers, at the largest MTU */
+#define PAYLOAD_MAX (SM_MTU_MAX - SM_IP_HDR - SM_UDP_HDR - SM_SE_HDR)
+/* [trace] snaplen: the largest a pcapng interface takes (TR_PCAPNG_SNAPLEN_MAX) */
+#define SNAPLEN_MAX 262144
+
+static const struct sc_key_name account_names[] = {
+	{ "payload", SM_ACCOUNT_PAYLOAD },
+	{ "wire", SM_ACCOUNT_WIRE },
+	{ NULL, 0 },
+};
+
+static const struct sc_key_name sync_names[] = {
+	{ "phase", SM_SYNC_PHASE },
+	{ "step", SM_SYNC_STEP },
+	{ "none", SM_SYNC_NONE },
+	{ NULL, 0 },
+};
+
+/* The kinds of capture point of dataplane/capture.h (dp_capture_parse() reads the list). */
+static const struct sc_key_name capture_names[] = {
+	{ "tx", 0 },
+	{ "rx", 0 },
+	{ "nic", 0 },
+	{ "switch", 0 },
+	{ "wan", 0 },
+	{ "module", 0 },
+	{ "port", 0 },
+	{ "all", SC_NAME_ALONE },
+	{ "none", SC_NAME_ALONE },
+	{ NULL, 0 },
+};
+
 #define OFF(f) offsetof(struct sc_scenario, f)
-#define STR(sec, key, f, help) \
-	{ sec, key, NULL, KT_STR, SC_UNIT_NUMBER, OFF(f), \
-	  sizeof(((struct sc_scenario *)0)->f), 0, 0, 0, help }
-#define UINT(sec, key, f, lo, hi, help) \
-	{ sec, key, NULL, KT_UINT, SC_UNIT_COUNT, OFF(f), 0, lo, hi, 0, help }
-#define DBL(sec, key, f, unit, lo, hi, fl, help) \
-	{ sec, key, NULL, KT_DBL, unit, OFF(f), 0, lo, hi, fl, help }
-#define DBLA(sec, key, alias, f, unit, lo, hi, fl, help) \
-	{ sec, key, alias, KT_DBL, unit, OFF(f), 0, lo, hi, fl, help }
-#define OTHER(sec, key, type, f, fl, help) \
-	{ sec, key, NULL, type, SC_UNIT_NUMBER, OFF(f), 0, 0, 0, fl, help }
+#define FSIZE(f) sizeof(((struct sc_scenario *)0)->f)
+/* sizeof the field, which must be @p n bytes: the width the key's type writes. */
+#define WIDTH(f, n) \
+	(FSIZE(f) + 0 * sizeof(struct { char c; \
+		_Static_assert(FSIZE(f) == (n), "scenario field " #f " is not " #n " bytes"); }))
+#define STR(sec, key, f, fl, doc) \
+	{ .section = sec, .name = key, .type = KT_STR, .unit = SC_UNIT_NUMBER, .off = OFF(f), \
+	  .size = FSIZE(f), .flags = fl, .help = doc }
+#define UINT(sec, key, f, unit_, lo, hi, doc) \
+	{ .section = sec, .name = key, .type = KT_UINT, .unit = unit_, .off = OFF(f), \
+	  .size = WIDTH(f, sizeof(uint32_t)), .min = lo, .max = hi, .help = doc }
+#define U64(sec, key, f, doc) \
+	{ .section = sec, .name = key, .type = KT_U64, .unit = SC_UNIT_COUNT, .off = OFF(f), \
+	  .size = WIDTH(f, sizeof(uint64_t)), .help = doc }
+#define DBLA(sec, key, alias_, f, unit_, lo, hi, fl, doc) \
+	{ .section = sec, .name = key, .alias = alias_, .type = KT_DBL, .unit = unit_, \
+	  .off = OFF(f), .size = WIDTH(f, sizeof(double)), .min = lo, .max = hi, .flags = fl, \
+	  .help = doc }
+#define DBL(sec, key, f, unit_, lo, hi, fl, doc) DBLA(sec, key, NULL, f, unit_, lo, hi, fl, doc)
+#define ENUM(sec, key, f, tab, doc) \
+	{ .section = sec, .name = key, .type = KT_ENUM, .unit = SC_UNIT_NUMBER, .off = OFF(f), \
+	  .size = WIDTH(f, sizeof(int)), .help = doc, .names = tab }
+#define NAMES(sec, key, f, tab, doc) \
+	{ .section = sec, .name = key, .type = KT_NAMES, .unit = SC_UNIT_NUMBER, .off = OFF(f), \
+	  .size = FSIZE(f), .help = doc, .names = tab }
+#define OTHER(sec, key, type_, f, fl, doc) \
+	{ .section = sec, .name = key, .type = type_, .unit = SC_UNIT_NUMBER, .off = OFF(f), \
+	  .size = FSIZE(f), .flags = fl, .help = doc }
 #define LINK(sec, f) \
 	OTHER(sec, "preset", KT_PRESET, f, KF_NO_DUMP, \
 	      "link preset: sets bandwidth, latency and energy; explicit keys override it"), \
@@ -66,11 +119,11 @@ static const struct {
 	DBLA("steps", key, alias, model.steps[v], SC_UNIT_NUMBER, 0, NOLIM, KF_MIN_OPEN, help)
 
 static const struct sc_key keys[] = {
-	STR("scenario", "name", name, "short name, used in reports"),
-	STR("scenario", "description", desc, "one line; escape ';' as '\\;'"),
+	STR("scenario", "name", name, 0, "short name, used in reports"),
+	STR("scenario", "description", desc, 0, "one line; escape ';' as '\\;'"),
 
-	UINT("topology", "data_centres", model.topo.n_dc, 1, 64, "data centres D"),
-	UINT("topology", "workers_per_dc", model.topo.per_dc, 1, 1024,
+	UINT("topology", "data_centres", model.topo.n_dc, SC_UNIT_COUNT, 1, 64, "data centres D"),
+	UINT("topology", "workers_per_dc", model.topo.per_dc, SC_UNIT_COUNT, 1, 1024,
 	     "workers per data centre N"),
 
 	LINK("intra", model.intra),
@@ -167,6 +220,39 @@ static const struct sc_key keys[] = {
 
 	OTHER("report", "variants", KT_VARIANTS, variants, 0, "variants to report"),
 	OTHER("report", "budgets", KT_BUDGETS, budgets, 0, "module budgets to report"),
+
+	UINT("run", "steps", run.steps, SC_UNIT_COUNT, 1, 1000000, "training steps per run"),
+	U64("run", "seed", run.seed, "seeds every random source; written in the trace and report"),
+	UINT("run", "mtu", run.pk.mtu, SC_UNIT_COUNT, SM_MTU_MIN, SM_MTU_MAX,
+	     "IP MTU of the frames, bytes"),
+	UINT("run", "frame_payload", run.pk.payload, SC_UNIT_BYTES, 1, PAYLOAD_MAX,
+	     "gradient bytes per full frame; at most the MTU less 76 B of IP, UDP and syncemu "
+	     "headers"),
+	ENUM("run", "accounting", run.pk.account, account_names,
+	     "what a link charges for a frame: payload = gradient bytes only (the fluid model's "
+	     "view), wire = Ethernet on the wire (headers, FCS, preamble, inter-frame gap)"),
+	ENUM("run", "sync", run.pk.sync, sync_names,
+	     "when workers wait for each other: phase = an ideal barrier between phases (the "
+	     "deck's additive terms), step = only between steps, none = never"),
+	UINT("run", "burst", run.pk.burst, SC_UNIT_COUNT, 1, 256,
+	     "frames a worker queues ahead on its first hop"),
+
+	DBL("queues", "nic", queues.nic, SC_UNIT_BYTES, 0, NOLIM, KF_MIN_OPEN,
+	    "queue limit of a worker's NIC, in frame bytes"),
+	DBL("queues", "port", queues.port, SC_UNIT_BYTES, 0, NOLIM, KF_MIN_OPEN,
+	    "queue limit of a pluggable's port cap, in frame bytes"),
+	DBL("queues", "switch", queues.sw, SC_UNIT_BYTES, 0, NOLIM, KF_MIN_OPEN,
+	    "queue limit of a DC switch towards a worker or a module, in frame bytes"),
+	DBL("queues", "wan", queues.wan, SC_UNIT_BYTES, 0, NOLIM, KF_MIN_OPEN,
+	    "queue limit of a WAN link, in frame bytes; a sync's WAN rounds queue up to a whole "
+	    "round of a data centre's flows"),
+
+	STR("trace", "file", trace.file, KF_EMPTY_OK,
+	    "pcapng file; not set: <scenario name>.pcapng; none: no trace"),
+	NAMES("trace", "capture", trace.capture, capture_names,
+	      "capture points written to the trace; all = every kind, none = no frames"),
+	UINT("trace", "snaplen", trace.snaplen, SC_UNIT_COUNT, 0, SNAPLEN_MAX,
+	     "bytes kept per frame: 90 = the headers, 0 = whole frames"),
 };
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -296,331 +382,7 @@ sc_key_hint(const char *sec, const char *name, char *buf, size_t len)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Values: parsed by the kind of key (step 3 of loading) */
-
-static void
-range_text(const struct sc_key *def, char *buf, size_t len)
-{
-	const struct sm_link_preset *pr;
-	unsigned int i, n;
-	size_t used;
-
-	switch (def->type) {
-	case KT_STR:
-		snprintf(buf, len, "1 to %zu characters", def->size - 1);
-		break;
-	case KT_UINT:
-		snprintf(buf, len, "%g..%g", def->min, def->max);
-		break;
-	case KT_DBL:
-		if (isinf(def->max))
-			snprintf(buf, len, "%s %g", def->flags & KF_MIN_OPEN ? ">" : ">=", def->min);
-		else
-			snprintf(buf, len, "%c%g, %g%c", def->flags & KF_MIN_OPEN ? '(' : '[',
-				 def->min, def->max, def->flags & KF_MAX_OPEN ? ')' : ']');
-		break;
-	case KT_PRESET:
-		pr = sm_link_presets(&n);
-		used = 0;
-		buf[0] = '\0';
-		for (i = 0; i < n && used < len; i++)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s", i == 0 ? "" : ", ",
-						 pr[i].name);
-		break;
-	case KT_OPS:
-		used = (size_t)snprintf(buf, len, "none, or a list of");
-		for (i = 0; i < SM_OP_COUNT && used < len; i++)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s", i == 0 ? " " : ", ",
-						 sm_op_name((enum sm_op)i));
-		break;
-	case KT_TABLE:
-		snprintf(buf, len, "knob:steps, ... (ascending knobs, 1 to %d entries, "
-			 "steps >= 0 or 'never')", SM_TABLE_MAX);
-		break;
-	case KT_VARIANTS:
-		used = (size_t)snprintf(buf, len, "all, none, or a list of");
-		for (i = 0; i < SM_VAR_COUNT && used < len; i++)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s", i == 0 ? " " : ", ",
-						 sm_variant_name((enum sm_variant)i));
-		break;
-	case KT_BUDGETS:
-		used = (size_t)snprintf(buf, len, "all, none, or a list of");
-		for (i = 0; i < SM_BUDGET_COUNT && used < len; i++)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s", i == 0 ? " " : ", ",
-						 sm_budget_name((enum sm_budget)i));
-		break;
-	}
-}
-
-/* The next comma-separated item of *p, trimmed; false at the end of the list. */
-static bool
-next_item(const char **p, char *item, size_t len)
-{
-	const char *s = *p, *comma;
-	size_t n;
-
-	if (s == NULL)
-		return false;
-	comma = strchr(s, ',');
-	n = comma != NULL ? (size_t)(comma - s) : strlen(s);
-	*p = comma != NULL ? comma + 1 : NULL;
-	sc_strip(&s, &n);
-	snprintf(item, len, "%.*s", (int)n, s);
-	return true;
-}
-
-static int
-parse_mask(const struct sc_key *def, const char *value, unsigned int *mask, char *why,
-	   size_t len)
-{
-	char item[CFG_VALUE_LEN], allowed[256];
-	unsigned int m = 0, n = 0, bit, all;
-	const char *p = value;
-	enum sm_variant v;
-	enum sm_budget b;
-	enum sm_op op;
-	int rc;
-
-	all = def->type == KT_VARIANTS ? (1u << SM_VAR_COUNT) - 1 :
-	      def->type == KT_BUDGETS ? (1u << SM_BUDGET_COUNT) - 1 : (1u << SM_OP_COUNT) - 1;
-	range_text(def, allowed, sizeof(allowed));
-	while (next_item(&p, item, sizeof(item))) {
-		n++;
-		if (strcasecmp(item, "all") == 0 || strcasecmp(item, "none") == 0) {
-			if (n > 1 || p != NULL)
-				goto alone;
-			*mask = strcasecmp(item, "all") == 0 ? all : 0;
-			return 0;
-		}
-		if (def->type == KT_VARIANTS) {
-			rc = sm_variant_parse(item, &v);
-			bit = 1u << v;
-		} else if (def->type == KT_BUDGETS) {
-			rc = sm_budget_parse(item, &b);
-			bit = 1u << b;
-		} else {
-			rc = sm_op_parse(item, &op);
-			bit = 1u << op;
-		}
-		if (item[0] == '\0') {
-			snprintf(why, len, "empty item in the list (allowed: %s)", allowed);
-			return -EINVAL;
-		}
-		if (rc != 0) {
-			snprintf(why, len, "unknown %s '%s' (allowed: %s)",
-				 def->type == KT_VARIANTS ? "variant" :
-				 def->type == KT_BUDGETS ? "budget" : "op", item, allowed);
-			return -EINVAL;
-		}
-		if (m & bit) {
-			snprintf(why, len, "'%s' listed twice (allowed: %s)", item, allowed);
-			return -EINVAL;
-		}
-		m |= bit;
-	}
-	*mask = m;
-	return 0;
-alone:
-	snprintf(why, len, "'%s' must stand alone (allowed: %s)", item, allowed);
-	return -EINVAL;
-}
-
-static int
-parse_table(const char *value, struct sm_steps_table *t, char *why, size_t len)
-{
-	char item[CFG_VALUE_LEN], msg[512], *colon;
-	struct sm_steps_table tab;
-	const char *p = value;
-	double k, st;
-
-	memset(&tab, 0, sizeof(tab));
-	while (next_item(&p, item, sizeof(item))) {
-		colon = strchr(item, ':');
-		if (colon == NULL) {
-			snprintf(why, len, "entry '%s': expected knob:steps, e.g. '8:1800'", item);
-			return -EINVAL;
-		}
-		*colon = '\0';
-		if (tab.n == SM_TABLE_MAX) {
-			snprintf(why, len, "more than %d entries", SM_TABLE_MAX);
-			return -EINVAL;
-		}
-		if (sc_unit_parse(SC_UNIT_NUMBER, item, &k, msg, sizeof(msg)) != 0) {
-			snprintf(why, len, "entry %u: knob %s", tab.n + 1, msg);
-			return -EINVAL;
-		}
-		if (strcasecmp(colon + 1, "never") == 0) {
-			st = 0.0;
-		} else if (sc_unit_parse(SC_UNIT_NUMBER, colon + 1, &st, msg, sizeof(msg)) != 0 ||
-			   !(st >= 0.0)) {
-			snprintf(why, len, "entry '%s:%s': steps must be a number >= 0 or 'never' "
-				 "(0 = never reaches the target)", item, colon + 1);
-			return -EINVAL;
-		}
-		if (tab.n > 0 && !(k > tab.key[tab.n - 1])) {
-			snprintf(why, len, "knobs must ascend: %g after %g", k, tab.key[tab.n - 1]);
-			return -EINVAL;
-		}
-		tab.key[tab.n] = k;
-		tab.steps[tab.n] = st;
-		tab.n++;
-	}
-	memcpy(t, &tab, sizeof(tab));
-	return 0;
-}
-
-static bool
-in_range(const struct sc_key *def, double x)
-{
-	bool lo = def->flags & KF_MIN_OPEN ? x > def->min : x >= def->min;
-	bool hi = def->flags & KF_MAX_OPEN ? x < def->max : x <= def->max;
-
-	return lo && hi;
-}
-
-/* Parse @p value into the field of @p t that @p def names; @p why gets the reason. */
-int
-sc_key_parse(const struct sc_key *def, const char *value, struct sc_scenario *t, char *why,
-	     size_t len)
-{
-	char *field = (char *)t + def->off, range[512];
-	const struct sm_link_preset *pr;
-	struct sm_link *link;
-	double x;
-
-	switch (def->type) {
-	case KT_STR:
-		if (strlen(value) >= def->size) {
-			snprintf(why, len, "too long (%zu characters, at most %zu)", strlen(value),
-				 def->size - 1);
-			return -EINVAL;
-		}
-		memset(field, 0, def->size);
-		memcpy(field, value, strlen(value));
-		return 0;
-	case KT_UINT:
-	case KT_DBL:
-		if (sc_unit_parse(def->unit, value, &x, why, len) != 0)
-			return -EINVAL;
-		if (!in_range(def, x)) {
-			range_text(def, range, sizeof(range));
-			snprintf(why, len, "out of range (allowed: %s)", range);
-			return -EINVAL;
-		}
-		if (def->type == KT_UINT)
-			*(unsigned int *)(void *)field = (unsigned int)x;
-		else
-			*(double *)(void *)field = x;
-		return 0;
-	case KT_PRESET:
-		pr = sm_link_preset_find(value);
-		if (pr == NULL) {
-			range_text(def, range, sizeof(range));
-			snprintf(why, len, "unknown preset (allowed: %s)", range);
-			return -EINVAL;
-		}
-		link = (struct sm_link *)(void *)field;
-		link->bw = pr->link.bw;
-		link->lat = pr->link.lat;
-		link->pj_per_bit = pr->link.pj_per_bit;
-		return 0;
-	case KT_OPS:
-	case KT_VARIANTS:
-	case KT_BUDGETS:
-		return parse_mask(def, value, (unsigned int *)(void *)field, why, len);
-	case KT_TABLE:
-		return parse_table(value, (struct sm_steps_table *)(void *)field, why, len);
-	}
-	return -EINVAL;
-}
-
-/* ------------------------------------------------------------------------------------------ */
 /* Dump and key listing */
-
-static void
-mask_text(const struct sc_key *def, unsigned int m, char *buf, size_t len)
-{
-	unsigned int i, n, all;
-	size_t used = 0;
-	const char *name;
-
-	n = def->type == KT_VARIANTS ? SM_VAR_COUNT :
-	    def->type == KT_BUDGETS ? SM_BUDGET_COUNT : SM_OP_COUNT;
-	all = (1u << n) - 1;
-	buf[0] = '\0';
-	if ((m & all) == 0 || ((m & all) == all && def->type != KT_OPS)) {
-		snprintf(buf, len, "%s", (m & all) == 0 ? "none" : "all");
-		return;
-	}
-	for (i = 0; i < n && used < len; i++) {
-		if (!(m & (1u << i)))
-			continue;
-		name = def->type == KT_VARIANTS ? sm_variant_name((enum sm_variant)i) :
-		       def->type == KT_BUDGETS ? sm_budget_name((enum sm_budget)i) :
-		       sm_op_name((enum sm_op)i);
-		used += (size_t)snprintf(buf + used, len - used, "%s%s", used == 0 ? "" : ", ",
-					 name);
-	}
-}
-
-/* The value of @p def in @p s as a scenario file writes it; 0, or -EINVAL if it cannot be. */
-static int
-format_value(const struct sc_key *def, const struct sc_scenario *s, char *buf, size_t len)
-{
-	const char *field = (const char *)s + def->off;
-	const struct sm_steps_table *tab;
-	const struct sm_link_preset *pr;
-	size_t used = 0, i, fl;
-	char a[SC_UNIT_FMT_LEN], b[SC_UNIT_FMT_LEN];
-	unsigned int n, j;
-
-	buf[0] = '\0';
-	switch (def->type) {
-	case KT_STR:
-		fl = strnlen(field, def->size);
-		for (i = 0; i < fl && used + 3 < len; i++) {
-			if ((unsigned char)field[i] < 0x20 || field[i] == 0x7f)
-				return -EINVAL;
-			if (field[i] == COMMENT)
-				buf[used++] = '\\';
-			buf[used++] = field[i];
-		}
-		buf[used] = '\0';
-		return i == fl && fl < def->size ? 0 : -EINVAL;
-	case KT_UINT:
-		snprintf(buf, len, "%u", *(const unsigned int *)(const void *)field);
-		return 0;
-	case KT_DBL:
-		return sc_unit_format(def->unit, *(const double *)(const void *)field, buf, len);
-	case KT_PRESET:
-		pr = sm_link_presets(&n);
-		for (j = 0; j < n; j++)
-			if (memcmp(&pr[j].link, field, sizeof(pr[j].link)) == 0)
-				break;
-		snprintf(buf, len, "%s", j < n ? pr[j].name : "");
-		return 0;
-	case KT_OPS:
-	case KT_VARIANTS:
-	case KT_BUDGETS:
-		mask_text(def, *(const unsigned int *)(const void *)field, buf, len);
-		return 0;
-	case KT_TABLE:
-		tab = (const struct sm_steps_table *)(const void *)field;
-		if (tab->n > SM_TABLE_MAX)
-			return -EINVAL;
-		for (j = 0; j < tab->n && used < len; j++) {
-			if (sc_unit_format(SC_UNIT_NUMBER, tab->key[j], a, sizeof(a)) != 0 ||
-			    sc_unit_format(SC_UNIT_NUMBER, tab->steps[j], b, sizeof(b)) != 0)
-				return -EINVAL;
-			used += (size_t)snprintf(buf + used, len - used, "%s%s:%s",
-						 j == 0 ? "" : ", ", a,
-						 tab->steps[j] == 0.0 && !signbit(tab->steps[j]) ?
-						 "never" : b);
-		}
-		return used < len ? 0 : -EINVAL;
-	}
-	return -EINVAL;
-}
 
 int
 sc_scenario_dump(const struct sc_scenario *s, FILE *f)
@@ -634,7 +396,8 @@ sc_scenario_dump(const struct sc_scenario *s, FILE *f)
 	/* Format every value first: write nothing for a struct that would not load back. */
 	for (i = 0; i < N_KEYS; i++)
 		if (!(keys[i].flags & KF_NO_DUMP) &&
-		    (format_value(&keys[i], s, buf, sizeof(buf)) != 0 || buf[0] == '\0' ||
+		    (sc_key_format(&keys[i], s, buf, sizeof(buf)) != 0 ||
+		     (buf[0] == '\0' && !(keys[i].flags & KF_EMPTY_OK)) ||
 		     strlen(buf) >= CFG_VALUE_LEN))
 			return -EINVAL;
 
@@ -650,40 +413,19 @@ sc_scenario_dump(const struct sc_scenario *s, FILE *f)
 			fprintf(f, "\n[%s]\n; %s\n", k->section,
 				sections[sc_section_find(k->section)].help);
 		}
-		format_value(k, s, buf, sizeof(buf));
+		sc_key_format(k, s, buf, sizeof(buf));
 		if (k->flags & KF_NO_DUMP) {
 			if (k->type == KT_PRESET && buf[0] != '\0')
 				fprintf(f, "; the values below are those of preset %s\n", buf);
 			continue;
 		}
-		fprintf(f, "%s = %s\n", k->name, buf);
+		if (buf[0] == '\0')	/* KF_EMPTY_OK: a file cannot write "" */
+			fprintf(f, "; %s is not set\n", k->name);
+		else
+			fprintf(f, "%s = %s\n", k->name, buf);
 	}
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
-}
-
-static const char *
-type_text(const struct sc_key *k)
-{
-	switch (k->type) {
-	case KT_STR:
-		return "text";
-	case KT_UINT:
-		return "count";
-	case KT_DBL:
-		return sc_unit_kind_name(k->unit);
-	case KT_PRESET:
-		return "link preset";
-	case KT_OPS:
-		return "op list";
-	case KT_TABLE:
-		return "steps table";
-	case KT_VARIANTS:
-		return "variant list";
-	case KT_BUDGETS:
-		return "budget list";
-	}
-	return "?";
 }
 
 void
@@ -709,16 +451,16 @@ sc_scenario_keys(FILE *f, int markdown)
 		snprintf(key, sizeof(key), "%s.%s%s%s%s", k->section, k->name,
 			 k->alias != NULL ? " (or " : "", k->alias != NULL ? k->alias : "",
 			 k->alias != NULL ? ")" : "");
-		if (format_value(k, &d, def, sizeof(def)) != 0 || def[0] == '\0')
+		if (sc_key_format(k, &d, def, sizeof(def)) != 0 || def[0] == '\0')
 			snprintf(def, sizeof(def), "-");
-		range_text(k, range, sizeof(range));
-		if (k->type == KT_DBL)
+		sc_key_range(k, range, sizeof(range));
+		if (k->type == KT_DBL || (k->type == KT_UINT && k->unit != SC_UNIT_COUNT))
 			used[k->unit] = true;
 		if (markdown)
-			fprintf(f, "| `%s` | %s | %s | %s | %s |\n", key, type_text(k), def, range,
+			fprintf(f, "| `%s` | %s | %s | %s | %s |\n", key, sc_key_type(k), def, range,
 				k->help);
 		else
-			fprintf(f, "%-26s %-15s %-20s %s (%s)\n", key, type_text(k), def, k->help,
+			fprintf(f, "%-26s %-15s %-20s %s (%s)\n", key, sc_key_type(k), def, k->help,
 				range);
 	}
 	fprintf(f, markdown ? "\n| Type | Stored in | Units |\n|------|-----------|-------|\n" :

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Tier 1 tests of control/scenario.c (no EAL): every file in scenarios/ loads to the deck's
- * defaults plus its topology, the dump round-trips, --set overrides work, and each kind of bad
- * input is rejected with a message naming file:line, [section], key, value and the reason.
+ * defaults plus its topology, the [run], [queues] and [trace] keys parse to their fields, the
+ * dump round-trips, --set overrides work, and each kind of bad input is rejected with a message
+ * naming file:line, [section], key, value and the reason.
  * Bad fixtures are written into a mkdtemp() directory.  Run from the project root.
  */
 #include <dirent.h>
@@ -21,6 +22,7 @@
 #include <cmocka.h>
 
 #include "scenario.h"
+#include "../models/packet.h"
 #include "../models/presets.h"
 #include "../models/variant.h"
 
@@ -158,10 +160,38 @@ test_default(void **state)
 	assert_int_equal(s.variants, (1u << SM_VAR_COUNT) - 1);
 	assert_int_equal(s.budgets, (1u << SM_BUDGET_COUNT) - 1);
 	assert_string_equal(s.path, "");
+	memset(&d, 0x5a, sizeof(d));	/* padding too: the default memsets */
 	sc_scenario_default(&d);
 	assert_memory_equal(&s, &d, sizeof(s));
 	assert_int_equal(sc_scenario_load(NULL, NULL, NULL, 0, NULL, 0), -EINVAL);
 	assert_int_equal(sc_scenario_load(&s, NULL, NULL, 1, NULL, 0), -EINVAL);
+}
+
+/* [run], [queues] and [trace] load to their documented defaults. */
+static void
+test_default_run(void **state)
+{
+	struct sc_scenario s, ref;
+	struct sm_packet pk;
+	char err[ERRLEN];
+
+	load_ok(&s, NULL, NULL, 0);
+	assert_int_equal(s.run.steps, 10);
+	assert_true(s.run.seed == 1);
+	memset(&pk, 0, sizeof(pk));
+	sm_packet_default(&pk);		/* MTU 9000, 8192 B, payload, phase, bursts of 16 */
+	assert_memory_equal(&s.run.pk, &pk, sizeof(pk));
+	assert_int_equal(sm_packet_check(&s.run.pk, err, sizeof(err)), 0);
+	assert_true(s.queues.nic == 2e6 && s.queues.port == 2e6);
+	assert_true(s.queues.sw == 16e6 && s.queues.wan == 64e6);
+	assert_string_equal(s.trace.file, "");
+	assert_string_equal(s.trace.capture, "wan");
+	assert_int_equal(s.trace.snaplen, 90);
+
+	/* The reference file lists every key with its default: all of the struct but the path. */
+	load_ok(&ref, "scenarios/2dc4-100g.ini", NULL, 0);
+	memset(ref.path, 0, sizeof(ref.path));
+	assert_memory_equal(&ref, &s, sizeof(s));
 }
 
 static const struct sm_deck_topology *
@@ -218,12 +248,31 @@ test_scenario_files(void **state)
 	assert_int_equal(n, n_deck);
 }
 
+static void
+zero_tail(char *text, size_t size)
+{
+	size_t n = strnlen(text, size);
+
+	memset(text + n, 0, size - n);
+}
+
+/* Zero the bytes after the NUL of every text field, and the path (it names the file). */
+static void
+text_tails_zero(struct sc_scenario *s)
+{
+	zero_tail(s->name, sizeof(s->name));
+	zero_tail(s->desc, sizeof(s->desc));
+	zero_tail(s->trace.file, sizeof(s->trace.file));
+	zero_tail(s->trace.capture, sizeof(s->trace.capture));
+	memset(s->path, 0, sizeof(s->path));
+}
+
 /* Dump @p s, load the dump back and require the same values. */
 static void
 round_trip(const struct sc_scenario *s)
 {
 	char path[128], err[ERRLEN] = "";
-	struct sc_scenario back;
+	struct sc_scenario back, want;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/dump.ini", tmpdir);
@@ -240,6 +289,19 @@ round_trip(const struct sc_scenario *s)
 	assert_string_equal(back.desc, s->desc);
 	assert_int_equal(back.variants, s->variants);
 	assert_int_equal(back.budgets, s->budgets);
+	if (memcmp(&back.run, &s->run, sizeof(s->run)) != 0)
+		fail_msg("the dump of '%s' loads to another [run]", s->name);
+	if (memcmp(&back.queues, &s->queues, sizeof(s->queues)) != 0)
+		fail_msg("the dump of '%s' loads to other [queues]", s->name);
+	assert_string_equal(back.trace.file, s->trace.file);
+	assert_string_equal(back.trace.capture, s->trace.capture);
+	assert_int_equal(back.trace.snaplen, s->trace.snaplen);
+	/* and every other byte, padding included (text compared up to its NUL) */
+	memcpy(&want, s, sizeof(want));
+	text_tails_zero(&want);
+	text_tails_zero(&back);
+	if (memcmp(&back, &want, sizeof(back)) != 0)
+		fail_msg("the dump of '%s' does not load back to the same bytes", s->name);
 }
 
 static void
@@ -292,6 +354,30 @@ test_dump_round_trip(void **state)
 	s.model.mod.compute_ops = 0;
 	round_trip(&s);
 
+	/* [run], [queues] and [trace] at values other than the defaults. */
+	sc_scenario_default(&s);
+	s.run.steps = 1000000;
+	s.run.seed = UINT64_MAX;
+	s.run.pk.mtu = 1500;
+	s.run.pk.payload = 1410;
+	s.run.pk.account = SM_ACCOUNT_WIRE;
+	s.run.pk.sync = SM_SYNC_NONE;
+	s.run.pk.burst = 256;
+	s.queues.nic = 1.0 / 3.0;
+	s.queues.port = 1;
+	s.queues.sw = 123456789;
+	s.queues.wan = 1e12;
+	snprintf(s.trace.file, sizeof(s.trace.file), "out/a\\;b.pcapng");
+	snprintf(s.trace.capture, sizeof(s.trace.capture), "tx,rx,nic,switch,wan,module,port");
+	s.trace.snaplen = 0;
+	round_trip(&s);
+	s.run.seed = 0;
+	s.run.pk.sync = SM_SYNC_STEP;
+	snprintf(s.trace.file, sizeof(s.trace.file), "none");
+	snprintf(s.trace.capture, sizeof(s.trace.capture), "all");
+	s.trace.snaplen = 262144;
+	round_trip(&s);
+
 	/* What cannot load back is refused, and nothing is written. */
 	sc_scenario_default(&s);
 	s.model.gpu.mfu = NAN;
@@ -300,6 +386,19 @@ test_dump_round_trip(void **state)
 	snprintf(s.name, sizeof(s.name), "two\nlines");
 	assert_int_equal(sc_scenario_dump(&s, stdout), -EINVAL);
 	assert_int_equal(sc_scenario_dump(NULL, stdout), -EINVAL);
+	sc_scenario_default(&s);
+	s.run.pk.sync = (enum sm_sync)7;		/* no name */
+	assert_int_equal(sc_scenario_dump(&s, stdout), -EINVAL);
+	sc_scenario_default(&s);
+	s.run.pk.account = (enum sm_account)-1;
+	assert_int_equal(sc_scenario_dump(&s, stdout), -EINVAL);
+	sc_scenario_default(&s);
+	snprintf(s.trace.capture, sizeof(s.trace.capture), "tx,foo");
+	assert_int_equal(sc_scenario_dump(&s, stdout), -EINVAL);
+	snprintf(s.trace.capture, sizeof(s.trace.capture), "tx, rx");	/* loads as "tx,rx" */
+	assert_int_equal(sc_scenario_dump(&s, stdout), -EINVAL);
+	snprintf(s.trace.capture, sizeof(s.trace.capture), "%s", "");
+	assert_int_equal(sc_scenario_dump(&s, stdout), -EINVAL);
 }
 
 static void
@@ -338,6 +437,56 @@ test_overrides(void **state)
 	load_ok(&s, NULL, no_file, 2);
 	assert_true(s.model.job.keep == 0.125);
 	assert_string_equal(s.path, "");
+}
+
+/* Each key of [run], [queues] and [trace] parses, in a file and as an override. */
+static void
+test_run_keys(void **state)
+{
+	static const char *const ovr[] = {
+		"run.seed=0x00000000DeadBeef",
+		"run.sync=step",
+		"queues.wan=1 GiB",
+		"trace.capture=all",
+	};
+	struct sc_scenario s;
+
+	load_ok(&s, write_text("[run]\nsteps = 1000000\nseed = 0xffffffffffffffff\n"
+			       "mtu = 1500\nframe_payload = 1410 B\naccounting = wire\n"
+			       "sync = none\nburst = 1\n"
+			       "[queues]\nnic = 64 KiB\nport = 1.5 MB\nswitch = 1 B\nwan = 0.5 GB\n"
+			       "[trace]\nfile = out/run\\;1.pcapng\ncapture = tx , rx,wan\n"
+			       "snaplen = 0\n"), NULL, 0);
+	assert_true(s.run.steps == 1000000 && s.run.seed == UINT64_MAX);
+	assert_true(s.run.pk.mtu == 1500 && s.run.pk.payload == 1410);
+	assert_true(s.run.pk.account == SM_ACCOUNT_WIRE && s.run.pk.sync == SM_SYNC_NONE);
+	assert_int_equal(s.run.pk.burst, 1);
+	assert_true(s.queues.nic == 65536 && s.queues.port == 1.5e6);
+	assert_true(s.queues.sw == 1 && s.queues.wan == 0.5e9);
+	assert_string_equal(s.trace.file, "out/run;1.pcapng");
+	assert_string_equal(s.trace.capture, "tx,rx,wan");	/* stored normalised */
+	assert_int_equal(s.trace.snaplen, 0);
+	round_trip(&s);
+
+	/* The largest payload the MTU takes: MTU - 76; decimal seeds; "none"; exact bytes. */
+	load_ok(&s, write_text("[run]\nseed = 18446744073709551615\nmtu = 9000\n"
+			       "frame_payload = 8.924 kB\nsteps = 1\nburst = 256\n"
+			       "[trace]\nfile = none\ncapture = none\nsnaplen = 262144\n"),
+		NULL, 0);
+	assert_true(s.run.seed == UINT64_MAX && s.run.pk.payload == 8924);
+	assert_true(strcmp(s.trace.file, "none") == 0 && strcmp(s.trace.capture, "none") == 0);
+	assert_int_equal(s.trace.snaplen, 262144);
+	round_trip(&s);
+	load_ok(&s, write_text("[run]\nseed = 0\nmtu = 576\nframe_payload = 500 B\n"), NULL, 0);
+	assert_true(s.run.seed == 0 && s.run.pk.payload == 500);
+	load_ok(&s, write_text("[run]\nmtu = 65000\nframe_payload = 64924 B\nseed = 007\n"), NULL,
+		0);
+	assert_true(s.run.pk.payload == 64924 && s.run.seed == 7);	/* decimal, not octal */
+
+	load_ok(&s, "scenarios/2dc4-100g.ini", ovr, sizeof(ovr) / sizeof(ovr[0]));
+	assert_true(s.run.seed == 0xdeadbeef && s.run.pk.sync == SM_SYNC_STEP);
+	assert_true(s.queues.wan == 1073741824.0 && strcmp(s.trace.capture, "all") == 0);
+	round_trip(&s);
 }
 
 static void
@@ -528,6 +677,55 @@ test_bad_values(void **state)
 	expect_bad("[steps]\nenob = 1:1, 2:1, 3:1, 4:1, 5:1, 6:1, 7:1, 8:1, 9:1\n", 2,
 		   "more than 8 entries", NULL);
 	expect_bad("[steps]\nA = 0\n", 2, "[steps] A = '0'", "out of range", NULL);
+	/* [run], [queues], [trace] */
+	expect_bad("[run]\nseed = -1\n", 2, "[run] seed = '-1'", "no sign",
+		   "0..18446744073709551615, decimal or 0x hex", NULL);
+	expect_bad("[run]\nseed = 1e3\n", 2, "[run] seed = '1e3'", "not a decimal integer",
+		   "0..18446744073709551615", NULL);
+	expect_bad("[run]\nseed = 18446744073709551616\n", 2,
+		   "[run] seed = '18446744073709551616'", "too large", "0..18446744073709551615",
+		   NULL);
+	expect_bad("[run]\nseed = 0x10000000000000000\n", 2, "too large", NULL);
+	expect_bad("[run]\nseed = 0x\n", 2, "not a 0x hex integer", NULL);
+	expect_bad("[run]\nseed = 0x1g\n", 2, "not a 0x hex integer", NULL);
+	expect_bad("[run]\nseed = 1.0\n", 2, "not a decimal integer", NULL);
+	expect_bad("[run]\naccounting = bytes\n", 2, "[run] accounting = 'bytes'",
+		   "unknown value", "(allowed: payload, wire)", NULL);
+	expect_bad("[run]\naccounting = Wire\n", 2, "unknown value", NULL);
+	expect_bad("[run]\nsync = maybe\n", 2, "[run] sync = 'maybe'", "unknown value",
+		   "(allowed: phase, step, none)", NULL);
+	expect_bad("[run]\nmtu = 9000\nframe_payload = 9000 B\nsteps = 5\n", 3,
+		   "inconsistent scenario", "run.frame_payload: 9000 not in 1..8924",
+		   "MTU 9000", NULL);
+	/* frame_payload is not in the file: the message points at [run] */
+	expect_bad("[run]\nmtu = 1500\n", 1, "inconsistent scenario",
+		   "run.frame_payload: 8192 not in 1..1424", NULL);
+	expect_bad("[run]\nmtu = 100\n", 2, "[run] mtu = '100'", "out of range",
+		   "576..65000", NULL);
+	expect_bad("[run]\nmtu = 1500.5\n", 2, "[run] mtu = '1500.5'", "not an integer", NULL);
+	expect_bad("[run]\nframe_payload = 1410\n", 2, "[run] frame_payload = '1410'",
+		   "needs a unit", NULL);
+	expect_bad("[run]\nframe_payload = 1410.5 B\n", 2, "not a whole number of bytes",
+		   "1..64924 B, whole bytes", NULL);
+	expect_bad("[run]\nframe_payload = 0 B\n", 2, "out of range", "1..64924 B", NULL);
+	expect_bad("[run]\nsteps = 0\n", 2, "[run] steps = '0'", "1..1000000", NULL);
+	expect_bad("[run]\nburst = 257\n", 2, "[run] burst = '257'", "1..256", NULL);
+	expect_bad("[queues]\nwan = 0 B\n", 2, "[queues] wan = '0 B'", "out of range", "> 0",
+		   NULL);
+	expect_bad("[queues]\nswitch = 16\n", 2, "[queues] switch = '16'", "needs a unit",
+		   NULL);
+	expect_bad("[queues]\nswich = 1 MB\n", 2, "unknown key", "did you mean 'switch'", NULL);
+	expect_bad("[trace]\ncapture = tx,foo\n", 2, "[trace] capture = 'tx,foo'",
+		   "unknown name 'foo'", "tx, rx, nic, switch, wan, module, port, all, none", NULL);
+	expect_bad("[trace]\ncapture = tx,tx\n", 2, "'tx' listed twice", NULL);
+	expect_bad("[trace]\ncapture = tx,all\n", 2, "'all' must stand alone", NULL);
+	expect_bad("[trace]\ncapture = tx,,rx\n", 2, "empty item", NULL);
+	expect_bad("[trace]\nsnaplen = 300000\n", 2, "[trace] snaplen = '300000'",
+		   "out of range", "0..262144", NULL);
+	expect_bad_set(NULL, "run.mtu=1000", "--set 'run.mtu=1000'", "inconsistent scenario",
+		       "run.frame_payload: 8192 not in 1..924", NULL);
+	expect_bad_set(NULL, "run.accounting=bytes", "--set 'run.accounting=bytes'",
+		       "unknown value", "payload, wire", NULL);
 	/* sm_params_check() runs after all keys and names the section's line. */
 	expect_bad("[scenario]\nname = x\n[topology]\ndata_centres = 1\nworkers_per_dc = 1\n", 3,
 		   "inconsistent scenario", "topology: needs at least 2 workers, has 1", NULL);
@@ -551,6 +749,13 @@ test_keys(void **state)
 	assert_has(buf, "steps.Cp (or C')");
 	assert_has(buf, "report.budgets");
 	assert_has(buf, "Gbit/s");
+	assert_has(buf, "0..18446744073709551615, decimal or 0x hex");
+	assert_has(buf, "(payload, wire)");
+	assert_has(buf, "(phase, step, none)");
+	assert_has(buf, "run.frame_payload          size            8192 B");
+	assert_has(buf, "queues.switch              size            16 MB");
+	assert_has(buf, "a sync's WAN rounds queue up to a whole round of a data centre's flows");
+	assert_has(buf, "tx, rx, nic, switch, wan, module, port, all, none");
 	free(buf);
 
 	buf = NULL;
@@ -562,6 +767,19 @@ test_keys(void **state)
 	assert_has(buf, "| `wan.bandwidth` | byte rate | 12.5 GB/s | > 0 |");
 	assert_has(buf, "| `gpu.mfu` | fraction | 0.4 | (0, 1] |");
 	assert_has(buf, "| `intra.preset` | link preset | ib-ndr |");
+	assert_has(buf, "| `run.steps` | count | 10 | 1..1000000 |");
+	assert_has(buf, "| `run.seed` | 64-bit integer | 1 |");
+	assert_has(buf, "| `run.mtu` | count | 9000 | 576..65000 |");
+	assert_has(buf, "| `run.frame_payload` | size | 8192 B | 1..64924 B, whole bytes |");
+	assert_has(buf, "| `run.accounting` | choice | payload | payload, wire |");
+	assert_has(buf, "| `run.sync` | choice | phase | phase, step, none |");
+	assert_has(buf, "| `queues.nic` | size | 2 MB | > 0 | queue limit of a worker's NIC, "
+		   "in frame bytes |");
+	assert_has(buf, "| `queues.wan` | size | 64 MB | > 0 |");
+	assert_has(buf, "| `trace.file` | text | - |");
+	assert_has(buf, "| `trace.capture` | name list | wan | a comma list of tx, rx, nic, "
+		   "switch, wan, module, port, all, none |");
+	assert_has(buf, "| `trace.snaplen` | count | 90 | 0..262144 |");
 	free(buf);
 }
 
@@ -570,9 +788,11 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default),
+		cmocka_unit_test(test_default_run),
 		cmocka_unit_test(test_scenario_files),
 		cmocka_unit_test(test_dump_round_trip),
 		cmocka_unit_test(test_overrides),
+		cmocka_unit_test(test_run_keys),
 		cmocka_unit_test(test_bad_overrides),
 		cmocka_unit_test(test_preset_order),
 		cmocka_unit_test(test_syntax_accepted),
