@@ -40,22 +40,40 @@ static const enum sm_resource stage_res[SM_STAGE_COUNT] = {
 	[SM_STAGE_PORT] = SM_RES_MOD_PORT,
 };
 
-/* One phase of the plan as a term: rounds x (max(flows bytes / bw, bytes / cap) + latency). */
+/* A round takes max(flows bytes / bw, bytes / cap) + latency: the link, or the cap if slower. */
+static double
+round_transfer(const struct sm_params *p, const struct sm_phase *ph, enum sm_resource *res)
+{
+	const struct sm_link *l = ph->hop == SM_HOP_WAN ? &p->wan : &p->intra;
+	double link_t = ph->flows * ph->bytes / l->bw;
+	double cap_t = ph->cap > 0 ? ph->bytes / ph->cap : 0.0;
+
+	*res = ph->hop == SM_HOP_WAN ? SM_RES_WAN : SM_RES_INTRA;
+	if (cap_t > link_t) {
+		*res = SM_RES_MOD_PORT;
+		return cap_t;
+	}
+	return link_t;
+}
+
+enum sm_resource
+sm_phase_resource(const struct sm_params *p, const struct sm_phase *ph)
+{
+	enum sm_resource res;
+
+	round_transfer(p, ph, &res);
+	return res;
+}
+
+/* One phase of the plan as a term: rounds x (transfer + latency). */
 static void
 add_phase(const struct sm_params *p, const struct sm_phase *ph, struct sm_step *s)
 {
-	const struct sm_link *l = ph->hop == SM_HOP_WAN ? &p->wan : &p->intra;
-	enum sm_resource res = ph->hop == SM_HOP_WAN ? SM_RES_WAN : SM_RES_INTRA;
-	double link_t = ph->flows * ph->bytes / l->bw;
-	double cap_t = ph->cap > 0 ? ph->bytes / ph->cap : 0.0;
-	double round;
+	double lat = ph->hop == SM_HOP_WAN ? p->wan.lat : p->intra.lat;
+	enum sm_resource res;
+	double t = round_transfer(p, ph, &res);
 
-	if (cap_t > link_t) {
-		res = SM_RES_MOD_PORT;
-		link_t = cap_t;
-	}
-	round = link_t + l->lat;
-	sm_step_add(s, res, ph->what, ph->rounds * round, ph->rounds * l->lat, ph->rounds);
+	sm_step_add(s, res, ph->what, ph->rounds * (t + lat), ph->rounds * lat, ph->rounds);
 }
 
 int

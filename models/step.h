@@ -57,6 +57,11 @@ struct sm_step {
  */
 int sm_step_eval(const struct sm_params *p, enum sm_variant v, double budget, struct sm_step *s);
 
+struct sm_phase;
+
+/** The resource a phase's rounds are charged to: its link, or the module port if that is slower. */
+enum sm_resource sm_phase_resource(const struct sm_params *p, const struct sm_phase *ph);
+
 /** Append a term (used by the collective forms). */
 void sm_step_add(struct sm_step *s, enum sm_resource res, const char *what, double t, double lat,
 		 unsigned int rounds);

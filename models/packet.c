@@ -1,0 +1,626 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The packet-level closed form.
+ *
+ * The fluid model of the deck charges a round B/b + l.  Frames add what a store-and-forward network
+ * adds: a chunk of S bytes is k = ceil(S / m) frames of m payload bytes (the last smaller); each
+ * hop is a serialiser at its rate plus a propagation delay, and a frame leaves a hop only when it
+ * has fully arrived.  For one flow through hops h = 1..H with per-frame times s_h (rounded up to
+ * the picosecond, as the data plane rounds them) the last frame arrives after
+ *     max over lattice paths of sum s_h(frame)  +  sum of delays,
+ * which is the max-plus recursion d_j(h) = max(d_j(h-1), d_{j-1}(h)) + s_h(j).  A WAN link that a
+ * data centre's N workers share serves their frames in order of arrival (ties by worker index), the
+ * same recursion over the merged sequence.  This file evaluates those recursions round by round for
+ * every worker, with each round starting when the worker's previous round has arrived and its
+ * previous frames are queued (the workers' program: sm_program_build()).  It uses no event calendar
+ * and shares no code with the data plane beyond the program and sm_ser_ps(), so the data plane's
+ * zero-load step is checked against an independent computation.
+ *
+ * Engine semantics the two share (see dataplane/worker.c):
+ *   - a worker queues at most @c burst frames ahead on its first hop and re-arms when the last
+ *     queued frame starts serialising, so the first hop is never idle while frames remain;
+ *   - a round's frames are all queued before the next round's;
+ *   - with SM_SYNC_PHASE every phase, and with SM_SYNC_STEP every step, starts for all workers
+ *     when the last has finished the one before (received everything and queued everything);
+ *   - a module in a worker's port (E) takes the dense frames at the pace of its slowest stage; a module
+ *     in the network (E') starts streaming when the whole dense gradient has arrived; a module is
+ *     done when the last frame leaves its last stage, plus its latency.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "packet.h"
+#include "variant.h"
+
+#define CHECK(cond, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			if (err != NULL)				\
+				snprintf(err, errlen, __VA_ARGS__);	\
+			return -EINVAL;					\
+		}							\
+	} while (0)
+
+void
+sm_packet_default(struct sm_packet *pk)
+{
+	pk->mtu = 9000;
+	pk->payload = 8192;
+	pk->account = SM_ACCOUNT_PAYLOAD;
+	pk->sync = SM_SYNC_PHASE;
+	pk->burst = 16;
+}
+
+int
+sm_packet_check(const struct sm_packet *pk, char *err, unsigned long errlen)
+{
+	uint32_t room = pk->mtu - SM_IP_HDR - SM_UDP_HDR - SM_SE_HDR;
+
+	CHECK(pk->mtu >= SM_MTU_MIN && pk->mtu <= SM_MTU_MAX, "run.mtu: %u not in %u..%u", pk->mtu,
+	      SM_MTU_MIN, SM_MTU_MAX);
+	CHECK(pk->payload >= 1 && pk->payload <= room,
+	      "run.frame_payload: %u not in 1..%u (the MTU %u less %u bytes of IP, UDP and syncemu "
+	      "headers)", pk->payload, room, pk->mtu, SM_IP_HDR + SM_UDP_HDR + SM_SE_HDR);
+	CHECK(pk->account == SM_ACCOUNT_PAYLOAD || pk->account == SM_ACCOUNT_WIRE,
+	      "run.accounting: unknown mode");
+	CHECK(pk->sync == SM_SYNC_PHASE || pk->sync == SM_SYNC_STEP || pk->sync == SM_SYNC_NONE,
+	      "run.sync: unknown mode");
+	CHECK(pk->burst >= 1 && pk->burst <= 256, "run.burst: %u not in 1..256", pk->burst);
+	return 0;
+}
+
+uint64_t
+sm_ps(double seconds)
+{
+	return (uint64_t)llround(seconds * 1e12);
+}
+
+uint64_t
+sm_rate(double bytes_per_s)
+{
+	double r = nearbyint(bytes_per_s);
+
+	return r < 1 ? 1 : (uint64_t)r;
+}
+
+static enum sm_resource
+stage_resource(enum sm_stage s)
+{
+	static const enum sm_resource res[SM_STAGE_COUNT] = {
+		SM_RES_MOD_OPTICS, SM_RES_MOD_COMPUTE, SM_RES_MOD_FPGA, SM_RES_MOD_PORT,
+	};
+
+	return res[s];
+}
+
+int
+sm_program_build(const struct sm_params *p, enum sm_variant v, double budget,
+		 struct sm_program *prog)
+{
+	struct sm_step s;
+	unsigned int i, k;
+	int rc;
+
+	rc = sm_step_eval(p, v, budget, &s);
+	if (rc != 0)
+		return rc;
+	memset(prog, 0, sizeof(*prog));
+	prog->var = v;
+	prog->budget = budget;
+	prog->compute_ps = sm_ps(s.t_compute + s.t_extra);
+	prog->module_res = stage_resource(s.kernel.binding);
+	sm_plan_build(p, v, &prog->plan);
+	for (i = 0; i < prog->plan.n; i++) {
+		const struct sm_phase *ph = &prog->plan.ph[i];
+
+		if (ph->xfer == SM_XFER_DENSE)
+			continue;	/* E': the dense hop is part of the module round */
+		for (k = 0; k < ph->rounds; k++) {
+			struct sm_round *r;
+
+			if (prog->n == SM_ROUNDS_MAX)
+				return -E2BIG;
+			r = &prog->r[prog->n++];
+			r->hop = ph->hop;
+			r->xfer = ph->xfer;
+			r->phase = (uint8_t)i;
+			r->index = (uint16_t)k;
+			r->bytes = (uint64_t)ceil(ph->bytes - 1e-6);
+			r->ring = ph->ring;
+			r->stride = ph->stride;
+			r->capped = ph->cap > 0;
+			r->res = ph->hop == SM_HOP_MODULE ? prog->module_res : sm_phase_resource(p, ph);
+		}
+	}
+	return 0;
+}
+
+int
+sm_links_build(const struct sm_params *p, double budget, struct sm_links *l, char *err,
+	       unsigned long errlen)
+{
+	double compute_ops = 0, fpga_ops = 0;
+	int i;
+
+	CHECK(p->topo.n_dc == 1 || p->wan.lat >= p->intra.lat,
+	      "wan.latency (%g s) must be >= intra.latency (%g s): a path across data centres also "
+	      "crosses the links inside them", p->wan.lat, p->intra.lat);
+	memset(l, 0, sizeof(*l));
+	l->intra_bw = sm_rate(p->intra.bw);
+	l->wan_bw = sm_rate(p->wan.bw);
+	l->port_bw = sm_rate(p->mod.port_bw);
+	l->nic_delay = sm_ps(p->intra.lat / 2);
+	l->down_delay = sm_ps(p->intra.lat) - l->nic_delay;
+	l->mlink_delay = l->down_delay;
+	l->wan_delay = p->topo.n_dc > 1 ? sm_ps(p->wan.lat) - sm_ps(p->intra.lat) : 0;
+	for (i = 0; i < SM_OP_COUNT; i++) {
+		if (p->mod.compute_ops & (1u << i))
+			compute_ops += p->mod.ops_per_byte[i];
+		else
+			fpga_ops += p->mod.ops_per_byte[i];
+	}
+	l->stage_bw[SM_STAGE_OPTICS] =
+		sm_rate(p->job.value_bytes * p->mod.lanes * p->mod.lane_rate / p->mod.planes);
+	l->stage_bw[SM_STAGE_COMPUTE] = budget > 0 && compute_ops > 0 ?
+		sm_rate(budget / compute_ops) : 0;
+	l->stage_bw[SM_STAGE_FPGA] = fpga_ops > 0 ? sm_rate(p->mod.fpga_rate / fpga_ops) : 0;
+	l->stage_bw[SM_STAGE_PORT] = l->port_bw;
+	l->mod_latency_port = sm_ps(p->mod.latency_port);
+	l->mod_latency_network = sm_ps(p->mod.latency_network);
+	return 0;
+}
+
+/* ---- the recursion ---- */
+
+/* A frame in flight through the form: when it reaches the next hop, and who sent it. */
+struct pframe {
+	uint64_t t;		/* arrival at the next hop */
+	uint32_t w;		/* sender */
+	uint32_t len;		/* payload bytes */
+};
+
+/* A serialiser: its rate, delay, when it is next free, and for links fed by several sources the
+ * latest arrival of an earlier round (to detect interleaving, where the form would not apply). */
+struct hop {
+	uint64_t bw, delay, busy;
+	uint64_t prev_last;	/* latest arrival of earlier rounds */
+	uint64_t cur_first;	/* earliest arrival of this round (UINT64_MAX: none yet) */
+	uint64_t cur_last;
+	uint32_t last_len;	/* cache of the last serialisation */
+	uint64_t last_ps;
+};
+
+struct pmodel {
+	const struct sm_params *p;
+	const struct sm_packet *pk;
+	const struct sm_program *prog;
+	struct sm_links l;
+	uint32_t w_count, n, d;
+	struct hop *nic, *down, *port, *mlink, *wan, (*stage)[SM_STAGE_COUNT];
+	uint64_t *ready, *txdone;
+	struct pframe *f, *g;		/* scratch: a round's frames */
+	uint64_t fcap;
+};
+
+static uint64_t
+ser(struct hop *h, uint32_t charge)
+{
+	if (charge != h->last_len) {
+		h->last_len = charge;
+		h->last_ps = sm_ser_ps(charge, h->bw);
+	}
+	return h->last_ps;
+}
+
+/* Pass a frame arriving at @t through @h (max-plus step); returns its arrival at the next hop. */
+static uint64_t
+pass(struct hop *h, uint64_t t, uint32_t charge)
+{
+	uint64_t start = t > h->busy ? t : h->busy;
+
+	h->busy = start + ser(h, charge);
+	return h->busy + h->delay;
+}
+
+static void
+note_arrival(struct hop *h, uint64_t t)
+{
+	if (t < h->cur_first)
+		h->cur_first = t;
+	if (t > h->cur_last)
+		h->cur_last = t;
+}
+
+/* End a round on @h: -ERANGE if its frames may have interleaved with an earlier round's. */
+static int
+close_round(struct hop *h)
+{
+	int rc = 0;
+
+	if (h->cur_first == UINT64_MAX)
+		return 0;
+	if (h->cur_first <= h->prev_last)
+		rc = -ERANGE;
+	if (h->cur_last > h->prev_last)
+		h->prev_last = h->cur_last;
+	h->cur_first = UINT64_MAX;
+	h->cur_last = 0;
+	return rc;
+}
+
+/*
+ * A worker queues k frames on its first hop @h from @s: bursts of @burst, each re-armed when the
+ * last frame queued starts serialising.  Fills @out with the frames' arrivals at the next hop and
+ * returns when the last burst was queued.
+ */
+static uint64_t
+first_hop(struct pmodel *m, struct hop *h, uint64_t s, uint32_t w, uint64_t k, uint32_t last,
+	  uint32_t charge_unit, struct pframe *out)
+{
+	uint64_t j, queued = s, start = 0;
+
+	for (j = 0; j < k; j++) {
+		uint32_t len = j + 1 == k ? last : m->pk->payload;
+		uint32_t charge = charge_unit ? sm_charge(m->pk->account, len) : len;
+
+		if (j > 0 && j % m->pk->burst == 0)
+			queued = start;	/* re-armed when frame j - 1 started */
+		start = queued > h->busy ? queued : h->busy;
+		h->busy = start + ser(h, charge);
+		out[j].t = h->busy + h->delay;
+		out[j].w = w;
+		out[j].len = len;
+	}
+	return queued;
+}
+
+static int
+cmp_frame(const void *a, const void *b)
+{
+	const struct pframe *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->w < y->w ? -1 : x->w > y->w;
+}
+
+/* Stream @k frames through the module of worker @w, each available at f[j].t; returns done. */
+static uint64_t
+module_stream(struct pmodel *m, uint32_t w, const struct pframe *f, uint64_t k, uint64_t latency)
+{
+	uint64_t j, t = 0;
+	int s;
+
+	for (j = 0; j < k; j++) {
+		t = f[j].t;
+		for (s = 0; s < SM_STAGE_COUNT; s++)
+			if (m->stage[w][s].bw > 0)
+				t = pass(&m->stage[w][s], t, f[j].len);
+	}
+	return t + latency;
+}
+
+/*
+ * A pluggable: the worker queues bursts of frames into its module and re-arms when the slowest
+ * stage starts the last one queued; each frame passes the stages in order.  Sets when the module
+ * is done (ready) and returns when the last burst was queued.
+ */
+static uint64_t
+pluggable(struct pmodel *m, uint32_t w, uint64_t s0, uint64_t k, uint32_t last)
+{
+	struct hop *st = m->stage[w];
+	uint64_t j, queued = s0, slow_start = 0, t = 0;
+	int s, slowest = SM_STAGE_PORT;
+
+	for (s = 0; s < SM_STAGE_COUNT; s++)
+		if (st[s].bw > 0 && st[s].bw < st[slowest].bw)
+			slowest = s;
+	for (j = 0; j < k; j++) {
+		uint32_t len = j + 1 == k ? last : m->pk->payload;
+
+		if (j > 0 && j % m->pk->burst == 0)
+			queued = slow_start;	/* re-armed when frame j - 1 reached the slowest */
+		t = queued;
+		for (s = 0; s < SM_STAGE_COUNT; s++) {
+			uint64_t begin;
+
+			if (st[s].bw == 0)
+				continue;
+			begin = t > st[s].busy ? t : st[s].busy;
+			if (s == slowest)
+				slow_start = begin;
+			st[s].busy = begin + ser(&st[s], len);
+			t = st[s].busy;
+		}
+	}
+	m->ready[w] = t + m->l.mod_latency_port;
+	return queued;
+}
+
+/* The module round: the dense gradient to the own module, done when it is. */
+static int
+module_round(struct pmodel *m, const struct sm_round *r, const uint64_t *start)
+{
+	uint32_t last, w;
+	uint64_t k = sm_frames(r->bytes, m->pk->payload, &last), j;
+
+	for (w = 0; w < m->w_count; w++) {
+		struct pframe *f = m->f;
+
+		if (m->prog->plan.placement == SM_PLACE_PORT) {
+			m->txdone[w] = pluggable(m, w, start[w], k, last);
+			continue;
+		}
+		/* in the network: nic, switch, mlink, then gather and stream */
+		m->txdone[w] = first_hop(m, &m->nic[w], start[w], w, k, last, 1, f);
+		for (j = 0; j < k; j++)
+			f[j].t = pass(&m->mlink[w], f[j].t, sm_charge(m->pk->account, f[j].len));
+		for (j = 0; j < k; j++)
+			f[j].t = f[k - 1].t;	/* gathered: all available when the last arrives */
+		m->ready[w] = module_stream(m, w, f, k, m->l.mod_latency_network);
+	}
+	return 0;
+}
+
+/* A peer round: every worker sends r->bytes to its ring successor. */
+static int
+peer_round(struct pmodel *m, const struct sm_round *r, const uint64_t *start)
+{
+	uint32_t last, w, d;
+	uint64_t k = sm_frames(r->bytes, m->pk->payload, &last), j, nf;
+	uint32_t acc = m->pk->account;
+	int rc = 0;
+
+	for (w = 0; w < m->w_count; w++) {
+		struct pframe *f = m->f + (uint64_t)w * k;
+		uint32_t v = sm_round_peer(r, w, +1);
+
+		if (r->capped) {
+			m->txdone[w] = first_hop(m, &m->port[w], start[w], w, k, last, 1, f);
+			for (j = 0; j < k; j++)
+				f[j].t = pass(&m->nic[w], f[j].t, sm_charge(acc, f[j].len));
+		} else {
+			m->txdone[w] = first_hop(m, &m->nic[w], start[w], w, k, last, 1, f);
+		}
+		if (v / m->n == w / m->n) {
+			/* inside the DC: the switch, then the receiver's down link */
+			for (j = 0; j < k; j++) {
+				note_arrival(&m->down[v], f[j].t);
+				f[j].t = pass(&m->down[v], f[j].t, sm_charge(acc, f[j].len));
+			}
+			m->ready[v] = f[k - 1].t;
+		} else if ((v / m->n) != ((w / m->n) + 1) % m->d) {
+			return -EINVAL;	/* ring collectives only cross to the next DC */
+		}
+	}
+	/* across DCs: merge each DC's flows on its WAN link */
+	for (d = 0; d < m->d && m->d > 1; d++) {
+		nf = 0;
+		for (w = d * m->n; w < (d + 1) * m->n; w++) {
+			uint32_t v = sm_round_peer(r, w, +1);
+
+			if (v / m->n == d)
+				continue;
+			memcpy(m->g + nf, m->f + (uint64_t)w * k, k * sizeof(*m->g));
+			nf += k;
+		}
+		if (nf == 0)
+			continue;
+		qsort(m->g, nf, sizeof(*m->g), cmp_frame);
+		for (j = 0; j < nf; j++) {
+			struct pframe *x = &m->g[j];
+			uint32_t v = sm_round_peer(r, x->w, +1);
+
+			note_arrival(&m->wan[d], x->t);
+			x->t = pass(&m->wan[d], x->t, sm_charge(acc, x->len));
+			note_arrival(&m->down[v], x->t);
+			x->t = pass(&m->down[v], x->t, sm_charge(acc, x->len));
+			m->ready[v] = x->t;	/* in order: the last one stays */
+		}
+	}
+	for (w = 0; w < m->w_count; w++)
+		if (close_round(&m->down[w]) != 0)
+			rc = -ERANGE;
+	for (d = 0; d < m->d; d++)
+		if (close_round(&m->wan[d]) != 0)
+			rc = -ERANGE;
+	return rc;
+}
+
+/* An ideal barrier: every worker continues when the last has finished (data and queueing). */
+static void
+barrier(struct pmodel *m)
+{
+	uint64_t b = 0;
+	uint32_t w;
+
+	for (w = 0; w < m->w_count; w++) {
+		if (m->ready[w] > b)
+			b = m->ready[w];
+		if (m->txdone[w] > b)
+			b = m->txdone[w];
+	}
+	for (w = 0; w < m->w_count; w++)
+		m->ready[w] = m->txdone[w] = b;
+}
+
+static void
+hop_init(struct hop *h, uint64_t bw, uint64_t delay)
+{
+	memset(h, 0, sizeof(*h));
+	h->bw = bw;
+	h->delay = delay;
+	h->cur_first = UINT64_MAX;
+	h->last_len = UINT32_MAX;
+}
+
+static void
+pmodel_free(struct pmodel *m)
+{
+	free(m->nic);
+	free(m->stage);
+	free(m->ready);
+	free(m->f);
+	free(m->g);
+}
+
+static int
+pmodel_init(struct pmodel *m, const struct sm_params *p, const struct sm_packet *pk,
+	    const struct sm_program *prog)
+{
+	uint64_t maxk = 1;
+	uint32_t w, i;
+
+	memset(m, 0, sizeof(*m));
+	m->p = p;
+	m->pk = pk;
+	m->prog = prog;
+	if (sm_links_build(p, prog->budget, &m->l, NULL, 0) != 0)
+		return -EINVAL;
+	m->n = p->topo.per_dc;
+	m->d = p->topo.n_dc;
+	m->w_count = sm_workers(p);
+	for (i = 0; i < prog->n; i++) {
+		uint64_t k = sm_frames(prog->r[i].bytes, pk->payload, NULL);
+
+		if (k > maxk)
+			maxk = k;
+	}
+	m->fcap = maxk * m->w_count;
+	m->nic = calloc((size_t)4 * m->w_count + m->d, sizeof(*m->nic));
+	m->stage = calloc(m->w_count, sizeof(*m->stage));
+	m->ready = calloc(2 * (size_t)m->w_count, sizeof(*m->ready));
+	m->f = calloc(m->fcap, sizeof(*m->f));
+	m->g = calloc(m->fcap, sizeof(*m->g));
+	if (m->nic == NULL || m->stage == NULL || m->ready == NULL || m->f == NULL ||
+	    m->g == NULL) {
+		pmodel_free(m);
+		return -ENOMEM;
+	}
+	m->down = m->nic + m->w_count;
+	m->port = m->down + m->w_count;
+	m->mlink = m->port + m->w_count;
+	m->wan = m->mlink + m->w_count;
+	m->txdone = m->ready + m->w_count;
+	for (w = 0; w < m->w_count; w++) {
+		int s;
+
+		hop_init(&m->nic[w], m->l.intra_bw, m->l.nic_delay);
+		hop_init(&m->down[w], m->l.intra_bw, m->l.down_delay);
+		hop_init(&m->port[w], m->l.port_bw, 0);
+		hop_init(&m->mlink[w], m->l.intra_bw, m->l.mlink_delay);
+		for (s = 0; s < SM_STAGE_COUNT; s++)
+			hop_init(&m->stage[w][s], m->l.stage_bw[s], 0);
+	}
+	for (i = 0; i < m->d; i++)
+		hop_init(&m->wan[i], m->l.wan_bw, m->l.wan_delay);
+	return 0;
+}
+
+int
+sm_packet_model(const struct sm_params *p, const struct sm_packet *pk, enum sm_variant v,
+		double budget, unsigned int steps, struct sm_packet_step *out)
+{
+	struct sm_program *prog;
+	struct pmodel m;
+	uint64_t *start = NULL, *end = NULL, prev_end = 0;
+	unsigned int s, i;
+	uint32_t w;
+	int rc;
+
+	if (sm_packet_check(pk, NULL, 0) != 0)
+		return -EINVAL;
+	prog = malloc(sizeof(*prog));
+	if (prog == NULL)
+		return -ENOMEM;
+	rc = sm_program_build(p, v, budget, prog);
+	if (rc == 0)
+		rc = pmodel_init(&m, p, pk, prog);
+	if (rc != 0) {
+		free(prog);
+		return rc;
+	}
+	start = calloc(m.w_count, sizeof(*start));
+	end = calloc(m.w_count, sizeof(*end));
+	if (start == NULL || end == NULL)
+		rc = -ENOMEM;
+	for (s = 0; s < steps && rc == 0; s++) {
+		uint64_t frames = 0, step_end = 0;
+
+		for (w = 0; w < m.w_count; w++) {
+			/* a step barrier: every worker starts when the last has finished */
+			m.ready[w] = (pk->sync == SM_SYNC_NONE ? end[w] : prev_end) + prog->compute_ps;
+			m.txdone[w] = m.ready[w];
+		}
+		for (i = 0; i < prog->n && rc == 0; i++) {
+			const struct sm_round *r = &prog->r[i];
+
+			if (pk->sync == SM_SYNC_PHASE && i > 0 && r->phase != prog->r[i - 1].phase)
+				barrier(&m);
+			for (w = 0; w < m.w_count; w++)
+				start[w] = m.ready[w] > m.txdone[w] ? m.ready[w] : m.txdone[w];
+			if (r->hop == SM_HOP_MODULE)
+				rc = module_round(&m, r, start);
+			else
+				rc = peer_round(&m, r, start);
+			frames += m.w_count * sm_frames(r->bytes, pk->payload, NULL);
+		}
+		for (w = 0; w < m.w_count; w++) {
+			end[w] = m.ready[w] > m.txdone[w] ? m.ready[w] : m.txdone[w];
+			if (end[w] > step_end)
+				step_end = end[w];
+		}
+		out[s].end_ps = step_end;
+		out[s].time_ps = step_end - prev_end;
+		out[s].frames = frames;
+		prev_end = step_end;
+	}
+	free(start);
+	free(end);
+	pmodel_free(&m);
+	free(prog);
+	return rc;
+}
+
+double
+sm_packet_fluid_bound(const struct sm_params *p, const struct sm_packet *pk,
+		      const struct sm_program *prog)
+{
+	double bound = 0, frame = pk->payload;
+	struct sm_links l;
+	struct sm_step s;
+	unsigned int i;
+	int st;
+
+	if (sm_links_build(p, prog->budget, &l, NULL, 0) != 0 ||
+	    sm_step_eval(p, prog->var, prog->budget, &s) != 0)
+		return NAN;
+	for (i = 0; i < prog->n; i++) {
+		const struct sm_round *r = &prog->r[i];
+		double slowest = (double)l.intra_bw;
+		uint64_t k = sm_frames(r->bytes, pk->payload, NULL);
+
+		/* up to 1 ps of rounding per frame on each of up to 4 hops or stages */
+		bound += 4e-12 * (double)k;
+		if (r->hop == SM_HOP_MODULE) {
+			/* the pipeline fills: the first frame through every stage; and for a module in
+			 * the network the dense hop's store-and-forward */
+			for (st = 0; st < SM_STAGE_COUNT; st++)
+				if (l.stage_bw[st] > 0)
+					bound += frame / (double)l.stage_bw[st];
+			if (prog->plan.placement == SM_PLACE_NETWORK)
+				bound += 2 * frame / (double)l.intra_bw;
+			continue;
+		}
+		if (r->hop == SM_HOP_WAN && l.wan_bw < slowest)
+			slowest = (double)l.wan_bw;
+		if (r->capped && l.port_bw < slowest)
+			slowest = (double)l.port_bw;
+		/* a frame's store-and-forward on each hop after the first, and the last frame */
+		bound += 3 * frame / slowest;
+	}
+	return bound / s.total;
+}

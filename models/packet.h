@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The packet level: frames, framing, the per-worker round program, and the packet-level closed
+ * form that predicts what the data plane measures at zero load.
+ */
+#ifndef SM_PACKET_H
+#define SM_PACKET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collective.h"
+#include "params.h"
+#include "step.h"
+
+/* Frame layout (the syncemu wire format; see dataplane/frame.h for the header fields). */
+#define SM_ETH_HDR 14u
+#define SM_IP_HDR 20u
+#define SM_UDP_HDR 8u
+#define SM_SE_HDR 48u					/**< the syncemu header */
+#define SM_HDR_BYTES (SM_ETH_HDR + SM_IP_HDR + SM_UDP_HDR + SM_SE_HDR) /**< 90 */
+#define SM_ETH_FCS 4u
+#define SM_ETH_PREAMBLE 8u				/**< preamble and start delimiter */
+#define SM_ETH_IFG 12u					/**< inter-frame gap */
+#define SM_ETH_MIN_FRAME 64u				/**< with FCS */
+#define SM_MTU_MIN 576u
+#define SM_MTU_MAX 65000u
+
+/** What a link charges for a frame. */
+enum sm_account {
+	SM_ACCOUNT_PAYLOAD,	/**< gradient bytes only: compares with the deck's fluid model */
+	SM_ACCOUNT_WIRE,	/**< Ethernet on the wire: headers, FCS, preamble, inter-frame gap */
+};
+
+/**
+ * When workers wait for each other.  Inside a phase a worker always starts a round as soon as the
+ * frames it waits for have arrived; the modes differ at phase and step boundaries.
+ */
+enum sm_sync {
+	SM_SYNC_PHASE,	/**< a phase starts when every worker has finished the previous one (an
+			 *   ideal barrier, no frames): the deck's additive terms */
+	SM_SYNC_STEP,	/**< only a step waits for every worker's previous step */
+	SM_SYNC_NONE,	/**< no barrier: each worker runs on as its data arrives */
+};
+
+/** Packet-level settings. */
+struct sm_packet {
+	uint32_t mtu;		/**< IP MTU, bytes */
+	uint32_t payload;	/**< gradient bytes per full frame; <= mtu - 76 */
+	enum sm_account account;
+	enum sm_sync sync;
+	uint32_t burst;		/**< frames a worker queues ahead on its first hop */
+};
+
+/** Defaults: MTU 9000, 8192-byte payloads, payload accounting, phase sync, bursts of 16. */
+void sm_packet_default(struct sm_packet *pk);
+
+/** Check ranges and that the payload fits the MTU; -EINVAL with a message naming the key. */
+int sm_packet_check(const struct sm_packet *pk, char *err, unsigned long errlen);
+
+/** Picoseconds to serialise @p bytes at @p bw bytes per second (rounded up). bw >= 1. */
+static inline uint64_t
+sm_ser_ps(uint64_t bytes, uint64_t bw)
+{
+	return (bytes * UINT64_C(1000000000000) + bw - 1) / bw;
+}
+
+/** Seconds to picoseconds, rounded to nearest. */
+uint64_t sm_ps(double seconds);
+
+/** A rate in B/s as the integer the packet level uses (rounded, at least 1). */
+uint64_t sm_rate(double bytes_per_s);
+
+/** Bytes a link charges for a frame carrying @p payload gradient bytes. */
+static inline uint32_t
+sm_charge(enum sm_account a, uint32_t payload)
+{
+	uint32_t f;
+
+	if (a == SM_ACCOUNT_PAYLOAD)
+		return payload;
+	f = SM_HDR_BYTES + payload + SM_ETH_FCS;
+	if (f < SM_ETH_MIN_FRAME)
+		f = SM_ETH_MIN_FRAME;
+	return f + SM_ETH_PREAMBLE + SM_ETH_IFG;
+}
+
+/** One round of a worker's step program. Every worker runs the same list. */
+struct sm_round {
+	enum sm_hop hop;	/**< SM_HOP_MODULE: send the dense gradient to the own module and
+				 *   wait for its completion */
+	enum sm_xfer xfer;
+	uint8_t phase;		/**< index into the plan */
+	uint16_t index;		/**< round within its phase */
+	uint64_t bytes;		/**< bytes each worker sends (and receives) in the round */
+	uint32_t ring, stride;	/**< the ring: peer = sm_round_peer() */
+	bool capped;		/**< the flow goes through the module port (pluggable E) */
+	enum sm_resource res;	/**< what the fluid model charges the round to */
+};
+
+#define SM_ROUNDS_MAX 512
+
+/** The worker program of a variant: @p plan's phases flattened into rounds. */
+struct sm_program {
+	enum sm_variant var;
+	unsigned int n;
+	struct sm_round r[SM_ROUNDS_MAX];
+	struct sm_plan plan;
+	double budget;			/**< module compute budget, FLOP/s (0 = not charged) */
+	uint64_t compute_ps;		/**< compute + extra transform per step */
+	enum sm_resource module_res;	/**< the module's binding stage as a resource */
+};
+
+/**
+ * Build the round program of variant @p v at module budget @p budget.
+ *
+ * @return 0, -EINVAL on bad parameters, -E2BIG if the topology needs more than SM_ROUNDS_MAX
+ */
+int sm_program_build(const struct sm_params *p, enum sm_variant v, double budget,
+		     struct sm_program *prog);
+
+/** The worker that @p w sends to (@p dir = +1) or receives from (-1) in a ring round. */
+static inline uint32_t
+sm_round_peer(const struct sm_round *r, uint32_t w, int dir)
+{
+	uint32_t pos = (w / r->stride) % r->ring;
+	uint32_t base = w - pos * r->stride;
+
+	pos = (pos + r->ring + (uint32_t)dir) % r->ring;
+	return base + pos * r->stride;
+}
+
+/** Frames of a @p bytes chunk and the payload of its last frame. */
+static inline uint64_t
+sm_frames(uint64_t bytes, uint32_t payload, uint32_t *last)
+{
+	uint64_t k = (bytes + payload - 1) / payload;
+
+	if (last != NULL)
+		*last = (uint32_t)(bytes - (k - 1) * payload);
+	return k;
+}
+
+/**
+ * The element rates and delays of the packet topology, derived from the model:
+ *   nic (worker to switch) and down (switch to worker): the intra rate, half the intra latency
+ *   each, so a worker-to-worker path inside a DC has the model's intra latency;
+ *   wan (switch to the next DC's switch): the WAN rate and wan.latency - intra.latency, so a
+ *   worker-to-worker path across DCs has the model's WAN latency;
+ *   port (pluggable E): the module port rate, no delay, in front of the nic;
+ *   mlink (switch to a module in the network, E'): the intra rate, half the intra latency;
+ *   module stages in B/s (0: the stage costs nothing) and the module latency.
+ */
+struct sm_links {
+	uint64_t intra_bw, wan_bw, port_bw;	/**< B/s */
+	uint64_t nic_delay, down_delay, wan_delay, mlink_delay; /**< ps */
+	uint64_t stage_bw[SM_STAGE_COUNT];	/**< B/s, 0 = free */
+	uint64_t mod_latency_port, mod_latency_network; /**< ps */
+};
+
+/** Derive the packet topology; -EINVAL (with a message) if wan.latency < intra.latency. */
+int sm_links_build(const struct sm_params *p, double budget, struct sm_links *l, char *err,
+		   unsigned long errlen);
+
+/** Per-step result of the packet-level closed form. */
+struct sm_packet_step {
+	uint64_t end_ps;	/**< when the last worker finished the step */
+	uint64_t time_ps;	/**< end minus the previous step's end */
+	uint64_t frames;	/**< frames the workers sent in the step */
+};
+
+/**
+ * The packet-level closed form at zero load: frames of the configured payload through
+ * store-and-forward hops, each a serialiser at its rate (rounded up to the picosecond per frame)
+ * plus its delay; each round starts per worker when its previous round's frames have all arrived
+ * and its previous frames are queued; a shared WAN link serves the frames of a data centre's
+ * workers in order of arrival (ties by worker index).  Every hop is a max-plus recursion
+ * d_j = max(a_j, d_{j-1}) + s_j over its frames, which for one flow reduces to the closed form
+ * t = sum of the other hops' first-frame times + k s_bottleneck + last-frame terms.
+ *
+ * @param steps  number of steps; @p out has that many entries
+ * @return 0; -EINVAL on bad parameters; -ERANGE if two rounds overlap on a link (the form then
+ *         does not apply: frames of different rounds would interleave); -ENOMEM
+ */
+int sm_packet_model(const struct sm_params *p, const struct sm_packet *pk, enum sm_variant v,
+		    double budget, unsigned int steps, struct sm_packet_step *out);
+
+/**
+ * Bound on (packet - fluid) / fluid for one step of @p prog at zero load, payload accounting and
+ * phase sync: per round three frames at the slowest rate on its path (store-and-forward on the
+ * hops after the first, and the last partial frame), the module's pipeline fill (one frame through
+ * every stage) and a dense hop's store-and-forward, and a picosecond of rounding per frame and hop.
+ * The packet step is never shorter than the fluid one.  The README states it; the tests check the
+ * emulation against it.
+ */
+double sm_packet_fluid_bound(const struct sm_params *p, const struct sm_packet *pk,
+			     const struct sm_program *prog);
+
+#endif /* SM_PACKET_H */
