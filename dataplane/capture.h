@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Capture points: which elements write frames to the trace, and under which interface name.
+ *
+ * One pcapng interface per capture point (e.g. "w3.tx", "wan0>1.in"); the same name keeps its
+ * interface across the runs of one invocation.  Timestamps are the run's virtual time in ns.
+ */
+#ifndef DP_CAPTURE_H
+#define DP_CAPTURE_H
+
+#include <stdint.h>
+
+#include "engine.h"
+
+struct tr_pcapng;
+
+/** Kinds of capture point, selectable one by one. */
+enum dp_cap_kind {
+	DP_CAP_TX,	/**< a worker queues a frame ("w3.tx") */
+	DP_CAP_RX,	/**< a worker receives a frame ("w3.rx") */
+	DP_CAP_NIC,	/**< a worker's NIC queue in and out ("w3.nic.in", ".out") */
+	DP_CAP_SWITCH,	/**< a DC switch's queues towards workers and modules ("dc0>w3.in") */
+	DP_CAP_WAN,	/**< the WAN queues ("wan0>1.in", ".out") */
+	DP_CAP_MODULE,	/**< a module's input and output ("m3.in", "m3.out") */
+	DP_CAP_PORT,	/**< a pluggable's port cap ("w3.port.in", ".out") */
+	DP_CAP_COUNT
+};
+
+#define DP_CAP_NAME_MAX 48
+#define DP_CAP_IF_MAX 4096
+
+struct dp_capture {
+	struct tr_pcapng *w;		/**< the trace */
+	uint32_t mask;			/**< kinds enabled (1u << enum dp_cap_kind) */
+	uint32_t snaplen;		/**< bytes kept per frame */
+	uint32_t nif;
+	char names[DP_CAP_IF_MAX][DP_CAP_NAME_MAX];
+	uint64_t frames[DP_CAP_IF_MAX];	/**< frames written per interface */
+};
+
+/** Interface id of point @p name of @p kind, creating it; -1 if the kind is off or no trace. */
+int dp_capture_point(struct dp_capture *c, enum dp_cap_kind kind, const char *name);
+
+/** Write frame @p m on interface @p ifid (no-op for -1); errors stop the engine. */
+void dp_capture_frame(struct dp_engine *eng, int ifid, const struct rte_mbuf *m, dp_time_t t);
+
+/** Parse "tx,rx,wan" (also "all", "none"); -EINVAL with a message naming the unknown kind. */
+int dp_capture_parse(const char *s, uint32_t *mask, char *err, size_t errlen);
+
+/** Name of a kind: "tx", "rx", "nic", "switch", "wan", "module", "port". */
+const char *dp_capture_kind_name(enum dp_cap_kind k);
+
+#endif /* DP_CAPTURE_H */

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The event calendar: a binary heap of elements keyed by (next event, id).
+ *
+ * With a few dozen elements the heap is a handful of cache lines; an update is O(log n) and the
+ * (time, id) key makes equal-time events run in a fixed order, so the same scenario gives the same
+ * frames in the same order, byte for byte.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+
+RTE_LOG_REGISTER_DEFAULT(dp_logtype, NOTICE);
+
+static inline bool
+before(const struct dp_elem *a, const struct dp_elem *b)
+{
+	return a->next < b->next || (a->next == b->next && a->id < b->id);
+}
+
+static inline void
+heap_set(struct dp_engine *eng, uint32_t i, struct dp_elem *e)
+{
+	eng->heap[i] = e;
+	e->heap_pos = i;
+}
+
+static void
+sift_up(struct dp_engine *eng, uint32_t i)
+{
+	struct dp_elem *e = eng->heap[i];
+
+	while (i > 0) {
+		uint32_t parent = (i - 1) / 2;
+
+		if (!before(e, eng->heap[parent]))
+			break;
+		heap_set(eng, i, eng->heap[parent]);
+		i = parent;
+	}
+	heap_set(eng, i, e);
+}
+
+static void
+sift_down(struct dp_engine *eng, uint32_t i)
+{
+	struct dp_elem *e = eng->heap[i];
+
+	for (;;) {
+		uint32_t l = 2 * i + 1, best = i;
+		struct dp_elem *b = e;
+
+		if (l < eng->n && before(eng->heap[l], b)) {
+			best = l;
+			b = eng->heap[l];
+		}
+		if (l + 1 < eng->n && before(eng->heap[l + 1], b)) {
+			best = l + 1;
+			b = eng->heap[l + 1];
+		}
+		if (best == i)
+			break;
+		heap_set(eng, i, b);
+		i = best;
+	}
+	heap_set(eng, i, e);
+}
+
+void
+dp_sched(struct dp_elem *e, dp_time_t t)
+{
+	dp_time_t old = e->next;
+
+	if (t == old)
+		return;
+	e->next = t;
+	if (t < old)
+		sift_up(e->eng, e->heap_pos);
+	else
+		sift_down(e->eng, e->heap_pos);
+}
+
+int
+dp_engine_init(struct dp_engine *eng, uint32_t max_elems, struct rte_mempool *pool, dp_time_t t0)
+{
+	memset(eng, 0, sizeof(*eng));
+	eng->heap = calloc(max_elems, sizeof(*eng->heap));
+	if (eng->heap == NULL)
+		return -ENOMEM;
+	eng->cap = max_elems;
+	eng->pool = pool;
+	eng->now = t0;
+	return 0;
+}
+
+void
+dp_engine_fini(struct dp_engine *eng)
+{
+	free(eng->heap);
+	eng->heap = NULL;
+	eng->n = 0;
+}
+
+int
+dp_engine_add(struct dp_engine *eng, struct dp_elem *e, const struct dp_elem_ops *ops,
+	      const char *name)
+{
+	if (eng->n == eng->cap)
+		return -ENOSPC;
+	memset(e, 0, sizeof(*e));
+	e->ops = ops;
+	e->eng = eng;
+	e->next = DP_NEVER;
+	e->id = eng->n;
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	heap_set(eng, eng->n++, e);
+	sift_up(eng, e->heap_pos);
+	return 0;
+}
+
+int
+dp_engine_run(struct dp_engine *eng, dp_time_t until, bool (*done)(void *arg), void *arg)
+{
+	while (eng->error == 0) {
+		struct dp_elem *e = eng->heap[0];
+
+		if (e->next == DP_NEVER || e->next > until)
+			break;
+		eng->now = e->next;
+		e->ops->event(e, eng->now);
+		eng->events++;
+		if (done != NULL && done(arg))
+			break;
+	}
+	return eng->error;
+}
+
+void
+dp_engine_fail(struct dp_engine *eng, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (eng->error != 0)
+		return;
+	eng->error = err;
+	va_start(ap, fmt);
+	vsnprintf(eng->errmsg, sizeof(eng->errmsg), fmt, ap);
+	va_end(ap);
+}
+
+void
+dp_barrier_arrive(struct dp_barrier *b, dp_time_t now)
+{
+	uint32_t i;
+
+	if (++b->count < b->need)
+		return;
+	b->count = 0;
+	b->generation++;
+	for (i = 0; i < b->need; i++)
+		b->release(b->arg, i, now);
+}

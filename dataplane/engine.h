@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The virtual-time engine: elements, the event calendar, barriers, captures.
+ *
+ * Every element (worker, link, switch, module) embeds a struct dp_elem.  An element has at most
+ * one pending event of its own, at dp_elem.next; the calendar is a binary heap of elements keyed by
+ * (next, id), so events at the same picosecond run in a fixed order and a run is deterministic.
+ * Frames pass between elements by direct calls (dp_elem_ops.rx) at the current time; an element
+ * that holds frames (a link, a module) keeps them with the times they are due and schedules its
+ * next event for the earliest.  No element reads a clock: they are all given `now`.
+ */
+#ifndef DP_ENGINE_H
+#define DP_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_log.h>
+#include <rte_mbuf.h>
+
+/** Time in picoseconds (virtual time; 2^64 ps is 213 days). */
+typedef uint64_t dp_time_t;
+#define DP_NEVER UINT64_MAX
+
+extern int dp_logtype;
+#define DP_LOG(level, fmt, ...)							\
+	rte_log(RTE_LOG_##level, dp_logtype, "syncemu: %s(): " fmt "\n", __func__,	\
+		##__VA_ARGS__)
+
+struct dp_elem;
+struct dp_engine;
+struct dp_capture;
+
+/** What an element does. */
+struct dp_elem_ops {
+	const char *kind;					/**< "link", "worker", ... */
+	void (*event)(struct dp_elem *e, dp_time_t now);	/**< its event is due */
+	void (*rx)(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now); /**< a frame arrives */
+	/** Frames the element holds now (for the end-of-run invariant). */
+	uint64_t (*held)(const struct dp_elem *e);
+};
+
+/** Frame counters every element keeps: rx = tx + drop + held at all times. */
+struct dp_counters {
+	uint64_t rx, tx, drop;		/**< frames */
+	uint64_t rx_bytes, tx_bytes, drop_bytes; /**< frame bytes */
+};
+
+/** The part of every element the engine knows. */
+struct dp_elem {
+	const struct dp_elem_ops *ops;
+	struct dp_engine *eng;
+	dp_time_t next;		/**< its next event; DP_NEVER if none */
+	uint32_t id;		/**< order of events at the same time */
+	uint32_t heap_pos;
+	struct dp_counters c;
+	char name[32];
+};
+
+/** An ideal barrier: the last worker to arrive releases all, in worker order. */
+struct dp_barrier {
+	uint32_t need, count;
+	uint32_t generation;
+	void (*release)(void *arg, uint32_t who, dp_time_t now);
+	void *arg;
+};
+
+/** The engine: the calendar, the mempool, the capture, the first fatal error. */
+struct dp_engine {
+	dp_time_t now;
+	struct dp_elem **heap;
+	uint32_t n, cap;
+	struct rte_mempool *pool;
+	struct dp_capture *cap_ctx;	/**< NULL: no trace */
+	uint64_t events;
+	int error;			/**< first fatal error, -errno; the run stops */
+	char errmsg[256];
+};
+
+/** Initialise an engine at time @p t0 with room for @p max_elems elements; 0 or -ENOMEM. */
+int dp_engine_init(struct dp_engine *eng, uint32_t max_elems, struct rte_mempool *pool,
+		   dp_time_t t0);
+
+/** Free the calendar (not the elements). */
+void dp_engine_fini(struct dp_engine *eng);
+
+/** Add an element (ids are given in the order of addition); 0 or -ENOSPC. */
+int dp_engine_add(struct dp_engine *eng, struct dp_elem *e, const struct dp_elem_ops *ops,
+		  const char *name);
+
+/** Set the element's next event to @p t (DP_NEVER for none). */
+void dp_sched(struct dp_elem *e, dp_time_t t);
+
+/**
+ * Run events in time order until none is due at or before @p until, @p done(arg) returns true
+ * (checked after each event), or an element reports an error.
+ *
+ * @return 0, or the element's error
+ */
+int dp_engine_run(struct dp_engine *eng, dp_time_t until, bool (*done)(void *arg), void *arg);
+
+/** Record a fatal error (the first one wins) with a message naming the element. */
+void dp_engine_fail(struct dp_engine *eng, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/** Arrive at a barrier; the last arrival releases everyone at its time. */
+void dp_barrier_arrive(struct dp_barrier *b, dp_time_t now);
+
+#endif /* DP_ENGINE_H */

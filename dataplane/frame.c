@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Frames of the syncemu wire format.
+ *
+ * A flow's 90 bytes of headers are built once per round; each frame copies them and patches what
+ * changes per frame (offset, sequence, departure, and on a short last frame the lengths and the IP
+ * checksum).  The payload bytes are left as the pool gave them (zero), so a trace with a full snap
+ * length is deterministic.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "frame.h"
+
+static rte_be32_t
+worker_addr(uint32_t w, uint32_t n_per_dc, uint8_t base, struct rte_ether_addr *mac)
+{
+	uint32_t d = w / n_per_dc, i = w % n_per_dc;
+
+	mac->addr_bytes[0] = 0x02;
+	mac->addr_bytes[1] = 0x53;
+	mac->addr_bytes[2] = 0x45;
+	mac->addr_bytes[3] = (uint8_t)(base + d);
+	mac->addr_bytes[4] = (uint8_t)(i >> 8);
+	mac->addr_bytes[5] = (uint8_t)i;
+	return rte_cpu_to_be_32(RTE_IPV4(10, (uint8_t)(base + d), i / 250, i % 250 + 1));
+}
+
+static void
+set_lengths(uint8_t *hdr, uint32_t payload)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(hdr + SM_ETH_HDR);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(hdr + SM_ETH_HDR + SM_IP_HDR);
+	uint32_t l4 = SM_UDP_HDR + SM_SE_HDR + payload;
+
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(SM_IP_HDR + l4));
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)l4);
+}
+
+void
+dp_flow_init(struct dp_flow *f, uint32_t n_per_dc, uint32_t run_id, uint32_t step,
+	     uint16_t round, uint8_t phase, uint16_t chunk, uint32_t src, uint32_t dst,
+	     enum dp_kind kind, uint8_t flags, uint32_t full_payload)
+{
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)f->hdr;
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(f->hdr + SM_ETH_HDR);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(f->hdr + SM_ETH_HDR + SM_IP_HDR);
+	struct dp_se_hdr *se = (struct dp_se_hdr *)(f->hdr + SM_ETH_HDR + SM_IP_HDR + SM_UDP_HDR);
+	uint8_t dst_base = kind == DP_KIND_MODULE ? 100 : kind == DP_KIND_SINK ? 200 : 0;
+	uint8_t src_base = flags & DP_SE_F_BG ? 200 : 0;
+
+	memset(f, 0, sizeof(*f));
+	ip->src_addr = worker_addr(src, n_per_dc, src_base, &eth->src_addr);
+	ip->dst_addr = worker_addr(dst, n_per_dc, dst_base, &eth->dst_addr);
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	udp->src_port = rte_cpu_to_be_16(DP_SE_UDP_SRC);
+	udp->dst_port = rte_cpu_to_be_16(DP_SE_UDP_DST);
+	se->magic = rte_cpu_to_be_32(DP_SE_MAGIC);
+	se->version = DP_SE_VERSION;
+	se->flags = flags;
+	se->round = rte_cpu_to_be_16(round);
+	se->run_id = rte_cpu_to_be_32(run_id);
+	se->step = rte_cpu_to_be_32(step);
+	se->src = rte_cpu_to_be_16((uint16_t)src);
+	se->dst = rte_cpu_to_be_16((uint16_t)dst);
+	se->phase = phase;
+	se->kind = (uint8_t)kind;
+	se->chunk = rte_cpu_to_be_16(chunk);
+	set_lengths(f->hdr, full_payload);
+	f->cksum_full = ip->hdr_checksum;
+	f->full = full_payload;
+	f->meta.step = step;
+	f->meta.src = (uint16_t)src;
+	f->meta.dst = (uint16_t)dst;
+	f->meta.round = round;
+	f->meta.kind = (uint8_t)kind;
+	f->meta.flags = flags;
+}
+
+struct rte_mbuf *
+dp_frame_make(struct rte_mempool *pool, const struct dp_flow *f, uint64_t offset, uint32_t seq,
+	      uint32_t payload, uint64_t departure_ns, bool last)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	uint8_t *p;
+	struct dp_se_hdr *se;
+	struct dp_meta *meta;
+
+	if (m == NULL)
+		return NULL;
+	p = rte_pktmbuf_mtod(m, uint8_t *);
+	memcpy(p, f->hdr, SM_HDR_BYTES);
+	if (payload != f->full)
+		set_lengths(p, payload);
+	se = (struct dp_se_hdr *)(p + SM_ETH_HDR + SM_IP_HDR + SM_UDP_HDR);
+	if (last)
+		se->flags |= DP_SE_F_LAST;
+	se->offset = rte_cpu_to_be_64(offset);
+	se->seq = rte_cpu_to_be_32(seq);
+	se->payload_len = rte_cpu_to_be_32(payload);
+	se->departure_ns = rte_cpu_to_be_64(departure_ns);
+	m->data_len = (uint16_t)(SM_HDR_BYTES + payload);
+	m->pkt_len = m->data_len;
+	meta = dp_meta(m);
+	*meta = f->meta;
+	meta->payload = payload;
+	if (last)
+		meta->flags |= DP_SE_F_LAST;
+	return m;
+}
+
+int
+dp_frame_parse(struct rte_mbuf *m)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)p;
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(p + SM_ETH_HDR);
+	const struct rte_udp_hdr *udp = (const struct rte_udp_hdr *)(p + SM_ETH_HDR + SM_IP_HDR);
+	const struct dp_se_hdr *se;
+	struct dp_meta *meta = dp_meta(m);
+	uint32_t payload;
+
+	if (m->data_len < SM_HDR_BYTES || m->nb_segs != 1 ||
+	    eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+	    ip->version_ihl != RTE_IPV4_VHL_DEF || ip->next_proto_id != IPPROTO_UDP ||
+	    udp->dst_port != rte_cpu_to_be_16(DP_SE_UDP_DST))
+		return -EINVAL;
+	se = (const struct dp_se_hdr *)(p + SM_ETH_HDR + SM_IP_HDR + SM_UDP_HDR);
+	payload = rte_be_to_cpu_32(se->payload_len);
+	if (se->magic != rte_cpu_to_be_32(DP_SE_MAGIC) || se->version != DP_SE_VERSION ||
+	    SM_HDR_BYTES + (uint64_t)payload != m->pkt_len || se->kind > DP_KIND_SINK)
+		return -EINVAL;
+	meta->payload = payload;
+	meta->step = rte_be_to_cpu_32(se->step);
+	meta->src = rte_be_to_cpu_16(se->src);
+	meta->dst = rte_be_to_cpu_16(se->dst);
+	meta->round = rte_be_to_cpu_16(se->round);
+	meta->kind = se->kind;
+	meta->flags = se->flags;
+	return 0;
+}

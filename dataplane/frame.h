@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The syncemu wire format: Ethernet / IPv4 / UDP / syncemu header / payload.
+ *
+ * Standard headers make traces open in Wireshark and filter with tcpdump expressions
+ * ("udp dst port 47110").  The syncemu header follows the UDP header, all fields in network byte
+ * order:
+ *
+ *   offset size field
+ *    0     4   magic        0x53594e43 ("SYNC")
+ *    4     1   version      1
+ *    5     1   flags        0x01 background, 0x02 last frame of its chunk, 0x04 dense (to a module)
+ *    6     2   round        round of the step program (0-based)
+ *    8     4   run_id       which run of the invocation (one per variant and budget)
+ *   12     4   step         training step (0-based)
+ *   16     2   src          sending worker (or background host)
+ *   18     2   dst          receiving worker (or the worker whose module receives)
+ *   20     1   phase        phase of the collective (index into its plan)
+ *   21     1   kind         what dst names: 0 worker, 1 module, 2 background sink
+ *   22     2   chunk        which shard of the gradient the payload belongs to
+ *   24     8   offset       byte offset of the payload within the round's chunk
+ *   32     4   seq          frame number within the round
+ *   36     4   payload_len  gradient bytes in the frame
+ *   40     8   departure_ns when the sender queued the frame, ns of the run's clock
+ *
+ * Addresses: worker i of data centre d has MAC 02:53:45:d:i/256:i%256 and IPv4 10.d.i/250.i%250+1;
+ * its module 10.(100+d).i/250.i%250+1; background hosts 10.(200+d).x.y.  UDP source port 47111,
+ * destination 47110.  IPv4 DF set, identification 0 (RFC 6864), no UDP checksum.
+ */
+#ifndef DP_FRAME_H
+#define DP_FRAME_H
+
+#include <stdint.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_udp.h>
+
+#include "../models/packet.h"
+
+#define DP_SE_MAGIC 0x53594e43u
+#define DP_SE_VERSION 1
+#define DP_SE_UDP_DST 47110
+#define DP_SE_UDP_SRC 47111
+
+#define DP_SE_F_BG 0x01
+#define DP_SE_F_LAST 0x02
+#define DP_SE_F_DENSE 0x04
+
+enum dp_kind {
+	DP_KIND_WORKER = 0,
+	DP_KIND_MODULE = 1,
+	DP_KIND_SINK = 2,
+};
+
+struct dp_se_hdr {
+	rte_be32_t magic;
+	uint8_t version;
+	uint8_t flags;
+	rte_be16_t round;
+	rte_be32_t run_id;
+	rte_be32_t step;
+	rte_be16_t src;
+	rte_be16_t dst;
+	uint8_t phase;
+	uint8_t kind;
+	rte_be16_t chunk;
+	rte_be64_t offset;
+	rte_be32_t seq;
+	rte_be32_t payload_len;
+	rte_be64_t departure_ns;
+} __rte_packed;
+
+/** What elements read from a frame, kept in the mbuf's private area so no one parses it twice. */
+struct dp_meta {
+	uint32_t payload;	/**< gradient bytes */
+	uint32_t step;
+	uint16_t src, dst;
+	uint16_t round;
+	uint8_t kind;		/**< enum dp_kind */
+	uint8_t flags;		/**< DP_SE_F_* */
+};
+
+/** Private area size the mempool must give each mbuf. */
+#define DP_MBUF_PRIV RTE_ALIGN(sizeof(struct dp_meta), RTE_MBUF_PRIV_ALIGN)
+
+static inline struct dp_meta *
+dp_meta(struct rte_mbuf *m)
+{
+	return (struct dp_meta *)rte_mbuf_to_priv(m);
+}
+
+/** The headers of one flow (source, destination, round), written into each of its frames. */
+struct dp_flow {
+	uint8_t hdr[SM_HDR_BYTES];
+	struct dp_meta meta;
+	uint16_t cksum_full;	/**< IPv4 checksum for a full frame */
+	uint32_t full;		/**< payload of a full frame */
+};
+
+/**
+ * Prepare the headers of a flow.
+ *
+ * @param n_per_dc  workers per data centre (to form addresses)
+ * @param src, dst  worker indices; dst names a module if @p kind is DP_KIND_MODULE
+ */
+void dp_flow_init(struct dp_flow *f, uint32_t n_per_dc, uint32_t run_id, uint32_t step,
+		  uint16_t round, uint8_t phase, uint16_t chunk, uint32_t src, uint32_t dst,
+		  enum dp_kind kind, uint8_t flags, uint32_t full_payload);
+
+/**
+ * Allocate and write one frame of flow @p f.
+ *
+ * @return the mbuf, or NULL if the pool is empty
+ */
+struct rte_mbuf *dp_frame_make(struct rte_mempool *pool, const struct dp_flow *f, uint64_t offset,
+			       uint32_t seq, uint32_t payload, uint64_t departure_ns, bool last);
+
+/**
+ * Check a received frame and fill its dp_meta from the headers (frames from a real port).
+ *
+ * @return 0, or -EINVAL naming nothing (count it and drop the frame)
+ */
+int dp_frame_parse(struct rte_mbuf *m);
+
+#endif /* DP_FRAME_H */

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The link element: FIFO + serialiser + propagation delay, with tail drop.
+ *
+ * References: linux net/sched/sch_netem.c (tfifo_enqueue: time_to_send kept with the packet;
+ * packet_time_ns: serialisation time from the rate and per-packet overhead); a frame's
+ * serialisation here is sm_ser_ps() of its charged bytes, the same function the packet-level
+ * closed form uses.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "frame.h"
+#include "link.h"
+
+#define RING_MIN 64
+
+static void link_event(struct dp_elem *e, dp_time_t now);
+static void link_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now);
+static uint64_t link_held(const struct dp_elem *e);
+
+const struct dp_elem_ops dp_link_ops = {
+	.kind = "link",
+	.event = link_event,
+	.rx = link_rx,
+	.held = link_held,
+};
+
+int
+dp_link_init(struct dp_link *l, struct dp_engine *eng, const struct dp_link_params *p)
+{
+	int rc;
+
+	if (p->bw == 0 || p->next == NULL)
+		return -EINVAL;
+	memset(l, 0, sizeof(*l));
+	rc = dp_engine_add(eng, &l->e, &dp_link_ops, p->name);
+	if (rc != 0)
+		return rc;
+	l->bw = p->bw;
+	l->delay = p->delay;
+	l->cap_bytes = p->cap_bytes;
+	l->cap_frames = p->cap_frames;
+	l->account = p->account;
+	l->next = p->next;
+	l->cap_in = p->cap_in;
+	l->cap_out = p->cap_out;
+	l->last_charge = UINT32_MAX;
+	l->ring = malloc(RING_MIN * sizeof(*l->ring));
+	if (l->ring == NULL)
+		return -ENOMEM;
+	l->mask = RING_MIN - 1;
+	return 0;
+}
+
+void
+dp_link_fini(struct dp_link *l)
+{
+	while (l->head != l->tail)
+		rte_pktmbuf_free(l->ring[l->head++ & l->mask].m);
+	free(l->ring);
+	l->ring = NULL;
+}
+
+static uint64_t
+link_held(const struct dp_elem *e)
+{
+	const struct dp_link *l = (const struct dp_link *)e;
+
+	return l->tail - l->head;
+}
+
+/* Double the ring, keeping the order. */
+static int
+grow(struct dp_link *l)
+{
+	uint32_t size = l->mask + 1, n = l->tail - l->head, i;
+	struct dp_link_slot *r = malloc(2 * (size_t)size * sizeof(*r));
+
+	if (r == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		r[i] = l->ring[(l->head + i) & l->mask];
+	l->qhead -= l->head;
+	l->ohead -= l->head;
+	l->head = 0;
+	l->tail = n;
+	free(l->ring);
+	l->ring = r;
+	l->mask = 2 * size - 1;
+	return 0;
+}
+
+static inline dp_time_t
+ser(struct dp_link *l, uint32_t charge)
+{
+	if (charge != l->last_charge) {
+		l->last_charge = charge;
+		l->last_ps = sm_ser_ps(charge, l->bw);
+	}
+	return l->last_ps;
+}
+
+/* The next event: the head's arrival, or an earlier pending "out" capture. */
+static inline dp_time_t
+next_event(const struct dp_link *l)
+{
+	dp_time_t t = l->head != l->tail ? l->ring[l->head & l->mask].arrive : DP_NEVER;
+
+	if (l->ohead != l->tail && l->ring[l->ohead & l->mask].start < t)
+		t = l->ring[l->ohead & l->mask].start;
+	return t;
+}
+
+/* Frames that have started serialising by @now have left the queue. */
+static inline void
+advance_queue(struct dp_link *l, dp_time_t now)
+{
+	while (l->qhead != l->tail && l->ring[l->qhead & l->mask].start <= now) {
+		l->qbytes -= l->ring[l->qhead & l->mask].bytes;
+		l->qframes--;
+		l->qhead++;
+	}
+}
+
+int
+dp_link_push(struct dp_link *l, struct rte_mbuf *m, dp_time_t now, dp_time_t *start)
+{
+	uint32_t charge = sm_charge(l->account, dp_meta(m)->payload);
+	uint32_t bytes = rte_pktmbuf_pkt_len(m);
+	struct dp_link_slot *s;
+	dp_time_t t;
+
+	l->e.c.rx++;
+	l->e.c.rx_bytes += rte_pktmbuf_pkt_len(m);
+	advance_queue(l, now);
+	if ((l->cap_frames && l->qframes + 1 > l->cap_frames) ||
+	    (l->cap_bytes && l->qbytes + bytes > l->cap_bytes)) {
+		l->e.c.drop++;
+		l->e.c.drop_bytes += rte_pktmbuf_pkt_len(m);
+		rte_pktmbuf_free(m);
+		return -ENOBUFS;
+	}
+	if (l->tail - l->head > l->mask && grow(l) != 0) {
+		dp_engine_fail(l->e.eng, -ENOMEM, "%s: out of memory for its queue", l->e.name);
+		l->e.c.drop++;
+		l->e.c.drop_bytes += rte_pktmbuf_pkt_len(m);
+		rte_pktmbuf_free(m);
+		return -ENOBUFS;
+	}
+	dp_capture_frame(l->e.eng, l->cap_in, m, now);
+	t = now > l->busy ? now : l->busy;
+	s = &l->ring[l->tail++ & l->mask];
+	s->m = m;
+	s->start = t;
+	s->bytes = bytes;
+	l->busy = t + ser(l, charge);
+	l->busy_ps += l->busy - t;
+	s->arrive = l->busy + l->delay;
+	l->qbytes += bytes;
+	l->qframes++;
+	if (l->qbytes > l->max_qbytes)
+		l->max_qbytes = l->qbytes;
+	if (l->qframes > l->max_qframes)
+		l->max_qframes = l->qframes;
+	if (l->cap_out >= 0 && l->ohead + 1 == l->tail && t == now) {
+		dp_capture_frame(l->e.eng, l->cap_out, m, now);	/* starts at once */
+		l->ohead++;
+	} else if (l->cap_out < 0) {
+		l->ohead = l->tail;
+	}
+	if (start != NULL)
+		*start = t;
+	dp_sched(&l->e, next_event(l));
+	return 0;
+}
+
+static void
+link_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
+{
+	dp_link_push((struct dp_link *)e, m, now, NULL);
+}
+
+static void
+link_event(struct dp_elem *e, dp_time_t now)
+{
+	struct dp_link *l = (struct dp_link *)e;
+
+	while (l->ohead != l->tail && l->ring[l->ohead & l->mask].start <= now) {
+		const struct dp_link_slot *s = &l->ring[l->ohead & l->mask];
+
+		dp_capture_frame(e->eng, l->cap_out, s->m, s->start);
+		l->ohead++;
+	}
+	advance_queue(l, now);	/* so that qhead stays ahead of head */
+	while (l->head != l->tail && l->ring[l->head & l->mask].arrive <= now) {
+		struct rte_mbuf *m = l->ring[l->head & l->mask].m;
+
+		l->head++;
+		l->e.c.tx++;
+		l->e.c.tx_bytes += rte_pktmbuf_pkt_len(m);
+		l->next->ops->rx(l->next, m, now);
+	}
+	dp_sched(e, next_event(l));
+}

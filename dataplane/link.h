@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A link: a finite FIFO, a serialiser at a rate, and a propagation delay.
+ *
+ * As in netem's tfifo, a frame's times are computed when it is queued: it starts serialising at
+ * max(now, when the serialiser is free), leaves after its charged bytes at the rate, and arrives
+ * at the far end a delay later.  The queue is the frames that have not started; a frame that does
+ * not fit (bytes or frames) is dropped at the tail and counted.  Events: one per frame, at its
+ * arrival; with an "out" capture also one at each start.
+ */
+#ifndef DP_LINK_H
+#define DP_LINK_H
+
+#include "../models/packet.h"
+#include "engine.h"
+
+/** Configuration of a link. */
+struct dp_link_params {
+	const char *name;
+	uint64_t bw;		/**< B/s */
+	dp_time_t delay;	/**< propagation delay, ps */
+	uint64_t cap_bytes;	/**< queue limit in frame bytes (0: none) */
+	uint32_t cap_frames;	/**< queue limit in frames (0: none) */
+	enum sm_account account;
+	struct dp_elem *next;	/**< where frames arrive */
+	int cap_in, cap_out;	/**< capture interfaces (-1: none) */
+};
+
+struct dp_link_slot {
+	struct rte_mbuf *m;
+	dp_time_t start;	/**< serialisation starts */
+	dp_time_t arrive;	/**< at the far end */
+	uint32_t bytes;		/**< frame bytes, for the queue limit */
+};
+
+/** Runtime state of a link. */
+struct dp_link {
+	struct dp_elem e;
+	/* configuration, read on every frame */
+	uint64_t bw;
+	dp_time_t delay;
+	uint64_t cap_bytes;
+	uint32_t cap_frames;
+	enum sm_account account;
+	struct dp_elem *next;
+	int cap_in, cap_out;
+	/* the FIFO: frames queued or in flight, in order; a power-of-two ring */
+	struct dp_link_slot *ring;
+	uint32_t mask;
+	uint32_t head;		/**< next to arrive */
+	uint32_t qhead;		/**< next not yet started (lazily advanced) */
+	uint32_t ohead;		/**< next "out" capture */
+	uint32_t tail;
+	dp_time_t busy;		/**< the serialiser is free from */
+	uint64_t qbytes;	/**< frame bytes not yet started */
+	uint32_t qframes;
+	uint32_t last_charge;	/**< cache of the last serialisation time */
+	dp_time_t last_ps;
+	/* statistics */
+	dp_time_t busy_ps;	/**< time spent serialising */
+	uint64_t max_qbytes;
+	uint32_t max_qframes;
+};
+
+/** Set up a link registered with @p eng; 0, -EINVAL or -ENOMEM. */
+int dp_link_init(struct dp_link *l, struct dp_engine *eng, const struct dp_link_params *p);
+
+/** Free its ring and any frames still in it. */
+void dp_link_fini(struct dp_link *l);
+
+/**
+ * Queue a frame.  On success @p start receives when it starts serialising.
+ *
+ * @return 0, or -ENOBUFS if it was dropped (and freed)
+ */
+int dp_link_push(struct dp_link *l, struct rte_mbuf *m, dp_time_t now, dp_time_t *start);
+
+/** When the serialiser is next free. */
+static inline dp_time_t
+dp_link_free_at(const struct dp_link *l)
+{
+	return l->busy;
+}
+
+/** The element ops of a link (its rx queues the frame; drops are counted). */
+extern const struct dp_elem_ops dp_link_ops;
+
+#endif /* DP_LINK_H */

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The module element.
+ *
+ * Deck: "The Module as a Link Kernel".  A frame's payload passes four stages in order; each is a
+ * serialiser at its rate in payload bytes per second (optics: value bytes x lanes x lane rate /
+ * bit planes; compute: budget / charged ops per byte; FPGA: rate / its ops per byte; port: the
+ * module port), so the slowest stage sets the stream's rate and the others add their first-frame
+ * time.  A module in the network (E') starts when the whole dense gradient has arrived, as the
+ * model adds the dense hop and the module's time; a pluggable (E) streams frames as its worker
+ * hands them over, and its worker hands them over at the pace of the slowest stage (it queues a
+ * burst ahead and re-arms when the slowest stage starts the last one), so the frames inside the
+ * module stay few.  When the last frame of a step leaves the last stage, the module tells its
+ * worker after its latency.  Frames end here (the band leaves from the worker).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "frame.h"
+#include "module.h"
+#include "record.h"
+
+#define RING_MIN 64
+
+static void module_event(struct dp_elem *e, dp_time_t now);
+static void module_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now);
+static uint64_t module_held(const struct dp_elem *e);
+
+static const struct dp_elem_ops module_ops = {
+	.kind = "module",
+	.event = module_event,
+	.rx = module_rx,
+	.held = module_held,
+};
+
+int
+dp_module_init(struct dp_module *mod, struct dp_engine *eng, const struct dp_module_params *p)
+{
+	int rc, s;
+
+	if (p->expect == 0 || p->done == NULL)
+		return -EINVAL;
+	memset(mod, 0, sizeof(*mod));
+	rc = dp_engine_add(eng, &mod->e, &module_ops, p->name);
+	if (rc != 0)
+		return rc;
+	for (s = 0; s < SM_STAGE_COUNT; s++)
+		mod->stage_bw[s] = p->stage_bw[s];
+	mod->latency = p->latency;
+	mod->gather = p->gather;
+	mod->expect = p->expect;
+	mod->done = p->done;
+	mod->arg = p->arg;
+	mod->rec = p->rec;
+	mod->cap_in = p->cap_in;
+	mod->cap_out = p->cap_out;
+	mod->done_at = DP_NEVER;
+	mod->slowest = SM_STAGE_PORT;
+	for (s = 0; s < SM_STAGE_COUNT; s++)
+		if (mod->stage_bw[s] > 0 && mod->stage_bw[s] < mod->stage_bw[mod->slowest])
+			mod->slowest = s;
+	mod->ring = malloc(RING_MIN * sizeof(*mod->ring));
+	if (mod->ring == NULL)
+		return -ENOMEM;
+	mod->mask = RING_MIN - 1;
+	return 0;
+}
+
+void
+dp_module_fini(struct dp_module *mod)
+{
+	while (mod->head != mod->tail)
+		rte_pktmbuf_free(mod->ring[mod->head++ & mod->mask].m);	/* NULL is fine */
+	free(mod->ring);
+	mod->ring = NULL;
+}
+
+static uint64_t
+module_held(const struct dp_elem *e)
+{
+	const struct dp_module *mod = (const struct dp_module *)e;
+
+	return mod->e.c.rx - mod->e.c.tx;
+}
+
+enum sm_stage
+dp_module_binding(const struct dp_module *mod)
+{
+	enum sm_stage b = SM_STAGE_OPTICS;
+	int s;
+
+	for (s = 1; s < SM_STAGE_COUNT; s++)
+		if (mod->stage_busy[s] > mod->stage_busy[b])
+			b = (enum sm_stage)s;
+	return b;
+}
+
+static int
+grow(struct dp_module *mod)
+{
+	uint32_t size = mod->mask + 1, n = mod->tail - mod->head, i;
+	struct dp_module_slot *r = malloc(2 * (size_t)size * sizeof(*r));
+
+	if (r == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		r[i] = mod->ring[(mod->head + i) & mod->mask];
+	mod->started -= mod->head;
+	mod->head = 0;
+	mod->tail = n;
+	free(mod->ring);
+	mod->ring = r;
+	mod->mask = 2 * size - 1;
+	return 0;
+}
+
+/* Start the frame in @slot through the stages at @t; returns when the slowest stage starts it. */
+static dp_time_t
+stream(struct dp_module *mod, struct dp_module_slot *slot, dp_time_t t)
+{
+	uint32_t len = slot->len;
+	dp_time_t first = DP_NEVER;
+	int s;
+
+	for (s = 0; s < SM_STAGE_COUNT; s++) {
+		dp_time_t start, d;
+
+		if (mod->stage_bw[s] == 0)
+			continue;
+		start = t > mod->busy[s] ? t : mod->busy[s];
+		if (s == mod->slowest)
+			first = start;
+		d = sm_ser_ps(len, mod->stage_bw[s]);
+		mod->busy[s] = start + d;
+		mod->stage_busy[s] += d;
+		t = mod->busy[s];
+	}
+	slot->exit = t;
+	mod->streamed += len;
+	if (mod->streamed == mod->expect) {
+		mod->done_at = t + mod->latency;
+		mod->streamed = 0;
+	}
+	return first == DP_NEVER ? t : first;
+}
+
+static dp_time_t
+next_event(const struct dp_module *mod)
+{
+	dp_time_t t = mod->done_at;
+
+	if (mod->head != mod->started && mod->ring[mod->head & mod->mask].exit < t)
+		t = mod->ring[mod->head & mod->mask].exit;
+	return t;
+}
+
+int
+dp_module_push(struct dp_module *mod, struct rte_mbuf *m, dp_time_t now, dp_time_t *start)
+{
+	struct dp_module_slot *slot;
+	dp_time_t first = now;
+
+	if (mod->tail - mod->head > mod->mask && grow(mod) != 0) {
+		dp_engine_fail(mod->e.eng, -ENOMEM, "%s: out of memory for its queue", mod->e.name);
+		rte_pktmbuf_free(m);
+		return -ENOMEM;
+	}
+	mod->e.c.rx++;
+	mod->e.c.rx_bytes += rte_pktmbuf_pkt_len(m);
+	dp_capture_frame(mod->e.eng, mod->cap_in, m, now);
+	slot = &mod->ring[mod->tail++ & mod->mask];
+	slot->len = dp_meta(m)->payload;
+	slot->exit = DP_NEVER;
+	mod->got += slot->len;
+	if (mod->cap_out >= 0) {
+		slot->m = m;
+	} else {
+		/* nothing will look at it again: the frame ends here */
+		slot->m = NULL;
+		mod->e.c.tx++;
+		mod->e.c.tx_bytes += rte_pktmbuf_pkt_len(m);
+		rte_pktmbuf_free(m);
+	}
+	if (!mod->gather) {
+		first = stream(mod, slot, now);
+		mod->started = mod->tail;
+	} else if (mod->got == mod->expect) {
+		/* the whole input is in: stream it all from now */
+		mod->gathered_at = now;
+		if (mod->rec != NULL && mod->step < mod->rec->steps)
+			dp_record_max(&mod->rec->gathered[mod->step], now);
+		while (mod->started != mod->tail)
+			stream(mod, &mod->ring[mod->started++ & mod->mask], now);
+	}
+	if (mod->got == mod->expect)
+		mod->got = 0;
+	if (mod->cap_out < 0)
+		mod->head = mod->started;	/* no frame to let out: only lengths were kept */
+	if (start != NULL)
+		*start = first;
+	dp_sched(&mod->e, next_event(mod));
+	return 0;
+}
+
+static void
+module_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
+{
+	dp_module_push((struct dp_module *)e, m, now, NULL);
+}
+
+static void
+module_event(struct dp_elem *e, dp_time_t now)
+{
+	struct dp_module *mod = (struct dp_module *)e;
+
+	while (mod->head != mod->started && mod->ring[mod->head & mod->mask].exit <= now) {
+		struct rte_mbuf *m = mod->ring[mod->head++ & mod->mask].m;
+
+		if (m == NULL)
+			continue;
+		dp_capture_frame(e->eng, mod->cap_out, m, now);
+		e->c.tx++;	/* consumed: the frame's journey ends here */
+		e->c.tx_bytes += rte_pktmbuf_pkt_len(m);
+		rte_pktmbuf_free(m);
+	}
+	if (mod->done_at <= now) {
+		mod->done_at = DP_NEVER;
+		mod->step++;
+		mod->done(mod->arg, now);
+	}
+	dp_sched(e, next_event(mod));
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The module: the link kernel's four pipelined stages (optics, compute budget, FPGA, port) and a
+ * latency.  The slowest stage sets the rate, as in the model (models/kernel.c).
+ */
+#ifndef DP_MODULE_H
+#define DP_MODULE_H
+
+#include "../models/kernel.h"
+#include "engine.h"
+
+/** Configuration of a module. */
+struct dp_module_params {
+	const char *name;
+	uint64_t stage_bw[SM_STAGE_COUNT];	/**< B/s of payload; 0 = the stage costs nothing */
+	dp_time_t latency;			/**< added once, after the last frame */
+	bool gather;		/**< start streaming only when the whole step's input is in (E') */
+	uint64_t expect;	/**< payload bytes per step */
+	void (*done)(void *arg, dp_time_t now);	/**< called when a step's stream is done */
+	void *arg;
+	struct dp_record *rec;	/**< records when the input was complete (gather), or NULL */
+	int cap_in, cap_out;
+};
+
+struct dp_module_slot {
+	struct rte_mbuf *m;	/**< kept only while its "out" capture is pending, else NULL */
+	uint32_t len;		/**< payload bytes */
+	dp_time_t exit;		/**< leaves the last stage; DP_NEVER while gathered */
+};
+
+/** Runtime state of a module. */
+struct dp_module {
+	struct dp_elem e;
+	uint64_t stage_bw[SM_STAGE_COUNT];
+	dp_time_t latency;
+	bool gather;
+	uint64_t expect;
+	void (*done)(void *arg, dp_time_t now);
+	void *arg;
+	struct dp_record *rec;
+	uint32_t step;			/**< streams completed */
+	int cap_in, cap_out;
+	/* frames in the pipeline (or gathered), in exit order; without an "out" capture a frame's
+	 * mbuf is freed as it arrives and only its length stays */
+	struct dp_module_slot *ring;
+	uint32_t mask, head, tail, started;
+	dp_time_t busy[SM_STAGE_COUNT];	/**< each stage is free from */
+	int slowest;			/**< the stage with the lowest rate (the port if none) */
+	uint64_t got;			/**< payload bytes in this step */
+	uint64_t streamed;		/**< payload bytes started through the stages this step */
+	dp_time_t done_at;		/**< when the step's stream is done; DP_NEVER if pending */
+	/* statistics */
+	dp_time_t stage_busy[SM_STAGE_COUNT];	/**< time each stage worked, all steps */
+	dp_time_t gathered_at;		/**< when the last step's input was complete */
+};
+
+/** Set up a module; 0, -EINVAL, -ENOMEM or -ENOSPC. */
+int dp_module_init(struct dp_module *mod, struct dp_engine *eng, const struct dp_module_params *p);
+
+/** Free the module's ring and any frames in it. */
+void dp_module_fini(struct dp_module *mod);
+
+/**
+ * A worker hands a frame to its pluggable.  @p start receives when the slowest stage starts on it
+ * (the worker queues its next frames from then).  0 or -ENOMEM.
+ */
+int dp_module_push(struct dp_module *mod, struct rte_mbuf *m, dp_time_t now, dp_time_t *start);
+
+/** The stage that worked longest so far: the binding stage. */
+enum sm_stage dp_module_binding(const struct dp_module *mod);
+
+#endif /* DP_MODULE_H */

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A run: one variant at one module budget for N steps on the packet data plane, with its
+ * per-step times, the share each resource held, and the end-of-run invariants checked.
+ */
+#ifndef DP_RUN_H
+#define DP_RUN_H
+
+#include "../models/packet.h"
+#include "../models/step.h"
+#include "capture.h"
+#include "engine.h"
+
+struct dp_run_params {
+	const struct sm_params *model;
+	const struct sm_packet *pk;
+	enum sm_variant var;
+	double budget;				/**< module compute budget, FLOP/s (0: free) */
+	uint32_t steps;
+	uint32_t run_id;			/**< in every frame's header */
+	dp_time_t t0;				/**< virtual time the run starts at */
+	uint64_t q_nic, q_port, q_sw, q_wan;	/**< queue limits, frame bytes */
+	struct dp_capture *cap;			/**< NULL: no trace */
+	struct rte_mempool *pool;
+	/** Called as steps finish (may be NULL). */
+	void (*progress)(void *arg, uint32_t done, uint32_t steps, uint64_t frames);
+	void *progress_arg;
+};
+
+/** One step as emulated. */
+struct dp_step_result {
+	dp_time_t end;				/**< when the last worker finished it */
+	dp_time_t time;				/**< end minus the previous step's end */
+	uint64_t frames;			/**< frames the workers made */
+	double share[SM_RES_COUNT];		/**< of the step, by resource */
+};
+
+/** An element's totals. */
+struct dp_elem_summary {
+	char name[32];
+	const char *kind;
+	uint64_t rx, tx, drop;
+	uint64_t max_qbytes;
+	double util;				/**< busy fraction of the run (links) */
+};
+
+struct dp_run_result {
+	uint32_t steps;
+	struct dp_step_result *step;		/**< [steps] */
+	uint64_t frames;			/**< made by the workers */
+	uint64_t events;
+	uint64_t drops;
+	dp_time_t t_start, t_end;
+	bool has_module;
+	enum sm_stage binding;			/**< the modules' busiest stage */
+	uint32_t n_elems;
+	struct dp_elem_summary *elems;
+};
+
+/**
+ * Run @p p.  On success @p res holds the steps and totals (free with dp_run_result_free()).
+ *
+ * @return 0; -EINVAL for parameters the data plane cannot run; -ENOBUFS if the pool ran dry;
+ *         -EPROTO if an invariant failed or the run stalled; the message in @p err names the
+ *         element
+ */
+int dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size_t errlen);
+
+void dp_run_result_free(struct dp_run_result *res);
+
+/**
+ * Mbufs a run of @p p needs at most: a few bursts per worker, a whole WAN round in each WAN
+ * queue (up to its limit), and for a module in the network a whole dense gradient per module.
+ */
+uint32_t dp_run_pool_need(const struct dp_run_params *p);
+
+#endif /* DP_RUN_H */

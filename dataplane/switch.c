@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The switch element: output-queued, forwarding by destination.
+ *
+ * The queues are the output links (dataplane/link.c); the switch itself holds nothing and takes
+ * no time, so a frame arriving at `now` is queued on its output at `now`.  Destinations in this
+ * data centre go to their down link (or module link); any other goes to the WAN link towards the
+ * next data centre, which forwards it on around the ring of data centres.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "frame.h"
+#include "switch.h"
+
+static void
+switch_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
+{
+	struct dp_switch *s = (struct dp_switch *)e;
+	const struct dp_meta *meta = dp_meta(m);
+	struct dp_elem *out = NULL;
+
+	e->c.rx++;
+	e->c.rx_bytes += rte_pktmbuf_pkt_len(m);
+	if (meta->dst < s->n_workers) {
+		if (meta->dst / s->per_dc != s->dc)
+			out = s->to_wan;
+		else if (meta->kind == DP_KIND_MODULE)
+			out = s->to_module[meta->dst];
+		else if (meta->kind == DP_KIND_WORKER)
+			out = s->to_worker[meta->dst];
+	}
+	if (out == NULL) {
+		s->no_route++;
+		e->c.drop++;
+		e->c.drop_bytes += rte_pktmbuf_pkt_len(m);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	e->c.tx++;
+	e->c.tx_bytes += rte_pktmbuf_pkt_len(m);
+	out->ops->rx(out, m, now);
+}
+
+static void
+switch_event(struct dp_elem *e, dp_time_t now)
+{
+	dp_sched(e, DP_NEVER);	/* a switch has no events of its own */
+}
+
+static uint64_t
+switch_held(const struct dp_elem *e)
+{
+	return 0;
+}
+
+static const struct dp_elem_ops switch_ops = {
+	.kind = "switch",
+	.event = switch_event,
+	.rx = switch_rx,
+	.held = switch_held,
+};
+
+int
+dp_switch_init(struct dp_switch *s, struct dp_engine *eng, const char *name, uint32_t dc,
+	       uint32_t per_dc, uint32_t n_workers)
+{
+	int rc = dp_engine_add(eng, &s->e, &switch_ops, name);
+
+	if (rc != 0)
+		return rc;
+	s->dc = dc;
+	s->per_dc = per_dc;
+	s->n_workers = n_workers;
+	s->to_wan = NULL;
+	s->no_route = 0;
+	s->to_worker = calloc(n_workers, sizeof(*s->to_worker));
+	s->to_module = calloc(n_workers, sizeof(*s->to_module));
+	if (s->to_worker == NULL || s->to_module == NULL)
+		return -ENOMEM;
+	return 0;
+}
+
+void
+dp_switch_fini(struct dp_switch *s)
+{
+	free(s->to_worker);
+	free(s->to_module);
+	s->to_worker = s->to_module = NULL;
+}

@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Building the element graph and checking it at the end of a run.
+ *
+ * Elements are added in a fixed order (workers, port caps, NICs, switches, down links, module
+ * links, WAN links, modules); their ids order events that fall on the same picosecond, so frames
+ * reaching a switch at the same time from several NICs are queued in worker order, which is the
+ * order the packet-level closed form assumes.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_mempool.h>
+
+#include "portcap.h"
+#include "topology.h"
+#include "wan.h"
+
+static void
+release(void *arg, uint32_t who, dp_time_t now)
+{
+	struct dp_topo *t = arg;
+
+	dp_worker_release(&t->workers[who], now);
+}
+
+static int
+record_init(struct dp_record *r, uint32_t steps, uint32_t rounds, uint32_t workers)
+{
+	memset(r, 0, sizeof(*r));
+	r->steps = steps;
+	r->rounds = rounds;
+	r->workers = workers;
+	r->compute_end = calloc(steps, sizeof(*r->compute_end));
+	r->round_end = calloc((size_t)steps * rounds, sizeof(*r->round_end));
+	r->step_end = calloc(steps, sizeof(*r->step_end));
+	r->frames = calloc(steps, sizeof(*r->frames));
+	r->finished = calloc(steps, sizeof(*r->finished));
+	r->gathered = calloc(steps, sizeof(*r->gathered));
+	if (r->compute_end == NULL || r->round_end == NULL || r->step_end == NULL ||
+	    r->frames == NULL || r->finished == NULL || r->gathered == NULL)
+		return -ENOMEM;
+	return 0;
+}
+
+static void
+record_free(struct dp_record *r)
+{
+	free(r->compute_end);
+	free(r->round_end);
+	free(r->step_end);
+	free(r->frames);
+	free(r->finished);
+	free(r->gathered);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Bytes each module takes per step: those of the program's module round. */
+static uint64_t
+module_bytes(const struct sm_program *prog)
+{
+	uint32_t i;
+
+	for (i = 0; i < prog->n; i++)
+		if (prog->r[i].hop == SM_HOP_MODULE)
+			return prog->r[i].bytes;
+	return 0;
+}
+
+/* The capture interface "<base><suffix>" of @kind, or -1. */
+static int
+point(struct dp_capture *cap, enum dp_cap_kind kind, const char *base, const char *suffix)
+{
+	char name[DP_CAP_NAME_MAX + 8];
+
+	snprintf(name, sizeof(name), "%s%s", base, suffix);
+	return dp_capture_point(cap, kind, name);
+}
+
+static int
+add_link(struct dp_topo *t, struct dp_link *l, const struct dp_topo_params *p,
+	 enum dp_cap_kind kind, const char *name, uint64_t bw, dp_time_t delay, uint64_t cap,
+	 struct dp_elem *next)
+{
+	struct dp_link_params lp = {
+		.name = name,
+		.bw = bw,
+		.delay = delay,
+		.cap_bytes = cap,
+		.account = p->pk->account,
+		.next = next,
+	};
+
+	/* one after the other: the order of the trace's interfaces is part of the trace */
+	lp.cap_in = point(p->cap, kind, name, ".in");
+	lp.cap_out = point(p->cap, kind, name, ".out");
+	return dp_link_init(l, &t->eng, &lp);
+}
+
+int
+dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size_t errlen)
+{
+	const struct sm_program *prog = p->prog;
+	bool pluggable = prog->plan.n_modules > 0 && prog->plan.placement == SM_PLACE_PORT;
+	bool in_net = prog->plan.n_modules > 0 && prog->plan.placement == SM_PLACE_NETWORK;
+	uint32_t w, d, n_elems;
+	char name[32];
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	rc = sm_links_build(p->model, prog->budget, &t->links, err, errlen);
+	if (rc != 0)
+		return rc;
+	t->n = p->model->topo.per_dc;
+	t->d = p->model->topo.n_dc;
+	t->w_count = t->n * t->d;
+	t->pool = p->pool;
+	n_elems = 6 * t->w_count + 2 * t->d + 1;
+	rc = dp_engine_init(&t->eng, n_elems, p->pool, p->t0);
+	if (rc == 0)
+		rc = record_init(&t->rec, p->steps, prog->n, t->w_count);
+	if (rc != 0)
+		goto nomem;
+	t->eng.cap_ctx = p->cap;
+	t->workers = calloc(t->w_count, sizeof(*t->workers));
+	t->nic = calloc(t->w_count, sizeof(*t->nic));
+	t->down = calloc(t->w_count, sizeof(*t->down));
+	t->sw = calloc(t->d, sizeof(*t->sw));
+	t->wan = t->d > 1 ? calloc(t->d, sizeof(*t->wan)) : NULL;
+	t->port = pluggable ? calloc(t->w_count, sizeof(*t->port)) : NULL;
+	t->mlink = in_net ? calloc(t->w_count, sizeof(*t->mlink)) : NULL;
+	t->mod = pluggable || in_net ? calloc(t->w_count, sizeof(*t->mod)) : NULL;
+	if (t->workers == NULL || t->nic == NULL || t->down == NULL || t->sw == NULL ||
+	    (t->d > 1 && t->wan == NULL) || (pluggable && t->port == NULL) ||
+	    (in_net && t->mlink == NULL) || ((pluggable || in_net) && t->mod == NULL))
+		goto nomem;
+
+	t->barrier.need = t->w_count;
+	t->barrier.release = release;
+	t->barrier.arg = t;
+	for (w = 0; w < t->w_count; w++) {
+		struct dp_worker_params wp = {
+			.id = w,
+			.per_dc = t->n,
+			.run_id = p->run_id,
+			.steps = p->steps,
+			.prog = prog,
+			.pk = p->pk,
+			.nic = &t->nic[w],
+			.port = pluggable ? &t->port[w] : NULL,
+			.module = pluggable ? &t->mod[w] : NULL,
+			.barrier = p->pk->sync == SM_SYNC_NONE ? NULL : &t->barrier,
+			.rec = &t->rec,
+		};
+
+		snprintf(name, sizeof(name), "w%u", w);
+		wp.cap_tx = point(p->cap, DP_CAP_TX, name, ".tx");
+		wp.cap_rx = point(p->cap, DP_CAP_RX, name, ".rx");
+		rc = dp_worker_init(&t->workers[w], &t->eng, name, &wp);
+		if (rc != 0)
+			goto fail;
+	}
+	for (w = 0; pluggable && w < t->w_count; w++) {
+		int cin, cout;
+
+		snprintf(name, sizeof(name), "w%u.port", w);
+		cin = point(p->cap, DP_CAP_PORT, name, ".in");
+		cout = point(p->cap, DP_CAP_PORT, name, ".out");
+		rc = dp_portcap_init(&t->port[w], &t->eng, name, t->links.port_bw, p->q_port,
+				     p->pk->account, &t->nic[w], cin, cout);
+		if (rc != 0)
+			goto fail;
+	}
+	for (w = 0; w < t->w_count; w++) {
+		snprintf(name, sizeof(name), "w%u.nic", w);
+		rc = add_link(t, &t->nic[w], p, DP_CAP_NIC, name, t->links.intra_bw,
+			      t->links.nic_delay, p->q_nic, &t->sw[w / t->n].e);
+		if (rc != 0)
+			goto fail;
+	}
+	for (d = 0; d < t->d; d++) {
+		snprintf(name, sizeof(name), "dc%u", d);
+		rc = dp_switch_init(&t->sw[d], &t->eng, name, d, t->n, t->w_count);
+		if (rc != 0)
+			goto fail;
+	}
+	for (w = 0; w < t->w_count; w++) {
+		snprintf(name, sizeof(name), "dc%u>w%u", w / t->n, w);
+		rc = add_link(t, &t->down[w], p, DP_CAP_SWITCH, name, t->links.intra_bw,
+			      t->links.down_delay, p->q_sw, &t->workers[w].e);
+		if (rc != 0)
+			goto fail;
+		t->sw[w / t->n].to_worker[w] = &t->down[w].e;
+	}
+	for (w = 0; in_net && w < t->w_count; w++) {
+		snprintf(name, sizeof(name), "dc%u>m%u", w / t->n, w);
+		rc = add_link(t, &t->mlink[w], p, DP_CAP_SWITCH, name, t->links.intra_bw,
+			      t->links.mlink_delay, p->q_sw, &t->mod[w].e);
+		if (rc != 0)
+			goto fail;
+		t->sw[w / t->n].to_module[w] = &t->mlink[w].e;
+	}
+	for (d = 0; t->d > 1 && d < t->d; d++) {
+		int cin, cout;
+
+		snprintf(name, sizeof(name), "wan%u>%u", d, (d + 1) % t->d);
+		cin = point(p->cap, DP_CAP_WAN, name, ".in");
+		cout = point(p->cap, DP_CAP_WAN, name, ".out");
+		rc = dp_wan_init(&t->wan[d], &t->eng, name, t->links.wan_bw, t->links.wan_delay,
+				 p->q_wan, p->pk->account, &t->sw[(d + 1) % t->d].e, cin, cout);
+		if (rc != 0)
+			goto fail;
+		t->sw[d].to_wan = &t->wan[d].e;
+	}
+	for (w = 0; t->mod != NULL && w < t->w_count; w++) {
+		struct dp_module_params mp = {
+			.name = name,
+			.latency = pluggable ? t->links.mod_latency_port :
+					       t->links.mod_latency_network,
+			.gather = in_net,
+			.expect = module_bytes(prog),
+			.done = dp_worker_module_done,
+			.arg = &t->workers[w],
+			.rec = &t->rec,
+		};
+
+		memcpy(mp.stage_bw, t->links.stage_bw, sizeof(mp.stage_bw));
+		snprintf(name, sizeof(name), "m%u", w);
+		mp.cap_in = point(p->cap, DP_CAP_MODULE, name, ".in");
+		mp.cap_out = point(p->cap, DP_CAP_MODULE, name, ".out");
+		rc = dp_module_init(&t->mod[w], &t->eng, &mp);
+		if (rc != 0)
+			goto fail;
+	}
+	return 0;
+nomem:
+	rc = -ENOMEM;
+fail:
+	snprintf(err, errlen, "building the topology: %s", strerror(-rc));
+	dp_topo_free(t);
+	return rc;
+}
+
+void
+dp_topo_start(struct dp_topo *t)
+{
+	uint32_t w;
+
+	for (w = 0; w < t->w_count; w++)
+		dp_worker_start(&t->workers[w], t->eng.now);
+}
+
+/* rx = tx + drop + held, and nothing held at the end. */
+static int
+check_elem(const struct dp_elem *e, char *err, size_t errlen)
+{
+	uint64_t held = e->ops->held(e);
+
+	if (held != 0) {
+		snprintf(err, errlen, "invariant: %s %s still holds %" PRIu64 " frames at the end",
+			 e->ops->kind, e->name, held);
+		return -EPROTO;
+	}
+	if (e->c.rx != e->c.tx + e->c.drop) {
+		snprintf(err, errlen, "invariant: %s %s received %" PRIu64 " frames but sent %"
+			 PRIu64 " and dropped %" PRIu64, e->ops->kind, e->name, e->c.rx, e->c.tx,
+			 e->c.drop);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int
+dp_topo_check(const struct dp_topo *t, char *err, size_t errlen)
+{
+	uint64_t made = 0, got = 0, consumed = 0, dropped = 0;
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < t->w_count; i++) {
+		const struct dp_worker *w = &t->workers[i];
+
+		if (w->state != DP_W_DONE) {
+			char where[160];
+
+			dp_worker_describe(w, where, sizeof(where));
+			snprintf(err, errlen, "the run stalled: %s", where);
+			return -EPROTO;
+		}
+		made += w->e.c.tx;
+		got += w->e.c.rx - w->e.c.drop;
+		dropped += w->e.c.drop;
+	}
+	for (i = 0; i < t->eng.n; i++) {
+		const struct dp_elem *e = t->eng.heap[i];
+
+		if (strcmp(e->ops->kind, "worker") == 0)
+			continue;
+		rc = check_elem(e, err, errlen);
+		if (rc != 0)
+			return rc;
+		dropped += e->c.drop;
+		if (strcmp(e->ops->kind, "module") == 0)
+			consumed += e->c.tx;
+	}
+	if (made != got + consumed + dropped) {
+		snprintf(err, errlen, "invariant: workers made %" PRIu64 " frames; received %" PRIu64
+			 ", modules consumed %" PRIu64 ", dropped %" PRIu64, made, got, consumed,
+			 dropped);
+		return -EPROTO;
+	}
+	if (t->pool != NULL && rte_mempool_avail_count(t->pool) != t->pool->size) {
+		snprintf(err, errlen, "invariant: the mbuf pool has %u of %u mbufs back",
+			 rte_mempool_avail_count(t->pool), t->pool->size);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+void
+dp_topo_free(struct dp_topo *t)
+{
+	uint32_t i;
+
+	for (i = 0; t->nic != NULL && i < t->w_count; i++)
+		if (t->nic[i].ring != NULL)
+			dp_link_fini(&t->nic[i]);
+	for (i = 0; t->down != NULL && i < t->w_count; i++)
+		if (t->down[i].ring != NULL)
+			dp_link_fini(&t->down[i]);
+	for (i = 0; t->port != NULL && i < t->w_count; i++)
+		if (t->port[i].ring != NULL)
+			dp_link_fini(&t->port[i]);
+	for (i = 0; t->mlink != NULL && i < t->w_count; i++)
+		if (t->mlink[i].ring != NULL)
+			dp_link_fini(&t->mlink[i]);
+	for (i = 0; t->wan != NULL && i < t->d; i++)
+		if (t->wan[i].ring != NULL)
+			dp_link_fini(&t->wan[i]);
+	for (i = 0; t->mod != NULL && i < t->w_count; i++)
+		if (t->mod[i].ring != NULL)
+			dp_module_fini(&t->mod[i]);
+	for (i = 0; t->sw != NULL && i < t->d; i++)
+		dp_switch_fini(&t->sw[i]);
+	free(t->workers);
+	free(t->nic);
+	free(t->down);
+	free(t->port);
+	free(t->mlink);
+	free(t->wan);
+	free(t->mod);
+	free(t->sw);
+	record_free(&t->rec);
+	dp_engine_fini(&t->eng);
+	memset(t, 0, sizeof(*t));
+}

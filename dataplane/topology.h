@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The element graph of a run: workers, their NICs (and port caps and modules), the DC switches
+ * with their queues towards workers and modules, and the WAN links between data centres.
+ *
+ *   worker w --[port cap]--> nic --> switch(d) --> down --> worker v         (same DC)
+ *                                       |
+ *                                       +--> wan(d) --> switch(d+1) --> down --> worker v
+ *                                       +--> mlink --> module (E': in the network)
+ *   worker w --> module (E: the pluggable in its port)
+ */
+#ifndef DP_TOPOLOGY_H
+#define DP_TOPOLOGY_H
+
+#include "../models/packet.h"
+#include "capture.h"
+#include "engine.h"
+#include "link.h"
+#include "module.h"
+#include "record.h"
+#include "switch.h"
+#include "worker.h"
+
+struct dp_topo_params {
+	const struct sm_params *model;
+	const struct sm_packet *pk;
+	const struct sm_program *prog;
+	uint32_t run_id, steps;
+	uint64_t q_nic, q_port, q_sw, q_wan;	/**< queue limits, frame bytes */
+	struct dp_capture *cap;			/**< NULL: no trace */
+	struct rte_mempool *pool;
+	dp_time_t t0;				/**< virtual time the run starts at */
+};
+
+struct dp_topo {
+	struct dp_engine eng;
+	uint32_t w_count, n, d;
+	struct sm_links links;
+	struct rte_mempool *pool;
+	struct dp_worker *workers;
+	struct dp_link *nic, *down, *port, *mlink, *wan;	/* port, mlink: NULL if unused */
+	struct dp_switch *sw;
+	struct dp_module *mod;					/* NULL if no module */
+	struct dp_barrier barrier;
+	struct dp_record rec;
+};
+
+/** Build the graph of @p p's program; 0, or -EINVAL / -ENOMEM with a message. */
+int dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size_t errlen);
+
+/** Start every worker at the run's start time. */
+void dp_topo_start(struct dp_topo *t);
+
+/**
+ * The end-of-run invariants: every worker done; every link, switch and module empty, with
+ * frames in = out + dropped; frames made = received + consumed by modules + dropped; the mbuf pool
+ * full again.  0, or -EPROTO with a message naming the element.
+ */
+int dp_topo_check(const struct dp_topo *t, char *err, size_t errlen);
+
+/** Free everything (frames still held are returned to the pool). */
+void dp_topo_free(struct dp_topo *t);
+
+#endif /* DP_TOPOLOGY_H */

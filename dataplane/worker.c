@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The worker element: its collective's state machine.
+ *
+ * A step is compute, then the rounds of the program.  In a round the worker queues its chunk as
+ * frames on its first hop (the NIC, the port cap of its pluggable, or the pluggable itself) and
+ * waits for the chunk its ring predecessor sends it (or for its module to finish).  It queues at
+ * most pk->burst frames ahead and re-arms when the last of them starts serialising, so the first
+ * hop never idles while frames remain and the pool holds few frames per worker.  The next round
+ * starts when both the round's frames are all queued and its expected bytes have all arrived.
+ * Frames for a later round (a faster predecessor) are counted as they come.  With phase sync a
+ * worker waits at the barrier between phases; with step or phase sync, between steps.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "capture.h"
+#include "link.h"
+#include "module.h"
+#include "record.h"
+#include "worker.h"
+
+static void worker_event(struct dp_elem *e, dp_time_t now);
+static void worker_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now);
+static uint64_t worker_held(const struct dp_elem *e);
+static void check_round(struct dp_worker *w, dp_time_t now);
+
+static const struct dp_elem_ops worker_ops = {
+	.kind = "worker",
+	.event = worker_event,
+	.rx = worker_rx,
+	.held = worker_held,
+};
+
+int
+dp_worker_init(struct dp_worker *w, struct dp_engine *eng, const char *name,
+	       const struct dp_worker_params *p)
+{
+	int rc;
+
+	if (p->prog == NULL || p->pk == NULL || p->nic == NULL || p->rec == NULL ||
+	    p->prog->n == 0)
+		return -EINVAL;
+	memset(w, 0, sizeof(*w));
+	rc = dp_engine_add(eng, &w->e, &worker_ops, name);
+	if (rc != 0)
+		return rc;
+	w->id = p->id;
+	w->per_dc = p->per_dc;
+	w->run_id = p->run_id;
+	w->steps = p->steps;
+	w->prog = p->prog;
+	w->pk = p->pk;
+	w->nic = p->nic;
+	w->port = p->port;
+	w->module = p->module;
+	w->barrier = p->barrier;
+	w->rec = p->rec;
+	w->cap_tx = p->cap_tx;
+	w->cap_rx = p->cap_rx;
+	w->state = DP_W_DONE;
+	return 0;
+}
+
+static uint64_t
+worker_held(const struct dp_elem *e)
+{
+	return 0;
+}
+
+static void
+begin_step(struct dp_worker *w, dp_time_t now)
+{
+	w->state = DP_W_COMPUTE;
+	w->round = 0;
+	dp_sched(&w->e, now + w->prog->compute_ps);
+}
+
+void
+dp_worker_start(struct dp_worker *w, dp_time_t now)
+{
+	w->step = 0;
+	begin_step(w, now);
+}
+
+/* Queue up to a burst of the round's frames; re-arm or finish the round's transmission. */
+static void
+tx_burst(struct dp_worker *w, dp_time_t now)
+{
+	const struct sm_round *r = &w->prog->r[w->round];
+	uint32_t payload = w->pk->payload, i;
+	dp_time_t start = now;
+	bool to_module = r->hop == SM_HOP_MODULE;
+
+	for (i = 0; i < w->pk->burst && w->tx_off < r->bytes; i++) {
+		uint64_t left = r->bytes - w->tx_off;
+		uint32_t len = left < payload ? (uint32_t)left : payload;
+		bool last = left <= payload;
+		struct rte_mbuf *m;
+		int rc;
+
+		m = dp_frame_make(w->e.eng->pool, &w->flow, w->tx_off, w->tx_seq, len, now / 1000,
+				  last);
+		if (m == NULL) {
+			dp_engine_fail(w->e.eng, -ENOBUFS, "%s: the mbuf pool (%u mbufs) is empty at "
+				       "step %u round %u: give it more (--mbufs)", w->e.name,
+				       w->e.eng->pool->size, w->step, w->round);
+			return;
+		}
+		w->tx_off += len;
+		w->tx_seq++;
+		w->frames_made++;
+		w->e.c.tx++;
+		w->e.c.tx_bytes += rte_pktmbuf_pkt_len(m);
+		dp_capture_frame(w->e.eng, w->cap_tx, m, now);
+		if (to_module && w->module != NULL)
+			rc = dp_module_push(w->module, m, now, &start);
+		else
+			rc = dp_link_push(r->capped ? w->port : w->nic, m, now, &start);
+		if (rc != 0) {
+			dp_engine_fail(w->e.eng, rc, "%s: its first hop refused a frame at step %u "
+				       "round %u (queue limit below the burst?)", w->e.name, w->step,
+				       w->round);
+			return;
+		}
+	}
+	w->rec->frames[w->step] += i;
+	if (w->tx_off < r->bytes) {
+		dp_sched(&w->e, start);	/* when the last one queued starts */
+		return;
+	}
+	w->tx_active = false;
+	dp_sched(&w->e, DP_NEVER);
+	check_round(w, now);
+}
+
+static void
+begin_round(struct dp_worker *w, uint32_t round, dp_time_t now)
+{
+	const struct sm_round *r = &w->prog->r[round];
+	uint32_t dst, pos = 0;
+	enum dp_kind kind = DP_KIND_WORKER;
+	uint8_t flags = 0;
+
+	w->state = DP_W_ROUND;
+	w->round = round;
+	if (r->hop == SM_HOP_MODULE) {
+		dst = w->id;
+		kind = DP_KIND_MODULE;
+		flags = DP_SE_F_DENSE;
+	} else {
+		dst = sm_round_peer(r, w->id, +1);
+		pos = (w->id / r->stride) % r->ring;
+		pos = (pos + r->ring - r->index % r->ring) % r->ring;
+	}
+	dp_flow_init(&w->flow, w->per_dc, w->run_id, w->step, (uint16_t)round, r->phase,
+		     (uint16_t)pos, w->id, dst, kind, flags, w->pk->payload);
+	w->tx_active = true;
+	w->tx_off = 0;
+	w->tx_seq = 0;
+	tx_burst(w, now);
+}
+
+static void
+step_done(struct dp_worker *w, dp_time_t now)
+{
+	struct dp_record *rec = w->rec;
+	uint32_t s = w->step;
+
+	dp_record_max(&rec->step_end[s], now);
+	if (++rec->finished[s] == rec->workers)
+		rec->steps_done = s + 1;
+	memset(w->got[s & 1], 0, sizeof(w->got[s & 1]));
+	w->mod_done[s & 1] = false;
+	w->step++;
+	if (w->step == w->steps) {
+		w->state = DP_W_DONE;
+		return;
+	}
+	if (w->barrier == NULL) {
+		begin_step(w, now);
+		return;
+	}
+	w->state = DP_W_BARRIER;
+	w->pending_round = w->prog->n;
+	dp_barrier_arrive(w->barrier, now);
+}
+
+/* The round is over when its frames are all queued and its input has all arrived. */
+static void
+check_round(struct dp_worker *w, dp_time_t now)
+{
+	const struct sm_program *prog = w->prog;
+	const struct sm_round *r;
+	uint32_t next;
+	bool in;
+
+	if (w->state != DP_W_ROUND || w->tx_active)
+		return;
+	r = &prog->r[w->round];
+	in = r->hop == SM_HOP_MODULE ? w->mod_done[w->step & 1] :
+				       w->got[w->step & 1][w->round] >= r->bytes;
+	if (!in)
+		return;
+	dp_record_max(&w->rec->round_end[(size_t)w->step * prog->n + w->round], now);
+	next = w->round + 1;
+	if (next == prog->n) {
+		step_done(w, now);
+		return;
+	}
+	if (w->pk->sync == SM_SYNC_PHASE && prog->r[next].phase != r->phase) {
+		w->state = DP_W_BARRIER;
+		w->pending_round = next;
+		dp_barrier_arrive(w->barrier, now);
+		return;
+	}
+	begin_round(w, next, now);
+}
+
+void
+dp_worker_release(struct dp_worker *w, dp_time_t now)
+{
+	if (w->state != DP_W_BARRIER)
+		return;
+	if (w->pending_round == w->prog->n)
+		begin_step(w, now);
+	else
+		begin_round(w, w->pending_round, now);
+}
+
+void
+dp_worker_module_done(void *arg, dp_time_t now)
+{
+	struct dp_worker *w = arg;
+
+	w->mod_done[w->step & 1] = true;
+	check_round(w, now);
+}
+
+static void
+worker_event(struct dp_elem *e, dp_time_t now)
+{
+	struct dp_worker *w = (struct dp_worker *)e;
+
+	if (w->state == DP_W_COMPUTE) {
+		dp_sched(e, DP_NEVER);
+		dp_record_max(&w->rec->compute_end[w->step], now);
+		begin_round(w, 0, now);
+	} else if (w->tx_active) {
+		tx_burst(w, now);
+	} else {
+		dp_sched(e, DP_NEVER);
+	}
+}
+
+static void
+worker_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
+{
+	struct dp_worker *w = (struct dp_worker *)e;
+	const struct dp_meta *meta = dp_meta(m);
+	uint32_t step = meta->step, round = meta->round;
+
+	e->c.rx++;
+	e->c.rx_bytes += rte_pktmbuf_pkt_len(m);
+	dp_capture_frame(e->eng, w->cap_rx, m, now);
+	if (meta->dst != w->id || meta->kind != DP_KIND_WORKER || round >= w->prog->n ||
+	    (step != w->step && step != w->step + 1) ||
+	    w->got[step & 1][round] + meta->payload > w->prog->r[round].bytes) {
+		dp_engine_fail(e->eng, -EPROTO, "%s: unexpected frame from worker %u: step %u "
+			       "round %u (at step %u round %u)", e->name, meta->src, step, round,
+			       w->step, w->round);
+		e->c.drop++;
+		e->c.drop_bytes += rte_pktmbuf_pkt_len(m);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	w->got[step & 1][round] += meta->payload;
+	w->frames_got++;
+	w->bytes_got += meta->payload;
+	rte_pktmbuf_free(m);
+	if (step == w->step && round == w->round)
+		check_round(w, now);
+}
+
+int
+dp_worker_describe(const struct dp_worker *w, char *buf, size_t len)
+{
+	static const char *const states[] = { "computing", "in a round", "at a barrier", "done" };
+	const struct sm_round *r = w->round < w->prog->n ? &w->prog->r[w->round] : NULL;
+
+	if (w->state == DP_W_DONE || r == NULL)
+		return snprintf(buf, len, "%s: %s", w->e.name, states[w->state]);
+	return snprintf(buf, len, "%s: step %u round %u %s, queued %lu of %lu bytes, received "
+			"%lu of %lu%s", w->e.name, w->step, w->round, states[w->state],
+			(unsigned long)w->tx_off, (unsigned long)r->bytes,
+			(unsigned long)w->got[w->step & 1][w->round], (unsigned long)r->bytes,
+			r->hop == SM_HOP_MODULE ? (w->mod_done[w->step & 1] ? " (module done)" :
+						   " (module pending)") : "");
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A worker: the source and sink of the sync, running its collective's program (models/packet.h,
+ * struct sm_program) step after step.
+ */
+#ifndef DP_WORKER_H
+#define DP_WORKER_H
+
+#include "../models/packet.h"
+#include "engine.h"
+#include "frame.h"
+
+struct dp_link;
+struct dp_module;
+struct dp_record;
+
+/** Configuration of a worker. */
+struct dp_worker_params {
+	uint32_t id;
+	uint32_t per_dc;
+	uint32_t run_id;
+	uint32_t steps;
+	const struct sm_program *prog;
+	const struct sm_packet *pk;
+	struct dp_link *nic;		/**< first hop of its flows */
+	struct dp_link *port;		/**< port cap of its pluggable (E), or NULL */
+	struct dp_module *module;	/**< its pluggable (E), or NULL; E' reaches its module by nic */
+	struct dp_barrier *barrier;	/**< phase or step barrier, or NULL (sync none) */
+	struct dp_record *rec;		/**< where the run's per-step times go */
+	int cap_tx, cap_rx;
+};
+
+enum dp_worker_state {
+	DP_W_COMPUTE,	/**< computing the step's gradient */
+	DP_W_ROUND,	/**< in a round: queueing its frames and/or waiting for the peer's */
+	DP_W_BARRIER,	/**< waiting for the other workers */
+	DP_W_DONE,	/**< all steps done */
+};
+
+/** Runtime state of a worker. */
+struct dp_worker {
+	struct dp_elem e;
+	/* configuration */
+	uint32_t id, per_dc, run_id, steps;
+	const struct sm_program *prog;
+	const struct sm_packet *pk;
+	struct dp_link *nic, *port;
+	struct dp_module *module;
+	struct dp_barrier *barrier;
+	struct dp_record *rec;
+	int cap_tx, cap_rx;
+	/* where it is */
+	enum dp_worker_state state;
+	uint32_t step, round;
+	uint32_t pending_round;		/**< what the barrier releases into (n: a new step) */
+	/* the round's transmission */
+	bool tx_active;
+	struct dp_flow flow;
+	uint64_t tx_off;		/**< payload bytes queued so far */
+	uint32_t tx_seq;
+	/* receptions, by step parity and round */
+	uint64_t got[2][SM_ROUNDS_MAX];
+	bool mod_done[2];
+	/* totals */
+	uint64_t frames_made, frames_got, bytes_got;
+};
+
+/** Set up a worker (it starts when dp_worker_start() is called); 0 or -errno. */
+int dp_worker_init(struct dp_worker *w, struct dp_engine *eng, const char *name,
+		   const struct dp_worker_params *p);
+
+/** Begin step 0 at @p now. */
+void dp_worker_start(struct dp_worker *w, dp_time_t now);
+
+/** Barrier release (struct dp_barrier.release): continue into the pending round or step. */
+void dp_worker_release(struct dp_worker *w, dp_time_t now);
+
+/** Module callback (struct dp_module_params.done): the step's stream is through. */
+void dp_worker_module_done(void *arg, dp_time_t now);
+
+/** One line on where a worker stands (for a stalled run's error). */
+int dp_worker_describe(const struct dp_worker *w, char *buf, size_t len);
+
+#endif /* DP_WORKER_H */
