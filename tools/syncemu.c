@@ -15,6 +15,7 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{ "model", cmd_model, "print the analytic model's tables (the deck's numbers)" },
+	{ "run", cmd_run, "emulate the sync as frames in virtual time; hold it against the model" },
 	{ "scenario", cmd_scenario, "check or dump scenario files; list every key" },
 };
 
