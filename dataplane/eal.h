@@ -10,8 +10,9 @@
 
 #include <rte_mempool.h>
 
-/** The EAL flags used unless the user gives their own: no hugepages, no PCI, one lcore. */
-#define DP_EAL_DEFAULT "--no-huge --no-pci --no-shconf -l 0 --log-level=lib.eal:error"
+/** The EAL flags used unless the user gives their own: no hugepages, no PCI, one lcore, and only
+ *  errors logged (the EAL's informational lines would mix with the report). */
+#define DP_EAL_DEFAULT "--no-huge --no-pci --no-shconf -l 0 --log-level=*:error"
 
 /**
  * Initialise the EAL once per process.

@@ -585,14 +585,32 @@ sm_packet_model(const struct sm_params *p, const struct sm_packet *pk, enum sm_v
 	return rc;
 }
 
+/* Sum of a frame's times on @n hops of rates @bw, less the slowest one's: the store-and-forward a
+ * tandem adds to the slowest hop's time for the whole chunk. */
+static double
+fill(double frame, const double *bw, unsigned int n)
+{
+	double sum = 0, worst = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		double t = frame / bw[i];
+
+		sum += t;
+		if (t > worst)
+			worst = t;
+	}
+	return sum - worst;
+}
+
 double
 sm_packet_fluid_bound(const struct sm_params *p, const struct sm_packet *pk,
 		      const struct sm_program *prog)
 {
-	double bound = 0, frame = pk->payload;
+	double bound = 0, frame = pk->payload, bw[SM_STAGE_COUNT + 1];
 	struct sm_links l;
 	struct sm_step s;
-	unsigned int i;
+	unsigned int i, nh;
 	int st;
 
 	if (sm_links_build(p, prog->budget, &l, NULL, 0) != 0 ||
@@ -600,27 +618,27 @@ sm_packet_fluid_bound(const struct sm_params *p, const struct sm_packet *pk,
 		return NAN;
 	for (i = 0; i < prog->n; i++) {
 		const struct sm_round *r = &prog->r[i];
-		double slowest = (double)l.intra_bw;
 		uint64_t k = sm_frames(r->bytes, pk->payload, NULL);
 
 		/* up to 1 ps of rounding per frame on each of up to 4 hops or stages */
 		bound += 4e-12 * (double)k;
+		nh = 0;
 		if (r->hop == SM_HOP_MODULE) {
-			/* the pipeline fills: the first frame through every stage; and for a module in
-			 * the network the dense hop's store-and-forward */
 			for (st = 0; st < SM_STAGE_COUNT; st++)
 				if (l.stage_bw[st] > 0)
-					bound += frame / (double)l.stage_bw[st];
+					bw[nh++] = (double)l.stage_bw[st];
+			bound += fill(frame, bw, nh);
 			if (prog->plan.placement == SM_PLACE_NETWORK)
-				bound += 2 * frame / (double)l.intra_bw;
+				bound += frame / (double)l.intra_bw;	/* nic, then mlink */
 			continue;
 		}
-		if (r->hop == SM_HOP_WAN && l.wan_bw < slowest)
-			slowest = (double)l.wan_bw;
-		if (r->capped && l.port_bw < slowest)
-			slowest = (double)l.port_bw;
-		/* a frame's store-and-forward on each hop after the first, and the last frame */
-		bound += 3 * frame / slowest;
+		if (r->capped)
+			bw[nh++] = (double)l.port_bw;
+		bw[nh++] = (double)l.intra_bw;
+		if (r->hop == SM_HOP_WAN)	/* the data centre's flows share it */
+			bw[nh++] = (double)l.wan_bw / prog->plan.ph[r->phase].flows;
+		bw[nh++] = (double)l.intra_bw;
+		bound += fill(frame, bw, nh);
 	}
 	return bound / s.total;
 }

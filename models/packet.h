@@ -188,11 +188,13 @@ int sm_packet_model(const struct sm_params *p, const struct sm_packet *pk, enum 
 
 /**
  * Bound on (packet - fluid) / fluid for one step of @p prog at zero load, payload accounting and
- * phase sync: per round three frames at the slowest rate on its path (store-and-forward on the
- * hops after the first, and the last partial frame), the module's pipeline fill (one frame through
- * every stage) and a dense hop's store-and-forward, and a picosecond of rounding per frame and hop.
- * The packet step is never shorter than the fluid one.  The README states it; the tests check the
- * emulation against it.
+ * phase sync: per round, one frame's time on every hop of its path but the slowest (the
+ * store-and-forward a tandem adds to the slowest hop's time for the chunk); for the module, one
+ * frame through every stage but the slowest, and for a module in the network the dense hop's
+ * store-and-forward; and a picosecond of rounding per frame and hop.  It assumes the slowest
+ * stage of a pluggable never waits for its worker (burst x its frame time covers the stages
+ * before it: true with the default burst of 16).  The packet step is never shorter than the
+ * fluid one.  The README states it; the tests check the emulation against it.
  */
 double sm_packet_fluid_bound(const struct sm_params *p, const struct sm_packet *pk,
 			     const struct sm_program *prog);

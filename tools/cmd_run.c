@@ -275,7 +275,7 @@ steps_table(const struct one *r)
 		return NULL;
 	for (s = 0; s < r->res.steps; s++) {
 		const struct dp_step_result *st = &r->res.step[s];
-		double pm = r->pm_rc == 0 ? (double)r->pm[s].time_ps : NAN;
+		double pm = r->pm != NULL && r->pm_rc == 0 ? (double)r->pm[s].time_ps : NAN;
 
 		table_num(t, s);
 		table_num(t, st->time / 1e9);
@@ -320,7 +320,7 @@ summary_table(struct one *runs, unsigned int n, const struct sc_scenario *sc)
 		for (k = 1; k < SM_RES_COUNT; k++)
 			if (share[k] > share[hot])
 				hot = (enum sm_resource)k;
-		if (r->pm_rc == 0 && sc->run.steps > 0) {
+		if (r->pm != NULL && r->pm_rc == 0 && sc->run.steps > 0) {
 			pm = 0;
 			for (s = 0; s < sc->run.steps; s++)
 				pm += (double)r->pm[s].time_ps;
@@ -642,13 +642,13 @@ cmd_run(int argc, char **argv)
 		pg.t0 = start;
 		pg.last = start;
 		pg.frames = 0;
+		r->pm_rc = -ENODATA;	/* until evaluate() */
 		r->rc = dp_run(&rp, &r->res, r->err, sizeof(r->err));
 		r->wall = wall_now() - start;
 		if (r->rc != 0) {
 			status = CLI_EXIT_FAIL;
-			if (pg.on)
-				fprintf(stderr, "%ssyncemu run: %s: %s\n", pg.tty ? "\n" : "", r->label,
-					r->err);
+			fprintf(stderr, "%ssyncemu run: %s: %s\n", pg.on && pg.tty ? "\n" : "",
+				r->label, r->err);
 			continue;
 		}
 		evaluate(r, sc);
@@ -657,7 +657,12 @@ cmd_run(int argc, char **argv)
 	}
 	if (pg.on && pg.tty)
 		fputc('\n', stderr);
-	if (cap != NULL) {
+	if (cap != NULL && status != CLI_EXIT_OK) {
+		/* a run failed: its trace would be partial, so none is written */
+		tr_pcapng_abort(cap->w);
+		cap->w = NULL;
+		fprintf(stderr, "syncemu run: no trace written (a run failed)\n");
+	} else if (cap != NULL) {
 		rc = tr_pcapng_close(cap->w);
 		cap->w = NULL;
 		if (rc != 0) {

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# syncemu run end to end: the report, its JSON, the trace read back by tshark with the report's
+# frame counts, the same trace from the same seed, and bad options.
+# Usage: run.sh SYNCEMU_BINARY (run from the source root)
+set -u
+. "$(dirname "$0")/lib.sh"
+se=$1
+
+# the default scenario, every variant, the default capture points, a short run
+expect_rc 0 "run on the default scenario" -- "$se" run -n 2 -q --trace "$tmp/d.pcapng" --json
+cp "$tmp/out" "$tmp/d.json"
+python3 - "$tmp/d.json" <<'PY' && ok "JSON: every run matches the closed form, nothing dropped" || bad "JSON values"
+import json, sys
+d = json.load(open(sys.argv[1]))
+runs = d["runs"]
+assert len(runs) == 10, len(runs)
+for r in runs:
+    assert r["ok"], r
+    assert r["max_rel_diff"] is not None and r["max_rel_diff"] <= 1e-6, r["label"]
+    for e in r["elements"]:
+        assert e["drop"] == 0, e
+rows = {r["run"]: r for r in d["summary"]["rows"]}
+assert abs(rows["A"]["emulated_ms"] - 4.076554) < 1e-6, rows["A"]
+assert abs(rows["A"]["fluid_ms"] - 4.075178) < 1e-6
+assert rows["A"]["vs_fluid_pct"] < rows["A"]["fluid_bound_pct"]
+PY
+
+if command -v tshark >/dev/null; then
+	python3 - "$tmp/d.json" >"$tmp/want" <<'PY'
+import json, sys
+for name, n in sorted(json.load(open(sys.argv[1]))["trace"]["frames"].items()):
+    print(name, n)
+PY
+	tshark -r "$tmp/d.pcapng" -T fields -e frame.interface_name 2>"$tmp/terr" | sort | uniq -c |
+		awk '{print $2, $1}' | sort >"$tmp/got"
+	if [ -s "$tmp/got" ] && cmp -s "$tmp/want" "$tmp/got"; then
+		ok "tshark reads the trace; frames per interface match the report ($(wc -l <"$tmp/got") interfaces)"
+	else
+		bad "tshark's frame counts differ from the report"; diff "$tmp/want" "$tmp/got" | head; head -3 "$tmp/terr"
+	fi
+	n=$(tshark -r "$tmp/d.pcapng" -Y 'udp.dstport == 47110 && frame.cap_len == 90' 2>/dev/null | wc -l)
+	total=$(awk '{s += $2} END {print s}' "$tmp/want")
+	[ "$n" = "$total" ] && ok "every frame is UDP to 47110 with the 90-byte headers ($n)" || bad "filter found $n of $total"
+	first=$(tshark -r "$tmp/d.pcapng" -c 1 -T fields -e frame.time_epoch 2>/dev/null)
+	case "$first" in 0.00*) ok "timestamps are the run's virtual time ($first s)";; *) bad "first timestamp $first";; esac
+else
+	echo "skip - tshark not installed"
+fi
+
+# the same seed gives the same trace, byte for byte (the trace's header holds the scenario,
+# its file name included, so both runs write the same name)
+mv "$tmp/d.pcapng" "$tmp/first.pcapng"
+expect_rc 0 "a second run, same seed" -- "$se" run -n 2 -q --trace "$tmp/d.pcapng"
+if cmp -s "$tmp/first.pcapng" "$tmp/d.pcapng"; then
+	ok "two runs with one seed: identical traces ($(sha256sum <"$tmp/d.pcapng" | cut -c1-16))"
+else
+	bad "two runs with one seed wrote different traces"
+fi
+
+# text report
+expect_rc 0 "text report, one variant, all capture points" -- "$se" run -v A -n 1 -q -c all --trace "$tmp/a.pcapng"
+expect_grep "$tmp/out" "4.076554" "the emulated AdamW step"
+expect_grep "$tmp/out" "Summary" "a summary table"
+expect_grep "$tmp/out" "w0.tx" "the trace's interfaces are listed"
+
+# other scenarios and settings
+expect_rc 0 "8 Gb/s WAN, E' free, wire accounting, 1500-byte MTU" -- "$se" run scenarios/2dc4-8g.ini -v "E'" -b free -n 1 -q --trace none --set run.accounting=wire --set run.mtu=1500 --set "run.frame_payload=1410 B"
+expect_grep "$tmp/out" "ok" "it matches the closed form"
+[ -e 2dc4-8g.pcapng ] && bad "--trace none wrote a trace" || ok "--trace none writes nothing"
+expect_rc 0 "sync none on a flat ring" -- "$se" run scenarios/1dc8.ini -v A -n 3 -q --trace none --set run.sync=none
+
+# bad input: a clear error, a non-zero exit, no trace left behind
+expect_rc 3 "steps 0" -- "$se" run -n 0 --trace "$tmp/bad.pcapng"
+expect_grep "$tmp/err" "steps" "names the key"
+expect_rc 3 "unknown capture point" -- "$se" run -c tx,bogus --trace "$tmp/bad.pcapng"
+expect_grep "$tmp/err" "bogus" "names the capture point"
+expect_rc 3 "payload too big for the MTU" -- "$se" run --set run.mtu=1500 --trace "$tmp/bad.pcapng"
+expect_grep "$tmp/err" "frame_payload" "names run.frame_payload"
+expect_rc 2 "bad --mbufs" -- "$se" run --mbufs 5
+expect_rc 2 "unknown option" -- "$se" run --frobnicate
+expect_rc 1 "a WAN queue too small for a round" -- "$se" run -v A -n 1 -q --set "queues.wan=100 kB" --trace "$tmp/bad.pcapng"
+expect_grep "$tmp/err" "stalled" "says the run stalled"
+[ -e "$tmp/bad.pcapng" ] && bad "a failed run left a trace" || ok "failed runs leave no trace file"
+ls "$tmp"/bad.pcapng.tmp* >/dev/null 2>&1 && bad "a temporary trace was left" || ok "no temporary left"
+expect_rc 1 "an unwritable trace path" -- "$se" run -v C -n 1 -q --trace /nonexistent/dir/x.pcapng
+expect_grep "$tmp/err" "/nonexistent/dir/x.pcapng" "names the path"
+expect_rc 0 "run --help" -- "$se" run --help
+expect_grep "$tmp/out" "--capture" "documents --capture"
+
+finish

@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tier 2: the data plane on the EAL (--no-huge --no-pci), in virtual time.
+ *
+ * At zero load every step of every variant, topology and module setting of the deck equals the
+ * packet-level closed form (the requirement is 1e-6 relative; it is exact to the picosecond), stays
+ * within the stated bound of the fluid model, and leaves every queue empty and the pool full.  The
+ * same run twice writes the same trace byte for byte.  Bad settings fail with the element named.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <rte_mempool.h>
+
+#include "../traces/pcapng.h"
+#include "capture.h"
+#include "eal.h"
+#include "frame.h"
+#include "packet.h"
+#include "presets.h"
+#include "run.h"
+#include "variant.h"
+
+#define POOL_N 48000
+
+static struct rte_mempool *pool;
+static struct sm_params P0;
+static struct sm_packet PK0;
+
+static int
+setup(void **state)
+{
+	char err[256];
+	int rc = dp_eal_init(NULL, dp_pool_mem_mb(POOL_N, SM_HDR_BYTES + 8192) + 64, err,
+			     sizeof(err));
+
+	if (rc != 0) {
+		fprintf(stderr, "EAL: %s\n", err);
+		return -1;
+	}
+	pool = dp_pool_create("test_frames", POOL_N, SM_HDR_BYTES + 8192, err, sizeof(err));
+	if (pool == NULL) {
+		fprintf(stderr, "pool: %s\n", err);
+		return -1;
+	}
+	sm_params_default(&P0);
+	sm_packet_default(&PK0);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	rte_mempool_free(pool);
+	dp_eal_fini();
+	return 0;
+}
+
+static struct dp_run_params
+params(const struct sm_params *p, const struct sm_packet *pk, enum sm_variant v, double budget,
+       uint32_t steps)
+{
+	struct dp_run_params rp = {
+		.model = p, .pk = pk, .var = v, .budget = budget, .steps = steps, .run_id = 1,
+		.t0 = 0, .q_nic = 2000000, .q_port = 2000000, .q_sw = 16000000,
+		.q_wan = 64000000, .pool = pool,
+	};
+
+	return rp;
+}
+
+/* Run and compare every step with the closed form; returns the worst relative difference. */
+static double
+run_against_model(const struct sm_params *p, const struct sm_packet *pk, enum sm_variant v,
+		  double budget, uint32_t steps, struct dp_run_result *keep)
+{
+	struct dp_run_params rp = params(p, pk, v, budget, steps);
+	struct sm_packet_step pm[8];
+	struct dp_run_result res;
+	char err[512];
+	double worst = 0;
+	uint32_t s;
+	int rc;
+
+	assert_true(steps <= 8);
+	rc = dp_run(&rp, &res, err, sizeof(err));
+	if (rc != 0)
+		fail_msg("%s budget %g: %s", sm_variant_name(v), budget, err);
+	assert_int_equal(sm_packet_model(p, pk, v, budget, steps, pm), 0);
+	assert_int_equal(res.steps, steps);
+	for (s = 0; s < steps; s++) {
+		double d = fabs((double)res.step[s].time - (double)pm[s].time_ps) /
+			   (double)pm[s].time_ps;
+
+		if (d > worst)
+			worst = d;
+		assert_int_equal(res.step[s].frames, pm[s].frames);
+	}
+	assert_int_equal(res.drops, 0);
+	assert_int_equal(rte_mempool_avail_count(pool), POOL_N);
+	if (keep != NULL)
+		*keep = res;
+	else
+		dp_run_result_free(&res);
+	return worst;
+}
+
+/* Every topology x variant x module setting of the deck, at zero load. */
+static void
+test_zero_load_matches_closed_form(void **state)
+{
+	unsigned int i, n, runs = 0;
+	const struct sm_deck_topology *t = sm_deck_topologies(&n);
+
+	for (i = 0; i < n; i++) {
+		struct sm_params p = P0;
+		int v, b;
+
+		sm_apply_topology(&p, &t[i]);
+		for (v = 0; v < SM_VAR_COUNT; v++) {
+			for (b = 0; b < SM_BUDGET_COUNT; b++) {
+				double budget = sm_budget_value(&p.mod, b), worst, bound;
+				struct dp_run_result res;
+				struct sm_program prog;
+				struct sm_step fl;
+
+				if (!sm_variant_has_module(v) && b != SM_BUDGET_FREE)
+					continue;
+				worst = run_against_model(&p, &PK0, v, budget, 2, &res);
+				if (worst > 1e-6)
+					fail_msg("%s %s[%s]: emulated differs from the closed form by "
+						 "%.3g", t[i].name, sm_variant_name(v),
+						 sm_budget_name(b), worst);
+				/* and within the stated bound of the fluid model, never below it */
+				assert_int_equal(sm_step_eval(&p, v, budget, &fl), 0);
+				assert_int_equal(sm_program_build(&p, v, budget, &prog), 0);
+				bound = sm_packet_fluid_bound(&p, &PK0, &prog);
+				assert_true(res.step[1].time / 1e12 >= fl.total);
+				assert_true(res.step[1].time / 1e12 <= fl.total * (1 + bound));
+				dp_run_result_free(&res);
+				runs++;
+			}
+		}
+	}
+	assert_int_equal(runs, n * 10);
+}
+
+/* Shares of an emulated AdamW step follow the model's: compute, intra, WAN. */
+static void
+test_shares_follow_the_model(void **state)
+{
+	struct dp_run_result res;
+	double sh[SM_RES_COUNT];
+	struct sm_step fl;
+	int r;
+
+	run_against_model(&P0, &PK0, SM_VAR_A, 0, 2, &res);
+	assert_int_equal(sm_step_eval(&P0, SM_VAR_A, 0, &fl), 0);
+	sm_step_shares(&fl, sh);
+	for (r = 0; r < SM_RES_COUNT; r++)
+		assert_true(fabs(res.step[1].share[r] - sh[r]) < 0.005);
+	dp_run_result_free(&res);
+
+	/* E [low]: the module's compute stage binds, as in the model */
+	run_against_model(&P0, &PK0, SM_VAR_E, P0.mod.budget[SM_BUDGET_LOW], 1, &res);
+	assert_true(res.has_module);
+	assert_int_equal(res.binding, SM_STAGE_COMPUTE);
+	assert_true(res.step[0].share[SM_RES_MOD_COMPUTE] > 0.94);
+	dp_run_result_free(&res);
+}
+
+/* Wire accounting and standard frames: still exactly the closed form. */
+static void
+test_wire_accounting_and_mtu(void **state)
+{
+	struct sm_packet pk = PK0, pay;
+	struct dp_run_result wire, plain;
+	double hdr, lat = 0, expect, delta;
+	struct sm_step fl;
+	unsigned int i;
+	int v;
+
+	pk.account = SM_ACCOUNT_WIRE;
+	pk.mtu = 1500;
+	pk.payload = 1500 - SM_IP_HDR - SM_UDP_HDR - SM_SE_HDR;
+	for (v = 0; v < SM_VAR_COUNT; v++)
+		assert_true(run_against_model(&P0, &pk, v, 0, 1, NULL) <= 1e-6);
+	/* framing costs (90 + 24) / payload more on every byte a link carries */
+	pay = pk;
+	pay.account = SM_ACCOUNT_PAYLOAD;
+	run_against_model(&P0, &pk, SM_VAR_C, 0, 1, &wire);
+	run_against_model(&P0, &pay, SM_VAR_C, 0, 1, &plain);
+	assert_int_equal(sm_step_eval(&P0, SM_VAR_C, 0, &fl), 0);
+	for (i = 0; i < fl.n; i++)
+		lat += fl.term[i].lat;
+	hdr = (double)(SM_HDR_BYTES + SM_ETH_FCS + SM_ETH_PREAMBLE + SM_ETH_IFG) / pk.payload;
+	expect = hdr * (fl.total - fl.t_compute - fl.t_extra - lat);
+	delta = (wire.step[0].time - plain.step[0].time) / 1e12;
+	assert_true(fabs(delta / expect - 1) < 0.02);
+	dp_run_result_free(&wire);
+	dp_run_result_free(&plain);
+}
+
+/* Without barriers the closed form holds where rounds cannot overlap (flat rings). */
+static void
+test_sync_modes(void **state)
+{
+	struct sm_params p = P0;
+	struct sm_packet pk = PK0;
+	const struct sm_deck_topology *t;
+	unsigned int n, i;
+
+	t = sm_deck_topologies(&n);
+	for (i = 0; i < n; i++)
+		if (strcmp(t[i].name, "1dc8") == 0)
+			sm_apply_topology(&p, &t[i]);
+	pk.sync = SM_SYNC_NONE;
+	assert_true(run_against_model(&p, &pk, SM_VAR_A, 0, 3, NULL) <= 1e-6);
+	pk.sync = SM_SYNC_STEP;
+	assert_true(run_against_model(&p, &pk, SM_VAR_B, 0, 3, NULL) <= 1e-6);
+}
+
+static uint64_t
+fnv1a(const char *path)
+{
+	uint64_t h = 1469598103934665603ULL;
+	FILE *f = fopen(path, "rb");
+	int c;
+
+	assert_non_null(f);
+	while ((c = getc(f)) != EOF)
+		h = (h ^ (uint64_t)c) * 1099511628211ULL;
+	fclose(f);
+	return h;
+}
+
+static uint64_t
+traced_run(const char *path, uint64_t *frames)
+{
+	struct dp_capture *cap = calloc(1, sizeof(*cap));
+	struct tr_pcapng_params tp = { .path = path, .app = "test", .comment = "seed 1" };
+	struct dp_run_params rp = params(&P0, &PK0, SM_VAR_EP, 0, 2);
+	struct dp_run_result res;
+	char err[256];
+	uint32_t i;
+
+	assert_non_null(cap);
+	assert_int_equal(dp_capture_parse("all", &cap->mask, err, sizeof(err)), 0);
+	cap->snaplen = SM_HDR_BYTES;
+	cap->w = tr_pcapng_open(&tp);
+	assert_non_null(cap->w);
+	rp.cap = cap;
+	assert_int_equal(dp_run(&rp, &res, err, sizeof(err)), 0);
+	*frames = 0;
+	for (i = 0; i < cap->nif; i++)
+		*frames += cap->frames[i];
+	assert_int_equal(tr_pcapng_close(cap->w), 0);
+	dp_run_result_free(&res);
+	free(cap);
+	return fnv1a(path);
+}
+
+/* The same run twice gives the same trace, byte for byte. */
+static void
+test_same_trace_twice(void **state)
+{
+	char dir[] = "/tmp/syncemu-test-XXXXXX", a[64], b[64];
+	uint64_t fa, fb;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(a, sizeof(a), "%s/a.pcapng", dir);
+	snprintf(b, sizeof(b), "%s/b.pcapng", dir);
+	assert_true(traced_run(a, &fa) == traced_run(b, &fb));
+	assert_true(fa == fb && fa > 0);
+	unlink(a);
+	unlink(b);
+	rmdir(dir);
+}
+
+/* A WAN queue smaller than a round drops the sync's frames: the run stalls and says where. */
+static void
+test_small_wan_queue_fails_cleanly(void **state)
+{
+	struct dp_run_params rp = params(&P0, &PK0, SM_VAR_A, 0, 1);
+	struct dp_run_result res;
+	char err[512];
+
+	rp.q_wan = 100000;
+	assert_int_equal(dp_run(&rp, &res, err, sizeof(err)), -EPROTO);
+	assert_non_null(strstr(err, "stalled"));
+	assert_non_null(strstr(err, "received"));
+	assert_int_equal(rte_mempool_avail_count(pool), POOL_N);
+}
+
+/* A pool too small for the plan is an error that names the worker, not a crash. */
+static void
+test_small_pool_fails_cleanly(void **state)
+{
+	char err[512];
+	struct rte_mempool *tiny = dp_pool_create("tiny", 64, SM_HDR_BYTES + 8192, err,
+						  sizeof(err));
+	struct dp_run_params rp = params(&P0, &PK0, SM_VAR_A, 0, 1);
+	struct dp_run_result res;
+
+	assert_non_null(tiny);
+	rp.pool = tiny;
+	assert_int_equal(dp_run(&rp, &res, err, sizeof(err)), -ENOBUFS);
+	assert_non_null(strstr(err, "pool"));
+	assert_int_equal(rte_mempool_avail_count(tiny), 64);
+	rte_mempool_free(tiny);
+}
+
+/* The wire format: a frame parses back to what was written; a damaged one does not. */
+static void
+test_frame_format(void **state)
+{
+	struct dp_flow f;
+	struct rte_mbuf *m;
+	struct dp_meta keep;
+	uint8_t *p;
+
+	dp_flow_init(&f, 4, 7, 3, 5, 2, 1, 1, 6, DP_KIND_WORKER, 0, 8192);
+	m = dp_frame_make(pool, &f, 8192, 1, 100, 12345, true);
+	assert_non_null(m);
+	assert_int_equal(rte_pktmbuf_pkt_len(m), SM_HDR_BYTES + 100);
+	keep = *dp_meta(m);
+	memset(dp_meta(m), 0, sizeof(keep));
+	assert_int_equal(dp_frame_parse(m), 0);
+	assert_memory_equal(dp_meta(m), &keep, sizeof(keep));
+	assert_int_equal(keep.dst, 6);
+	assert_int_equal(keep.round, 5);
+	assert_true(keep.flags & DP_SE_F_LAST);
+	p = rte_pktmbuf_mtod(m, uint8_t *);
+	assert_int_equal(p[SM_ETH_HDR + 9], 17);		/* UDP */
+	p[SM_ETH_HDR + SM_IP_HDR + SM_UDP_HDR] ^= 0xff;		/* the magic */
+	assert_int_equal(dp_frame_parse(m), -EINVAL);
+	rte_pktmbuf_free(m);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_frame_format),
+		cmocka_unit_test(test_zero_load_matches_closed_form),
+		cmocka_unit_test(test_shares_follow_the_model),
+		cmocka_unit_test(test_wire_accounting_and_mtu),
+		cmocka_unit_test(test_sync_modes),
+		cmocka_unit_test(test_same_trace_twice),
+		cmocka_unit_test(test_small_wan_queue_fails_cleanly),
+		cmocka_unit_test(test_small_pool_fails_cleanly),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
