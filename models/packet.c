@@ -32,17 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "packet.h"
 #include "variant.h"
-
-#define CHECK(cond, ...)						\
-	do {								\
-		if (!(cond)) {						\
-			if (err != NULL)				\
-				snprintf(err, errlen, __VA_ARGS__);	\
-			return -EINVAL;					\
-		}							\
-	} while (0)
 
 void
 sm_packet_default(struct sm_packet *pk)
@@ -59,16 +51,16 @@ sm_packet_check(const struct sm_packet *pk, char *err, unsigned long errlen)
 {
 	uint32_t room = pk->mtu - SM_IP_HDR - SM_UDP_HDR - SM_SE_HDR;
 
-	CHECK(pk->mtu >= SM_MTU_MIN && pk->mtu <= SM_MTU_MAX, "run.mtu: %u not in %u..%u", pk->mtu,
+	SM_CHECK(pk->mtu >= SM_MTU_MIN && pk->mtu <= SM_MTU_MAX, "run.mtu: %u not in %u..%u", pk->mtu,
 	      SM_MTU_MIN, SM_MTU_MAX);
-	CHECK(pk->payload >= 1 && pk->payload <= room,
+	SM_CHECK(pk->payload >= 1 && pk->payload <= room,
 	      "run.frame_payload: %u not in 1..%u (the MTU %u less %u bytes of IP, UDP and syncemu "
 	      "headers)", pk->payload, room, pk->mtu, SM_IP_HDR + SM_UDP_HDR + SM_SE_HDR);
-	CHECK(pk->account == SM_ACCOUNT_PAYLOAD || pk->account == SM_ACCOUNT_WIRE,
+	SM_CHECK(pk->account == SM_ACCOUNT_PAYLOAD || pk->account == SM_ACCOUNT_WIRE,
 	      "run.accounting: unknown mode");
-	CHECK(pk->sync == SM_SYNC_PHASE || pk->sync == SM_SYNC_STEP || pk->sync == SM_SYNC_NONE,
+	SM_CHECK(pk->sync == SM_SYNC_PHASE || pk->sync == SM_SYNC_STEP || pk->sync == SM_SYNC_NONE,
 	      "run.sync: unknown mode");
-	CHECK(pk->burst >= 1 && pk->burst <= 256, "run.burst: %u not in 1..256", pk->burst);
+	SM_CHECK(pk->burst >= 1 && pk->burst <= 256, "run.burst: %u not in 1..256", pk->burst);
 	return 0;
 }
 
@@ -145,7 +137,7 @@ sm_links_build(const struct sm_params *p, double budget, struct sm_links *l, cha
 	double compute_ops = 0, fpga_ops = 0;
 	int i;
 
-	CHECK(p->topo.n_dc == 1 || p->wan.lat >= p->intra.lat,
+	SM_CHECK(p->topo.n_dc == 1 || p->wan.lat >= p->intra.lat,
 	      "wan.latency (%g s) must be >= intra.latency (%g s): a path across data centres also "
 	      "crosses the links inside them", p->wan.lat, p->intra.lat);
 	memset(l, 0, sizeof(*l));

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "check.h"
 #include "presets.h"
 #include "variant.h"
 
@@ -161,26 +162,17 @@ sm_params_default(struct sm_params *p)
 	p->be_rtol = 1e-4;				/* [D] */
 }
 
-#define CHECK(cond, ...)						\
-	do {								\
-		if (!(cond)) {						\
-			if (err != NULL)				\
-				snprintf(err, errlen, __VA_ARGS__);	\
-			return -EINVAL;					\
-		}							\
-	} while (0)
-
 static int
 check_table(const struct sm_steps_table *t, const char *name, char *err, unsigned long errlen)
 {
 	unsigned int i;
 
-	CHECK(t->n >= 1 && t->n <= SM_TABLE_MAX, "%s: needs 1 to %d entries, has %u", name,
+	SM_CHECK(t->n >= 1 && t->n <= SM_TABLE_MAX, "%s: needs 1 to %d entries, has %u", name,
 	      SM_TABLE_MAX, t->n);
 	for (i = 0; i < t->n; i++) {
-		CHECK(t->steps[i] >= 0 && isfinite(t->steps[i]),
+		SM_CHECK(t->steps[i] >= 0 && isfinite(t->steps[i]),
 		      "%s: steps at %g must be >= 0 (0 = never reaches the target)", name, t->key[i]);
-		CHECK(i == 0 || t->key[i] > t->key[i - 1],
+		SM_CHECK(i == 0 || t->key[i] > t->key[i - 1],
 		      "%s: keys must ascend (%g after %g)", name, t->key[i], t->key[i - 1]);
 	}
 	return 0;
@@ -191,45 +183,45 @@ sm_params_check(const struct sm_params *p, char *err, unsigned long errlen)
 {
 	int v, rc;
 
-	CHECK(p->topo.n_dc >= 1 && p->topo.n_dc <= 64, "topology.data_centres: %u not in 1..64",
+	SM_CHECK(p->topo.n_dc >= 1 && p->topo.n_dc <= 64, "topology.data_centres: %u not in 1..64",
 	      p->topo.n_dc);
-	CHECK(p->topo.per_dc >= 1 && p->topo.per_dc <= 1024,
+	SM_CHECK(p->topo.per_dc >= 1 && p->topo.per_dc <= 1024,
 	      "topology.workers_per_dc: %u not in 1..1024", p->topo.per_dc);
-	CHECK(sm_workers(p) >= 2, "topology: needs at least 2 workers, has %u", sm_workers(p));
-	CHECK(p->intra.bw > 0, "intra.bandwidth: must be > 0");
-	CHECK(p->intra.lat >= 0, "intra.latency: must be >= 0");
-	CHECK(p->wan.bw > 0, "wan.bandwidth: must be > 0");
-	CHECK(p->wan.lat >= 0, "wan.latency: must be >= 0");
-	CHECK(p->gpu.peak_flops > 0, "gpu.peak: must be > 0");
-	CHECK(p->gpu.mfu > 0 && p->gpu.mfu <= 1, "gpu.mfu: %g not in (0, 1]", p->gpu.mfu);
-	CHECK(p->job.params >= 1, "job.parameters: must be >= 1");
-	CHECK(p->job.tokens > 0, "job.tokens: must be > 0");
-	CHECK(p->job.value_bytes > 0, "job.value_bytes: must be > 0");
-	CHECK(p->job.keep > 0 && p->job.keep <= 1, "job.keep: %g not in (0, 1]", p->job.keep);
-	CHECK(p->job.topk_kept >= 0 && p->job.topk_kept <= p->job.params,
+	SM_CHECK(sm_workers(p) >= 2, "topology: needs at least 2 workers, has %u", sm_workers(p));
+	SM_CHECK(p->intra.bw > 0, "intra.bandwidth: must be > 0");
+	SM_CHECK(p->intra.lat >= 0, "intra.latency: must be >= 0");
+	SM_CHECK(p->wan.bw > 0, "wan.bandwidth: must be > 0");
+	SM_CHECK(p->wan.lat >= 0, "wan.latency: must be >= 0");
+	SM_CHECK(p->gpu.peak_flops > 0, "gpu.peak: must be > 0");
+	SM_CHECK(p->gpu.mfu > 0 && p->gpu.mfu <= 1, "gpu.mfu: %g not in (0, 1]", p->gpu.mfu);
+	SM_CHECK(p->job.params >= 1, "job.parameters: must be >= 1");
+	SM_CHECK(p->job.tokens > 0, "job.tokens: must be > 0");
+	SM_CHECK(p->job.value_bytes > 0, "job.value_bytes: must be > 0");
+	SM_CHECK(p->job.keep > 0 && p->job.keep <= 1, "job.keep: %g not in (0, 1]", p->job.keep);
+	SM_CHECK(p->job.topk_kept >= 0 && p->job.topk_kept <= p->job.params,
 	      "job.topk_kept: %g not in 0..parameters", p->job.topk_kept);
-	CHECK(p->job.band_chunk >= 2, "job.band_chunk: must be >= 2");
-	CHECK(p->job.topk_chunk >= 2, "job.topk_chunk: must be >= 2");
-	CHECK(p->mod.lanes > 0 && p->mod.lane_rate > 0, "module.lanes, module.lane_rate: must be > 0");
-	CHECK(p->mod.planes >= 1, "module.planes: must be >= 1");
-	CHECK(p->mod.budget[SM_BUDGET_LOW] > 0, "module.budget_low: must be > 0");
-	CHECK(p->mod.budget[SM_BUDGET_HIGH] > 0, "module.budget_high: must be > 0");
-	CHECK(p->mod.fpga_rate > 0, "module.fpga_rate: must be > 0");
-	CHECK(p->mod.port_bw > 0, "module.port: must be > 0");
-	CHECK(p->mod.host_port_bw > 0, "module.host_port: must be > 0");
+	SM_CHECK(p->job.band_chunk >= 2, "job.band_chunk: must be >= 2");
+	SM_CHECK(p->job.topk_chunk >= 2, "job.topk_chunk: must be >= 2");
+	SM_CHECK(p->mod.lanes > 0 && p->mod.lane_rate > 0, "module.lanes, module.lane_rate: must be > 0");
+	SM_CHECK(p->mod.planes >= 1, "module.planes: must be >= 1");
+	SM_CHECK(p->mod.budget[SM_BUDGET_LOW] > 0, "module.budget_low: must be > 0");
+	SM_CHECK(p->mod.budget[SM_BUDGET_HIGH] > 0, "module.budget_high: must be > 0");
+	SM_CHECK(p->mod.fpga_rate > 0, "module.fpga_rate: must be > 0");
+	SM_CHECK(p->mod.port_bw > 0, "module.port: must be > 0");
+	SM_CHECK(p->mod.host_port_bw > 0, "module.host_port: must be > 0");
 	for (v = 0; v < SM_VAR_COUNT; v++)
-		CHECK(p->steps[v] > 0, "steps.%s: must be > 0", sm_variant_id(v));
+		SM_CHECK(p->steps[v] > 0, "steps.%s: must be > 0", sm_variant_id(v));
 	rc = check_table(&p->enob, "steps.enob", err, errlen);
 	if (rc != 0)
 		return rc;
 	rc = check_table(&p->planes, "steps.planes", err, errlen);
 	if (rc != 0)
 		return rc;
-	CHECK(p->be_bw_lo > 0 && p->be_bw_hi > p->be_bw_lo,
+	SM_CHECK(p->be_bw_lo > 0 && p->be_bw_hi > p->be_bw_lo,
 	      "breakeven.bandwidth_min/max: need 0 < min < max");
-	CHECK(p->be_budget_lo > 0 && p->be_budget_hi > p->be_budget_lo,
+	SM_CHECK(p->be_budget_lo > 0 && p->be_budget_hi > p->be_budget_lo,
 	      "breakeven.budget_min/max: need 0 < min < max");
-	CHECK(p->be_rtol > 0 && p->be_rtol < 0.1, "breakeven.tolerance: %g not in (0, 0.1)",
+	SM_CHECK(p->be_rtol > 0 && p->be_rtol < 0.1, "breakeven.tolerance: %g not in (0, 0.1)",
 	      p->be_rtol);
 	return 0;
 }

@@ -74,3 +74,14 @@ cli_parse_budgets(const char *arg, unsigned int *mask, char *err, size_t errlen)
 	return parse_list(arg, "--budget", SM_BUDGET_COUNT, budget_by_name, "low, high, free",
 			  mask, err, errlen);
 }
+
+int
+cli_add_set(const char **sets, unsigned int *n, const char *arg, char *err, size_t errlen)
+{
+	if (*n == CLI_MAX_SETS) {
+		snprintf(err, errlen, "--set: at most %d overrides", CLI_MAX_SETS);
+		return -EINVAL;
+	}
+	sets[(*n)++] = arg;
+	return 0;
+}

@@ -21,6 +21,9 @@ enum {
 
 #define CLI_MAX_SETS 64
 
+/** Append an override "section.key=value" (--set) to @p sets; -EINVAL past CLI_MAX_SETS. */
+int cli_add_set(const char **sets, unsigned int *n, const char *arg, char *err, size_t errlen);
+
 /** "A,B,C',E'" or "all" to a mask of 1u << enum sm_variant; -EINVAL with a message. */
 int cli_parse_variants(const char *arg, unsigned int *mask, char *err, size_t errlen);
 

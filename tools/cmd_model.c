@@ -105,12 +105,7 @@ model_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 
 	switch (id) {
 	case O_SET:
-		if (o->nsets == CLI_MAX_SETS) {
-			snprintf(err, errlen, "--set: at most %d overrides", CLI_MAX_SETS);
-			return -EINVAL;
-		}
-		o->sets[o->nsets++] = arg;
-		return 0;
+		return cli_add_set(o->sets, &o->nsets, arg, err, errlen);
 	case O_VARIANT:
 		return cli_parse_variants(arg, &o->variants, err, errlen);
 	case O_BUDGET:

@@ -70,15 +70,17 @@ as_set(struct run_opts *o, const char *key, const char *arg, char *err, size_t e
 {
 	char *s;
 
-	if (o->nsets == CLI_MAX_SETS || o->nowned == 8) {
+	int rc;
+
+	if (o->nowned == 8) {
 		snprintf(err, errlen, "too many overrides");
 		return -EINVAL;
 	}
 	if (asprintf(&s, "%s=%s", key, arg) < 0)
 		return -ENOMEM;
 	o->owned[o->nowned++] = s;
-	o->sets[o->nsets++] = s;
-	return 0;
+	rc = cli_add_set(o->sets, &o->nsets, s, err, errlen);
+	return rc;
 }
 
 static int
@@ -90,12 +92,7 @@ run_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 
 	switch (id) {
 	case O_SET:
-		if (o->nsets == CLI_MAX_SETS) {
-			snprintf(err, errlen, "--set: at most %d overrides", CLI_MAX_SETS);
-			return -EINVAL;
-		}
-		o->sets[o->nsets++] = arg;
-		return 0;
+		return cli_add_set(o->sets, &o->nsets, arg, err, errlen);
 	case O_STEPS:
 		return as_set(o, "run.steps", arg, err, errlen);
 	case O_SEED:
