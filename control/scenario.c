@@ -12,17 +12,20 @@
  *   3. every entry is looked up in keys[] (scenario_keys.c: one row per key: section, name,
  *      type, unit, offset, range, help) and parsed into a temporary struct: link presets first,
  *      then the other keys, so an explicit key overrides its section's preset wherever it appears;
- *   4. sm_params_check() and sm_packet_check() check the whole, and only then is the caller's
- *      struct written.
+ *   4. a relative background.sizes_csv is resolved against the scenario file's directory;
+ *      sm_params_check() and sm_packet_check() check the whole, then the background's size CSV
+ *      is loaded once (bgsizes.c) when it is used, and only then is the caller's struct written.
  * keys[] also drives sc_scenario_keys() (the --help listing) and sc_scenario_dump().
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cfgfile.h>
 
+#include "bgsizes.h"
 #include "scenario_impl.h"
 
 void
@@ -273,6 +276,70 @@ check_all(struct loader *ld, const struct sc_scenario *t)
 	return 0;
 }
 
+/*
+ * A relative background.sizes_csv names a file in the scenario file's directory (set by --set,
+ * or with no file: in the current directory).  Store it absolute, so that it opens from any
+ * directory and the dump, wherever it is written, loads back to the same path.
+ */
+static int
+paths_resolve(struct loader *ld, struct sc_scenario *t)
+{
+	char *field = t->background.sizes_csv;
+	char cwd[sizeof(t->background.sizes_csv)], out[sizeof(t->background.sizes_csv)];
+	const char *file = ld->path != NULL ? ld->path : "", *slash, *sep;
+	const struct origin *o;
+	int dir_len = 0, n;
+
+	if (field[0] == '\0' || field[0] == '/')
+		return 0;
+	o = sc_origin_find(ld, "background", "sizes_csv");
+	if (o != NULL && o->set == NULL) {
+		slash = strrchr(file, '/');
+		dir_len = slash != NULL ? (int)(slash - file) + 1 : 0;
+	}
+	cwd[0] = '\0';
+	if ((dir_len == 0 || file[0] != '/') && getcwd(cwd, sizeof(cwd)) == NULL)
+		return key_err(ld, "background", "sizes_csv", field, "cannot resolve the relative "
+			       "path: getcwd: %s", strerror(errno));
+	sep = cwd[0] != '\0' && cwd[strlen(cwd) - 1] != '/' ? "/" : "";
+	n = snprintf(out, sizeof(out), "%s%s%.*s%s", cwd, sep, dir_len, file, field);
+	if (n < 0 || (size_t)n >= sizeof(out))
+		return key_err(ld, "background", "sizes_csv", field, "the path made absolute is "
+			       "too long (at most %zu characters)", sizeof(out) - 1);
+	memset(field, 0, sizeof(t->background.sizes_csv));
+	memcpy(field, out, (size_t)n);
+	return 0;
+}
+
+/*
+ * Empirical background sizes need their CSV, and it must load: reported with the CSV's own
+ * file:line, at the line of the scenario that names it.
+ */
+static int
+check_sizes(struct loader *ld, struct rte_cfgfile *cfg, const struct sc_scenario *t)
+{
+	const struct sc_background *bg = &t->background;
+	struct sm_size_dist d;
+	const char *val;
+	char why[1024];
+	int rc;
+
+	if (bg->sizes != SC_SIZES_EMPIRICAL)
+		return 0;
+	if (bg->sizes_csv[0] == '\0')
+		return whole_err(ld, "background.sizes: empirical sizes need background.sizes_csv, "
+				 "a CSV file of size[,weight] lines (e.g. "
+				 "scenarios/sizes-websearch.csv)");
+	rc = sc_sizes_load(bg->sizes_csv, &d, why, sizeof(why));
+	if (rc == 0) {
+		sm_size_free(&d);
+		return 0;
+	}
+	val = rte_cfgfile_get_entry(cfg, "background", "sizes_csv");
+	key_err(ld, "background", "sizes_csv", val != NULL ? val : bg->sizes_csv, "%s", why);
+	return rc == -ENOMEM || rc == -EIO ? rc : -EINVAL;
+}
+
 void
 sc_scenario_default(struct sc_scenario *s)
 {
@@ -287,13 +354,22 @@ sc_scenario_default(struct sc_scenario *s)
 	s->run.steps = 10;
 	s->run.seed = 1;
 	sm_packet_default(&s->run.pk);
+	s->run.warmup = 20;
 	s->queues.nic = 2e6;
 	s->queues.port = 2e6;
 	s->queues.sw = 16e6;
 	s->queues.wan = 64e6;
+	s->queues.sync_lossless = 1;
+	s->background.load = 0;
+	s->background.sizes = SC_SIZES_FIXED;
+	s->background.size = 1e6;		/* the deck's 1 MB transfers */
+	/* background.sizes_csv stays "": only empirical sizes need it */
+	s->background.host_rate = 50e9;
+	s->background.directions = SC_DIRECTIONS_ALL;
 	/* trace.file stays "": the command picks <scenario name>.pcapng */
 	snprintf(s->trace.capture, sizeof(s->trace.capture), "wan");
 	s->trace.snaplen = SM_HDR_BYTES;
+	s->trace.queue_sample = 100e-6;
 }
 
 int
@@ -356,7 +432,11 @@ sc_scenario_load(struct sc_scenario *s, const char *path, const char *const *ove
 		snprintf(t.path, sizeof(t.path), "%s", path);
 	rc = apply_cfg(&ld, cfg, &t);
 	if (rc == 0)
+		rc = paths_resolve(&ld, &t);
+	if (rc == 0)
 		rc = check_all(&ld, &t);
+	if (rc == 0)
+		rc = check_sizes(&ld, cfg, &t);
 	if (rc == 0)
 		memcpy(s, &t, sizeof(t));
 out:

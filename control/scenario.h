@@ -24,6 +24,7 @@ struct sc_run {
 	uint32_t steps;			/**< training steps per run */
 	uint64_t seed;			/**< seeds every random source; in the trace and report */
 	struct sm_packet pk;		/**< mtu, frame_payload, accounting, sync, burst */
+	uint32_t warmup;		/**< steps left out of the steady-state statistics */
 };
 
 /** Queue limits of the data plane's links, in frame bytes ([queues]). */
@@ -32,6 +33,33 @@ struct sc_queues {
 	double port;			/**< a pluggable's port cap queue */
 	double sw;			/**< a DC switch's queue towards a worker or a module */
 	double wan;			/**< a WAN link's queue */
+	int sync_lossless;		/**< 1: the sync's frames are never dropped (a lossless
+					 *   class, PFC); 0: drop-tail for them too */
+};
+
+/** Shape of the background transfer sizes ([background] sizes); bgsizes.h builds them. */
+enum sc_sizes {
+	SC_SIZES_FIXED,			/**< every transfer is background.size bytes */
+	SC_SIZES_EXP,			/**< exponential of mean background.size */
+	SC_SIZES_EMPIRICAL,		/**< drawn from the table in background.sizes_csv */
+};
+
+/** Which WAN directions carry background traffic ([background] directions). */
+enum sc_directions {
+	SC_DIRECTIONS_ALL,		/**< every direction between every pair of data centres */
+	SC_DIRECTIONS_ONE,		/**< only data centre 0 to data centre 1 */
+};
+
+/** Background transfers sharing the WAN with the sync ([background]). */
+struct sc_background {
+	double load;			/**< offered load per loaded direction, fraction of the WAN
+					 *   rate, in [0, 1); 0 = no background */
+	enum sc_sizes sizes;		/**< fixed, exponential or empirical (sizes_csv) */
+	double size;			/**< bytes: each transfer (fixed), the mean (exponential) */
+	char sizes_csv[4096];		/**< size[,weight] CSV for empirical sizes, stored resolved
+					 *   (absolute); "" = not set */
+	double host_rate;		/**< B/s: a background host's access link */
+	enum sc_directions directions;	/**< which WAN directions are loaded */
 };
 
 /** What the data plane writes ([trace]). */
@@ -39,6 +67,7 @@ struct sc_trace {
 	char file[4096];		/**< pcapng path; "" or "none": no trace */
 	char capture[128];		/**< capture point kinds: "tx,rx,nic,switch,wan,module,port" */
 	uint32_t snaplen;		/**< bytes kept per frame; 0 = whole frames */
+	double queue_sample;		/**< s between samples of the WAN queues; 0 = none */
 };
 
 /** A scenario: the model's parameters, what to report, and how to run it. */
@@ -51,14 +80,17 @@ struct sc_scenario {
 	unsigned int budgets;		/**< [report] budgets: mask of 1u << enum sm_budget */
 	struct sc_run run;		/**< [run] */
 	struct sc_queues queues;	/**< [queues] */
+	struct sc_background background; /**< [background] */
 	struct sc_trace trace;		/**< [trace] */
 };
 
 /**
  * The built-in default: the deck's 2 DC x 4, 100 GbE, all six variants, all three budgets;
- * 10 steps, seed 1, sm_packet_default(); queues of 2 MB (NIC, port), 16 MB (switch) and 64 MB
- * (WAN); a trace of the WAN queues, 90-byte snaplen, file chosen by the command.  Padding is
- * zeroed, so two defaults compare equal with memcmp().
+ * 10 steps and 20 of warm-up (so no steady state until run.steps is raised), seed 1,
+ * sm_packet_default(); queues of 2 MB (NIC, port), 16 MB (switch) and 64 MB (WAN), the sync
+ * lossless; no background (load 0; fixed 1 MB transfers, 50 GB/s hosts, all directions); a
+ * trace of the WAN queues, 90-byte snaplen, file chosen by the command, queues sampled every
+ * 100 us.  Padding is zeroed, so two defaults compare equal with memcmp().
  */
 void sc_scenario_default(struct sc_scenario *s);
 
@@ -67,7 +99,12 @@ void sc_scenario_default(struct sc_scenario *s);
  *
  * Starts from sc_scenario_default(), applies @p path (NULL: none) and then each override
  * "section.key=value" in order (as from --set), then checks every field and the whole
- * (sm_params_check(), sm_packet_check()).  @p s is written only on success.
+ * (sm_params_check(), sm_packet_check(); background.sizes = empirical needs background.sizes_csv,
+ * and that CSV must load with sc_sizes_load()).  @p s is written only on success.
+ *
+ * A relative background.sizes_csv is taken relative to the directory of the scenario file (from
+ * --set, or without a file: the current directory) and stored resolved, as an absolute path, so
+ * that it opens from anywhere and the dump loads back to the same path.
  *
  * Errors name the file and line (or "--set" and the override), the section, the key, the value
  * and what is allowed, e.g.
@@ -83,7 +120,8 @@ void sc_scenario_default(struct sc_scenario *s);
  *                                                                     (the whole)
  *
  * @return 0; -ENOENT if the file cannot be opened; -EINVAL for anything wrong in it (unknown
- *         section or key, duplicate, bad syntax, bad number or unit, out of range);
+ *         section or key, duplicate, bad syntax, bad number or unit, out of range, a
+ *         background.sizes_csv that is missing or bad: the message gives the CSV's line);
  *         -EIO if it cannot be read (or changed while read); -ENOMEM
  */
 int sc_scenario_load(struct sc_scenario *s, const char *path, const char *const *overrides,
@@ -91,7 +129,8 @@ int sc_scenario_load(struct sc_scenario *s, const char *path, const char *const 
 
 /**
  * Write @p s as a scenario file that loads back to the same values (every key, with units).
- * An unset trace.file ("") is written as a comment, which loads back to "".
+ * An unset trace.file or background.sizes_csv ("") is written as a comment, which loads back
+ * to "".
  *
  * @return 0; -EINVAL (nothing written) if a value cannot be written so that it loads back (not
  *         finite, a string with a control character or empty, an enum value or a capture list

@@ -39,7 +39,8 @@ static const struct {
 	{ "breakeven", "search ranges of the break-even bisections" },
 	{ "report", "what to report" },
 	{ "run", "how the data plane runs the scenario: steps, seed and frames" },
-	{ "queues", "queue limits of the data plane's links, in frame bytes" },
+	{ "queues", "queue limits of the data plane's links (frame bytes) and the sync's drops" },
+	{ "background", "background transfers that share the WAN with the sync" },
 	{ "trace", "what the data plane writes to its pcapng trace" },
 };
 #define N_SECTIONS (sizeof(sections) / sizeof(sections[0]))
@@ -59,6 +60,25 @@ static const struct sc_key_name sync_names[] = {
 	{ "phase", SM_SYNC_PHASE },
 	{ "step", SM_SYNC_STEP },
 	{ "none", SM_SYNC_NONE },
+	{ NULL, 0 },
+};
+
+static const struct sc_key_name yes_no_names[] = {
+	{ "yes", 1 },
+	{ "no", 0 },
+	{ NULL, 0 },
+};
+
+static const struct sc_key_name size_names[] = {
+	{ "fixed", SC_SIZES_FIXED },
+	{ "exponential", SC_SIZES_EXP },
+	{ "empirical", SC_SIZES_EMPIRICAL },
+	{ NULL, 0 },
+};
+
+static const struct sc_key_name direction_names[] = {
+	{ "all", SC_DIRECTIONS_ALL },
+	{ "one", SC_DIRECTIONS_ONE },
 	{ NULL, 0 },
 };
 
@@ -236,6 +256,9 @@ static const struct sc_key keys[] = {
 	     "deck's additive terms), step = only between steps, none = never"),
 	UINT("run", "burst", run.pk.burst, SC_UNIT_COUNT, 1, 256,
 	     "frames a worker queues ahead on its first hop"),
+	UINT("run", "warmup", run.warmup, SC_UNIT_COUNT, 0, 1000000,
+	     "steps left out of the steady-state statistics (the WAN queue fills up from "
+	     "empty)"),
 
 	DBL("queues", "nic", queues.nic, SC_UNIT_BYTES, 0, NOLIM, KF_MIN_OPEN,
 	    "queue limit of a worker's NIC, in frame bytes"),
@@ -246,6 +269,27 @@ static const struct sc_key keys[] = {
 	DBL("queues", "wan", queues.wan, SC_UNIT_BYTES, 0, NOLIM, KF_MIN_OPEN,
 	    "queue limit of a WAN link, in frame bytes; a sync's WAN rounds queue up to a whole "
 	    "round of a data centre's flows"),
+	ENUM("queues", "sync_lossless", queues.sync_lossless, yes_no_names,
+	     "yes: the sync's frames are never dropped, as in a lossless traffic class (PFC); "
+	     "no: drop-tail for them too, and a dropped sync frame stalls the run"),
+
+	DBL("background", "load", background.load, SC_UNIT_FRACTION, 0, 1, KF_MAX_OPEN,
+	    "offered load of background transfers on each loaded WAN direction, a fraction of "
+	    "the WAN rate"),
+	ENUM("background", "sizes", background.sizes, size_names,
+	     "transfer sizes: fixed = all of size, exponential = of mean size, empirical = "
+	     "drawn from sizes_csv"),
+	DBL("background", "size", background.size, SC_UNIT_BYTES, 0, NOLIM, KF_MIN_OPEN,
+	    "transfer size (the deck's 1 MB transfers); the mean for exponential"),
+	STR("background", "sizes_csv", background.sizes_csv, KF_EMPTY_OK,
+	    "CSV of 'size[,weight]' lines for sizes = empirical (required then), e.g. "
+	    "scenarios/sizes-websearch.csv; a relative path is taken relative to the scenario "
+	    "file's directory (from --set: the current one) and stored resolved, as an absolute "
+	    "path"),
+	DBL("background", "host_rate", background.host_rate, SC_UNIT_BYTE_RATE, 0, NOLIM,
+	    KF_MIN_OPEN, "the background hosts' access links"),
+	ENUM("background", "directions", background.directions, direction_names,
+	     "all: every WAN direction carries background; one: only data centre 0 to 1"),
 
 	STR("trace", "file", trace.file, KF_EMPTY_OK,
 	    "pcapng file; not set: <scenario name>.pcapng; none: no trace"),
@@ -253,6 +297,8 @@ static const struct sc_key keys[] = {
 	      "capture points written to the trace; all = every kind, none = no frames"),
 	UINT("trace", "snaplen", trace.snaplen, SC_UNIT_COUNT, 0, SNAPLEN_MAX,
 	     "bytes kept per frame: 90 = the headers, 0 = whole frames"),
+	DBL("trace", "queue_sample", trace.queue_sample, SC_UNIT_TIME, 0, NOLIM, 0,
+	    "interval at which the WAN queues' occupancy is sampled; 0 s = no sampling"),
 };
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
 
