@@ -10,7 +10,7 @@
 #include "capture.h"
 
 static const char *const kind_names[DP_CAP_COUNT] = {
-	"tx", "rx", "nic", "switch", "wan", "module", "port",
+	"tx", "rx", "nic", "switch", "wan", "module", "port", "bg",
 };
 
 const char *
@@ -43,7 +43,7 @@ dp_capture_parse(const char *s, uint32_t *mask, char *err, size_t errlen)
 				break;
 		if (k == DP_CAP_COUNT) {
 			snprintf(err, errlen, "unknown capture point '%s' (allowed: tx, rx, nic, "
-				 "switch, wan, module, port, all, none)", tok);
+				 "switch, wan, module, port, bg, all, none)", tok);
 			return -EINVAL;
 		}
 		*mask |= 1u << k;

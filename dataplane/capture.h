@@ -23,6 +23,7 @@ enum dp_cap_kind {
 	DP_CAP_WAN,	/**< the WAN queues ("wan0>1.in", ".out") */
 	DP_CAP_MODULE,	/**< a module's input and output ("m3.in", "m3.out") */
 	DP_CAP_PORT,	/**< a pluggable's port cap ("w3.port.in", ".out") */
+	DP_CAP_BG,	/**< background hosts and sinks ("bg0.tx", "bg0.nic.in", "dc1.sink.rx") */
 	DP_CAP_COUNT
 };
 

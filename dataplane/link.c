@@ -47,6 +47,7 @@ dp_link_init(struct dp_link *l, struct dp_engine *eng, const struct dp_link_para
 	l->next = p->next;
 	l->cap_in = p->cap_in;
 	l->cap_out = p->cap_out;
+	l->fg_lossless = p->fg_lossless;
 	l->last_charge = UINT32_MAX;
 	l->ring = malloc(RING_MIN * sizeof(*l->ring));
 	if (l->ring == NULL)
@@ -138,10 +139,27 @@ dp_link_push(struct dp_link *l, struct rte_mbuf *m, dp_time_t now, dp_time_t *st
 	advance_queue(l, now);
 	if ((l->cap_frames && l->qframes + 1 > l->cap_frames) ||
 	    (l->cap_bytes && l->qbytes + bytes > l->cap_bytes)) {
-		l->e.c.drop++;
-		l->e.c.drop_bytes += rte_pktmbuf_pkt_len(m);
-		rte_pktmbuf_free(m);
-		return -ENOBUFS;
+		bool bg = dp_meta(m)->flags & DP_SE_F_BG;
+
+		if (bg || !l->fg_lossless) {
+			const struct dp_meta *meta = dp_meta(m);
+
+			if (bg)
+				l->bg_drop++;
+			else
+				/* nothing resends it: the sync cannot complete */
+				dp_engine_fail(l->e.eng, -ENOBUFS, "%s dropped a frame of the sync "
+					       "(worker %u, step %u, round %u): its queue limit (%lu "
+					       "bytes) is below what the sync needs; raise it or make "
+					       "the sync lossless (queues.sync_lossless = yes)",
+					       l->e.name, meta->src, meta->step, meta->round,
+					       (unsigned long)l->cap_bytes);
+			l->e.c.drop++;
+			l->e.c.drop_bytes += rte_pktmbuf_pkt_len(m);
+			rte_pktmbuf_free(m);
+			return -ENOBUFS;
+		}
+		l->fg_over++;	/* the sync's class is lossless: held upstream on a real link */
 	}
 	if (l->tail - l->head > l->mask && grow(l) != 0) {
 		dp_engine_fail(l->e.eng, -ENOMEM, "%s: out of memory for its queue", l->e.name);
@@ -175,6 +193,13 @@ dp_link_push(struct dp_link *l, struct rte_mbuf *m, dp_time_t now, dp_time_t *st
 		*start = t;
 	dp_sched(&l->e, next_event(l));
 	return 0;
+}
+
+uint64_t
+dp_link_backlog(struct dp_link *l, dp_time_t now)
+{
+	advance_queue(l, now);
+	return l->qbytes;
 }
 
 static void

@@ -24,6 +24,7 @@ struct dp_link_params {
 	enum sm_account account;
 	struct dp_elem *next;	/**< where frames arrive */
 	int cap_in, cap_out;	/**< capture interfaces (-1: none) */
+	bool fg_lossless;	/**< the sync's frames are never dropped (their class is lossless) */
 };
 
 struct dp_link_slot {
@@ -44,6 +45,7 @@ struct dp_link {
 	enum sm_account account;
 	struct dp_elem *next;
 	int cap_in, cap_out;
+	bool fg_lossless;
 	/* the FIFO: frames queued or in flight, in order; a power-of-two ring */
 	struct dp_link_slot *ring;
 	uint32_t mask;
@@ -60,6 +62,8 @@ struct dp_link {
 	dp_time_t busy_ps;	/**< time spent serialising */
 	uint64_t max_qbytes;
 	uint32_t max_qframes;
+	uint64_t fg_over;	/**< sync frames taken above the limit (lossless) */
+	uint64_t bg_drop;	/**< background frames dropped */
 };
 
 /** Set up a link registered with @p eng; 0, -EINVAL or -ENOMEM. */
@@ -74,6 +78,9 @@ void dp_link_fini(struct dp_link *l);
  * @return 0, or -ENOBUFS if it was dropped (and freed)
  */
 int dp_link_push(struct dp_link *l, struct rte_mbuf *m, dp_time_t now, dp_time_t *start);
+
+/** Frame bytes queued at @p now (not yet serialising). */
+uint64_t dp_link_backlog(struct dp_link *l, dp_time_t now);
 
 /** When the serialiser is next free. */
 static inline dp_time_t

@@ -17,6 +17,8 @@
 #include "run.h"
 #include "topology.h"
 
+#define WATCHDOG UINT64_C(10000000000000)	/* 10 s of virtual time without a step */
+
 static const enum sm_resource stage_res[SM_STAGE_COUNT] = {
 	SM_RES_MOD_OPTICS, SM_RES_MOD_COMPUTE, SM_RES_MOD_FPGA, SM_RES_MOD_PORT,
 };
@@ -77,6 +79,26 @@ fill_steps(const struct dp_topo *t, const struct sm_program *prog, dp_time_t t0,
 	}
 }
 
+/* Move the background's records and the queue samples into the result. */
+static void
+take_background(struct dp_topo *t, struct dp_run_result *res)
+{
+	uint32_t i;
+
+	res->bg = t->bgstats;
+	memset(&t->bgstats, 0, sizeof(t->bgstats));
+	if (t->probe == NULL)
+		return;
+	res->q_links = t->probe->nlinks;
+	for (i = 0; i < t->probe->nlinks; i++)
+		snprintf(res->q_names[i], sizeof(res->q_names[i]), "%s", t->probe->links[i]->e.name);
+	res->q_n = t->probe->n;
+	res->q_t = t->probe->t;
+	res->q_bytes = t->probe->bytes;
+	t->probe->t = NULL;
+	t->probe->bytes = NULL;
+}
+
 static int
 summarise(const struct dp_topo *t, struct dp_run_result *res)
 {
@@ -106,6 +128,8 @@ summarise(const struct dp_topo *t, struct dp_run_result *res)
 
 			es->max_qbytes = l->max_qbytes;
 			es->util = (double)l->busy_ps / (double)dur;
+			es->fg_over = l->fg_over;
+			es->bg_drop = l->bg_drop;
 		}
 	}
 	return 0;
@@ -142,7 +166,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 			.model = p->model, .pk = p->pk, .prog = prog, .run_id = p->run_id,
 			.steps = p->steps, .q_nic = p->q_nic, .q_port = p->q_port,
 			.q_sw = p->q_sw, .q_wan = p->q_wan, .cap = p->cap, .pool = p->pool,
-			.t0 = p->t0,
+			.t0 = p->t0, .bg = p->bg,
 		};
 
 		rc = dp_topo_build(t, &tp, err, errlen);
@@ -150,17 +174,34 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 			goto out;
 	}
 	res->t_start = p->t0;
-	dp_topo_start(t);
+	dp_topo_start(t, p->bg_only > 0);
 	wt.t = t;
 	wt.seen = 0;
-	for (;;) {
-		rc = dp_engine_run(&t->eng, DP_NEVER, step_finished, &wt);
+	if (p->bg_only > 0) {
+		/* background alone for a while, then it stops and drains */
+		rc = dp_engine_run(&t->eng, p->t0 + p->bg_only, NULL, NULL);
+		dp_topo_stop(t);
+		if (rc == 0)
+			rc = dp_engine_run(&t->eng, DP_NEVER, NULL, NULL);
+	}
+	while (p->bg_only == 0) {
+		/* a watchdog: background and the probe never run out of events, so a sync that
+		 * makes no step for WATCHDOG of virtual time has stalled */
+		rc = dp_engine_run(&t->eng, t->eng.now + WATCHDOG, step_finished, &wt);
 		if (rc != 0 || t->rec.steps_done == wt.seen)
 			break;
 		wt.seen = t->rec.steps_done;
 		if (p->progress != NULL)
 			p->progress(p->progress_arg, wt.seen, p->steps, t->rec.frames[wt.seen - 1]);
+		if (wt.seen == p->steps) {
+			/* the sync is done: background stops, what is in flight drains */
+			dp_topo_stop(t);
+			rc = dp_engine_run(&t->eng, DP_NEVER, NULL, NULL);
+			break;
+		}
 	}
+	if (p->bg_only == 0 && wt.seen != p->steps)
+		dp_topo_stop(t);	/* stalled or failed: the background stops too */
 	res->t_end = t->eng.now;
 	res->events = t->eng.events;
 	if (rc != 0) {
@@ -188,6 +229,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	fill_steps(t, prog, p->t0, module_res, res);
 	for (uint32_t s = 0; s < res->steps; s++)
 		res->frames += res->step[s].frames;
+	take_background(t, res);
 	if (summarise(t, res) != 0 && rc == 0) {
 		snprintf(err, errlen, "out of memory");
 		rc = -ENOMEM;
@@ -206,8 +248,13 @@ dp_run_result_free(struct dp_run_result *res)
 {
 	free(res->step);
 	free(res->elems);
+	free(res->q_t);
+	free(res->q_bytes);
+	dp_bgstats_free(&res->bg);
 	res->step = NULL;
 	res->elems = NULL;
+	res->q_t = NULL;
+	res->q_bytes = NULL;
 }
 
 uint32_t
@@ -231,11 +278,15 @@ dp_run_pool_need(const struct dp_run_params *p)
 			dense = k;
 	}
 	free(prog);
-	if (wan_round > p->q_wan / frame + 1)
+	/* a round of the sync in each WAN queue (above the limit if its class is lossless) and
+	 * background up to the limit */
+	if (!p->bg.fg_lossless && wan_round > p->q_wan / frame + 1)
 		wan_round = p->q_wan / frame + 1;
+	if (p->bg.load > 0)
+		wan_round += p->q_wan / frame + 1;
 	/* bursts and frames in flight on each worker's hops, rounds overlapping without sync */
 	need = (uint64_t)w_count * (4 * p->pk->burst + 64);
-	need += 2 * wan_round * p->model->topo.n_dc + (uint64_t)w_count * dense;
+	need += wan_round * p->model->topo.n_dc + (uint64_t)w_count * dense;
 	need += need / 4 + 1024;
 	return need > UINT32_MAX ? UINT32_MAX : (uint32_t)need;
 }

@@ -10,6 +10,7 @@
 #include "../models/step.h"
 #include "capture.h"
 #include "engine.h"
+#include "topology.h"
 
 struct dp_run_params {
 	const struct sm_params *model;
@@ -22,6 +23,8 @@ struct dp_run_params {
 	uint64_t q_nic, q_port, q_sw, q_wan;	/**< queue limits, frame bytes */
 	struct dp_capture *cap;			/**< NULL: no trace */
 	struct rte_mempool *pool;
+	struct dp_bg_params bg;			/**< background on the WAN (load 0: none) */
+	dp_time_t bg_only;			/**< > 0: no sync, background alone this long */
 	/** Called as steps finish (may be NULL). */
 	void (*progress)(void *arg, uint32_t done, uint32_t steps, uint64_t frames);
 	void *progress_arg;
@@ -42,6 +45,8 @@ struct dp_elem_summary {
 	uint64_t rx, tx, drop;
 	uint64_t max_qbytes;
 	double util;				/**< busy fraction of the run (links) */
+	uint64_t fg_over;			/**< sync frames queued above the limit */
+	uint64_t bg_drop;			/**< background frames dropped */
 };
 
 struct dp_run_result {
@@ -55,6 +60,13 @@ struct dp_run_result {
 	enum sm_stage binding;			/**< the modules' busiest stage */
 	uint32_t n_elems;
 	struct dp_elem_summary *elems;
+	struct dp_bgstats bg;			/**< background transfers (arrays owned) */
+	/* the WAN queues sampled over time (owned) */
+	uint32_t q_links;			/**< links sampled */
+	char q_names[DP_PROBE_LINKS][32];
+	uint64_t q_n;				/**< samples */
+	dp_time_t *q_t;				/**< [q_n] */
+	uint64_t *q_bytes;			/**< [q_n x q_links] */
 };
 
 /**

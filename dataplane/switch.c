@@ -29,6 +29,8 @@ switch_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
 			out = s->to_module[meta->dst];
 		else if (meta->kind == DP_KIND_WORKER)
 			out = s->to_worker[meta->dst];
+		else if (meta->kind == DP_KIND_SINK)
+			out = s->to_sink;
 	}
 	if (out == NULL) {
 		s->no_route++;
@@ -73,6 +75,7 @@ dp_switch_init(struct dp_switch *s, struct dp_engine *eng, const char *name, uin
 	s->per_dc = per_dc;
 	s->n_workers = n_workers;
 	s->to_wan = NULL;
+	s->to_sink = NULL;
 	s->no_route = 0;
 	s->to_worker = calloc(n_workers, sizeof(*s->to_worker));
 	s->to_module = calloc(n_workers, sizeof(*s->to_module));

@@ -14,6 +14,7 @@ struct dp_switch {
 	struct dp_elem **to_worker;	/**< [n_workers]: the down link of each local worker */
 	struct dp_elem **to_module;	/**< [n_workers]: the link to each local module, or NULL */
 	struct dp_elem *to_wan;		/**< the WAN link to the next data centre, or NULL */
+	struct dp_elem *to_sink;	/**< the local background sink, or NULL */
 	uint64_t no_route;		/**< frames with nowhere to go (dropped) */
 };
 

@@ -100,6 +100,71 @@ add_link(struct dp_topo *t, struct dp_link *l, const struct dp_topo_params *p,
 	return dp_link_init(l, &t->eng, &lp);
 }
 
+/* Background hosts on the loaded WAN directions, their sinks, and the WAN queue probe. */
+static int
+build_background(struct dp_topo *t, const struct dp_topo_params *p)
+{
+	const struct dp_bg_params *bg = &p->bg;
+	struct dp_link *wl[DP_PROBE_LINKS];
+	char name[32];
+	uint32_t d, nl = 0;
+	int rc;
+
+	for (d = 0; t->wan != NULL && d < t->d; d++)
+		t->wan[d].fg_lossless = bg->fg_lossless;
+	if (t->d > 1 && bg->probe_every > 0) {
+		for (d = 0; d < t->d && nl < DP_PROBE_LINKS; d++)
+			wl[nl++] = &t->wan[d];
+		t->probe = calloc(1, sizeof(*t->probe));
+		if (t->probe == NULL)
+			return -ENOMEM;
+		rc = dp_probe_init(t->probe, &t->eng, "wanprobe", bg->probe_every, wl, nl);
+		if (rc != 0)
+			return rc;
+	}
+	if (t->d < 2 || !(bg->load > 0))
+		return 0;
+	t->bg = calloc(t->d, sizeof(*t->bg));
+	t->bglink = calloc(t->d, sizeof(*t->bglink));
+	t->sink = calloc(t->d, sizeof(*t->sink));
+	if (t->bg == NULL || t->bglink == NULL || t->sink == NULL)
+		return -ENOMEM;
+	for (d = 0; d < t->d; d++) {
+		uint32_t to = (d + 1) % t->d;
+		struct dp_bghost_params hp = {
+			.name = name, .id = d, .dst_first = to * t->n, .per_dc = t->n,
+			.run_id = p->run_id,
+			.rate = bg->load * (double)t->links.wan_bw / bg->sizes->mean,
+			.sizes = bg->sizes, .seed = sm_rng_stream_seed(bg->seed, ((uint64_t)p->run_id << 16) | d),
+			.payload = p->pk->payload, .burst = p->pk->burst, .link = &t->bglink[d],
+			.stats = &t->bgstats,
+		};
+		int cin;
+
+		snprintf(name, sizeof(name), "dc%u.sink", d);
+		cin = point(p->cap, DP_CAP_BG, name, ".rx");
+		rc = dp_sink_init(&t->sink[d], &t->eng, name, &t->bgstats, bg->host_bw,
+				  t->links.nic_delay, t->links.wan_bw, t->links.wan_delay,
+				  p->pk->account, cin);
+		if (rc != 0)
+			return rc;
+		t->sw[d].to_sink = &t->sink[d].e;
+		if (d >= bg->directions)
+			continue;	/* this direction carries no background */
+		snprintf(name, sizeof(name), "bg%u.nic", d);
+		rc = add_link(t, &t->bglink[d], p, DP_CAP_BG, name, bg->host_bw,
+			      t->links.nic_delay, p->q_nic, &t->sw[d].e);
+		if (rc != 0)
+			return rc;
+		snprintf(name, sizeof(name), "bg%u", d);
+		hp.cap_tx = point(p->cap, DP_CAP_BG, name, ".tx");
+		rc = dp_bghost_init(&t->bg[d], &t->eng, &hp);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
 int
 dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size_t errlen)
 {
@@ -118,7 +183,7 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	t->d = p->model->topo.n_dc;
 	t->w_count = t->n * t->d;
 	t->pool = p->pool;
-	n_elems = 6 * t->w_count + 2 * t->d + 1;
+	n_elems = 6 * t->w_count + 5 * t->d + 2;
 	rc = dp_engine_init(&t->eng, n_elems, p->pool, p->t0);
 	if (rc == 0)
 		rc = record_init(&t->rec, p->steps, prog->n, t->w_count);
@@ -215,6 +280,9 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 			goto fail;
 		t->sw[d].to_wan = &t->wan[d].e;
 	}
+	rc = build_background(t, p);
+	if (rc != 0)
+		goto fail;
 	for (w = 0; t->mod != NULL && w < t->w_count; w++) {
 		struct dp_module_params mp = {
 			.name = name,
@@ -245,12 +313,29 @@ fail:
 }
 
 void
-dp_topo_start(struct dp_topo *t)
+dp_topo_start(struct dp_topo *t, bool no_sync)
 {
-	uint32_t w;
+	uint32_t w, d;
 
-	for (w = 0; w < t->w_count; w++)
+	for (w = 0; !no_sync && w < t->w_count; w++)
 		dp_worker_start(&t->workers[w], t->eng.now);
+	for (d = 0; t->bg != NULL && d < t->d; d++)
+		if (t->bg[d].link != NULL)	/* a host on this direction */
+			dp_bghost_start(&t->bg[d], t->eng.now);
+	if (t->probe != NULL)
+		dp_probe_start(t->probe, t->eng.now);
+}
+
+void
+dp_topo_stop(struct dp_topo *t)
+{
+	uint32_t d;
+
+	for (d = 0; t->bg != NULL && d < t->d; d++)
+		if (t->bg[d].link != NULL)
+			dp_bghost_stop(&t->bg[d]);
+	if (t->probe != NULL)
+		dp_probe_stop(t->probe);
 }
 
 /* rx = tx + drop + held, and nothing held at the end. */
@@ -299,11 +384,15 @@ dp_topo_check(const struct dp_topo *t, char *err, size_t errlen)
 
 		if (strcmp(e->ops->kind, "worker") == 0)
 			continue;
+		if (strcmp(e->ops->kind, "bghost") == 0) {
+			made += e->c.tx;	/* a source */
+			continue;
+		}
 		rc = check_elem(e, err, errlen);
 		if (rc != 0)
 			return rc;
 		dropped += e->c.drop;
-		if (strcmp(e->ops->kind, "module") == 0)
+		if (strcmp(e->ops->kind, "module") == 0 || strcmp(e->ops->kind, "sink") == 0)
 			consumed += e->c.tx;
 	}
 	if (made != got + consumed + dropped) {
@@ -345,6 +434,18 @@ dp_topo_free(struct dp_topo *t)
 			dp_module_fini(&t->mod[i]);
 	for (i = 0; t->sw != NULL && i < t->d; i++)
 		dp_switch_fini(&t->sw[i]);
+	for (i = 0; t->bglink != NULL && i < t->d; i++)
+		if (t->bglink[i].ring != NULL)
+			dp_link_fini(&t->bglink[i]);
+	for (i = 0; t->bg != NULL && i < t->d; i++)
+		dp_bghost_fini(&t->bg[i]);
+	if (t->probe != NULL)
+		dp_probe_fini(t->probe);
+	free(t->bg);
+	free(t->bglink);
+	free(t->sink);
+	free(t->probe);
+	dp_bgstats_free(&t->bgstats);
 	free(t->workers);
 	free(t->nic);
 	free(t->down);

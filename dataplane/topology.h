@@ -13,13 +13,26 @@
 #define DP_TOPOLOGY_H
 
 #include "../models/packet.h"
+#include "bghost.h"
 #include "capture.h"
 #include "engine.h"
 #include "link.h"
 #include "module.h"
+#include "probe.h"
 #include "record.h"
 #include "switch.h"
 #include "worker.h"
+
+/** Background traffic on the WAN (load 0: none). */
+struct dp_bg_params {
+	double load;				/**< offered load, a fraction of the WAN rate */
+	const struct sm_size_dist *sizes;	/**< transfer sizes */
+	uint64_t host_bw;			/**< the hosts' access links, B/s */
+	uint64_t seed;				/**< the run's seed */
+	uint32_t directions;			/**< 1: DC 0 to 1 only; 2 (or more): every one */
+	bool fg_lossless;			/**< the sync's frames are never dropped */
+	dp_time_t probe_every;			/**< WAN queue sampling interval; 0: none */
+};
 
 struct dp_topo_params {
 	const struct sm_params *model;
@@ -30,6 +43,7 @@ struct dp_topo_params {
 	struct dp_capture *cap;			/**< NULL: no trace */
 	struct rte_mempool *pool;
 	dp_time_t t0;				/**< virtual time the run starts at */
+	struct dp_bg_params bg;
 };
 
 struct dp_topo {
@@ -41,6 +55,11 @@ struct dp_topo {
 	struct dp_link *nic, *down, *port, *mlink, *wan;	/* port, mlink: NULL if unused */
 	struct dp_switch *sw;
 	struct dp_module *mod;					/* NULL if no module */
+	struct dp_bghost *bg;					/* [d], NULL: no load */
+	struct dp_link *bglink;					/* [d] host to switch */
+	struct dp_sink *sink;					/* [d] */
+	struct dp_probe *probe;					/* NULL: no sampling */
+	struct dp_bgstats bgstats;
 	struct dp_barrier barrier;
 	struct dp_record rec;
 };
@@ -48,8 +67,11 @@ struct dp_topo {
 /** Build the graph of @p p's program; 0, or -EINVAL / -ENOMEM with a message. */
 int dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size_t errlen);
 
-/** Start every worker at the run's start time. */
-void dp_topo_start(struct dp_topo *t);
+/** Start the workers (unless @p no_sync), background hosts and probe at the run's start. */
+void dp_topo_start(struct dp_topo *t, bool no_sync);
+
+/** Stop the background hosts and the probe (the workers are done): the rest drains. */
+void dp_topo_stop(struct dp_topo *t);
 
 /**
  * The end-of-run invariants: every worker done; every link, switch and module empty, with

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The probe element: reads each link's queue (frame bytes waiting, not yet serialising) at
+ * now, every interval.  It only reads; the links' frames do not notice it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "link.h"
+#include "probe.h"
+
+static int
+grow(struct dp_probe *p)
+{
+	uint64_t cap = p->cap ? 2 * p->cap : 1024;
+	dp_time_t *t = realloc(p->t, cap * sizeof(*t));
+	uint64_t *b;
+
+	if (t == NULL)
+		return -ENOMEM;
+	p->t = t;
+	b = realloc(p->bytes, cap * p->nlinks * sizeof(*b));
+	if (b == NULL)
+		return -ENOMEM;
+	p->bytes = b;
+	p->cap = cap;
+	return 0;
+}
+
+static void
+probe_event(struct dp_elem *e, dp_time_t now)
+{
+	struct dp_probe *p = (struct dp_probe *)e;
+	uint32_t i;
+
+	if (p->stopped) {
+		dp_sched(e, DP_NEVER);
+		return;
+	}
+	if (p->n == p->cap && grow(p) != 0) {
+		dp_engine_fail(e->eng, -ENOMEM, "%s: out of memory for its samples", e->name);
+		return;
+	}
+	p->t[p->n] = now;
+	for (i = 0; i < p->nlinks; i++)
+		p->bytes[p->n * p->nlinks + i] = dp_link_backlog(p->links[i], now);
+	p->n++;
+	dp_sched(e, now + p->every);
+}
+
+static void
+probe_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
+{
+	e->c.rx++;
+	e->c.drop++;
+	rte_pktmbuf_free(m);
+}
+
+static uint64_t
+probe_held(const struct dp_elem *e)
+{
+	return 0;
+}
+
+static const struct dp_elem_ops probe_ops = {
+	.kind = "probe",
+	.event = probe_event,
+	.rx = probe_rx,
+	.held = probe_held,
+};
+
+int
+dp_probe_init(struct dp_probe *p, struct dp_engine *eng, const char *name, dp_time_t every,
+	      struct dp_link *const *links, uint32_t nlinks)
+{
+	int rc;
+
+	if (every == 0 || nlinks == 0 || nlinks > DP_PROBE_LINKS)
+		return -EINVAL;
+	memset(p, 0, sizeof(*p));
+	rc = dp_engine_add(eng, &p->e, &probe_ops, name);
+	if (rc != 0)
+		return rc;
+	p->every = every;
+	p->nlinks = nlinks;
+	memcpy(p->links, links, nlinks * sizeof(*links));
+	return 0;
+}
+
+void
+dp_probe_start(struct dp_probe *p, dp_time_t now)
+{
+	dp_sched(&p->e, now);
+}
+
+void
+dp_probe_stop(struct dp_probe *p)
+{
+	p->stopped = true;
+	dp_sched(&p->e, DP_NEVER);
+}
+
+void
+dp_probe_fini(struct dp_probe *p)
+{
+	free(p->t);
+	free(p->bytes);
+	p->t = NULL;
+	p->bytes = NULL;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A probe: samples the queues of chosen links at a fixed interval of virtual time, for the WAN
+ * queue's occupancy over time.
+ */
+#ifndef DP_PROBE_H
+#define DP_PROBE_H
+
+#include "engine.h"
+
+struct dp_link;
+
+#define DP_PROBE_LINKS 16
+
+struct dp_probe {
+	struct dp_elem e;
+	dp_time_t every;			/**< sampling interval */
+	uint32_t nlinks;
+	struct dp_link *links[DP_PROBE_LINKS];
+	uint64_t n, cap;			/**< samples taken */
+	dp_time_t *t;				/**< [n] sample times */
+	uint64_t *bytes;			/**< [n x nlinks] frame bytes queued */
+	bool stopped;
+};
+
+/** Set up a probe of @p nlinks links every @p every ps; 0 or -errno. */
+int dp_probe_init(struct dp_probe *p, struct dp_engine *eng, const char *name, dp_time_t every,
+		  struct dp_link *const *links, uint32_t nlinks);
+void dp_probe_start(struct dp_probe *p, dp_time_t now);
+void dp_probe_stop(struct dp_probe *p);
+void dp_probe_fini(struct dp_probe *p);
+
+#endif /* DP_PROBE_H */
