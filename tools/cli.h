@@ -33,5 +33,6 @@ int cli_parse_budgets(const char *arg, unsigned int *mask, char *err, size_t err
 int cmd_model(int argc, char **argv);
 int cmd_scenario(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 #endif /* SYNCEMU_CLI_H */

@@ -16,18 +16,13 @@
 #include <jansson.h>
 
 #include "../traces/pcapng.h"
-#include "capture.h"
 #include "cli.h"
 #include "eal.h"
-#include "kernel.h"
 #include "opts.h"
-#include "packet.h"
-#include "run.h"
-#include "scenario.h"
+#include "runner.h"
 #include "table.h"
+#include "units.h"
 #include "variant.h"
-
-#define MAX_RUNS (SM_VAR_COUNT * SM_BUDGET_COUNT)
 
 struct run_opts {
 	const char *sets[CLI_MAX_SETS];
@@ -36,12 +31,14 @@ struct run_opts {
 	unsigned int nowned;
 	unsigned int variants, budgets;
 	const char *eal;
+	const char *queue_csv;
 	uint32_t mbufs;
-	bool json, quiet, help;
+	double bg_only;
+	bool json, quiet, every_step, help;
 };
 
-enum { O_SET, O_STEPS, O_SEED, O_VARIANT, O_BUDGET, O_TRACE, O_CAPTURE, O_SNAPLEN, O_JSON,
-       O_QUIET, O_EAL, O_MBUFS, O_HELP };
+enum { O_SET, O_STEPS, O_SEED, O_VARIANT, O_BUDGET, O_LOAD, O_TRACE, O_CAPTURE, O_SNAPLEN,
+       O_JSON, O_QUIET, O_EVERY, O_QCSV, O_BGONLY, O_EAL, O_MBUFS, O_HELP };
 
 static const struct opt run_optv[] = {
 	{ "set", 's', "SECTION.KEY=VALUE", "override a scenario key (repeatable)", O_SET },
@@ -50,6 +47,7 @@ static const struct opt run_optv[] = {
 	{ "variant", 'v', "LIST", "variants: A,B,C,E,C',E' or all [scenario's report]", O_VARIANT },
 	{ "budget", 'b', "LIST", "module budgets: low,high,free or all [scenario's report]",
 	  O_BUDGET },
+	{ "load", 'l', "FRACTION", "background load on the WAN [background.load: 0]", O_LOAD },
 	{ "trace", 't', "FILE", "pcapng trace, or none [trace.file: NAME.pcapng]", O_TRACE },
 	{ "capture", 'c', "LIST", "capture points: tx,rx,nic,switch,wan,module,port,all [wan]",
 	  O_CAPTURE },
@@ -57,6 +55,9 @@ static const struct opt run_optv[] = {
 	  O_SNAPLEN },
 	{ "json", 'j', NULL, "print JSON instead of text", O_JSON },
 	{ "quiet", 'q', NULL, "no progress on stderr", O_QUIET },
+	{ "every-step", 'e', NULL, "print every step (default: up to 20 steps)", O_EVERY },
+	{ "queue-csv", 0, "FILE", "write the WAN queues' occupancy over time as CSV", O_QCSV },
+	{ "background-only", 0, "TIME", "no sync: background alone for TIME (e.g. 2s)", O_BGONLY },
 	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults (" DP_EAL_DEFAULT ")", O_EAL },
 	{ "mbufs", 0, "N", "size of the mbuf pool [from the plan]", O_MBUFS },
 	{ "help", 'h', NULL, "show this help", O_HELP },
@@ -99,6 +100,22 @@ run_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 		return as_set(o, "run.seed", arg, err, errlen);
 	case O_TRACE:
 		return as_set(o, "trace.file", arg, err, errlen);
+	case O_LOAD:
+		return as_set(o, "background.load", arg, err, errlen);
+	case O_EVERY:
+		o->every_step = true;
+		return 0;
+	case O_QCSV:
+		o->queue_csv = arg;
+		return 0;
+	case O_BGONLY:
+		if (sc_unit_parse(SC_UNIT_TIME, arg, &o->bg_only, err, errlen) != 0 ||
+		    !(o->bg_only > 0) || o->bg_only > 3600) {
+			snprintf(err, errlen, "--background-only: '%s' is not a time in (0, 1 h]",
+				 arg);
+			return -EINVAL;
+		}
+		return 0;
 	case O_CAPTURE:
 		return as_set(o, "trace.capture", arg, err, errlen);
 	case O_SNAPLEN:
@@ -145,112 +162,28 @@ run_usage(FILE *f)
 		   "(2 DC x 4, 100 GbE WAN).",
 		   run_optv, N_OPTS);
 	fprintf(f, "\nThe packet settings are scenario keys: run.mtu, run.frame_payload,\n"
-		   "run.accounting (payload|wire), run.sync (phase|step|none), run.burst, and the\n"
-		   "queue limits queues.nic, queues.port, queues.switch, queues.wan.\n"
+		   "run.accounting (payload|wire), run.sync (phase|step|none), run.burst,\n"
+		   "run.warmup, the queue limits queues.nic, queues.port, queues.switch,\n"
+		   "queues.wan, queues.sync_lossless, and the background: background.load,\n"
+		   "background.sizes (fixed|exponential|empirical), background.size,\n"
+		   "background.sizes_csv, background.host_rate, background.directions.\n"
+		   "With background load, each run is also set beside the fluid shared-WAN model\n"
+		   "(processor sharing and FIFO, same seed and syncs) and the transfers' wait\n"
+		   "beside M/G/1.\n"
 		   "\nexamples:\n"
 		   "  syncemu run\n"
 		   "  syncemu run scenarios/2dc4-8g.ini -v A -n 50 --trace none\n"
+		   "  syncemu run -v A,\"E'\" -b free -n 200 --load 0.9 --trace none\n"
+		   "  syncemu run --background-only 2s --load 0.5 --set background.size=64kB\n"
 		   "  syncemu run -v \"E'\" -b free --capture all --snaplen 0 --trace ep.pcapng\n"
 		   "  syncemu run --set run.accounting=wire --set run.mtu=1500 "
 		   "--set run.frame_payload=1410B\n");
 }
 
-/* ---- one run ---- */
-
-struct one {
-	enum sm_variant var;
-	enum sm_budget b;
-	double budget;
-	char label[16];
-	struct dp_run_result res;
-	struct sm_packet_step *pm;	/* packet-level closed form per step */
-	int pm_rc;
-	double fluid;			/* the deck's step, s */
-	double bound;			/* (packet - fluid) / fluid bound */
-	double wall;			/* s */
-	double max_rel;			/* max |emulated - packet| / packet */
-	int rc;
-	char err[512];
-};
-
-struct progress {
-	bool on, tty;
-	const char *label;
-	unsigned int run, runs;
-	double t0, last;
-	uint64_t frames;
-};
-
-static double
-wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void
-on_step(void *arg, uint32_t done, uint32_t steps, uint64_t frames)
-{
-	struct progress *pg = arg;
-	double now = wall_now(), el = now - pg->t0;
-
-	pg->frames += frames;
-	if (!pg->on || (now - pg->last < (pg->tty ? 0.25 : 2.0) && done != steps))
-		return;
-	pg->last = now;
-	fprintf(stderr, "%srun %u/%u %s: step %u/%u, %.2f M frames, %.2f M frames/s, %.1f s left%s",
-		pg->tty ? "\r" : "", pg->run, pg->runs, pg->label, done, steps, pg->frames / 1e6,
-		el > 0 ? pg->frames / el / 1e6 : 0.0, done ? el * (steps - done) / done : 0.0,
-		pg->tty ? "   " : "\n");
-}
-
-static void
-evaluate(struct one *r, const struct sc_scenario *sc)
-{
-	struct sm_program *prog = malloc(sizeof(*prog));
-	struct sm_step fl;
-	uint32_t s;
-
-	r->fluid = NAN;
-	r->bound = NAN;
-	r->max_rel = NAN;
-	if (sm_step_eval(&sc->model, r->var, r->budget, &fl) == 0)
-		r->fluid = fl.total;
-	if (prog != NULL && sm_program_build(&sc->model, r->var, r->budget, prog) == 0)
-		r->bound = sm_packet_fluid_bound(&sc->model, &sc->run.pk, prog);
-	free(prog);
-	r->pm = calloc(sc->run.steps, sizeof(*r->pm));
-	r->pm_rc = r->pm == NULL ? -ENOMEM :
-		sm_packet_model(&sc->model, &sc->run.pk, r->var, r->budget, sc->run.steps, r->pm);
-	if (r->pm_rc != 0)
-		return;
-	r->max_rel = 0;
-	for (s = 0; s < r->res.steps; s++) {
-		double d = fabs((double)r->res.step[s].time - (double)r->pm[s].time_ps) /
-			   (double)r->pm[s].time_ps;
-
-		if (d > r->max_rel)
-			r->max_rel = d;
-	}
-}
-
-static double
-mean_step(const struct one *r)
-{
-	double sum = 0;
-	uint32_t s;
-
-	for (s = 0; s < r->res.steps; s++)
-		sum += (double)r->res.step[s].time;
-	return r->res.steps ? sum / r->res.steps / 1e12 : NAN;
-}
-
 /* ---- output ---- */
 
 static struct table *
-steps_table(const struct one *r)
+steps_table(const struct outcome *r)
 {
 	static const struct tcol cols[] = {
 		{ "step", "step", 0 }, { "emulated ms", "emulated_ms", 6 },
@@ -266,7 +199,7 @@ steps_table(const struct one *r)
 	uint32_t s;
 	int k;
 
-	snprintf(title, sizeof(title), "Run of %s: every step", r->label);
+	snprintf(title, sizeof(title), "Run %s: every step", r->c.label);
 	t = table_create("steps", title, cols, sizeof(cols) / sizeof(cols[0]));
 	if (t == NULL)
 		return NULL;
@@ -287,8 +220,45 @@ steps_table(const struct one *r)
 	return t;
 }
 
+static enum sm_resource
+hot_spot(const struct outcome *r)
+{
+	enum sm_resource hot = SM_RES_COMPUTE;
+	int k;
+
+	for (k = 1; k < SM_RES_COUNT; k++)
+		if (r->share[k] > r->share[hot])
+			hot = (enum sm_resource)k;
+	return hot;
+}
+
+static const char *
+status(const struct outcome *r)
+{
+	if (r->rc != 0)
+		return "FAILED";
+	if (r->loaded)
+		return r->model_rc == 0 ? "ok" : "ok (no model)";
+	if (r->pm_rc == -ERANGE)
+		return "ok (rounds overlap: no closed form)";
+	if (r->pm_rc != 0)
+		return "ok (no closed form)";
+	return r->max_rel <= 1e-6 ? "ok" : "ok (differs from the closed form)";
+}
+
+static uint64_t
+bg_drops(const struct outcome *r)
+{
+	uint64_t d = 0;
+	uint32_t i;
+
+	for (i = 0; i < r->res.n_elems; i++)
+		d += r->res.elems[i].bg_drop;
+	return d;
+}
+
 static struct table *
-summary_table(struct one *runs, unsigned int n, const struct sc_scenario *sc)
+summary_zero(struct outcome *runs, unsigned int n, const struct sc_scenario *sc)
 {
 	static const struct tcol cols[] = {
 		{ "run", "run", -1 }, { "steps", "steps", 0 },
@@ -305,39 +275,28 @@ summary_table(struct one *runs, unsigned int n, const struct sc_scenario *sc)
 	if (t == NULL)
 		return NULL;
 	for (i = 0; i < n; i++) {
-		struct one *r = &runs[i];
-		double share[SM_RES_COUNT] = { 0 }, pm = NAN;
-		enum sm_resource hot = SM_RES_COMPUTE;
+		struct outcome *r = &runs[i];
+		double pm = NAN;
 		uint32_t s;
-		int k;
 
-		for (s = 0; s < r->res.steps; s++)
-			for (k = 0; k < SM_RES_COUNT; k++)
-				share[k] += r->res.step[s].share[k];
-		for (k = 1; k < SM_RES_COUNT; k++)
-			if (share[k] > share[hot])
-				hot = (enum sm_resource)k;
-		if (r->pm != NULL && r->pm_rc == 0 && sc->run.steps > 0) {
+		if (r->pm != NULL && r->pm_rc == 0 && r->res.steps > 0) {
 			pm = 0;
-			for (s = 0; s < sc->run.steps; s++)
-				pm += (double)r->pm[s].time_ps;
-			pm /= sc->run.steps;
+			for (s = 0; s < r->res.steps; s++)
+				pm += (double)r->pm[s].time_ps / r->res.steps;
 		}
-		table_str(t, r->label);
+		table_str(t, r->c.label);
 		table_num(t, r->res.steps);
-		table_num(t, mean_step(r) * 1e3);
+		table_num(t, outcome_mean(r) * 1e3);
 		table_num(t, pm / 1e9);
 		table_num(t, r->max_rel);
 		table_num(t, r->fluid * 1e3);
-		table_num(t, 100.0 * (mean_step(r) - r->fluid) / r->fluid);
+		table_num(t, 100.0 * (outcome_mean(r) - r->fluid) / r->fluid);
 		table_num(t, 100.0 * r->bound);
-		table_str(t, r->res.steps ? sm_resource_name(hot) : "-");
+		table_str(t, r->res.steps ? sm_resource_name(hot_spot(r)) : "-");
 		table_num(t, (double)r->res.frames);
 		table_num(t, (double)r->res.drops);
 		table_num(t, r->wall > 0 ? r->res.frames / r->wall / 1e6 : NAN);
-		table_str(t, r->rc != 0 ? "FAILED" : r->pm_rc == -ERANGE ? "ok (rounds overlap: "
-			  "no closed form)" : r->pm_rc != 0 ? "ok (no closed form)" :
-			  r->max_rel <= 1e-6 ? "ok" : "ok (differs from the closed form)");
+		table_str(t, status(r));
 	}
 	table_note(t, "packet model: the packet-level closed form (models/packet.c); fluid: the "
 		   "deck's model; bound: how far the packet step may exceed the fluid one (payload "
@@ -349,10 +308,125 @@ summary_table(struct one *runs, unsigned int n, const struct sc_scenario *sc)
 	return t;
 }
 
+static struct table *
+summary_loaded(struct outcome *runs, unsigned int n, const struct sc_scenario *sc)
+{
+	static const struct tcol cols[] = {
+		{ "run", "run", -1 }, { "steps", "steps", 0 }, { "mean ms", "mean_ms", 3 },
+		{ "95% CI ms", "ci95_ms", 3 }, { "median ms", "median_ms", 3 },
+		{ "p99 ms", "p99_ms", 3 }, { "warm-up ms", "warmup_mean_ms", 3 },
+		{ "steady ms", "steady_mean_ms", 3 }, { "model PS ms", "model_ps_ms", 3 },
+		{ "model FIFO ms", "model_fifo_ms", 3 }, { "zero load ms", "zero_load_ms", 3 },
+		{ "capacity ms", "capacity_bound_ms", 3 }, { "hot spot", "hot_spot", -1 },
+		{ "bg drops", "bg_drops", 0 }, { "status", "status", -1 },
+	};
+	struct table *t = table_create("summary", "Summary under load: emulated step against the "
+				       "models", cols, sizeof(cols) / sizeof(cols[0]));
+	unsigned int i;
+
+	if (t == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		struct outcome *r = &runs[i];
+
+		table_str(t, r->c.label);
+		table_num(t, r->res.steps);
+		table_num(t, outcome_mean(r) * 1e3);
+		table_num(t, r->all.ci95 * 1e3);
+		table_num(t, r->all.median * 1e3);
+		table_num(t, r->all.p99 * 1e3);
+		table_num(t, r->warm_mean * 1e3);
+		table_num(t, r->steady.n ? r->steady.mean * 1e3 : NAN);
+		table_num(t, r->model_rc == 0 ? r->ps.step.mean * 1e3 : NAN);
+		table_num(t, r->model_rc == 0 ? r->fifo.step.mean * 1e3 : NAN);
+		table_num(t, r->fluid * 1e3);
+		table_num(t, r->model_rc == 0 ? r->ps.min_step * 1e3 : NAN);
+		table_str(t, r->res.steps ? sm_resource_name(hot_spot(r)) : "-");
+		table_num(t, (double)bg_drops(r));
+		table_str(t, status(r));
+	}
+	table_note(t, "load %.3g of the WAN rate on %s, %s transfers of %.4g B (mean), seed %" PRIu64
+		   "; the emulated WAN is one FIFO of frames; the models are fluid, over as many "
+		   "syncs with the same seed: processor sharing (the sync as one flow) and FIFO of "
+		   "whole transfers", sc->background.load,
+		   sc->background.directions == SC_DIRECTIONS_ONE ? "DC 0 to 1" :
+		   "every WAN direction", sc->background.sizes == SC_SIZES_FIXED ? "fixed" :
+		   sc->background.sizes == SC_SIZES_EXP ? "exponential" : "empirical",
+		   sc->background.size, sc->run.seed);
+	table_note(t, "warm-up: the first %u steps (from an empty WAN queue); steady: the rest; "
+		   "capacity: the shortest step at which the WAN keeps up (reference model 2.9)",
+		   sc->run.warmup);
+	return t;
+}
+
+static struct table *
+background_table(struct outcome *runs, unsigned int n)
+{
+	static const struct tcol cols[] = {
+		{ "run", "run", -1 }, { "transfers", "transfers", 0 },
+		{ "incomplete", "incomplete", 0 }, { "unsent", "unsent", 0 },
+		{ "mean wait us", "mean_wait_us", 2 }, { "95% CI us", "wait_ci95_us", 2 },
+		{ "M/G/1 wait us", "mg1_wait_us", 2 }, { "mean FCT us", "mean_fct_us", 2 },
+		{ "p99 FCT us", "p99_fct_us", 2 }, { "WAN queue", "queue", -1 },
+		{ "mean MB", "queue_mean_mb", 3 }, { "p99 MB", "queue_p99_mb", 3 },
+		{ "max MB", "queue_max_mb", 3 },
+	};
+	struct table *t = table_create("background", "Background transfers and the WAN queues",
+				       cols, sizeof(cols) / sizeof(cols[0]));
+	unsigned int i, q;
+
+	if (t == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		struct outcome *r = &runs[i];
+
+		for (q = 0; q < (r->nq ? r->nq : 1); q++) {
+			if (q == 0) {
+				table_str(t, r->c.label);
+				table_num(t, (double)r->res.bg.done);
+				table_num(t, (double)r->res.bg.incomplete);
+				table_num(t, (double)r->res.bg.unsent);
+				table_num(t, r->wait.n ? r->wait.mean * 1e6 : NAN);
+				table_num(t, r->wait.n ? r->wait.ci95 * 1e6 : NAN);
+				table_num(t, r->mg1_wait * 1e6);
+				table_num(t, r->fct.n ? r->fct.mean * 1e6 : NAN);
+				table_num(t, r->fct.n ? r->fct.p99 * 1e6 : NAN);
+			} else {
+				table_str(t, "");
+				for (int k = 0; k < 8; k++)
+					table_str(t, "");
+			}
+			table_str(t, r->nq ? r->q[q].name : "-");
+			table_num(t, r->nq ? r->q[q].mean / 1e6 : NAN);
+			table_num(t, r->nq ? r->q[q].p99 / 1e6 : NAN);
+			table_num(t, r->nq ? r->q[q].max / 1e6 : NAN);
+		}
+	}
+	table_note(t, "wait: a transfer's first frame from creation to the far end of the WAN, "
+		   "less its own serialisation and delays (the queueing it met); M/G/1: "
+		   "lambda E[S^2] / (2 (1 - rho)) with S = size / WAN rate (M/D/1 for fixed sizes); "
+		   "FCT: creation to the last frame");
+	return t;
+}
+
 static void
-print_text(struct one *runs, unsigned int n, const struct sc_scenario *sc,
+print_trace(const struct dp_capture *cap, const char *path)
+{
+	uint64_t total = 0;
+	uint32_t i;
+
+	for (i = 0; i < cap->nif; i++)
+		total += cap->frames[i];
+	printf("trace: %s, %" PRIu64 " frames on %u interfaces\n", path, total, cap->nif);
+	for (i = 0; i < cap->nif; i++)
+		printf("  %-20s %" PRIu64 "\n", cap->names[i], cap->frames[i]);
+}
+
+static void
+print_text(struct outcome *runs, unsigned int n, const struct sc_scenario *sc, bool every,
 	   const struct dp_capture *cap, const char *trace_path)
 {
+	bool loaded = sc->background.load > 0;
 	struct table *t;
 	unsigned int i;
 
@@ -360,28 +434,30 @@ print_text(struct one *runs, unsigned int n, const struct sc_scenario *sc,
 	       sc->path, sc->desc);
 	for (i = 0; i < n; i++) {
 		if (runs[i].rc != 0) {
-			printf("Run of %s FAILED: %s\n\n", runs[i].label, runs[i].err);
+			printf("Run %s FAILED: %s\n\n", runs[i].c.label, runs[i].err);
 			continue;
 		}
+		if (runs[i].res.steps == 0 || (!every && runs[i].res.steps > 20))
+			continue;
 		t = steps_table(&runs[i]);
 		if (t != NULL)
 			table_print(t, stdout);
 		table_free(t);
 	}
-	t = summary_table(runs, n, sc);
-	if (t != NULL)
-		table_print(t, stdout);
-	table_free(t);
-	if (trace_path != NULL && cap != NULL) {
-		uint64_t total = 0;
-
-		for (i = 0; i < cap->nif; i++)
-			total += cap->frames[i];
-		printf("trace: %s, %" PRIu64 " frames on %u interfaces\n", trace_path, total,
-		       cap->nif);
-		for (i = 0; i < cap->nif; i++)
-			printf("  %-20s %" PRIu64 "\n", cap->names[i], cap->frames[i]);
+	if (n > 0 && runs[0].res.steps > 0) {
+		t = loaded ? summary_loaded(runs, n, sc) : summary_zero(runs, n, sc);
+		if (t != NULL)
+			table_print(t, stdout);
+		table_free(t);
 	}
+	if (loaded) {
+		t = background_table(runs, n);
+		if (t != NULL)
+			table_print(t, stdout);
+		table_free(t);
+	}
+	if (trace_path != NULL && cap != NULL)
+		print_trace(cap, trace_path);
 }
 
 static json_t *
@@ -393,21 +469,118 @@ elems_json(const struct dp_run_result *res)
 	for (i = 0; a != NULL && i < res->n_elems; i++) {
 		const struct dp_elem_summary *e = &res->elems[i];
 
-		json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:f}",
+		json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:I, s:I}",
 						   "name", e->name, "kind", e->kind,
 						   "rx", (json_int_t)e->rx, "tx", (json_int_t)e->tx,
 						   "drop", (json_int_t)e->drop,
 						   "max_queue_bytes", (json_int_t)e->max_qbytes,
-						   "utilisation", e->util));
+						   "utilisation", e->util,
+						   "sync_over_limit", (json_int_t)e->fg_over,
+						   "background_drops", (json_int_t)e->bg_drop));
 	}
 	return a;
 }
 
+static json_t *
+num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *
+stats_json(const struct sm_stats *st, double scale)
+{
+	if (st->n == 0)
+		return json_null();
+	return json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "n", (int)st->n,
+			 "mean", num(st->mean * scale), "ci95", num(st->ci95 * scale),
+			 "median", num(st->median * scale), "p99", num(st->p99 * scale),
+			 "min", num(st->min * scale), "max", num(st->max * scale));
+}
+
+/* The WAN queues over time, at most 2000 points per link. */
+static json_t *
+queues_json(const struct dp_run_result *res)
+{
+	json_t *o = json_object();
+	uint64_t step = res->q_n / 2000 + 1, k;
+	uint32_t i;
+
+	for (i = 0; o != NULL && i < res->q_links; i++) {
+		json_t *t = json_array(), *b = json_array();
+
+		for (k = 0; k < res->q_n; k += step) {
+			json_array_append_new(t, json_real(res->q_t[k] / 1e12));
+			json_array_append_new(b, json_integer(
+				(json_int_t)res->q_bytes[k * res->q_links + i]));
+		}
+		json_object_set_new(o, res->q_names[i], json_pack("{s:o, s:o}", "t_s", t,
+								  "bytes", b));
+	}
+	return o;
+}
+
+static json_t *
+run_json(const struct outcome *r, uint32_t run_id)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:b}", "label", r->c.label,
+			      "variant", sm_variant_name(r->c.var),
+			      "budget", sm_variant_has_module(r->c.var) ?
+			      sm_budget_name(r->c.b) : "-", "run_id", (int)run_id, "ok", r->rc == 0);
+	struct table *t;
+
+	if (o == NULL)
+		return NULL;
+	if (r->rc != 0) {
+		json_object_set_new(o, "error", json_string(r->err));
+		return o;
+	}
+	t = steps_table(r);
+	if (t != NULL)
+		json_object_set_new(o, "steps", table_json(t));
+	table_free(t);
+	json_object_set_new(o, "step_ms", stats_json(&r->all, 1e3));
+	json_object_set_new(o, "steady_ms", stats_json(&r->steady, 1e3));
+	json_object_set_new(o, "warmup_mean_ms", num(r->warm_mean * 1e3));
+	json_object_set_new(o, "fluid_ms", num(r->fluid * 1e3));
+	json_object_set_new(o, "fluid_bound", num(r->bound));
+	json_object_set_new(o, "max_rel_diff", num(r->max_rel));
+	json_object_set_new(o, "frames", json_integer((json_int_t)r->res.frames));
+	json_object_set_new(o, "events", json_integer((json_int_t)r->res.events));
+	json_object_set_new(o, "wall_s", json_real(r->wall));
+	json_object_set_new(o, "elements", elems_json(&r->res));
+	if (r->res.has_module)
+		json_object_set_new(o, "module_binding",
+				    json_string(sm_stage_name(r->res.binding)));
+	if (r->loaded && r->model_rc == 0)
+		json_object_set_new(o, "model", json_pack(
+			"{s:o, s:o, s:o, s:o, s:o, s:o}",
+			"ps_mean_ms", num(r->ps.step.mean * 1e3),
+			"ps_ci95_ms", num(r->ps.step.ci95 * 1e3),
+			"fifo_mean_ms", num(r->fifo.step.mean * 1e3),
+			"fifo_ci95_ms", num(r->fifo.step.ci95 * 1e3),
+			"zero_load_ms", num(r->ps.closed * 1e3),
+			"capacity_bound_ms", num(r->ps.min_step * 1e3)));
+	if (r->res.bg.started > 0)
+		json_object_set_new(o, "background", json_pack(
+			"{s:I, s:I, s:I, s:I, s:o, s:o, s:o}",
+			"started", (json_int_t)r->res.bg.started,
+			"done", (json_int_t)r->res.bg.done,
+			"incomplete", (json_int_t)r->res.bg.incomplete,
+			"unsent", (json_int_t)r->res.bg.unsent,
+			"wait_us", stats_json(&r->wait, 1e6),
+			"mg1_wait_us", num(r->mg1_wait * 1e6),
+			"fct_us", stats_json(&r->fct, 1e6)));
+	if (r->res.q_links > 0)
+		json_object_set_new(o, "wan_queues", queues_json(&r->res));
+	return o;
+}
+
 static int
-print_json(struct one *runs, unsigned int n, const struct sc_scenario *sc,
+print_json(struct outcome *runs, unsigned int n, const struct sc_scenario *sc,
 	   const struct dp_capture *cap, const char *trace_path)
 {
-	json_t *root = json_object(), *ja = json_array(), *tr;
+	json_t *root = json_object(), *ja = json_array();
 	struct table *t;
 	unsigned int i;
 	int rc = 0;
@@ -418,52 +591,28 @@ print_json(struct one *runs, unsigned int n, const struct sc_scenario *sc,
 		return -ENOMEM;
 	}
 	json_object_set_new(root, "syncemu", json_string(SYNCEMU_VERSION));
-	json_object_set_new(root, "scenario", json_pack("{s:s, s:s, s:s, s:I}", "name", sc->name,
-							"description", sc->desc, "path", sc->path,
-							"seed", (json_int_t)sc->run.seed));
-	for (i = 0; i < n; i++) {
-		struct one *r = &runs[i];
-		json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:b}", "label", r->label,
-				      "variant", sm_variant_name(r->var),
-				      "budget", sm_variant_has_module(r->var) ?
-				      sm_budget_name(r->b) : "-", "run_id", (int)(i + 1),
-				      "ok", r->rc == 0);
-
-		if (o == NULL)
-			continue;
-		if (r->rc != 0) {
-			json_object_set_new(o, "error", json_string(r->err));
-		} else {
-			t = steps_table(r);
-			if (t != NULL)
-				json_object_set_new(o, "steps", table_json(t));
-			table_free(t);
-			json_object_set_new(o, "elements", elems_json(&r->res));
-			json_object_set_new(o, "fluid_ms", json_real(r->fluid * 1e3));
-			json_object_set_new(o, "fluid_bound", json_real(r->bound));
-			json_object_set_new(o, "max_rel_diff", isnan(r->max_rel) ? json_null() :
-					    json_real(r->max_rel));
-			json_object_set_new(o, "events", json_integer((json_int_t)r->res.events));
-			json_object_set_new(o, "wall_s", json_real(r->wall));
-			if (r->res.has_module)
-				json_object_set_new(o, "module_binding",
-						    json_string(sm_stage_name(r->res.binding)));
-		}
-		json_array_append_new(ja, o);
-	}
+	json_object_set_new(root, "scenario", json_pack("{s:s, s:s, s:s, s:I, s:f}", "name",
+							sc->name, "description", sc->desc, "path",
+							sc->path, "seed", (json_int_t)sc->run.seed,
+							"load", sc->background.load));
+	for (i = 0; i < n; i++)
+		json_array_append_new(ja, run_json(&runs[i], i + 1));
 	json_object_set_new(root, "runs", ja);
-	t = summary_table(runs, n, sc);
-	if (t != NULL)
-		json_object_set_new(root, "summary", table_json(t));
-	table_free(t);
+	if (n > 0 && runs[0].res.steps > 0) {
+		t = sc->background.load > 0 ? summary_loaded(runs, n, sc) :
+					      summary_zero(runs, n, sc);
+		if (t != NULL)
+			json_object_set_new(root, "summary", table_json(t));
+		table_free(t);
+	}
 	if (trace_path != NULL && cap != NULL) {
 		json_t *ifs = json_object();
 
 		for (i = 0; ifs != NULL && i < cap->nif; i++)
 			json_object_set_new(ifs, cap->names[i],
 					    json_integer((json_int_t)cap->frames[i]));
-		tr = json_pack("{s:s, s:o}", "file", trace_path, "frames", ifs);
-		json_object_set_new(root, "trace", tr);
+		json_object_set_new(root, "trace", json_pack("{s:s, s:o}", "file", trace_path,
+							     "frames", ifs));
 	}
 	if (json_dumpf(root, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(12)) != 0)
 		rc = -EIO;
@@ -472,10 +621,47 @@ print_json(struct one *runs, unsigned int n, const struct sc_scenario *sc,
 	return rc;
 }
 
+/* The WAN queues of every run over time: run_id,run,t_s,link,bytes. */
+static int
+write_queue_csv(const char *path, struct outcome *runs, unsigned int n)
+{
+	char *tmp = NULL;
+	FILE *f;
+	unsigned int i, l;
+	uint64_t k;
+	int rc = 0;
+
+	if (asprintf(&tmp, "%s.tmp", path) < 0)
+		return -ENOMEM;
+	f = fopen(tmp, "w");
+	if (f == NULL) {
+		rc = -errno;
+		free(tmp);
+		return rc;
+	}
+	fprintf(f, "run_id,run,t_s,link,bytes\n");
+	for (i = 0; i < n; i++)
+		for (k = 0; k < runs[i].res.q_n; k++)
+			for (l = 0; l < runs[i].res.q_links; l++)
+				fprintf(f, "%u,%s,%.9f,%s,%" PRIu64 "\n", i + 1, runs[i].c.label,
+					runs[i].res.q_t[k] / 1e12, runs[i].res.q_names[l],
+					runs[i].res.q_bytes[k * runs[i].res.q_links + l]);
+	if (ferror(f))
+		rc = -EIO;
+	if (fclose(f) != 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = -errno;
+	if (rc != 0)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
 /* ---- the command ---- */
 
 static char *
-trace_comment(const struct sc_scenario *sc, struct one *runs, unsigned int n)
+trace_comment(const struct sc_scenario *sc, const struct contender *c, unsigned int n)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -487,7 +673,7 @@ trace_comment(const struct sc_scenario *sc, struct one *runs, unsigned int n)
 	fprintf(f, "syncemu %s run of scenario %s, seed %" PRIu64 "; runs:", SYNCEMU_VERSION,
 		sc->name, sc->run.seed);
 	for (i = 0; i < n; i++)
-		fprintf(f, " %u=%s", i + 1, runs[i].label);
+		fprintf(f, " %u=%s", i + 1, c[i].label);
 	fprintf(f, "\n");
 	sc_scenario_dump(sc, f);
 	if (fclose(f) != 0) {
@@ -497,20 +683,63 @@ trace_comment(const struct sc_scenario *sc, struct one *runs, unsigned int n)
 	return buf;
 }
 
+/* The trace the scenario asks for: NULL in *path if none. */
+static int
+open_trace(const struct sc_scenario *sc, const struct contender *c, unsigned int n,
+	   struct dp_capture **capp, char **path, char *err, size_t errlen)
+{
+	struct tr_pcapng_params tp = { .app = "syncemu " SYNCEMU_VERSION,
+				       .snaplen = sc->trace.snaplen };
+	struct dp_capture *cap;
+	char *comment;
+	uint32_t mask;
+
+	*capp = NULL;
+	*path = NULL;
+	if (strcmp(sc->trace.file, "none") == 0)
+		return 0;
+	if (dp_capture_parse(sc->trace.capture, &mask, err, errlen) != 0)
+		return -EINVAL;
+	if (mask == 0)
+		return 0;
+	cap = calloc(1, sizeof(*cap));
+	if (cap == NULL || asprintf(path, sc->trace.file[0] ? "%s" : "%s.pcapng",
+				    sc->trace.file[0] ? sc->trace.file : sc->name) < 0) {
+		free(cap);
+		*path = NULL;
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	cap->mask = mask;
+	cap->snaplen = sc->trace.snaplen ? sc->trace.snaplen : UINT32_MAX;
+	comment = trace_comment(sc, c, n);
+	tp.path = *path;
+	tp.comment = comment;
+	cap->w = tr_pcapng_open(&tp);
+	free(comment);
+	if (cap->w == NULL) {
+		snprintf(err, errlen, "cannot write the trace %s: %s", *path, strerror(errno));
+		free(cap);
+		free(*path);
+		*path = NULL;
+		return -EIO;
+	}
+	*capp = cap;
+	return 0;
+}
+
 int
 cmd_run(int argc, char **argv)
 {
 	struct run_opts o = { .nsets = 0 };
 	struct sc_scenario *sc = calloc(1, sizeof(*sc));
-	struct dp_capture *cap = NULL;
-	struct rte_mempool *pool = NULL;
-	struct progress pg = { .on = false };
-	struct one *runs = calloc(MAX_RUNS, sizeof(*runs));
-	char err[512], *pos[1], *trace_path = NULL, *comment = NULL;
+	struct contender c[RUNNER_MAX];
+	struct outcome *runs = calloc(RUNNER_MAX, sizeof(*runs));
+	struct runner r = { .eal = NULL };
+	char err[512], *pos[1], *trace_path = NULL;
 	unsigned int n = 0, i;
 	uint32_t need = 0;
-	int npos, rc = 0, status = CLI_EXIT_OK, v, b;
-	dp_time_t t0 = 0;
+	int npos, status = CLI_EXIT_OK;
 
 	if (sc == NULL || runs == NULL) {
 		fprintf(stderr, "syncemu run: out of memory\n");
@@ -536,157 +765,93 @@ cmd_run(int argc, char **argv)
 		sc->variants = o.variants;
 	if (o.budgets)
 		sc->budgets = o.budgets;
-	if (strcmp(sc->trace.file, "none") != 0) {
-		uint32_t mask;
-
-		if (dp_capture_parse(sc->trace.capture, &mask, err, sizeof(err)) != 0) {
-			fprintf(stderr, "syncemu run: trace.capture: %s\n", err);
-			status = CLI_EXIT_INPUT;
+	if (o.bg_only > 0) {
+		if (!(sc->background.load > 0) || sc->model.topo.n_dc < 2) {
+			fprintf(stderr, "syncemu run: --background-only needs background.load > 0 "
+				"and a WAN (data_centres >= 2)\n");
+			status = CLI_EXIT_USAGE;
 			goto out;
 		}
-		if (mask != 0) {
-			cap = calloc(1, sizeof(*cap));
-			if (cap == NULL || asprintf(&trace_path, sc->trace.file[0] ? "%s" : "%s.pcapng",
-						     sc->trace.file[0] ? sc->trace.file : sc->name) < 0) {
-				trace_path = NULL;
-				fprintf(stderr, "syncemu run: out of memory\n");
-				status = CLI_EXIT_FAIL;
-				goto out;
-			}
-			cap->mask = mask;
-		}
+		sc->variants = 1u << SM_VAR_A;	/* the topology's; no sync runs */
 	}
-
-	for (v = 0; v < SM_VAR_COUNT; v++) {
-		for (b = 0; b < SM_BUDGET_COUNT; b++) {
-			bool mod = sm_variant_has_module(v);
-			struct one *r = &runs[n];
-			struct dp_run_params rp = { .model = &sc->model, .pk = &sc->run.pk,
-						    .steps = sc->run.steps };
-			uint32_t k;
-
-			if (!(sc->variants & (1u << v)) || (mod && !(sc->budgets & (1u << b))) ||
-			    (!mod && b != SM_BUDGET_FREE))
-				continue;
-			r->var = (enum sm_variant)v;
-			r->b = (enum sm_budget)b;
-			r->budget = sm_budget_value(&sc->model.mod, b);
-			snprintf(r->label, sizeof(r->label), mod ? "%s[%s]" : "%s",
-				 sm_variant_name(v), sm_budget_name(b));
-			rp.var = r->var;
-			rp.budget = r->budget;
-			rp.q_wan = (uint64_t)sc->queues.wan;
-			k = dp_run_pool_need(&rp);
-			if (k > need)
-				need = k;
-			n++;
-		}
-	}
+	n = contenders_of(sc, c);
 	if (n == 0) {
 		fprintf(stderr, "syncemu run: no variant selected\n");
 		status = CLI_EXIT_USAGE;
 		goto out;
 	}
-	if (o.mbufs)
-		need = o.mbufs;
-
-	rc = dp_eal_init(o.eal, dp_pool_mem_mb(need, SM_HDR_BYTES + sc->run.pk.payload), err,
-			 sizeof(err));
-	if (rc != 0) {
-		fprintf(stderr, "syncemu run: %s\n", err);
-		status = CLI_EXIT_FAIL;
-		goto out;
+	if (o.bg_only > 0) {
+		n = 1;
+		snprintf(c[0].label, sizeof(c[0].label), "background");
 	}
-	pool = dp_pool_create("syncemu_frames", need, SM_HDR_BYTES + sc->run.pk.payload, err,
-			      sizeof(err));
-	if (pool == NULL) {
-		fprintf(stderr, "syncemu run: %s\n", err);
-		status = CLI_EXIT_FAIL;
-		goto out;
-	}
-	if (cap != NULL) {
-		struct tr_pcapng_params tp = { .path = trace_path, .app = "syncemu " SYNCEMU_VERSION,
-					       .snaplen = sc->trace.snaplen };
-
-		comment = trace_comment(sc, runs, n);
-		tp.comment = comment;
-		cap->snaplen = sc->trace.snaplen ? sc->trace.snaplen : UINT32_MAX;
-		cap->w = tr_pcapng_open(&tp);
-		if (cap->w == NULL) {
-			fprintf(stderr, "syncemu run: cannot write the trace %s: %s\n", trace_path,
-				strerror(errno));
-			status = CLI_EXIT_FAIL;
-			goto out;
-		}
-	}
-
-	pg.on = !o.quiet;
-	pg.tty = isatty(STDERR_FILENO);
-	pg.runs = n;
 	for (i = 0; i < n; i++) {
-		struct one *r = &runs[i];
-		struct dp_run_params rp = {
-			.model = &sc->model, .pk = &sc->run.pk, .var = r->var, .budget = r->budget,
-			.steps = sc->run.steps, .run_id = i + 1, .t0 = t0,
-			.q_nic = (uint64_t)sc->queues.nic, .q_port = (uint64_t)sc->queues.port,
-			.q_sw = (uint64_t)sc->queues.sw, .q_wan = (uint64_t)sc->queues.wan,
-			.cap = cap, .pool = pool, .progress = on_step, .progress_arg = &pg,
-		};
-		double start = wall_now();
+		uint32_t k = runner_need(sc, &c[i]);
 
-		pg.run = i + 1;
-		pg.label = r->label;
-		pg.t0 = start;
-		pg.last = start;
-		pg.frames = 0;
-		r->pm_rc = -ENODATA;	/* until evaluate() */
-		r->rc = dp_run(&rp, &r->res, r->err, sizeof(r->err));
-		r->wall = wall_now() - start;
-		if (r->rc != 0) {
-			status = CLI_EXIT_FAIL;
-			fprintf(stderr, "%ssyncemu run: %s: %s\n", pg.on && pg.tty ? "\n" : "",
-				r->label, r->err);
-			continue;
-		}
-		evaluate(r, sc);
-		/* the next run starts on the next whole millisecond after a 1 ms gap */
-		t0 = (r->res.t_end / 1000000000 + 2) * 1000000000;
+		if (k > need)
+			need = k;
 	}
-	if (pg.on && pg.tty)
+	r.eal = o.eal;
+	r.mbufs = o.mbufs;
+	r.progress = !o.quiet;
+	r.tty = isatty(STDERR_FILENO);
+	if (runner_start(&r, need, SM_HDR_BYTES + sc->run.pk.payload, err, sizeof(err)) != 0) {
+		fprintf(stderr, "syncemu run: %s\n", err);
+		status = CLI_EXIT_FAIL;
+		goto out;
+	}
+	if (open_trace(sc, c, n, &r.cap, &trace_path, err, sizeof(err)) != 0) {
+		fprintf(stderr, "syncemu run: %s\n", err);
+		status = CLI_EXIT_FAIL;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (runner_run(&r, sc, &c[i], o.bg_only, &runs[i]) == 0)
+			continue;
+		status = CLI_EXIT_FAIL;
+		fprintf(stderr, "%ssyncemu run: %s: %s\n", r.progress && r.tty ? "\n" : "",
+			c[i].label, runs[i].err);
+	}
+	if (r.progress && r.tty)
 		fputc('\n', stderr);
-	if (cap != NULL && status != CLI_EXIT_OK) {
+	if (r.cap != NULL && status != CLI_EXIT_OK) {
 		/* a run failed: its trace would be partial, so none is written */
-		tr_pcapng_abort(cap->w);
-		cap->w = NULL;
+		tr_pcapng_abort(r.cap->w);
+		r.cap->w = NULL;
 		fprintf(stderr, "syncemu run: no trace written (a run failed)\n");
-	} else if (cap != NULL) {
-		rc = tr_pcapng_close(cap->w);
-		cap->w = NULL;
+	} else if (r.cap != NULL) {
+		int rc = tr_pcapng_close(r.cap->w);
+
+		r.cap->w = NULL;
 		if (rc != 0) {
-			fprintf(stderr, "syncemu run: the trace %s was not written: %s\n", trace_path,
+			fprintf(stderr, "syncemu run: the trace %s was not written: %s\n",
+				trace_path, strerror(-rc));
+			status = CLI_EXIT_FAIL;
+		}
+	}
+	if (o.queue_csv != NULL && status == CLI_EXIT_OK) {
+		int rc = write_queue_csv(o.queue_csv, runs, n);
+
+		if (rc != 0) {
+			fprintf(stderr, "syncemu run: cannot write %s: %s\n", o.queue_csv,
 				strerror(-rc));
 			status = CLI_EXIT_FAIL;
 		}
 	}
 	if (o.json)
-		rc = print_json(runs, n, sc, cap, status == CLI_EXIT_OK ? trace_path : NULL);
+		print_json(runs, n, sc, r.cap, status == CLI_EXIT_OK ? trace_path : NULL);
 	else
-		print_text(runs, n, sc, cap, status == CLI_EXIT_OK ? trace_path : NULL);
+		print_text(runs, n, sc, o.every_step, r.cap,
+			   status == CLI_EXIT_OK ? trace_path : NULL);
 out:
-	if (cap != NULL && cap->w != NULL)
-		tr_pcapng_abort(cap->w);
-	for (i = 0; runs != NULL && i < n; i++) {
-		dp_run_result_free(&runs[i].res);
-		free(runs[i].pm);
-	}
+	if (r.cap != NULL && r.cap->w != NULL)
+		tr_pcapng_abort(r.cap->w);
+	for (i = 0; runs != NULL && i < n; i++)
+		outcome_free(&runs[i]);
 	for (i = 0; i < o.nowned; i++)
 		free(o.owned[i]);
-	if (pool != NULL)
-		rte_mempool_free(pool);
-	dp_eal_fini();
-	free(comment);
+	runner_stop(&r);
+	free(r.cap);
 	free(trace_path);
-	free(cap);
 	free(runs);
 	free(sc);
 	return status;

@@ -16,6 +16,7 @@ static const struct {
 } commands[] = {
 	{ "model", cmd_model, "print the analytic model's tables (the deck's numbers)" },
 	{ "run", cmd_run, "emulate the sync as frames in virtual time; hold it against the model" },
+	{ "sweep", cmd_sweep, "run over the values of any key: CSV, JSON and a plot with the model" },
 	{ "scenario", cmd_scenario, "check or dump scenario files; list every key" },
 };
 

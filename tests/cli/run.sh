@@ -79,8 +79,9 @@ expect_rc 3 "payload too big for the MTU" -- "$se" run --set run.mtu=1500 --trac
 expect_grep "$tmp/err" "frame_payload" "names run.frame_payload"
 expect_rc 2 "bad --mbufs" -- "$se" run --mbufs 5
 expect_rc 2 "unknown option" -- "$se" run --frobnicate
-expect_rc 1 "a WAN queue too small for a round" -- "$se" run -v A -n 1 -q --set "queues.wan=100 kB" --trace "$tmp/bad.pcapng"
-expect_grep "$tmp/err" "stalled" "says the run stalled"
+expect_rc 1 "a WAN queue too small for a round, sync not lossless" -- "$se" run -v A -n 1 -q --set "queues.wan=100 kB" --set queues.sync_lossless=no --trace "$tmp/bad.pcapng"
+expect_grep "$tmp/err" "wan0>1 dropped a frame of the sync" "names the link that dropped the sync's frame"
+expect_rc 0 "the same queue with a lossless sync" -- "$se" run -v A -n 1 -q --set "queues.wan=100 kB" --trace none
 [ -e "$tmp/bad.pcapng" ] && bad "a failed run left a trace" || ok "failed runs leave no trace file"
 ls "$tmp"/bad.pcapng.tmp* >/dev/null 2>&1 && bad "a temporary trace was left" || ok "no temporary left"
 expect_rc 1 "an unwritable trace path" -- "$se" run -v C -n 1 -q --trace /nonexistent/dir/x.pcapng

@@ -1,0 +1,573 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * syncemu sweep: run the data plane over the values of any scenario key and write the step time
+ * against the key as CSV, JSON and a plot, with the model's curve beside the emulated points.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "opts.h"
+#include "runner.h"
+#include "variant.h"
+
+#define MAX_VALUES 256
+
+struct sweep_opts {
+	const char *sets[CLI_MAX_SETS];
+	unsigned int nsets;
+	const char *key;
+	char *values[MAX_VALUES];	/* owned */
+	unsigned int nvalues;
+	const char *out;
+	const char *eal;
+	uint32_t mbufs;
+	unsigned int variants, budgets;
+	char *owned[4];
+	unsigned int nowned;
+	bool json, quiet, help;
+};
+
+enum { O_SET, O_KEY, O_VALUES, O_RANGE, O_VARIANT, O_BUDGET, O_STEPS, O_OUT, O_JSON, O_QUIET,
+       O_EAL, O_MBUFS, O_HELP };
+
+static const struct opt sweep_optv[] = {
+	{ "key", 'k', "SECTION.KEY", "the scenario key to sweep (required)", O_KEY },
+	{ "values", 'V', "LIST", "its values, comma-separated, with units: 1GB/s,3GB/s", O_VALUES },
+	{ "range", 'r', "FROM:TO:STEP", "or evenly spaced values: 0:0.9:0.1, 1GB/s:12GB/s:1GB/s",
+	  O_RANGE },
+	{ "set", 's', "SECTION.KEY=VALUE", "override another key (repeatable)", O_SET },
+	{ "variant", 'v', "LIST", "variants [scenario's report]", O_VARIANT },
+	{ "budget", 'b', "LIST", "module budgets [scenario's report]", O_BUDGET },
+	{ "steps", 'n', "N", "steps per run [run.steps]", O_STEPS },
+	{ "out", 'o', "DIR", "write DIR/sweep.csv, sweep.json, sweep.svg [sweep-KEY]", O_OUT },
+	{ "json", 'j', NULL, "print the JSON on stdout too", O_JSON },
+	{ "quiet", 'q', NULL, "no progress on stderr", O_QUIET },
+	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults", O_EAL },
+	{ "mbufs", 0, "N", "size of the mbuf pool [from the plans]", O_MBUFS },
+	{ "help", 'h', NULL, "show this help", O_HELP },
+};
+
+#define N_OPTS (sizeof(sweep_optv) / sizeof(sweep_optv[0]))
+
+static int
+add_value(struct sweep_opts *o, const char *v, size_t len, char *err, size_t errlen)
+{
+	if (o->nvalues == MAX_VALUES) {
+		snprintf(err, errlen, "at most %d values", MAX_VALUES);
+		return -EINVAL;
+	}
+	if (len == 0) {
+		snprintf(err, errlen, "--values: an empty value");
+		return -EINVAL;
+	}
+	o->values[o->nvalues] = strndup(v, len);
+	if (o->values[o->nvalues] == NULL)
+		return -ENOMEM;
+	o->nvalues++;
+	return 0;
+}
+
+/* A number and what follows it: "12.5GB/s" -> 12.5, "GB/s". */
+static int
+split_number(const char *s, double *x, const char **unit)
+{
+	char *end;
+
+	errno = 0;
+	*x = strtod(s, &end);
+	if (end == s || errno != 0 || !isfinite(*x))
+		return -EINVAL;
+	while (*end == ' ')
+		end++;
+	*unit = end;
+	return 0;
+}
+
+static int
+parse_range(struct sweep_opts *o, const char *arg, char *err, size_t errlen)
+{
+	char buf[192], *part[3], *save = NULL;
+	const char *unit[3];
+	double v[3];
+	int i, rc;
+	unsigned int k, n;
+
+	if (strlen(arg) >= sizeof(buf)) {
+		snprintf(err, errlen, "--range: too long");
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (i = 0; i < 3; i++) {
+		part[i] = strtok_r(i ? NULL : buf, ":", &save);
+		if (part[i] == NULL || split_number(part[i], &v[i], &unit[i]) != 0) {
+			snprintf(err, errlen, "--range: '%s' is not FROM:TO:STEP (numbers, each "
+				 "with the same unit if any)", arg);
+			return -EINVAL;
+		}
+	}
+	if (strtok_r(NULL, ":", &save) != NULL || strcmp(unit[0], unit[1]) != 0 ||
+	    (unit[2][0] && strcmp(unit[0], unit[2]) != 0) || !(v[2] > 0) || v[1] < v[0]) {
+		snprintf(err, errlen, "--range: '%s': need FROM <= TO, STEP > 0 and one unit", arg);
+		return -EINVAL;
+	}
+	n = (unsigned int)floor((v[1] - v[0]) / v[2] + 1e-9) + 1;
+	if (n > MAX_VALUES) {
+		snprintf(err, errlen, "--range: %u values, at most %d", n, MAX_VALUES);
+		return -EINVAL;
+	}
+	for (k = 0; k < n; k++) {
+		char val[64];
+
+		snprintf(val, sizeof(val), "%.10g%s", v[0] + k * v[2], unit[0]);
+		rc = add_value(o, val, strlen(val), err, errlen);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+sweep_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
+{
+	struct sweep_opts *o = ctx;
+	const char *p, *q;
+	char *end, *s;
+	unsigned long v;
+	int rc;
+
+	switch (id) {
+	case O_SET:
+		return cli_add_set(o->sets, &o->nsets, arg, err, errlen);
+	case O_KEY:
+		if (strchr(arg, '.') == NULL || strchr(arg, '=') != NULL) {
+			snprintf(err, errlen, "--key: '%s' is not SECTION.KEY", arg);
+			return -EINVAL;
+		}
+		o->key = arg;
+		return 0;
+	case O_VALUES:
+		for (p = arg; *p != '\0'; p = *q ? q + 1 : q) {
+			q = strchr(p, ',');
+			if (q == NULL)
+				q = p + strlen(p);
+			rc = add_value(o, p, (size_t)(q - p), err, errlen);
+			if (rc != 0)
+				return rc;
+		}
+		return 0;
+	case O_RANGE:
+		return parse_range(o, arg, err, errlen);
+	case O_VARIANT:
+		return cli_parse_variants(arg, &o->variants, err, errlen);
+	case O_BUDGET:
+		return cli_parse_budgets(arg, &o->budgets, err, errlen);
+	case O_STEPS:
+		if (o->nowned == 4 || asprintf(&s, "run.steps=%s", arg) < 0)
+			return -ENOMEM;
+		o->owned[o->nowned++] = s;
+		return cli_add_set(o->sets, &o->nsets, s, err, errlen);
+	case O_OUT:
+		o->out = arg;
+		return 0;
+	case O_JSON:
+		o->json = true;
+		return 0;
+	case O_QUIET:
+		o->quiet = true;
+		return 0;
+	case O_EAL:
+		o->eal = arg;
+		return 0;
+	case O_MBUFS:
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (errno != 0 || *end != '\0' || end == arg || v < 1024 || v > 100000000) {
+			snprintf(err, errlen, "--mbufs: '%s' is not a count in 1024..100000000", arg);
+			return -EINVAL;
+		}
+		o->mbufs = (uint32_t)v;
+		return 0;
+	case O_HELP:
+		o->help = true;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void
+sweep_usage(FILE *f)
+{
+	opts_usage(f, "syncemu sweep [SCENARIO.ini] --key SECTION.KEY (--values LIST | --range "
+		   "FROM:TO:STEP) [options]",
+		   "Run the data plane for every value of one scenario key (any key: the background\n"
+		   "load, the WAN rate, the module budget, bit planes, the MTU, ...) and write the\n"
+		   "mean step time against the key: DIR/sweep.csv (one row per value and variant),\n"
+		   "DIR/sweep.json, and DIR/sweep.svg and sweep.png (gnuplot), with the model beside\n"
+		   "every point:\n"
+		   "the packet-level closed form and the fluid step at zero load, the fluid shared-WAN\n"
+		   "model (processor sharing and FIFO) under load. Every value is checked before any\n"
+		   "run starts. Progress and the time left go to stderr.",
+		   sweep_optv, N_OPTS);
+	fprintf(f, "\nexamples:\n"
+		   "  syncemu sweep --key background.load --range 0:0.9:0.1 -v A,\"E'\" -b free -n 200"
+		   " \\\n      --set queues.wan=1GB -o load-sweep\n"
+		   "  syncemu sweep scenarios/2dc4-8g.ini --key module.budget_low --values "
+		   "10GFLOP/s,50GFLOP/s,100GFLOP/s,200GFLOP/s -v E -b low -n 3\n"
+		   "  syncemu sweep --key wan.bandwidth --values 1GB/s,3GB/s,6GB/s,12.5GB/s -v A,C' "
+		   "-n 3\n");
+}
+
+/* ---- one point of the sweep ---- */
+
+struct point {
+	char *value;
+	double x;
+	const char *unit;
+	struct sc_scenario *sc;
+	unsigned int nc;
+	struct contender c[RUNNER_MAX];
+	struct outcome o[RUNNER_MAX];
+};
+
+/* The model's figure for a point: PS under load, else the packet-level closed form. */
+static double
+model_ms(const struct outcome *o, bool fifo)
+{
+	double sum = 0;
+	uint32_t s;
+
+	if (o->rc != 0)
+		return NAN;
+	if (o->loaded)
+		return o->model_rc == 0 ? 1e3 * (fifo ? o->fifo.step.mean : o->ps.step.mean) : NAN;
+	if (fifo || o->pm == NULL || o->pm_rc != 0 || o->res.steps == 0)
+		return NAN;
+	for (s = 0; s < o->res.steps; s++)
+		sum += (double)o->pm[s].time_ps;
+	return sum / o->res.steps / 1e9;
+}
+
+static int
+write_csv(const char *path, const struct sweep_opts *o, struct point *pt)
+{
+	FILE *f = fopen(path, "w");
+	unsigned int i, j;
+
+	if (f == NULL)
+		return -errno;
+	fprintf(f, "key,value,x,run,steps,mean_ms,ci95_ms,median_ms,p99_ms,model_ms,model_fifo_ms,"
+		   "fluid_ms,status\n");
+	for (i = 0; i < o->nvalues; i++) {
+		for (j = 0; j < pt[i].nc; j++) {
+			const struct outcome *r = &pt[i].o[j];
+
+			fprintf(f, "%s,\"%s\",%.10g,\"%s\",%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%s\n",
+				o->key, pt[i].value, pt[i].x, r->c.label, r->res.steps,
+				outcome_mean(r) * 1e3, r->all.ci95 * 1e3, r->all.median * 1e3,
+				r->all.p99 * 1e3, model_ms(r, false), model_ms(r, true),
+				r->fluid * 1e3, r->rc == 0 ? "ok" : "failed");
+		}
+	}
+	if (fclose(f) != 0)
+		return -errno;
+	return 0;
+}
+
+static json_t *
+jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *
+sweep_json(const struct sweep_opts *o, struct point *pt)
+{
+	json_t *root = json_object(), *pts = json_array();
+	unsigned int i, j;
+
+	if (root == NULL || pts == NULL) {
+		json_decref(root);
+		json_decref(pts);
+		return NULL;
+	}
+	json_object_set_new(root, "syncemu", json_string(SYNCEMU_VERSION));
+	json_object_set_new(root, "key", json_string(o->key));
+	json_object_set_new(root, "scenario", json_string(pt[0].sc->name));
+	json_object_set_new(root, "seed", json_integer((json_int_t)pt[0].sc->run.seed));
+	for (i = 0; i < o->nvalues; i++) {
+		for (j = 0; j < pt[i].nc; j++) {
+			const struct outcome *r = &pt[i].o[j];
+
+			json_array_append_new(pts, json_pack(
+				"{s:s, s:o, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}",
+				"value", pt[i].value, "x", jnum(pt[i].x), "run", r->c.label,
+				"steps", (int)r->res.steps, "mean_ms", jnum(outcome_mean(r) * 1e3),
+				"ci95_ms", jnum(r->all.ci95 * 1e3),
+				"p99_ms", jnum(r->all.p99 * 1e3), "model_ms", jnum(model_ms(r, false)),
+				"model_fifo_ms", jnum(model_ms(r, true)),
+				"fluid_ms", jnum(r->fluid * 1e3), "wall_s", jnum(r->wall),
+				"ok", r->rc == 0));
+		}
+	}
+	json_object_set_new(root, "points", pts);
+	return root;
+}
+
+/* The plot, through gnuplot: emulated means with their CI as points, the model as lines. */
+static int
+write_plot(const char *dir, const struct sweep_opts *o, struct point *pt, bool loaded, char *err,
+	   size_t errlen)
+{
+	char *svg = NULL;
+	unsigned int i, j;
+	FILE *g;
+	int rc;
+
+	if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+		snprintf(err, errlen, "gnuplot is not installed (apt-get install gnuplot-nox): "
+			 "the plot was not drawn; the CSV and JSON are written");
+		return -ENOENT;
+	}
+	if (asprintf(&svg, "%s/sweep.svg", dir) < 0)
+		return -ENOMEM;
+	g = popen("gnuplot >/dev/null 2>&1", "w");
+	if (g == NULL) {
+		free(svg);
+		return -errno;
+	}
+	/* one data block per variant: x, emulated mean, its CI, the model (PS), FIFO */
+	for (j = 0; j < pt[0].nc; j++) {
+		fprintf(g, "$D%u << EOD\n", j);
+		for (i = 0; i < o->nvalues; i++) {
+			const struct outcome *r = &pt[i].o[j];
+			double ci = r->all.ci95 * 1e3;
+
+			fprintf(g, "%.10g %.9g %.9g %.9g %.9g\n", pt[i].x, outcome_mean(r) * 1e3,
+				isfinite(ci) ? ci : 0.0, model_ms(r, false), model_ms(r, true));
+		}
+		fprintf(g, "EOD\n");
+	}
+	fprintf(g, "set terminal svg size 900,560 dynamic font 'sans,11'\n"
+		   "set output '%s'\nset key outside right\nset grid\n"
+		   "set datafile missing 'nan'\n"
+		   "set title \"syncemu sweep of %s (%s)\" noenhanced\n"
+		   "set xlabel \"%s%s%s\" noenhanced\nset ylabel 'step time, ms'\n"
+		   "set yrange [0:*]\nset offsets graph 0.02, graph 0.02, 0, 0\nplot ", svg, o->key,
+		pt[0].sc->name, o->key, pt[0].unit[0] ? ", " : "", pt[0].unit);
+	for (j = 0; j < pt[0].nc; j++) {
+		const char *l = pt[0].c[j].label;
+
+		fprintf(g, "%s$D%u using 1:2:3 with yerrorbars lc %u pt 7 title \"%s emulated\" "
+			   "noenhanced, $D%u using 1:4 with lines lc %u dt 2 title \"%s %s\" "
+			   "noenhanced", j ? ", " : "", j, j + 1, l, j, j + 1, l,
+			loaded ? "model PS" : "packet model");
+		if (loaded)
+			fprintf(g, ", $D%u using 1:5 with lines lc %u dt 3 title \"%s model FIFO\" "
+				   "noenhanced", j, j + 1, l);
+	}
+	/* and the same as a PNG */
+	fprintf(g, "\nset terminal pngcairo size 900,560 font 'sans,10'\nset output '%s/sweep.png'\n"
+		   "replot\n", dir);
+	rc = pclose(g) == 0 ? 0 : -EIO;
+	if (rc != 0)
+		snprintf(err, errlen, "gnuplot failed on %s", svg);
+	free(svg);
+	return rc;
+}
+
+static double
+wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int
+cmd_sweep(int argc, char **argv)
+{
+	struct sweep_opts o = { .nsets = 0 };
+	struct point *pt = NULL;
+	struct runner r = { .eal = NULL };
+	char err[512], *pos[1], *dir = NULL, *path = NULL;
+	const char **sets = NULL;
+	unsigned int i, j, total = 0, done = 0;
+	uint32_t need = 0, frame = 0;
+	int npos, status = CLI_EXIT_OK, rc;
+	bool loaded = false;
+	double t0;
+	json_t *js = NULL;
+
+	npos = opts_parse(argc, argv, sweep_optv, N_OPTS, sweep_opt, &o, pos, 1, err, sizeof(err));
+	if (npos < 0) {
+		fprintf(stderr, "syncemu sweep: %s\n(try 'syncemu sweep --help')\n", err);
+		status = CLI_EXIT_USAGE;
+		goto out;
+	}
+	if (o.help) {
+		sweep_usage(stdout);
+		goto out;
+	}
+	if (o.key == NULL || o.nvalues == 0) {
+		fprintf(stderr, "syncemu sweep: needs --key and --values or --range\n"
+			"(try 'syncemu sweep --help')\n");
+		status = CLI_EXIT_USAGE;
+		goto out;
+	}
+	pt = calloc(o.nvalues, sizeof(*pt));
+	sets = calloc(o.nsets + 2, sizeof(*sets));
+	if (pt == NULL || sets == NULL) {
+		status = CLI_EXIT_FAIL;
+		goto out;
+	}
+	/* every value is checked before anything runs */
+	memcpy(sets, o.sets, o.nsets * sizeof(*sets));
+	sets[o.nsets + 1] = "trace.file=none";
+	for (i = 0; i < o.nvalues; i++) {
+		char *kv;
+
+		pt[i].value = o.values[i];
+		if (split_number(pt[i].value, &pt[i].x, &pt[i].unit) != 0) {
+			pt[i].x = i;	/* not a number: plot the values in order */
+			pt[i].unit = "";
+		}
+		pt[i].sc = calloc(1, sizeof(*pt[i].sc));
+		if (pt[i].sc == NULL || asprintf(&kv, "%s=%s", o.key, pt[i].value) < 0) {
+			status = CLI_EXIT_FAIL;
+			goto out;
+		}
+		sets[o.nsets] = kv;
+		rc = sc_scenario_load(pt[i].sc, npos ? pos[0] : NULL, sets, o.nsets + 2, err,
+				      sizeof(err));
+		free(kv);
+		if (rc != 0) {
+			fprintf(stderr, "syncemu sweep: value %u of %s: %s\n", i + 1, o.key, err);
+			status = CLI_EXIT_INPUT;
+			goto out;
+		}
+		if (o.variants)
+			pt[i].sc->variants = o.variants;
+		if (o.budgets)
+			pt[i].sc->budgets = o.budgets;
+		pt[i].nc = contenders_of(pt[i].sc, pt[i].c);
+		if (pt[i].sc->background.load > 0)
+			loaded = true;
+		for (j = 0; j < pt[i].nc; j++) {
+			uint32_t k = runner_need(pt[i].sc, &pt[i].c[j]);
+
+			if (k > need)
+				need = k;
+		}
+		if (SM_HDR_BYTES + pt[i].sc->run.pk.payload > frame)
+			frame = SM_HDR_BYTES + pt[i].sc->run.pk.payload;
+		total += pt[i].nc;
+	}
+	if (total == 0) {
+		fprintf(stderr, "syncemu sweep: no variant selected\n");
+		status = CLI_EXIT_USAGE;
+		goto out;
+	}
+	if (o.out != NULL ? (dir = strdup(o.out)) == NULL :
+			    asprintf(&dir, "sweep-%s", o.key) < 0) {
+		dir = NULL;
+		status = CLI_EXIT_FAIL;
+		goto out;
+	}
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+		fprintf(stderr, "syncemu sweep: cannot create %s: %s\n", dir, strerror(errno));
+		status = CLI_EXIT_FAIL;
+		goto out;
+	}
+	r.eal = o.eal;
+	r.mbufs = o.mbufs;
+	if (runner_start(&r, need, frame, err, sizeof(err)) != 0) {
+		fprintf(stderr, "syncemu sweep: %s\n", err);
+		status = CLI_EXIT_FAIL;
+		goto out;
+	}
+	t0 = wall_now();
+	for (i = 0; i < o.nvalues; i++) {
+		for (j = 0; j < pt[i].nc; j++) {
+			double el;
+
+			if (runner_run(&r, pt[i].sc, &pt[i].c[j], 0, &pt[i].o[j]) != 0) {
+				fprintf(stderr, "syncemu sweep: %s=%s %s: %s\n", o.key, pt[i].value,
+					pt[i].c[j].label, pt[i].o[j].err);
+				status = CLI_EXIT_FAIL;
+			}
+			done++;
+			el = wall_now() - t0;
+			if (!o.quiet)
+				fprintf(stderr, "sweep %u/%u: %s=%s %s: %.3f ms; %.1f s so far, about "
+					"%.1f s left\n", done, total, o.key, pt[i].value,
+					pt[i].c[j].label, outcome_mean(&pt[i].o[j]) * 1e3, el,
+					el / done * (total - done));
+		}
+	}
+	if (asprintf(&path, "%s/sweep.csv", dir) < 0 || (rc = write_csv(path, &o, pt)) != 0) {
+		fprintf(stderr, "syncemu sweep: cannot write %s/sweep.csv\n", dir);
+		status = CLI_EXIT_FAIL;
+		goto out;
+	}
+	free(path);
+	path = NULL;
+	js = sweep_json(&o, pt);
+	if (js == NULL || asprintf(&path, "%s/sweep.json", dir) < 0 ||
+	    json_dump_file(js, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) != 0) {
+		fprintf(stderr, "syncemu sweep: cannot write %s/sweep.json\n", dir);
+		status = CLI_EXIT_FAIL;
+		goto out;
+	}
+	if (write_plot(dir, &o, pt, loaded, err, sizeof(err)) != 0) {
+		fprintf(stderr, "syncemu sweep: %s\n", err);
+		status = CLI_EXIT_FAIL;
+	}
+	if (o.json)
+		json_dumpf(js, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+	else {
+		printf("syncemu sweep of %s over %u values (%s)\n", o.key, o.nvalues,
+		       pt[0].sc->name);
+		printf("  %-14s %-10s %10s %10s %12s %12s\n", "value", "run", "mean ms", "95% CI",
+		       loaded ? "model PS" : "packet model", loaded ? "model FIFO" : "fluid ms");
+		for (i = 0; i < o.nvalues; i++)
+			for (j = 0; j < pt[i].nc; j++) {
+				const struct outcome *q = &pt[i].o[j];
+
+				printf("  %-14s %-10s %10.4f %10.4f %12.4f %12.4f\n", pt[i].value,
+				       q->c.label, outcome_mean(q) * 1e3, q->all.ci95 * 1e3,
+				       model_ms(q, false), loaded ? model_ms(q, true) :
+				       q->fluid * 1e3);
+			}
+		printf("wrote %s/sweep.csv, %s/sweep.json%s\n", dir, dir,
+		       status == CLI_EXIT_OK ? ", sweep.svg and sweep.png" : "");
+	}
+out:
+	json_decref(js);
+	for (i = 0; pt != NULL && i < o.nvalues; i++) {
+		for (j = 0; j < pt[i].nc; j++)
+			outcome_free(&pt[i].o[j]);
+		free(pt[i].sc);
+	}
+	for (i = 0; i < o.nvalues; i++)
+		free(o.values[i]);
+	for (i = 0; i < o.nowned; i++)
+		free(o.owned[i]);
+	runner_stop(&r);
+	free(pt);
+	free(sets);
+	free(dir);
+	free(path);
+	return status;
+}
