@@ -351,7 +351,7 @@ sc_scenario_default(struct sc_scenario *s)
 	sm_params_default(&s->model);
 	s->variants = (1u << SM_VAR_COUNT) - 1;
 	s->budgets = (1u << SM_BUDGET_COUNT) - 1;
-	s->run.steps = 10;
+	s->run.steps = 200;
 	s->run.seed = 1;
 	sm_packet_default(&s->run.pk);
 	s->run.warmup = 20;

@@ -135,7 +135,7 @@ build_background(struct dp_topo *t, const struct dp_topo_params *p)
 			.name = name, .id = d, .dst_first = to * t->n, .per_dc = t->n,
 			.run_id = p->run_id,
 			.rate = bg->load * (double)t->links.wan_bw / bg->sizes->mean,
-			.sizes = bg->sizes, .seed = sm_rng_stream_seed(bg->seed, ((uint64_t)p->run_id << 16) | d),
+			.sizes = bg->sizes, .seed = sm_rng_stream_seed(bg->seed, d),
 			.payload = p->pk->payload, .burst = p->pk->burst, .link = &t->bglink[d],
 			.stats = &t->bgstats,
 		};

@@ -211,8 +211,8 @@ test_defaults(void **state)
 	load_ok(&ref, "scenarios/2dc4-100g.ini", NULL, 0);
 	memset(ref.path, 0, sizeof(ref.path));
 	assert_memory_equal(&ref, &s, sizeof(s));
-	/* warmup >= steps is fine: the steady state is just empty. */
-	assert_true(s.run.warmup >= s.run.steps);
+	/* 200 steps, the first 20 of them warm-up */
+	assert_true(s.run.warmup == 20 && s.run.steps == 200);
 }
 
 /* Every key parses to its field, in a file and as an override, and round-trips. */

@@ -26,6 +26,7 @@
 #include "frame.h"
 #include "packet.h"
 #include "presets.h"
+#include "queueing.h"
 #include "run.h"
 #include "variant.h"
 
@@ -355,6 +356,111 @@ test_frame_format(void **state)
 	rte_pktmbuf_free(m);
 }
 
+/* Load 0 with the WAN probe and a lossless sync: still the zero-load result, to the picosecond. */
+static void
+test_load_zero_is_zero_load(void **state)
+{
+	struct dp_run_params rp = params(&P0, &PK0, SM_VAR_A, 0, 3);
+	struct sm_packet_step pm[3];
+	struct sm_size_dist sizes;
+	struct dp_run_result res;
+	char err[256];
+	uint32_t s;
+
+	assert_int_equal(sm_size_fixed(&sizes, 1e6), 0);
+	rp.bg.load = 0;
+	rp.bg.sizes = &sizes;
+	rp.bg.host_bw = 50000000000ULL;
+	rp.bg.fg_lossless = true;
+	rp.bg.probe_every = 100000000;	/* 100 us */
+	assert_int_equal(dp_run(&rp, &res, err, sizeof(err)), 0);
+	assert_int_equal(sm_packet_model(&P0, &PK0, SM_VAR_A, 0, 3, pm), 0);
+	for (s = 0; s < 3; s++)
+		assert_true(res.step[s].time == pm[s].time_ps);
+	assert_true(res.q_n > 0);
+	assert_int_equal(res.bg.started, 0);
+	dp_run_result_free(&res);
+	sm_size_free(&sizes);
+}
+
+static void
+bg_only(double load, uint64_t seed, struct dp_run_result *res)
+{
+	struct dp_run_params rp = params(&P0, &PK0, SM_VAR_A, 0, 0);
+	static struct sm_size_dist sizes;
+	char err[256];
+
+	assert_int_equal(sm_size_fixed(&sizes, 64000), 0);
+	rp.bg.load = load;
+	rp.bg.sizes = &sizes;
+	rp.bg.host_bw = 50000000000ULL;
+	rp.bg.seed = seed;
+	rp.bg.directions = 1;
+	rp.bg.fg_lossless = true;
+	rp.bg_only = 1000000000000ULL;	/* 1 s */
+	if (dp_run(&rp, res, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	sm_size_free(&sizes);
+}
+
+/* Background alone at load 0.5: the transfers' mean wait for the WAN is M/D/1's within 5 %. */
+static void
+test_background_alone_is_md1(void **state)
+{
+	struct dp_run_result res;
+	struct sm_stats st;
+	double md1 = sm_md1_wait(0.5, 64000 / 12.5e9);
+
+	bg_only(0.5, 1, &res);
+	assert_true(res.bg.done > 90000);
+	assert_int_equal(res.bg.incomplete, 0);
+	assert_int_equal(res.drops, 0);
+	assert_int_equal(sm_stats(res.bg.wait, (unsigned int)res.bg.done, &st), 0);
+	if (fabs(st.mean / md1 - 1) > 0.05)
+		fail_msg("mean wait %.4g us, M/D/1 %.4g us over %lu transfers", st.mean * 1e6,
+			 md1 * 1e6, (unsigned long)res.bg.done);
+	dp_run_result_free(&res);
+	assert_int_equal(rte_mempool_avail_count(pool), POOL_N);
+}
+
+/* The same seed gives the same run under load; another seed another. */
+static void
+test_seeded_background(void **state)
+{
+	struct sm_size_dist sizes;
+	struct dp_run_result a, b, c;
+	struct dp_run_params rp = params(&P0, &PK0, SM_VAR_C, 0, 4);
+	char err[256];
+	uint32_t s;
+	bool differ = false;
+
+	assert_int_equal(sm_size_fixed(&sizes, 1e6), 0);
+	rp.bg.load = 0.7;
+	rp.bg.sizes = &sizes;
+	rp.bg.host_bw = 50000000000ULL;
+	rp.bg.seed = 7;
+	rp.bg.directions = UINT32_MAX;
+	rp.bg.fg_lossless = true;
+	assert_int_equal(dp_run(&rp, &a, err, sizeof(err)), 0);
+	assert_int_equal(dp_run(&rp, &b, err, sizeof(err)), 0);
+	rp.bg.seed = 8;
+	assert_int_equal(dp_run(&rp, &c, err, sizeof(err)), 0);
+	for (s = 0; s < 4; s++) {
+		assert_true(a.step[s].time == b.step[s].time);
+		if (a.step[s].time != c.step[s].time)
+			differ = true;
+	}
+	assert_true(a.bg.done == b.bg.done && a.bg.done > 0);
+	assert_memory_equal(a.bg.fct, b.bg.fct, a.bg.done * sizeof(double));
+	assert_true(differ);
+	/* and the load slows the sync down */
+	assert_true(a.step[3].time > 1444700775ULL);
+	dp_run_result_free(&a);
+	dp_run_result_free(&b);
+	dp_run_result_free(&c);
+	sm_size_free(&sizes);
+}
+
 int
 main(void)
 {
@@ -367,6 +473,9 @@ main(void)
 		cmocka_unit_test(test_same_trace_twice),
 		cmocka_unit_test(test_small_wan_queue_fails_cleanly),
 		cmocka_unit_test(test_small_pool_fails_cleanly),
+		cmocka_unit_test(test_load_zero_is_zero_load),
+		cmocka_unit_test(test_background_alone_is_md1),
+		cmocka_unit_test(test_seeded_background),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -176,7 +176,7 @@ test_default_run(void **state)
 	char err[ERRLEN];
 
 	load_ok(&s, NULL, NULL, 0);
-	assert_int_equal(s.run.steps, 10);
+	assert_int_equal(s.run.steps, 200);
 	assert_true(s.run.seed == 1);
 	memset(&pk, 0, sizeof(pk));
 	sm_packet_default(&pk);		/* MTU 9000, 8192 B, payload, phase, bursts of 16 */
@@ -767,7 +767,7 @@ test_keys(void **state)
 	assert_has(buf, "| `wan.bandwidth` | byte rate | 12.5 GB/s | > 0 |");
 	assert_has(buf, "| `gpu.mfu` | fraction | 0.4 | (0, 1] |");
 	assert_has(buf, "| `intra.preset` | link preset | ib-ndr |");
-	assert_has(buf, "| `run.steps` | count | 10 | 1..1000000 |");
+	assert_has(buf, "| `run.steps` | count | 200 | 1..1000000 |");
 	assert_has(buf, "| `run.seed` | 64-bit integer | 1 |");
 	assert_has(buf, "| `run.mtu` | count | 9000 | 576..65000 |");
 	assert_has(buf, "| `run.frame_payload` | size | 8192 B | 1..64924 B, whole bytes |");

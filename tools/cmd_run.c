@@ -42,7 +42,7 @@ enum { O_SET, O_STEPS, O_SEED, O_VARIANT, O_BUDGET, O_LOAD, O_TRACE, O_CAPTURE, 
 
 static const struct opt run_optv[] = {
 	{ "set", 's', "SECTION.KEY=VALUE", "override a scenario key (repeatable)", O_SET },
-	{ "steps", 'n', "N", "steps per run [run.steps: 10]", O_STEPS },
+	{ "steps", 'n', "N", "steps per run [run.steps: 200]", O_STEPS },
 	{ "seed", 0, "N", "seed of every random source [run.seed: 1]", O_SEED },
 	{ "variant", 'v', "LIST", "variants: A,B,C,E,C',E' or all [scenario's report]", O_VARIANT },
 	{ "budget", 'b', "LIST", "module budgets: low,high,free or all [scenario's report]",
