@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libFuzzer target for the trace reader (traces/reader.h): the input is a whole trace file.
+ * It goes into a memfd, which tr_reader_open() opens as /proc/self/fd/N (so the real path,
+ * read() and gzip code run); every packet is read, its bytes summed (so that AddressSanitizer
+ * checks all of @c data), decoded with tr_decode_ip(), and checked against the reader's own
+ * accessors.  A broken invariant traps; errors are expected and only their message is checked.
+ *
+ * Built and run by tests/fuzz/run.sh (clang -fsanitize=fuzzer,address,undefined).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "reader.h"
+
+#define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int
+write_all(int fd, const uint8_t *d, size_t n)
+{
+	ssize_t k;
+
+	while (n > 0) {
+		k = write(fd, d, n);
+		if (k <= 0)
+			return -1;
+		d += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Read every packet of an open trace; @return the result of the last tr_reader_next(). */
+static int
+read_all(struct tr_reader *r)
+{
+	volatile uint8_t sink = 0;
+	struct tr_packet p;
+	char err[512];
+	uint64_t frame = 0, unordered = 0;
+	struct tr_ip ip;
+	uint32_t i;
+	int rc;
+
+	while ((rc = tr_reader_next(r, &p, err, sizeof(err))) == 1) {
+		CHECK(p.frame == ++frame);
+		CHECK(p.ifid < tr_reader_ifcount(r));
+		CHECK(p.linktype == tr_reader_linktype(r, p.ifid));
+		CHECK(tr_reader_ifname(r, p.ifid) != NULL);
+		CHECK(p.caplen <= TR_READER_BLOCK_MAX);
+		CHECK(p.caplen == 0 || p.data != NULL);
+		for (i = 0; i < p.caplen; i++)
+			sink ^= p.data[i];
+		rc = tr_decode_ip(p.linktype, p.data, p.caplen, &ip);
+		CHECK(rc == 0 || rc == -ENOTSUP || rc == -EBADMSG);
+		CHECK((rc == 0) == (ip.why == NULL));
+		if (rc == -ENOTSUP)
+			CHECK(ip.family == 0);
+		if (rc == 0) {
+			CHECK(ip.family == 4 || ip.family == 6);
+			CHECK(ip.l4_caplen <= ip.l4_payload);
+			CHECK((ip.l4_data == NULL) == (ip.l4_caplen == 0));
+			if (ip.l4_data != NULL) {
+				CHECK(ip.l4_data >= p.data &&
+				      ip.l4_data + ip.l4_caplen <= p.data + p.caplen);
+				sink ^= ip.l4_data[ip.l4_caplen - 1];
+			}
+		}
+		CHECK(tr_reader_unordered(r) >= unordered);
+		unordered = tr_reader_unordered(r);
+	}
+	if (rc < 0) {
+		CHECK(rc == -EBADMSG || rc == -EFBIG || rc == -ENOTSUP || rc == -ERANGE ||
+		      rc == -ENOMEM || rc == -EIO);
+		CHECK(strstr(err, "/proc/self/fd/") == err);
+		CHECK(tr_reader_next(r, &p, NULL, 0) == rc);		/* sticky */
+	} else {
+		CHECK(tr_reader_next(r, &p, NULL, 0) == 0);
+	}
+	(void)sink;
+	return rc;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char path[64], err[512];
+	struct tr_reader *r;
+	const char *c;
+	uint32_t i, n;
+	int fd;
+
+	fd = memfd_create("fuzz-trace", MFD_CLOEXEC);
+	if (fd < 0 || write_all(fd, data, size) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	r = tr_reader_open(path, err, sizeof(err));
+	if (r == NULL) {
+		CHECK(errno != 0);
+		CHECK(strstr(err, path) == err);
+	} else {
+		c = tr_reader_comment(r);
+		CHECK(c != NULL && strlen(c) <= TR_READER_COMMENT_MAX);
+		CHECK(strncmp(tr_reader_format(r), "pcap", 4) == 0);
+		read_all(r);
+		n = tr_reader_ifcount(r);
+		for (i = 0; i < n; i++)
+			CHECK(tr_reader_ifname(r, i) != NULL && tr_reader_linktype(r, i) >= 0);
+		CHECK(tr_reader_ifname(r, n) == NULL);
+		tr_reader_close(r);
+	}
+	close(fd);
+	return 0;
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Rebuilding syncs from a capture.
+ *
+ * Two ways in.  A trace whose frames carry the syncemu header (syncemu's own traces, or a capture
+ * of syncemu frames on a real network) is understood fully: runs, steps, rounds, sources and
+ * destinations, foreground and background, and for every frame seen at a queue's ".in" and ".out"
+ * capture points its queueing delay.  Any other trace (TCP or UDP between hosts, e.g. an MPI or
+ * NCCL-like all-reduce) is cut into bursts between idle gaps, or into periods, over the packets a
+ * BPF filter selects.
+ */
+#ifndef TR_SYNCS_H
+#define TR_SYNCS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/** A capture point's totals. */
+struct tr_point {
+	char name[64];
+	uint64_t frames, bytes;		/**< frame bytes (original length) */
+	uint64_t bg_frames, bg_bytes;	/**< of which background */
+	/* frames seen at "<base>.in" and here (an ".out" point): their queueing delay */
+	uint64_t delays;
+	double delay_sum_ns, delay_max_ns;
+	uint64_t fg_delays;
+	double fg_delay_sum_ns;
+};
+
+/** One step of a run as the trace shows it. */
+struct tr_step {
+	uint32_t step;
+	uint64_t first_ns;		/**< first record of the step, any point */
+	uint64_t first_dep_ns;		/**< earliest departure_ns in its headers */
+	uint64_t end_ns;		/**< last record at a worker's receive point ("rx"), else at
+					 *   any point */
+	uint64_t frames, bytes;		/**< at the points counted once (tx, else all) */
+	uint32_t rounds;		/**< highest round seen + 1 */
+};
+
+/** A run: the frames with one run id. */
+struct tr_run {
+	uint32_t run_id;
+	uint32_t nsteps, cap;
+	struct tr_step *step;		/**< in step order */
+	uint64_t frames, bg_frames;
+	bool ends_at_rx;		/**< the step ends come from rx points */
+};
+
+/** Everything rebuilt from a syncemu trace. */
+struct tr_syncs {
+	uint32_t nruns;
+	struct tr_run *run;
+	uint32_t npoints;
+	struct tr_point *point;		/**< by interface id */
+	uint64_t frames, se_frames;	/**< all frames, and those with the syncemu header */
+	uint64_t other;			/**< frames without it */
+	uint64_t unordered;
+	bool has_rx;
+};
+
+struct tr_reader;
+
+/**
+ * Read every packet of @p r and rebuild the syncemu runs.
+ *
+ * @return 0; -EINVAL/-EIO with a message naming the frame or byte offset on a bad file;
+ *         -ENOMEM
+ */
+int tr_syncs_read(struct tr_reader *r, struct tr_syncs *out, char *err, size_t errlen);
+
+void tr_syncs_free(struct tr_syncs *s);
+
+/* ---- traces without the syncemu header ---- */
+
+/** What to take from a generic trace. */
+struct tr_burst_params {
+	const char *filter;		/**< BPF expression (libpcap syntax), NULL: all IP */
+	double gap_s;			/**< idle gap that ends a burst; 0: automatic */
+	double period_s;		/**< > 0: fixed periods instead of gaps */
+	bool payload;			/**< count TCP/UDP payload bytes, not frame bytes */
+};
+
+/** A burst: a step's sync as the capture shows it. */
+struct tr_burst {
+	uint64_t start_ns, end_ns;
+	uint64_t packets, bytes;
+	uint32_t flows;			/**< distinct 5-tuples */
+};
+
+struct tr_bursts {
+	uint32_t n, cap;
+	struct tr_burst *b;
+	uint64_t packets, selected;	/**< all, and those the filter kept */
+	uint64_t not_ip;		/**< frames that are not IP (or of unknown link types) */
+	double gap_s;			/**< the gap used */
+	double max_inside_s;		/**< largest gap inside a burst */
+	double min_between_s;		/**< smallest gap between bursts */
+	char how[256];			/**< how the trace was split, in words */
+};
+
+/**
+ * Cut the packets @p p selects into bursts.  The automatic gap is the largest jump between
+ * consecutive sorted inter-packet gaps above 10 x their median (at least 100 us): the break
+ * between "inside a burst" and "between bursts".
+ *
+ * @return 0; -EINVAL (a bad filter: the message has libpcap's words; a bad file); -ENOMEM
+ */
+int tr_bursts_read(struct tr_reader *r, const struct tr_burst_params *p, struct tr_bursts *out,
+		   char *err, size_t errlen);
+
+void tr_bursts_free(struct tr_bursts *b);
+
+/** An alpha-beta model: time = alpha + bytes / beta. */
+struct tr_fit {
+	double alpha;			/**< s */
+	double beta;			/**< B/s */
+	double r2;			/**< of the least-squares fit (NAN if not fitted) */
+	bool alpha_fixed;		/**< one burst size: alpha not identifiable, set to 0 */
+};
+
+/** Fit alpha and beta to the bursts' (bytes, duration) by least squares; -EINVAL if < 1 burst. */
+int tr_fit_alpha_beta(const struct tr_burst *b, uint32_t n, struct tr_fit *fit);
+
+#endif /* TR_SYNCS_H */
