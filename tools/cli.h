@@ -17,6 +17,7 @@ enum {
 	CLI_EXIT_FAIL = 1,	/**< the run failed (I/O, memory, an invariant) */
 	CLI_EXIT_USAGE = 2,	/**< bad command line */
 	CLI_EXIT_INPUT = 3,	/**< bad input file (scenario, trace) */
+	CLI_EXIT_TOLERANCE = 4,	/**< validate: an error beyond the tolerance */
 };
 
 #define CLI_MAX_SETS 64
@@ -34,5 +35,6 @@ int cmd_model(int argc, char **argv);
 int cmd_scenario(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 
 #endif /* SYNCEMU_CLI_H */

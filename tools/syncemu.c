@@ -17,6 +17,7 @@ static const struct {
 	{ "model", cmd_model, "print the analytic model's tables (the deck's numbers)" },
 	{ "run", cmd_run, "emulate the sync as frames in virtual time; hold it against the model" },
 	{ "sweep", cmd_sweep, "run over the values of any key: CSV, JSON and a plot with the model" },
+	{ "validate", cmd_validate, "rebuild the syncs of a capture; hold them against the model" },
 	{ "scenario", cmd_scenario, "check or dump scenario files; list every key" },
 };
 
@@ -35,7 +36,8 @@ usage(FILE *f)
 	for (i = 0; i < N_COMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\nA scenario is an INI file (see scenarios/ and 'syncemu scenario keys').\n"
-		   "Exit codes: 0 ok, 1 run failed, 2 bad command line, 3 bad input file.\n");
+		   "Exit codes: 0 ok, 1 run failed, 2 bad command line, 3 bad input file,\n"
+		   "4 validate: an error beyond --tolerance.\n");
 }
 
 int
