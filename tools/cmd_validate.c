@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 
 #include <jansson.h>
 
@@ -401,6 +402,112 @@ run_table(struct tr_reader *r, const struct tr_run *run, const struct sc_scenari
 	return t;
 }
 
+/* The share of the run's time each resource held, from the rounds' ends, beside the model's. */
+static struct table *
+hotspot_table(struct tr_reader *r, const struct tr_run *run, const struct sc_scenario *sc)
+{
+	static const struct tcol cols[] = {
+		{ "resource", "resource", -1 }, { "trace %", "trace_pct", 1 },
+		{ "model %", "model_pct", 1 },
+	};
+	double span[SM_RES_COUNT] = { 0 }, model[SM_RES_COUNT], total = 0;
+	enum sm_variant var;
+	enum sm_budget bud;
+	struct sm_program *prog;
+	struct sm_step fl;
+	struct table *t;
+	char label[32], title[96];
+	uint64_t prev = 0;
+	uint32_t s, k;
+
+	if (run_label(tr_reader_comment(r), run->run_id, &var, &bud, label, sizeof(label)) != 0)
+		return NULL;
+	prog = malloc(sizeof(*prog));
+	if (prog == NULL || sm_program_build(&sc->model, var, sm_budget_value(&sc->model.mod, bud),
+					      prog) != 0 ||
+	    sm_step_eval(&sc->model, var, sm_budget_value(&sc->model.mod, bud), &fl) != 0) {
+		free(prog);
+		return NULL;
+	}
+	sm_step_shares(&fl, model);
+	for (s = 0; s < run->nsteps; s++) {
+		const struct tr_step *st = &run->step[s];
+		uint64_t mark;
+
+		if (st->end_ns == 0 || st->first_dep_ns == UINT64_MAX)
+			continue;
+		if (s == 0)
+			prev = st->first_dep_ns - prog->compute_ps / 1000;
+		/* compute: until the step's first frame left */
+		mark = st->first_dep_ns > prev ? st->first_dep_ns : prev;
+		span[SM_RES_COMPUTE] += (double)(mark - prev);
+		for (k = 0; k < st->rounds && k < prog->n && k < st->round_cap; k++) {
+			uint64_t end = st->round_end[k];
+
+			/* a round no worker receives (the module's) ends when the next one starts */
+			if (end == 0 && k + 1 < st->rounds && st->round_dep[k + 1] != UINT64_MAX)
+				end = st->round_dep[k + 1];
+
+			if (end > mark) {
+				span[prog->r[k].res] += (double)(end - mark);
+				mark = end;
+			}
+		}
+		prev = st->end_ns;
+	}
+	free(prog);
+	for (k = 0; k < SM_RES_COUNT; k++)
+		total += span[k];
+	snprintf(title, sizeof(title), "Run %u (%s): hot spots", run->run_id, label);
+	t = table_create("hotspots", title, cols, sizeof(cols) / sizeof(cols[0]));
+	for (k = 0; t != NULL && k < SM_RES_COUNT; k++) {
+		if (span[k] == 0 && model[k] == 0)
+			continue;
+		table_str(t, sm_resource_name(k));
+		table_num(t, total > 0 ? 100.0 * span[k] / total : NAN);
+		table_num(t, 100.0 * model[k]);
+	}
+	if (t != NULL)
+		table_note(t, "each round charged to the resource the model charges it to, from the "
+			   "last record of the round (rx points) to the next");
+	if (t != NULL && var == SM_VAR_EP)
+		table_note(t, "E': the dense hop to the module is inside the module's round here "
+			   "(the model charges it to the intra-DC link)");
+	return t;
+}
+
+/* The flows of a generic trace, largest first: where the bytes went. */
+static struct table *
+flows_table(const struct tr_bursts *b)
+{
+	static const struct tcol cols[] = {
+		{ "flow", "flow", -1 }, { "proto", "proto", -1 }, { "packets", "packets", 0 },
+		{ "bytes", "bytes", 0 }, { "share %", "share_pct", 1 },
+	};
+	struct table *t = table_create("flows", "Flows (one direction of a 5-tuple), largest first",
+				       cols, sizeof(cols) / sizeof(cols[0]));
+	uint64_t total = 0;
+	uint32_t i;
+
+	for (i = 0; i < b->nflows; i++)
+		total += b->flow[i].bytes;
+	for (i = 0; t != NULL && i < b->nflows && i < 20; i++) {
+		const struct tr_flow *f = &b->flow[i];
+		char a[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
+
+		inet_ntop(f->family == 6 ? AF_INET6 : AF_INET, f->src, a, sizeof(a));
+		inet_ntop(f->family == 6 ? AF_INET6 : AF_INET, f->dst, d, sizeof(d));
+		table_strf(t, "%s:%u > %s:%u", a, f->sport, d, f->dport);
+		table_str(t, f->proto == 6 ? "tcp" : f->proto == 17 ? "udp" : "ip");
+		table_num(t, (double)f->packets);
+		table_num(t, (double)f->bytes);
+		table_num(t, total ? 100.0 * f->bytes / total : NAN);
+	}
+	if (t != NULL && b->nflows > 20)
+		table_note(t, "%u flows; the 20 largest shown", b->nflows);
+	return t;
+}
+
 /* Bursts of a generic trace against the alpha-beta model and, optionally, a scenario. */
 static struct table *
 bursts_table(const struct tr_bursts *b, const struct tr_fit *m, const struct sc_scenario *sc,
@@ -549,6 +656,8 @@ cmd_validate(int argc, char **argv)
 
 			tabs[nt++] = run_table(r, &syn.run[i], sc, have_sc, &v, &mean, label,
 					       sizeof(label));
+			if (have_sc && syn.has_rx && nt < 38)
+				tabs[nt++] = hotspot_table(r, &syn.run[i], sc);
 			json_array_append_new(runs, json_pack("{s:i, s:s, s:i, s:f, s:b}", "run_id",
 					      (int)syn.run[i].run_id, "label", label, "steps",
 					      (int)syn.run[i].nsteps, "mean_ms",
@@ -617,13 +726,15 @@ cmd_validate(int argc, char **argv)
 				}
 		}
 		tr_fit_alpha_beta(bur.b, bur.n, &fit);
+		/* a given model: what is given, latency 0 if only the bandwidth is */
 		model = fit;
-		if (o.have_alpha)
-			model.alpha = o.alpha;
+		if (o.have_alpha || o.have_beta)
+			model.alpha = o.have_alpha ? o.alpha : 0;
 		if (o.have_beta)
 			model.beta = o.beta;
 		tabs[nt++] = bursts_table(&bur, &model, sc, have_sc, var,
 					  have_sc ? sm_budget_value(&sc->model.mod, bud) : 0, &v);
+		tabs[nt++] = flows_table(&bur);
 		json_object_set_new(root, "mode", json_string("bursts"));
 		json_object_set_new(root, "split", json_pack(
 			"{s:s, s:I, s:I, s:I, s:i, s:o, s:o, s:o}", "how", bur.how,

@@ -355,9 +355,41 @@ tr_syncs_read(struct tr_reader *rd, struct tr_syncs *out, char *err, size_t errl
 			st->first_dep_ns = be(h + 40, 8);
 		if (round + 1 > st->rounds)
 			st->rounds = round + 1;
-		if (pi[p.ifid].role == R_RX || (!out->has_rx && p.ts_ns > st->end_ns)) {
+		if (round >= 4096) {
+			snprintf(err, errlen, "frame %lu: round %u is not plausible",
+				 (unsigned long)p.frame, round);
+			rc = -EINVAL;
+			break;
+		}
+		if (round >= st->round_cap) {
+			uint32_t cap = st->round_cap ? st->round_cap : 16, k;
+			uint64_t *re, *dep;
+
+			while (cap <= round)
+				cap *= 2;
+			re = realloc(st->round_end, cap * sizeof(*re));
+			if (re != NULL)
+				st->round_end = re;
+			dep = realloc(st->round_dep, cap * sizeof(*dep));
+			if (dep != NULL)
+				st->round_dep = dep;
+			if (re == NULL || dep == NULL) {
+				rc = -ENOMEM;
+				break;
+			}
+			for (k = st->round_cap; k < cap; k++) {
+				st->round_end[k] = 0;
+				st->round_dep[k] = UINT64_MAX;
+			}
+			st->round_cap = cap;
+		}
+		if (be(h + 40, 8) < st->round_dep[round])
+			st->round_dep[round] = be(h + 40, 8);
+		if (pi[p.ifid].role == R_RX || !out->has_rx) {
 			if (p.ts_ns > st->end_ns)
 				st->end_ns = p.ts_ns;
+			if (p.ts_ns > st->round_end[round])
+				st->round_end[round] = p.ts_ns;
 		}
 		if (pi[p.ifid].role == R_TX || !any_tx) {
 			st->frames++;
@@ -395,8 +427,15 @@ tr_syncs_free(struct tr_syncs *s)
 {
 	uint32_t i;
 
-	for (i = 0; i < s->nruns; i++)
+	for (i = 0; i < s->nruns; i++) {
+		uint32_t k;
+
+		for (k = 0; k < s->run[i].nsteps; k++) {
+			free(s->run[i].step[k].round_end);
+			free(s->run[i].step[k].round_dep);
+		}
 		free(s->run[i].step);
+	}
 	free(s->run);
 	free(s->point);
 	memset(s, 0, sizeof(*s));
@@ -454,6 +493,51 @@ struct sel {
 	uint32_t bytes;
 	uint64_t flow;
 };
+
+static int
+cmp_flow_bytes(const void *a, const void *b)
+{
+	const struct tr_flow *x = a, *y = b;
+
+	return x->bytes > y->bytes ? -1 : x->bytes < y->bytes;
+}
+
+/* Count a packet on its flow (a linear table: a sync has few flows; past TR_FLOWS_MAX the rest
+ * are only counted in the bursts). */
+static int
+flow_add(struct tr_bursts *out, const struct tr_ip *ip, uint32_t bytes)
+{
+	uint32_t i;
+	struct tr_flow *f;
+
+	for (i = 0; i < out->nflows; i++) {
+		f = &out->flow[i];
+		if (f->family == ip->family && f->proto == ip->proto && f->sport == ip->sport &&
+		    f->dport == ip->dport && memcmp(f->src, ip->src, 16) == 0 &&
+		    memcmp(f->dst, ip->dst, 16) == 0)
+			goto found;
+	}
+	if (out->nflows == TR_FLOWS_MAX)
+		return 0;
+	if ((out->nflows & (out->nflows - 1)) == 0) {
+		f = realloc(out->flow, (out->nflows ? 2 * out->nflows : 1) * sizeof(*f));
+		if (f == NULL)
+			return -ENOMEM;
+		out->flow = f;
+	}
+	f = &out->flow[out->nflows++];
+	memset(f, 0, sizeof(*f));
+	f->family = ip->family;
+	f->proto = ip->proto;
+	f->sport = ip->sport;
+	f->dport = ip->dport;
+	memcpy(f->src, ip->src, 16);
+	memcpy(f->dst, ip->dst, 16);
+found:
+	f->packets++;
+	f->bytes += bytes;
+	return 0;
+}
 
 static int
 cmp_sel(const void *a, const void *b)
@@ -564,6 +648,10 @@ tr_bursts_read(struct tr_reader *r, const struct tr_burst_params *bp, struct tr_
 		}
 		s[n].ts = p.ts_ns;
 		s[n].bytes = bp->payload ? ip.l4_payload : p.len;
+		if (ip.family != 0 && flow_add(out, &ip, s[n].bytes) != 0) {
+			rc = -ENOMEM;
+			break;
+		}
 		s[n].flow = (be(ip.src, 4) << 32 | be(ip.dst, 4)) ^
 			    ((uint64_t)ip.sport << 16 | ip.dport) * 0x9e3779b97f4a7c15ULL ^ ip.proto;
 		n++;
@@ -575,9 +663,12 @@ tr_bursts_read(struct tr_reader *r, const struct tr_burst_params *bp, struct tr_
 		if (rc == -ENOMEM)
 			snprintf(err, errlen, "out of memory");
 		free(s);
+		tr_bursts_free(out);
 		return rc;
 	}
 	out->selected = n;
+	if (out->nflows > 1)
+		qsort(out->flow, out->nflows, sizeof(*out->flow), cmp_flow_bytes);
 	if (n == 0) {
 		free(s);
 		snprintf(out->how, sizeof(out->how), "no packet selected");
@@ -645,6 +736,7 @@ tr_bursts_read(struct tr_reader *r, const struct tr_burst_params *bp, struct tr_
 void
 tr_bursts_free(struct tr_bursts *b)
 {
+	free(b->flow);
 	free(b->b);
 	memset(b, 0, sizeof(*b));
 }

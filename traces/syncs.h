@@ -37,6 +37,9 @@ struct tr_step {
 					 *   any point */
 	uint64_t frames, bytes;		/**< at the points counted once (tx, else all) */
 	uint32_t rounds;		/**< highest round seen + 1 */
+	uint64_t *round_end;		/**< [rounds]: each round's last record (rx, else any) */
+	uint64_t *round_dep;		/**< [rounds]: each round's first departure (header) */
+	uint32_t round_cap;
 };
 
 /** A run: the frames with one run id. */
@@ -46,6 +49,15 @@ struct tr_run {
 	struct tr_step *step;		/**< in step order */
 	uint64_t frames, bg_frames;
 	bool ends_at_rx;		/**< the step ends come from rx points */
+};
+
+/** A flow of a generic trace: one direction of a 5-tuple. */
+struct tr_flow {
+	uint8_t src[16], dst[16];
+	int family;
+	uint8_t proto;
+	uint16_t sport, dport;
+	uint64_t packets, bytes;
 };
 
 /** Everything rebuilt from a syncemu trace. */
@@ -98,7 +110,11 @@ struct tr_bursts {
 	double max_inside_s;		/**< largest gap inside a burst */
 	double min_between_s;		/**< smallest gap between bursts */
 	char how[256];			/**< how the trace was split, in words */
+	uint32_t nflows;		/**< distinct flows (up to TR_FLOWS_MAX tracked) */
+	struct tr_flow *flow;		/**< by bytes, largest first */
 };
+
+#define TR_FLOWS_MAX 4096
 
 /**
  * Cut the packets @p p selects into bursts.  The automatic gap is the largest jump between

@@ -30,7 +30,7 @@ python3 - "$tmp/run.json" "$tmp/out" <<'PY' && ok "every step of every run, to t
 import json, re, sys
 run = json.load(open(sys.argv[1]))
 text = open(sys.argv[2]).read()
-blocks = re.split(r"\nRun (\d+) \(", text)[1:]
+blocks = re.split(r"\nRun (\d+) \((?=[^)]*\): steps rebuilt)", text)[1:]
 seen = 0
 for rid, body in zip(blocks[0::2], blocks[1::2]):
     emu = [s["emulated_ms"] for s in run["runs"][int(rid) - 1]["steps"]["rows"]]
