@@ -56,6 +56,7 @@
 /* One capture point. */
 struct tr_pcapng_if {
 	uint64_t count;			/**< packets written */
+	uint32_t snaplen;		/**< its snap length */
 	char *name;			/**< if_name, to refuse duplicates */
 };
 
@@ -65,7 +66,7 @@ struct tr_pcapng {
 	size_t len;			/**< bytes in buf, a multiple of 4 */
 	int fd;				/**< the temporary file, -1 once closed */
 	int err;			/**< first write error (-errno), sticky; 0 if none */
-	uint32_t snaplen;		/**< snap length of every interface */
+	uint32_t snaplen;		/**< snap length of an interface unless it has its own */
 	uint32_t n_if;			/**< interfaces added */
 	struct tr_pcapng_if *ifs;	/**< n_if interfaces */
 	/* Cold. */
@@ -273,6 +274,12 @@ fail:
 int
 tr_pcapng_add_if(struct tr_pcapng *w, const char *name, const char *desc)
 {
+	return tr_pcapng_add_if_snap(w, name, desc, 0);
+}
+
+int
+tr_pcapng_add_if_snap(struct tr_pcapng *w, const char *name, const char *desc, uint32_t snaplen)
+{
 	size_t nlen, dlen, total;
 	struct tr_pcapng_if *ifs;
 	uint8_t tsresol = TSRESOL_NS;
@@ -285,8 +292,10 @@ tr_pcapng_add_if(struct tr_pcapng *w, const char *name, const char *desc)
 		return -EINVAL;
 	if (w->err != 0)
 		return w->err;
-	if (name == NULL || name[0] == '\0')
+	if (name == NULL || name[0] == '\0' || snaplen > TR_PCAPNG_SNAPLEN_MAX)
 		return -EINVAL;
+	if (snaplen == 0)
+		snaplen = w->snaplen;
 	nlen = strlen(name);
 	dlen = desc != NULL ? strlen(desc) : 0;
 	if (nlen > TR_PCAPNG_OPT_MAX || dlen > TR_PCAPNG_OPT_MAX)
@@ -319,7 +328,7 @@ tr_pcapng_add_if(struct tr_pcapng *w, const char *name, const char *desc)
 	p = put32(b, BT_IDB);
 	p = put32(p, (uint32_t)total);
 	memcpy(p, lt, sizeof(lt));
-	p = put32(p + sizeof(lt), w->snaplen);
+	p = put32(p + sizeof(lt), snaplen);
 	p = put_opt(p, IF_NAME, name, nlen);
 	if (desc != NULL)
 		p = put_opt(p, IF_DESCRIPTION, desc, dlen);
@@ -329,6 +338,7 @@ tr_pcapng_add_if(struct tr_pcapng *w, const char *name, const char *desc)
 	w->len += total;
 
 	w->ifs[w->n_if].count = 0;
+	w->ifs[w->n_if].snaplen = snaplen;
 	w->ifs[w->n_if].name = copy;
 	return (int)w->n_if++;
 }
@@ -346,8 +356,8 @@ tr_pcapng_write(struct tr_pcapng *w, uint32_t ifid, uint64_t ts_ns, const void *
 		return w->err;
 	if (ifid >= w->n_if || caplen > origlen || (data == NULL && caplen != 0))
 		return -EINVAL;
-	if (caplen > w->snaplen)
-		caplen = w->snaplen;
+	if (caplen > w->ifs[ifid].snaplen)
+		caplen = w->ifs[ifid].snaplen;
 	pad = PAD4(caplen);
 	total = EPB_FIXED + caplen + pad;
 	b = reserve(w, total);

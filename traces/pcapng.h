@@ -44,7 +44,8 @@ struct tr_pcapng_params {
 				 *   the whole scenario); longer than TR_PCAPNG_OPT_MAX, it is split
 				 *   into several opt_comment options, after a newline where one is
 				 *   near, never inside a UTF-8 sequence; NULL: none */
-	uint32_t snaplen;	/**< snap length of every interface, bytes;
+	uint32_t snaplen;	/**< snap length of every interface (unless
+				 *   tr_pcapng_add_if_snap() gives one), bytes;
 				 *   0 = TR_PCAPNG_SNAPLEN_MAX */
 };
 
@@ -78,6 +79,14 @@ struct tr_pcapng *tr_pcapng_open(const struct tr_pcapng_params *p);
  *   - the writer's sticky write error (see tr_pcapng_write())
  */
 int tr_pcapng_add_if(struct tr_pcapng *w, const char *name, const char *desc);
+
+/**
+ * tr_pcapng_add_if() with a snap length of its own, @p snaplen (0: the writer's), e.g. for an
+ * interface of whole annotation frames in a trace of headers.  -EINVAL also if @p snaplen >
+ * TR_PCAPNG_SNAPLEN_MAX.
+ */
+int tr_pcapng_add_if_snap(struct tr_pcapng *w, const char *name, const char *desc,
+			  uint32_t snaplen);
 
 /**
  * Record a frame: write an EPB on interface @p ifid, stamped @p ts_ns nanoseconds (after the
