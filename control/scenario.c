@@ -25,6 +25,7 @@
 
 #include <rte_cfgfile.h>
 
+#include "../dataplane/kernel_prog.h"
 #include "bgsizes.h"
 #include "scenario_impl.h"
 
@@ -277,38 +278,78 @@ check_all(struct loader *ld, const struct sc_scenario *t)
 }
 
 /*
- * A relative background.sizes_csv names a file in the scenario file's directory (set by --set,
- * or with no file: in the current directory).  Store it absolute, so that it opens from any
- * directory and the dump, wherever it is written, loads back to the same path.
+ * A relative path (background.sizes_csv, module.kernel) names a file in the scenario file's
+ * directory (set by --set, or with no file: in the current directory).  Store it absolute, so
+ * that it opens from any directory and the dump, wherever it is written, loads back to the same
+ * path.
  */
 static int
-paths_resolve(struct loader *ld, struct sc_scenario *t)
+path_resolve(struct loader *ld, const char *section, const char *key, char *field, size_t size)
 {
-	char *field = t->background.sizes_csv;
-	char cwd[sizeof(t->background.sizes_csv)], out[sizeof(t->background.sizes_csv)];
+	char cwd[4096], out[4096];
 	const char *file = ld->path != NULL ? ld->path : "", *slash, *sep;
 	const struct origin *o;
 	int dir_len = 0, n;
 
 	if (field[0] == '\0' || field[0] == '/')
 		return 0;
-	o = sc_origin_find(ld, "background", "sizes_csv");
+	o = sc_origin_find(ld, section, key);
 	if (o != NULL && o->set == NULL) {
 		slash = strrchr(file, '/');
 		dir_len = slash != NULL ? (int)(slash - file) + 1 : 0;
 	}
 	cwd[0] = '\0';
 	if ((dir_len == 0 || file[0] != '/') && getcwd(cwd, sizeof(cwd)) == NULL)
-		return key_err(ld, "background", "sizes_csv", field, "cannot resolve the relative "
-			       "path: getcwd: %s", strerror(errno));
+		return key_err(ld, section, key, field, "cannot resolve the relative path: "
+			       "getcwd: %s", strerror(errno));
 	sep = cwd[0] != '\0' && cwd[strlen(cwd) - 1] != '/' ? "/" : "";
 	n = snprintf(out, sizeof(out), "%s%s%.*s%s", cwd, sep, dir_len, file, field);
-	if (n < 0 || (size_t)n >= sizeof(out))
-		return key_err(ld, "background", "sizes_csv", field, "the path made absolute is "
-			       "too long (at most %zu characters)", sizeof(out) - 1);
-	memset(field, 0, sizeof(t->background.sizes_csv));
+	if (n < 0 || (size_t)n >= size)
+		return key_err(ld, section, key, field, "the path made absolute is too long (at "
+			       "most %zu characters)", size - 1);
+	memset(field, 0, size);
 	memcpy(field, out, (size_t)n);
 	return 0;
+}
+
+static int
+paths_resolve(struct loader *ld, struct sc_scenario *t)
+{
+	int rc = path_resolve(ld, "background", "sizes_csv", t->background.sizes_csv,
+			      sizeof(t->background.sizes_csv));
+
+	if (rc == 0)
+		rc = path_resolve(ld, "module", "kernel", t->kernel.file, sizeof(t->kernel.file));
+	return rc;
+}
+
+/*
+ * A link-kernel program must load (rte_bpf: the verifier's reason in the message) and run on a
+ * full frame; its ops for that frame over the payload become the model's ops per byte, and the
+ * whole is checked again with them.
+ */
+static int
+check_kernel(struct loader *ld, struct rte_cfgfile *cfg, struct sc_scenario *t)
+{
+	struct dp_kernel *k;
+	const char *val;
+	char why[1024];
+	int rc;
+
+	if (t->kernel.file[0] == '\0')
+		return 0;
+	val = rte_cfgfile_get_entry(cfg, "module", "kernel");
+	rc = dp_kernel_load(&k, t->kernel.file, t->kernel.section, why, sizeof(why));
+	if (rc == 0) {
+		rc = dp_kernel_ops_per_byte(k, &t->model, t->run.pk.payload,
+					    t->model.mod.ops_per_byte, why, sizeof(why));
+		dp_kernel_free(k);
+	}
+	if (rc != 0) {
+		key_err(ld, "module", "kernel", val != NULL ? val : t->kernel.file, "%s", why);
+		return rc == -ENOMEM ? rc : -EINVAL;
+	}
+	return check_all(ld, t);
 }
 
 /*
@@ -370,6 +411,8 @@ sc_scenario_default(struct sc_scenario *s)
 	snprintf(s->trace.capture, sizeof(s->trace.capture), "wan");
 	s->trace.snaplen = SM_HDR_BYTES;
 	s->trace.queue_sample = 100e-6;
+	/* kernel.file stays "": the built-in kernel of the ops_* keys */
+	snprintf(s->kernel.section, sizeof(s->kernel.section), "%s", SYNCEMU_KERNEL_SECTION);
 }
 
 int
@@ -437,6 +480,8 @@ sc_scenario_load(struct sc_scenario *s, const char *path, const char *const *ove
 		rc = check_all(&ld, &t);
 	if (rc == 0)
 		rc = check_sizes(&ld, cfg, &t);
+	if (rc == 0)
+		rc = check_kernel(&ld, cfg, &t);
 	if (rc == 0)
 		memcpy(s, &t, sizeof(t));
 out:

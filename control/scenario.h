@@ -70,6 +70,13 @@ struct sc_trace {
 	double queue_sample;		/**< s between samples of the WAN queues; 0 = none */
 };
 
+/** The module's link kernel as a program ([module] kernel, kernel_section). */
+struct sc_kernel {
+	char file[4096];		/**< eBPF ELF object, stored resolved (absolute); "" = the
+					 *   built-in kernel of the ops_* keys */
+	char section[64];		/**< its section ("kernel") */
+};
+
 /** A scenario: the model's parameters, what to report, and how to run it. */
 struct sc_scenario {
 	char name[SC_NAME_LEN];		/**< [scenario] name */
@@ -82,6 +89,8 @@ struct sc_scenario {
 	struct sc_queues queues;	/**< [queues] */
 	struct sc_background background; /**< [background] */
 	struct sc_trace trace;		/**< [trace] */
+	struct sc_kernel kernel;	/**< [module] kernel: with a program, model.mod's
+					 *   ops_per_byte are the program's (kernel_prog.h) */
 };
 
 /**

@@ -211,6 +211,14 @@ static const struct sc_key keys[] = {
 	OPS("gather", SM_OP_GATHER),
 	OTHER("module", "compute_ops", KT_OPS, model.mod.compute_ops, 0,
 	      "ops charged to the compute budget; the others run on the FPGA stage"),
+	STR("module", "kernel", kernel.file, KF_EMPTY_OK,
+	    "the link kernel as an eBPF program (clang -target bpf; dataplane/kernels/), run by "
+	    "rte_bpf on every frame the module streams to give its ops by type; not set: the "
+	    "ops_* keys.  With a program, the ops_* keys are replaced by its ops for a full frame "
+	    "over the payload (the model's ops per byte).  A relative path is taken relative to "
+	    "the scenario file's directory (from --set: the current one) and stored absolute"),
+	STR("module", "kernel_section", kernel.section, 0,
+	    "the ELF section of the kernel program"),
 
 	STEPS("A", NULL, SM_VAR_A, "steps to target, A"),
 	STEPS("B", NULL, SM_VAR_B, "steps to target, B"),

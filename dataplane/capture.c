@@ -89,3 +89,51 @@ dp_capture_frame(struct dp_engine *eng, int ifid, const struct rte_mbuf *m, dp_t
 	else
 		c->frames[ifid]++;
 }
+
+void
+dp_capture_note(struct dp_engine *eng, const char *text, dp_time_t t)
+{
+	static const uint8_t head[42] = {
+		/* Ethernet: to and from 02:53:45:ff:ff:ff, IPv4 */
+		0x02, 0x53, 0x45, 0xff, 0xff, 0xff, 0x02, 0x53, 0x45, 0xff, 0xff, 0xff, 0x08, 0x00,
+		/* IPv4 127.0.0.1 to itself, UDP; lengths and checksum filled below */
+		0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, 17, 0, 0, 127, 0, 0, 1, 127, 0, 0, 1,
+		/* UDP 47112 to 47112 */
+		0xb8, 0x08, 0xb8, 0x08, 0, 0, 0, 0,
+	};
+	struct dp_capture *c = eng->cap_ctx;
+	uint8_t buf[42 + 256];
+	size_t n = strlen(text);
+	uint32_t sum = 0;
+	int i, id;
+
+	if (c == NULL || c->w == NULL)
+		return;
+	/* notes are written whatever kinds are captured, whole whatever the snap length */
+	for (id = 0; id < (int)c->nif && strcmp(c->names[id], "ctl") != 0; id++)
+		;
+	if (id == (int)c->nif) {
+		if (c->nif == DP_CAP_IF_MAX ||
+		    tr_pcapng_add_if_snap(c->w, "ctl", "notes: runtime changes (UDP 47112)",
+					  TR_PCAPNG_SNAPLEN_MAX) < 0)
+			return;
+		snprintf(c->names[c->nif++], DP_CAP_NAME_MAX, "ctl");
+	}
+	if (n > 256)
+		n = 256;
+	memcpy(buf, head, sizeof(head));
+	memcpy(buf + 42, text, n);
+	buf[16] = (uint8_t)((20 + 8 + n) >> 8);
+	buf[17] = (uint8_t)(20 + 8 + n);
+	buf[38] = (uint8_t)((8 + n) >> 8);
+	buf[39] = (uint8_t)(8 + n);
+	for (i = 0; i < 20; i += 2)
+		sum += (uint32_t)buf[14 + i] << 8 | buf[15 + i];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	buf[24] = (uint8_t)(~sum >> 8);
+	buf[25] = (uint8_t)~sum;
+	if (tr_pcapng_write(c->w, (uint32_t)id, t / 1000, buf, (uint32_t)(42 + n),
+			    (uint32_t)(42 + n)) == 0)
+		c->frames[id]++;
+}

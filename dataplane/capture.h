@@ -45,6 +45,12 @@ int dp_capture_point(struct dp_capture *c, enum dp_cap_kind kind, const char *na
 /** Write frame @p m on interface @p ifid (no-op for -1); errors stop the engine. */
 void dp_capture_frame(struct dp_engine *eng, int ifid, const struct rte_mbuf *m, dp_time_t t);
 
+/**
+ * Write a note into the trace at @p t: a UDP frame to port 47112 on the interface "ctl" whose
+ * payload is @p text (e.g. a change made through the control socket).  No-op without a trace.
+ */
+void dp_capture_note(struct dp_engine *eng, const char *text, dp_time_t t);
+
 /** Parse "tx,rx,wan" (also "all", "none"); -EINVAL with a message naming the unknown kind. */
 int dp_capture_parse(const char *s, uint32_t *mask, char *err, size_t errlen);
 

@@ -133,6 +133,8 @@ dp_engine_run(struct dp_engine *eng, dp_time_t until, bool (*done)(void *arg), v
 		eng->now = e->next;
 		e->ops->event(e, eng->now);
 		eng->events++;
+		if (eng->poll != NULL && (eng->events & eng->poll_mask) == 0)
+			eng->poll(eng->poll_arg, eng->now);	/* between frames: atomic for them */
 		if (done != NULL && done(arg))
 			break;
 	}

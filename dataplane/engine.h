@@ -75,6 +75,10 @@ struct dp_engine {
 	uint64_t events;
 	int error;			/**< first fatal error, -errno; the run stops */
 	char errmsg[256];
+	/* the control plane's hook: called between events every poll_mask + 1 events */
+	void (*poll)(void *arg, dp_time_t now);
+	void *poll_arg;
+	uint64_t poll_mask;		/**< a power of two less one */
 };
 
 /** Initialise an engine at time @p t0 with room for @p max_elems elements; 0 or -ENOMEM. */

@@ -14,6 +14,7 @@
 #include "capture.h"
 #include "frame.h"
 #include "link.h"
+#include "usdt.h"
 
 #define RING_MIN 64
 
@@ -59,6 +60,8 @@ dp_link_init(struct dp_link *l, struct dp_engine *eng, const struct dp_link_para
 void
 dp_link_fini(struct dp_link *l)
 {
+	if (l->busy_ps > 0)
+		DP_USDT_BUSY_END(l->e.id, l->busy);	/* its last busy period */
 	while (l->head != l->tail)
 		rte_pktmbuf_free(l->ring[l->head++ & l->mask].m);
 	free(l->ring);
@@ -144,6 +147,7 @@ dp_link_push(struct dp_link *l, struct rte_mbuf *m, dp_time_t now, dp_time_t *st
 		if (bg || !l->fg_lossless) {
 			const struct dp_meta *meta = dp_meta(m);
 
+			DP_USDT_DROP(l->e.id, bg, bytes, now);
 			if (bg)
 				l->bg_drop++;
 			else
@@ -170,6 +174,12 @@ dp_link_push(struct dp_link *l, struct rte_mbuf *m, dp_time_t now, dp_time_t *st
 	}
 	dp_capture_frame(l->e.eng, l->cap_in, m, now);
 	t = now > l->busy ? now : l->busy;
+	if (now > l->busy || l->busy_ps == 0) {
+		/* an idle serialiser: the previous busy period ended at l->busy, one begins */
+		if (l->busy_ps > 0)
+			DP_USDT_BUSY_END(l->e.id, l->busy);
+		DP_USDT_BUSY_START(l->e.id, now);
+	}
 	s = &l->ring[l->tail++ & l->mask];
 	s->m = m;
 	s->start = t;

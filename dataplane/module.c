@@ -9,7 +9,8 @@
  * time.  A module in the network (E') starts when the whole dense gradient has arrived, as the
  * model adds the dense hop and the module's time; a pluggable (E) streams frames as its worker
  * hands them over, and its worker hands them over at the pace of the slowest stage (it queues a
- * burst ahead and re-arms when the slowest stage starts the last one), so the frames inside the
+ * burst ahead and re-arms when the slowest stage starts the last one, less the time a frame takes
+ * through the stages before it, so the slowest never runs dry), so the frames inside the
  * module stay few.  When the last frame of a step leaves the last stage, the module tells its
  * worker after its latency.  Frames end here (the band leaves from the worker).
  */
@@ -19,8 +20,10 @@
 
 #include "capture.h"
 #include "frame.h"
+#include "kernel_prog.h"
 #include "module.h"
 #include "record.h"
+#include "usdt.h"
 
 #define RING_MIN 64
 
@@ -54,8 +57,15 @@ dp_module_init(struct dp_module *mod, struct dp_engine *eng, const struct dp_mod
 	mod->done = p->done;
 	mod->arg = p->arg;
 	mod->rec = p->rec;
+	mod->index = p->index;
+	mod->step_binding = -1;
 	mod->cap_in = p->cap_in;
 	mod->cap_out = p->cap_out;
+	mod->kernel = p->kernel;
+	mod->compute_mask = p->compute_mask;
+	memcpy(mod->op_rate, p->op_rate, sizeof(mod->op_rate));
+	mod->value_bytes = p->value_bytes;
+	mod->planes = p->planes;
 	mod->done_at = DP_NEVER;
 	mod->slowest = SM_STAGE_PORT;
 	for (s = 0; s < SM_STAGE_COUNT; s++)
@@ -116,23 +126,90 @@ grow(struct dp_module *mod)
 	return 0;
 }
 
-/* Start the frame in @slot through the stages at @t; returns when the slowest stage starts it. */
+/*
+ * A step's stream is through the stages (at @t): its binding stage is the one that worked most on
+ * it; the record keeps it for the step's spans, and a change from the previous step is a probe.
+ */
+static void
+stream_done(struct dp_module *mod, dp_time_t t)
+{
+	dp_time_t work[SM_STAGE_COUNT];
+	int b = SM_STAGE_OPTICS, s;
+
+	for (s = 0; s < SM_STAGE_COUNT; s++)
+		work[s] = mod->stage_busy[s] - mod->stage_mark[s];
+	for (s = 1; s < SM_STAGE_COUNT; s++)	/* the first on a tie, as sm_kernel_eval() */
+		if (work[s] > work[b])
+			b = s;
+	memcpy(mod->stage_mark, mod->stage_busy, sizeof(mod->stage_mark));
+	if (b != mod->step_binding) {
+		DP_USDT_MODULE_BINDING(mod->index, mod->step_binding, b, t);
+		mod->step_binding = b;
+	}
+	if (mod->rec != NULL)
+		mod->rec->binding = b;
+}
+
+/*
+ * The frame's time in the compute and FPGA stages from the link-kernel program: its ops of each
+ * type at the rate of the stage the type is charged to.
+ */
+static void
+kernel_times(struct dp_module *mod, uint32_t len, dp_time_t d[SM_STAGE_COUNT])
+{
+	struct syncemu_kernel_ctx ctx = {
+		.payload = len,
+		.value_bytes = mod->value_bytes,
+		.planes = mod->planes,
+		.module = mod->index,
+		.offset = mod->streamed,
+		.stream = mod->expect,
+		.step = mod->step,
+	};
+	uint64_t rc, ops[SM_STAGE_COUNT] = { 0 };
+	int i;
+
+	rc = dp_kernel_run(mod->kernel, &ctx);
+	mod->kernel_runs++;
+	if (rc != 0) {
+		dp_engine_fail(mod->e.eng, -EINVAL, "%s: the kernel program returned %llu (not 0) "
+			       "on the frame at byte %llu of stream %llu", mod->e.name,
+			       (unsigned long long)rc, (unsigned long long)ctx.offset,
+			       (unsigned long long)ctx.step);
+		return;
+	}
+	for (i = 0; i < SM_OP_COUNT; i++)
+		ops[mod->compute_mask & (1u << i) ? SM_STAGE_COMPUTE : SM_STAGE_FPGA] += ctx.ops[i];
+	d[SM_STAGE_COMPUTE] = dp_kernel_ps(ops[SM_STAGE_COMPUTE], mod->op_rate[SM_STAGE_COMPUTE]);
+	d[SM_STAGE_FPGA] = dp_kernel_ps(ops[SM_STAGE_FPGA], mod->op_rate[SM_STAGE_FPGA]);
+}
+
+/*
+ * Start the frame in @slot through the stages at @t; returns when the slowest stage starts it less
+ * the frame's time in the stages before the slowest (at least @t): when the worker re-arms.
+ */
 static dp_time_t
 stream(struct dp_module *mod, struct dp_module_slot *slot, dp_time_t t)
 {
 	uint32_t len = slot->len;
-	dp_time_t first = DP_NEVER;
+	dp_time_t first = DP_NEVER, kd[SM_STAGE_COUNT] = { 0 }, entry = t, upstream = 0;
 	int s;
 
+	if (mod->kernel != NULL)
+		kernel_times(mod, len, kd);
 	for (s = 0; s < SM_STAGE_COUNT; s++) {
+		bool by_kernel = mod->kernel != NULL &&
+				 (s == SM_STAGE_COMPUTE || s == SM_STAGE_FPGA);
 		dp_time_t start, d;
 
-		if (mod->stage_bw[s] == 0)
+		if (by_kernel ? kd[s] == 0 : mod->stage_bw[s] == 0)
 			continue;
 		start = t > mod->busy[s] ? t : mod->busy[s];
-		if (s == mod->slowest)
-			first = start;
-		d = sm_ser_ps(len, mod->stage_bw[s]);
+		d = by_kernel ? kd[s] : sm_ser_ps(len, mod->stage_bw[s]);
+		if (s == mod->slowest)	/* less the stages before it (models/packet.c) */
+			first = start - upstream > entry ? start - upstream : entry;
+		else if (s < mod->slowest)
+			upstream += d;
 		mod->busy[s] = start + d;
 		mod->stage_busy[s] += d;
 		t = mod->busy[s];
@@ -142,6 +219,7 @@ stream(struct dp_module *mod, struct dp_module_slot *slot, dp_time_t t)
 	if (mod->streamed == mod->expect) {
 		mod->done_at = t + mod->latency;
 		mod->streamed = 0;
+		stream_done(mod, t);
 	}
 	return first == DP_NEVER ? t : first;
 }

@@ -9,6 +9,8 @@
 #include "../models/kernel.h"
 #include "engine.h"
 
+struct dp_kernel;
+
 /** Configuration of a module. */
 struct dp_module_params {
 	const char *name;
@@ -18,8 +20,15 @@ struct dp_module_params {
 	uint64_t expect;	/**< payload bytes per step */
 	void (*done)(void *arg, dp_time_t now);	/**< called when a step's stream is done */
 	void *arg;
-	struct dp_record *rec;	/**< records when the input was complete (gather), or NULL */
+	struct dp_record *rec;	/**< records when the input was complete (gather) and the
+				 *   binding stage of each step, or NULL */
+	uint32_t index;		/**< the worker it serves (module_binding probe) */
 	int cap_in, cap_out;
+	/* a link-kernel program (kernel_prog.h), or NULL: the compute and FPGA stages are rates */
+	const struct dp_kernel *kernel;
+	unsigned int compute_mask;		/**< ops charged to the compute stage (1u << op) */
+	uint64_t op_rate[SM_STAGE_COUNT];	/**< dp_kernel_rates() */
+	uint32_t value_bytes, planes;		/**< for the program's context */
 };
 
 struct dp_module_slot {
@@ -52,6 +61,16 @@ struct dp_module {
 	/* statistics */
 	dp_time_t stage_busy[SM_STAGE_COUNT];	/**< time each stage worked, all steps */
 	dp_time_t gathered_at;		/**< when the last step's input was complete */
+	/* the binding stage, step by step (module_binding probe) */
+	uint32_t index;
+	dp_time_t stage_mark[SM_STAGE_COUNT];	/**< stage_busy at the last stream's end */
+	int step_binding;		/**< the last stream's binding stage; -1 before the first */
+	/* the link-kernel program (NULL: none) */
+	const struct dp_kernel *kernel;
+	unsigned int compute_mask;
+	uint64_t op_rate[SM_STAGE_COUNT];
+	uint32_t value_bytes, planes;
+	uint64_t kernel_runs;		/**< frames the program ran on */
 };
 
 /** Set up a module; 0, -EINVAL, -ENOMEM or -ENOSPC. */
@@ -61,8 +80,9 @@ int dp_module_init(struct dp_module *mod, struct dp_engine *eng, const struct dp
 void dp_module_fini(struct dp_module *mod);
 
 /**
- * A worker hands a frame to its pluggable.  @p start receives when the slowest stage starts on it
- * (the worker queues its next frames from then).  0 or -ENOMEM.
+ * A worker hands a frame to its pluggable.  @p start receives when the slowest stage starts on it,
+ * less the frame's time in the stages before it (the worker queues its next frames from then).
+ * 0 or -ENOMEM.
  */
 int dp_module_push(struct dp_module *mod, struct rte_mbuf *m, dp_time_t now, dp_time_t *start);
 

@@ -9,6 +9,7 @@
 
 #include "link.h"
 #include "probe.h"
+#include "usdt.h"
 
 static int
 grow(struct dp_probe *p)
@@ -43,8 +44,12 @@ probe_event(struct dp_elem *e, dp_time_t now)
 		return;
 	}
 	p->t[p->n] = now;
-	for (i = 0; i < p->nlinks; i++)
-		p->bytes[p->n * p->nlinks + i] = dp_link_backlog(p->links[i], now);
+	for (i = 0; i < p->nlinks; i++) {
+		uint64_t b = dp_link_backlog(p->links[i], now);
+
+		p->bytes[p->n * p->nlinks + i] = b;
+		DP_USDT_QUEUE_SAMPLE(p->links[i]->e.id, b, now);
+	}
 	p->n++;
 	dp_sched(e, now + p->every);
 }

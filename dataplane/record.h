@@ -19,6 +19,13 @@ struct dp_record {
 					 *   its whole input (E'), else 0 */
 	uint32_t *finished;		/**< [steps]: workers that finished the step */
 	uint32_t steps_done;		/**< steps every worker finished */
+	/* for the probes (usdt.h) */
+	dp_time_t t0;			/**< the run's start: the first step's "previous end" */
+	uint32_t *round_in, *round_out;	/**< [steps x rounds]: workers that began, ended it */
+	int binding;			/**< the modules' binding stage (enum sm_stage) in the
+					 *   latest step; -1: no module */
+	double budget;			/**< the modules' compute budget now, FLOP/s (it may
+					 *   change during a run: tune.h) */
 };
 
 static inline void

@@ -13,20 +13,124 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_ring.h>
+
 #include "../models/variant.h"
 #include "run.h"
+#include "spans.h"
 #include "topology.h"
+#include "usdt.h"
 
 #define WATCHDOG UINT64_C(10000000000000)	/* 10 s of virtual time without a step */
-
-static const enum sm_resource stage_res[SM_STAGE_COUNT] = {
-	SM_RES_MOD_OPTICS, SM_RES_MOD_COMPUTE, SM_RES_MOD_FPGA, SM_RES_MOD_PORT,
-};
 
 struct watch {
 	const struct dp_topo *t;
 	uint32_t seen;
 };
+
+/* Runtime control of a run: requests from the control plane, applied between two events. */
+struct runctl {
+	const struct dp_run_params *p;
+	struct dp_topo *t;
+	struct sm_params model;		/* the run's working copy */
+	double bg_load;
+	struct dp_change *ch;
+	uint32_t n, cap;
+	uint32_t frames_upto;		/* steps counted in frames */
+	uint64_t frames;		/* made in those steps */
+	uint32_t drop_scan;		/* polls until the next sum of drops */
+};
+
+static void
+publish_value(struct dp_status *st, enum dp_param p, double v)
+{
+	uint64_t b;
+
+	memcpy(&b, &v, sizeof(b));
+	atomic_store(&st->value_bits[p], b);
+}
+
+static void
+publish_all(struct runctl *rc)
+{
+	int i;
+
+	for (i = 0; i < DP_P_COUNT; i++)
+		publish_value(rc->p->status, i, i == DP_P_BG_LOAD ? rc->t->bg_load :
+				  dp_param_get(&rc->model, i));
+}
+
+static void
+apply(struct runctl *rc, struct dp_tune_req *req, dp_time_t now)
+{
+	struct dp_tune_resp *resp = calloc(1, sizeof(*resp));
+	double old = 0;
+	int r;
+
+	r = dp_topo_tune(rc->t, &rc->model, rc->p->budget_kind, req->param, req->value, now, &old,
+			 resp ? resp->msg : NULL, resp ? sizeof(resp->msg) : 0);
+	if (r == 0 && rc->n == rc->cap) {
+		uint32_t cap = rc->cap ? 2 * rc->cap : 16;
+		struct dp_change *c = realloc(rc->ch, cap * sizeof(*c));
+
+		if (c != NULL) {
+			rc->ch = c;
+			rc->cap = cap;
+		}
+	}
+	if (r == 0 && rc->n < rc->cap) {
+		char note[160];
+
+		rc->ch[rc->n++] = (struct dp_change){ now, req->param, old, req->value };
+		snprintf(note, sizeof(note), "syncemu set %s %.12g (was %.12g) in run %u",
+			 dp_param_key(req->param), req->value, old, rc->p->run_id);
+		dp_capture_note(&rc->t->eng, note, now);
+		publish_value(rc->p->status, req->param, req->value);
+		atomic_fetch_add(&rc->p->status->changes, 1);
+	}
+	if (resp != NULL) {
+		resp->id = req->id;
+		resp->rc = r;
+		resp->run_id = rc->p->run_id;
+		resp->at = now;
+		resp->old = old;
+		if (rte_ring_enqueue(rc->p->ctl_resp, resp) != 0)
+			free(resp);	/* nobody is reading: never wait for the control plane */
+	}
+	free(req);
+}
+
+static void
+run_poll(void *arg, dp_time_t now)
+{
+	struct runctl *rc = arg;
+	struct dp_status *st = rc->p->status;
+	void *obj;
+
+	if (rc->p->ctl_req != NULL && rte_ring_dequeue(rc->p->ctl_req, &obj) == 0)
+		apply(rc, obj, now);
+	if (st != NULL) {
+		const struct dp_record *rec = &rc->t->rec;
+
+		while (rc->frames_upto < rec->steps_done)
+			rc->frames += rec->frames[rc->frames_upto++];
+		if (rc->drop_scan-- == 0) {	/* every 64th poll: a walk over the elements */
+			uint64_t drops = 0;
+			uint32_t i;
+
+			for (i = 0; i < rc->t->eng.n; i++)
+				drops += rc->t->eng.heap[i]->c.drop;
+			atomic_store(&st->drops, drops);
+			rc->drop_scan = 63;
+		}
+		atomic_store(&st->steps_done, rec->steps_done);
+		atomic_store(&st->frames, rc->frames);
+		atomic_store(&st->events, rc->t->eng.events);
+		atomic_store(&st->now_ps, now);
+		atomic_store(&st->binding, rec->binding);
+		atomic_store(&st->budget_flops, (uint64_t)(rec->budget + 0.5));
+	}
+}
 
 static bool
 step_finished(void *arg)
@@ -42,39 +146,22 @@ fill_steps(const struct dp_topo *t, const struct sm_program *prog, dp_time_t t0,
 {
 	const struct dp_record *rec = &t->rec;
 	dp_time_t prev = t0;
-	uint32_t s, r;
+	uint32_t s;
 
 	for (s = 0; s < rec->steps_done; s++) {
 		struct dp_step_result *sr = &res->step[s];
-		dp_time_t mark = rec->compute_end[s];
-		double span[SM_RES_COUNT] = { 0 }, total;
+		dp_time_t span[SM_RES_COUNT];
+		double total = 0;
 		int k;
 
 		sr->end = rec->step_end[s];
 		sr->time = sr->end - prev;
 		sr->frames = rec->frames[s];
-		span[SM_RES_COMPUTE] += (double)(mark > prev ? mark - prev : 0);
-		for (r = 0; r < prog->n; r++) {
-			dp_time_t end = rec->round_end[(size_t)s * prog->n + r];
-			enum sm_resource res_r = prog->r[r].res;
-			dp_time_t from = mark;
-
-			if (prog->r[r].hop == SM_HOP_MODULE) {
-				res_r = module_res;
-				if (rec->gathered[s] > mark && rec->gathered[s] <= end) {
-					span[SM_RES_INTRA] += (double)(rec->gathered[s] - mark);
-					from = rec->gathered[s];
-				}
-			}
-			span[res_r] += (double)(end > from ? end - from : 0);
-			if (end > mark)
-				mark = end;
-		}
-		total = 0;
+		dp_step_spans(rec, prog, s, prev, module_res, span);	/* as the step_end probe */
 		for (k = 0; k < SM_RES_COUNT; k++)
-			total += span[k];
+			total += (double)span[k];
 		for (k = 0; k < SM_RES_COUNT; k++)
-			sr->share[k] = total > 0 ? span[k] / total : 0;
+			sr->share[k] = total > 0 ? (double)span[k] / total : 0;
 		prev = sr->end;
 	}
 }
@@ -141,6 +228,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	struct sm_program *prog;
 	struct dp_topo *t;
 	struct watch wt;
+	struct runctl ctl;
 	enum sm_resource module_res;
 	int rc;
 
@@ -166,7 +254,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 			.model = p->model, .pk = p->pk, .prog = prog, .run_id = p->run_id,
 			.steps = p->steps, .q_nic = p->q_nic, .q_port = p->q_port,
 			.q_sw = p->q_sw, .q_wan = p->q_wan, .cap = p->cap, .pool = p->pool,
-			.t0 = p->t0, .bg = p->bg,
+			.t0 = p->t0, .bg = p->bg, .kernel = p->kernel,
 		};
 
 		rc = dp_topo_build(t, &tp, err, errlen);
@@ -174,6 +262,34 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 			goto out;
 	}
 	res->t_start = p->t0;
+	ctl.p = p;
+	ctl.t = t;
+	ctl.model = *p->model;
+	ctl.ch = NULL;
+	ctl.n = ctl.cap = 0;
+	ctl.frames_upto = 0;
+	ctl.frames = 0;
+	ctl.drop_scan = 0;
+	if (p->ctl_req != NULL || p->status != NULL) {
+		t->eng.poll = run_poll;
+		t->eng.poll_arg = &ctl;
+		t->eng.poll_mask = 1023;
+	}
+	if (p->status != NULL) {
+		atomic_store(&p->status->run_id, p->run_id);
+		atomic_store(&p->status->var, p->var);
+		atomic_store(&p->status->budget, (uint32_t)p->budget_kind);
+		atomic_store(&p->status->steps, p->steps);
+		atomic_store(&p->status->steps_done, 0);
+		atomic_store(&p->status->changes, 0);
+		atomic_store(&p->status->frames, 0);
+		atomic_store(&p->status->drops, 0);
+		atomic_store(&p->status->binding, -1);
+		atomic_store(&p->status->budget_flops, (uint64_t)(p->budget + 0.5));
+		publish_all(&ctl);
+		atomic_store(&p->status->running, 1);
+	}
+	DP_USDT_RUN_START(p->run_id, p->var, dp_usdt_mflops(p->budget), p->steps, t->w_count);
 	dp_topo_start(t, p->bg_only > 0);
 	wt.t = t;
 	wt.seen = 0;
@@ -193,6 +309,10 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		wt.seen = t->rec.steps_done;
 		if (p->progress != NULL)
 			p->progress(p->progress_arg, wt.seen, p->steps, t->rec.frames[wt.seen - 1]);
+		if (wt.seen < p->steps && p->stop != NULL && *p->stop) {
+			res->interrupted = true;	/* the steps done stand */
+			break;
+		}
 		if (wt.seen == p->steps) {
 			/* the sync is done: background stops, what is in flight drains */
 			dp_topo_stop(t);
@@ -202,13 +322,18 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	}
 	if (p->bg_only == 0 && wt.seen != p->steps)
 		dp_topo_stop(t);	/* stalled or failed: the background stops too */
+	if (p->status != NULL) {
+		run_poll(&ctl, t->eng.now);
+		atomic_store(&p->status->running, 0);
+	}
+	res->changes = ctl.ch;
+	res->nchanges = ctl.n;
 	res->t_end = t->eng.now;
 	res->events = t->eng.events;
-	if (rc != 0) {
+	if (rc != 0)
 		snprintf(err, errlen, "%s", t->eng.errmsg);
-	} else {
+	else if (!res->interrupted)	/* frames are still in flight when interrupted */
 		rc = dp_topo_check(t, err, errlen);
-	}
 	module_res = prog->module_res;
 	if (t->mod != NULL) {
 		dp_time_t busy[SM_STAGE_COUNT] = { 0 };
@@ -223,7 +348,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		for (s = 1; s < SM_STAGE_COUNT; s++)
 			if (busy[s] > busy[res->binding])
 				res->binding = (enum sm_stage)s;
-		module_res = stage_res[res->binding];
+		module_res = dp_stage_res(res->binding);
 	}
 	res->steps = t->rec.steps_done;
 	fill_steps(t, prog, p->t0, module_res, res);
@@ -235,6 +360,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		rc = -ENOMEM;
 	}
 	dp_topo_free(t);
+	DP_USDT_RUN_END(p->run_id, res->t_end);	/* after the links' last busy_end */
 out:
 	free(prog);
 	free(t);
@@ -250,6 +376,9 @@ dp_run_result_free(struct dp_run_result *res)
 	free(res->elems);
 	free(res->q_t);
 	free(res->q_bytes);
+	free(res->changes);
+	res->changes = NULL;
+	res->nchanges = 0;
 	dp_bgstats_free(&res->bg);
 	res->step = NULL;
 	res->elems = NULL;

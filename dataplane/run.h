@@ -6,11 +6,16 @@
 #ifndef DP_RUN_H
 #define DP_RUN_H
 
+#include <signal.h>
+
 #include "../models/packet.h"
 #include "../models/step.h"
 #include "capture.h"
 #include "engine.h"
 #include "topology.h"
+#include "tune.h"
+
+struct rte_ring;
 
 struct dp_run_params {
 	const struct sm_params *model;
@@ -25,6 +30,14 @@ struct dp_run_params {
 	struct rte_mempool *pool;
 	struct dp_bg_params bg;			/**< background on the WAN (load 0: none) */
 	dp_time_t bg_only;			/**< > 0: no sync, background alone this long */
+	int budget_kind;			/**< enum sm_budget the run charges, -1: none */
+	const volatile sig_atomic_t *stop;	/**< set (by a signal handler): end the run
+						 *   after the step in progress, NULL: never */
+	const struct dp_kernel *kernel;		/**< the module's link-kernel program, NULL:
+						 *   the model's ops per byte (kernel_prog.h) */
+	/* runtime control (NULL: none): requests in, answers out, the status published */
+	struct rte_ring *ctl_req, *ctl_resp;
+	struct dp_status *status;
 	/** Called as steps finish (may be NULL). */
 	void (*progress)(void *arg, uint32_t done, uint32_t steps, uint64_t frames);
 	void *progress_arg;
@@ -67,6 +80,10 @@ struct dp_run_result {
 	uint64_t q_n;				/**< samples */
 	dp_time_t *q_t;				/**< [q_n] */
 	uint64_t *q_bytes;			/**< [q_n x q_links] */
+	bool interrupted;			/**< ended by dp_run_params.stop before its
+						 *   steps were done (steps: those done) */
+	uint32_t nchanges;			/**< changes applied during the run */
+	struct dp_change *changes;		/**< [nchanges] (owned) */
 };
 
 /**

@@ -15,6 +15,7 @@
 
 #include <rte_mempool.h>
 
+#include "kernel_prog.h"
 #include "portcap.h"
 #include "topology.h"
 #include "wan.h"
@@ -40,8 +41,12 @@ record_init(struct dp_record *r, uint32_t steps, uint32_t rounds, uint32_t worke
 	r->frames = calloc(steps, sizeof(*r->frames));
 	r->finished = calloc(steps, sizeof(*r->finished));
 	r->gathered = calloc(steps, sizeof(*r->gathered));
+	r->round_in = calloc((size_t)steps * rounds, sizeof(*r->round_in));
+	r->round_out = calloc((size_t)steps * rounds, sizeof(*r->round_out));
+	r->binding = -1;
 	if (r->compute_end == NULL || r->round_end == NULL || r->step_end == NULL ||
-	    r->frames == NULL || r->finished == NULL || r->gathered == NULL)
+	    r->frames == NULL || r->finished == NULL || r->gathered == NULL ||
+	    r->round_in == NULL || r->round_out == NULL)
 		return -ENOMEM;
 	return 0;
 }
@@ -55,6 +60,8 @@ record_free(struct dp_record *r)
 	free(r->frames);
 	free(r->finished);
 	free(r->gathered);
+	free(r->round_in);
+	free(r->round_out);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -122,6 +129,7 @@ build_background(struct dp_topo *t, const struct dp_topo_params *p)
 		if (rc != 0)
 			return rc;
 	}
+	t->bg_load = bg->load;
 	if (t->d < 2 || !(bg->load > 0))
 		return 0;
 	t->bg = calloc(t->d, sizeof(*t->bg));
@@ -189,6 +197,8 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 		rc = record_init(&t->rec, p->steps, prog->n, t->w_count);
 	if (rc != 0)
 		goto nomem;
+	t->rec.t0 = p->t0;
+	t->rec.budget = prog->budget;
 	t->eng.cap_ctx = p->cap;
 	t->workers = calloc(t->w_count, sizeof(*t->workers));
 	t->nic = calloc(t->w_count, sizeof(*t->nic));
@@ -293,9 +303,17 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 			.done = dp_worker_module_done,
 			.arg = &t->workers[w],
 			.rec = &t->rec,
+			.index = w,
 		};
 
 		memcpy(mp.stage_bw, t->links.stage_bw, sizeof(mp.stage_bw));
+		if (p->kernel != NULL) {
+			mp.kernel = p->kernel;
+			mp.compute_mask = p->model->mod.compute_ops;
+			dp_kernel_rates(&p->model->mod, prog->budget, mp.op_rate);
+			mp.value_bytes = (uint32_t)(p->model->job.value_bytes + 0.5);
+			mp.planes = (uint32_t)(p->model->mod.planes + 0.5);
+		}
 		snprintf(name, sizeof(name), "m%u", w);
 		mp.cap_in = point(p->cap, DP_CAP_MODULE, name, ".in");
 		mp.cap_out = point(p->cap, DP_CAP_MODULE, name, ".out");

@@ -44,6 +44,7 @@ struct dp_topo_params {
 	struct rte_mempool *pool;
 	dp_time_t t0;				/**< virtual time the run starts at */
 	struct dp_bg_params bg;
+	const struct dp_kernel *kernel;		/**< link-kernel program, NULL: built in */
 };
 
 struct dp_topo {
@@ -60,6 +61,7 @@ struct dp_topo {
 	struct dp_sink *sink;					/* [d] */
 	struct dp_probe *probe;					/* NULL: no sampling */
 	struct dp_bgstats bgstats;
+	double bg_load;						/* current load */
 	struct dp_barrier barrier;
 	struct dp_record rec;
 };

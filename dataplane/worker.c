@@ -19,6 +19,8 @@
 #include "link.h"
 #include "module.h"
 #include "record.h"
+#include "spans.h"
+#include "usdt.h"
 #include "worker.h"
 
 static void worker_event(struct dp_elem *e, dp_time_t now);
@@ -135,6 +137,37 @@ tx_burst(struct dp_worker *w, dp_time_t now)
 	check_round(w, now);
 }
 
+/* The first worker begins a round: the step's sync, or a phase, may begin (usdt.h). */
+static void
+probe_round_in(const struct dp_worker *w, uint32_t round, dp_time_t now)
+{
+	const struct sm_round *r = &w->prog->r[round];
+
+	if (round == 0)
+		DP_USDT_SYNC_START(w->run_id, w->step, now);
+	if (round == 0 || w->prog->r[round - 1].phase != r->phase)
+		DP_USDT_PHASE_START(w->run_id, w->step, r->phase, now);
+}
+
+/* The last worker ends step @s: the step's spans and the probes of its end (usdt.h). */
+static void
+probe_step_end(const struct dp_worker *w, uint32_t s, dp_time_t now)
+{
+	const struct dp_record *rec = w->rec;
+	dp_time_t prev = s > 0 ? rec->step_end[s - 1] : rec->t0, span[SM_RES_COUNT];
+	enum sm_resource module_res = w->prog->module_res;
+
+	if (!DP_USDT)
+		return;
+	if (rec->binding >= 0)
+		module_res = dp_stage_res((enum sm_stage)rec->binding);
+	dp_step_spans(rec, w->prog, s, prev, module_res, span);
+	DP_USDT_SYNC_END(w->run_id, s, now);
+	DP_USDT_STEP_INFO(w->run_id, s, w->prog->var, dp_usdt_mflops(rec->budget),
+			  rec->binding);
+	DP_USDT_STEP_END(w->run_id, s, now - prev, span);
+}
+
 static void
 begin_round(struct dp_worker *w, uint32_t round, dp_time_t now)
 {
@@ -145,6 +178,8 @@ begin_round(struct dp_worker *w, uint32_t round, dp_time_t now)
 
 	w->state = DP_W_ROUND;
 	w->round = round;
+	if (DP_USDT && w->rec->round_in[(size_t)w->step * w->prog->n + round]++ == 0)
+		probe_round_in(w, round, now);
 	if (r->hop == SM_HOP_MODULE) {
 		dst = w->id;
 		kind = DP_KIND_MODULE;
@@ -169,8 +204,10 @@ step_done(struct dp_worker *w, dp_time_t now)
 	uint32_t s = w->step;
 
 	dp_record_max(&rec->step_end[s], now);
-	if (++rec->finished[s] == rec->workers)
+	if (++rec->finished[s] == rec->workers) {
 		rec->steps_done = s + 1;
+		probe_step_end(w, s, now);
+	}
 	memset(w->got[s & 1], 0, sizeof(w->got[s & 1]));
 	w->mod_done[s & 1] = false;
 	w->step++;
@@ -205,6 +242,9 @@ check_round(struct dp_worker *w, dp_time_t now)
 		return;
 	dp_record_max(&w->rec->round_end[(size_t)w->step * prog->n + w->round], now);
 	next = w->round + 1;
+	if (DP_USDT && ++w->rec->round_out[(size_t)w->step * prog->n + w->round] ==
+		       w->rec->workers && (next == prog->n || prog->r[next].phase != r->phase))
+		DP_USDT_PHASE_END(w->run_id, w->step, r->phase, now);	/* the last one out */
 	if (next == prog->n) {
 		step_done(w, now);
 		return;

@@ -297,8 +297,10 @@ module_stream(struct pmodel *m, uint32_t w, const struct pframe *f, uint64_t k, 
 
 /*
  * A pluggable: the worker queues bursts of frames into its module and re-arms when the slowest
- * stage starts the last one queued; each frame passes the stages in order.  Sets when the module
- * is done (ready) and returns when the last burst was queued.
+ * stage starts the last one queued, less the time a frame takes through the stages before it (so
+ * that the next burst reaches the slowest stage before it runs dry, wherever in the pipeline it
+ * is); each frame passes the stages in order.  Sets when the module is done (ready) and returns
+ * when the last burst was queued.
  */
 static uint64_t
 pluggable(struct pmodel *m, uint32_t w, uint64_t s0, uint64_t k, uint32_t last)
@@ -312,18 +314,21 @@ pluggable(struct pmodel *m, uint32_t w, uint64_t s0, uint64_t k, uint32_t last)
 			slowest = s;
 	for (j = 0; j < k; j++) {
 		uint32_t len = j + 1 == k ? last : m->pk->payload;
+		uint64_t entry, upstream = 0;
 
 		if (j > 0 && j % m->pk->burst == 0)
-			queued = slow_start;	/* re-armed when frame j - 1 reached the slowest */
-		t = queued;
+			queued = slow_start;	/* re-armed for frame j - 1 at the slowest */
+		t = entry = queued;
 		for (s = 0; s < SM_STAGE_COUNT; s++) {
 			uint64_t begin;
 
 			if (st[s].bw == 0)
 				continue;
 			begin = t > st[s].busy ? t : st[s].busy;
-			if (s == slowest)
-				slow_start = begin;
+			if (s == slowest)	/* less the stages before it: no bubble */
+				slow_start = begin - upstream > entry ? begin - upstream : entry;
+			else if (s < slowest)
+				upstream += ser(&st[s], len);
 			st[s].busy = begin + ser(&st[s], len);
 			t = st[s].busy;
 		}

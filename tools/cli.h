@@ -18,6 +18,8 @@ enum {
 	CLI_EXIT_USAGE = 2,	/**< bad command line */
 	CLI_EXIT_INPUT = 3,	/**< bad input file (scenario, trace) */
 	CLI_EXIT_TOLERANCE = 4,	/**< validate: an error beyond the tolerance */
+	CLI_EXIT_INTERRUPTED = 130,	/**< run: stopped by SIGINT/SIGTERM; what was done is
+					 *   reported (128 + SIGINT, as a shell says) */
 };
 
 #define CLI_MAX_SETS 64
@@ -36,5 +38,7 @@ int cmd_scenario(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_ctl(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 #endif /* SYNCEMU_CLI_H */

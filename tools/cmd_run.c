@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +16,11 @@
 
 #include <jansson.h>
 
+#include <rte_ring.h>
+
 #include "../traces/pcapng.h"
 #include "cli.h"
+#include "ctl.h"
 #include "eal.h"
 #include "opts.h"
 #include "runner.h"
@@ -32,13 +36,14 @@ struct run_opts {
 	unsigned int variants, budgets;
 	const char *eal;
 	const char *queue_csv;
+	const char *ctl;
 	uint32_t mbufs;
 	double bg_only;
 	bool json, quiet, every_step, help;
 };
 
 enum { O_SET, O_STEPS, O_SEED, O_VARIANT, O_BUDGET, O_LOAD, O_TRACE, O_CAPTURE, O_SNAPLEN,
-       O_JSON, O_QUIET, O_EVERY, O_QCSV, O_BGONLY, O_EAL, O_MBUFS, O_HELP };
+       O_JSON, O_QUIET, O_EVERY, O_QCSV, O_BGONLY, O_CTL, O_EAL, O_MBUFS, O_HELP };
 
 static const struct opt run_optv[] = {
 	{ "set", 's', "SECTION.KEY=VALUE", "override a scenario key (repeatable)", O_SET },
@@ -58,6 +63,7 @@ static const struct opt run_optv[] = {
 	{ "every-step", 'e', NULL, "print every step (default: up to 20 steps)", O_EVERY },
 	{ "queue-csv", 0, "FILE", "write the WAN queues' occupancy over time as CSV", O_QCSV },
 	{ "background-only", 0, "TIME", "no sync: background alone for TIME (e.g. 2s)", O_BGONLY },
+	{ "ctl", 0, "SOCKET", "serve runtime control on this UNIX socket (see syncemu ctl)", O_CTL },
 	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults (" DP_EAL_DEFAULT ")", O_EAL },
 	{ "mbufs", 0, "N", "size of the mbuf pool [from the plan]", O_MBUFS },
 	{ "help", 'h', NULL, "show this help", O_HELP },
@@ -107,6 +113,9 @@ run_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 		return 0;
 	case O_QCSV:
 		o->queue_csv = arg;
+		return 0;
+	case O_CTL:
+		o->ctl = arg;
 		return 0;
 	case O_BGONLY:
 		if (sc_unit_parse(SC_UNIT_TIME, arg, &o->bg_only, err, errlen) != 0 ||
@@ -170,6 +179,14 @@ run_usage(FILE *f)
 		   "With background load, each run is also set beside the fluid shared-WAN model\n"
 		   "(processor sharing and FIFO, same seed and syncs) and the transfers' wait\n"
 		   "beside M/G/1.\n"
+		   "\nDuring a run, --ctl SOCKET takes changes of the module, the WAN and the load\n"
+		   "(syncemu ctl), DPDK telemetry answers /syncemu/status and /syncemu/params, and\n"
+		   "syncemu top -p PID shows the hot spots live. A link-kernel program replaces the\n"
+		   "module's ops per byte: --set module.kernel=build/dataplane/kernels/modular.bpf.o.\n"
+		   "Ctrl-C (SIGINT) or SIGTERM ends the run after its current step and still writes\n"
+		   "the report and the trace of what was done (exit 130); a second one kills.\n"
+		   "Exit codes: 0 ok, 1 a run failed, 2 bad command line, 3 bad scenario, 130\n"
+		   "interrupted.\n"
 		   "\nexamples:\n"
 		   "  syncemu run\n"
 		   "  syncemu run scenarios/2dc4-8g.ini -v A -n 50 --trace none\n"
@@ -237,6 +254,8 @@ status(const struct outcome *r)
 {
 	if (r->rc != 0)
 		return "FAILED";
+	if (r->res.interrupted)
+		return "interrupted";
 	if (r->loaded)
 		return r->model_rc == 0 ? "ok" : "ok (no model)";
 	if (r->pm_rc == -ERANGE)
@@ -450,6 +469,21 @@ print_text(struct outcome *runs, unsigned int n, const struct sc_scenario *sc, b
 			table_print(t, stdout);
 		table_free(t);
 	}
+	for (i = 0; i < n; i++) {
+		uint32_t k;
+
+		for (k = 0; k < runs[i].res.nchanges; k++) {
+			const struct dp_change *ch = &runs[i].res.changes[k];
+
+			printf("%s run %s at %.6f ms: %s %.12g -> %.12g\n", k ? "      " : "change:",
+			       runs[i].c.label, ch->at / 1e9, dp_param_key(ch->param), ch->old,
+			       ch->value);
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (runs[i].res.interrupted)
+			printf("interrupted: run %s stopped after step %u of %u\n", runs[i].c.label,
+			       runs[i].res.steps, sc->run.steps);
 	if (loaded) {
 		t = background_table(runs, n);
 		if (t != NULL)
@@ -545,6 +579,7 @@ run_json(const struct outcome *r, uint32_t run_id)
 	json_object_set_new(o, "fluid_ms", num(r->fluid * 1e3));
 	json_object_set_new(o, "fluid_bound", num(r->bound));
 	json_object_set_new(o, "max_rel_diff", num(r->max_rel));
+	json_object_set_new(o, "interrupted", json_boolean(r->res.interrupted));
 	json_object_set_new(o, "frames", json_integer((json_int_t)r->res.frames));
 	json_object_set_new(o, "events", json_integer((json_int_t)r->res.events));
 	json_object_set_new(o, "wall_s", json_real(r->wall));
@@ -573,6 +608,20 @@ run_json(const struct outcome *r, uint32_t run_id)
 			"fct_us", stats_json(&r->fct, 1e6)));
 	if (r->res.q_links > 0)
 		json_object_set_new(o, "wan_queues", queues_json(&r->res));
+	if (r->res.nchanges > 0) {
+		json_t *a = json_array();
+		uint32_t k;
+
+		for (k = 0; a != NULL && k < r->res.nchanges; k++) {
+			const struct dp_change *ch = &r->res.changes[k];
+
+			json_array_append_new(a, json_pack("{s:f, s:s, s:f, s:f}", "at_ms",
+							   ch->at / 1e9, "key",
+							   dp_param_key(ch->param), "old", ch->old,
+							   "value", ch->value));
+		}
+		json_object_set_new(o, "changes", a);
+	}
 	return o;
 }
 
@@ -728,6 +777,85 @@ open_trace(const struct sc_scenario *sc, const struct contender *c, unsigned int
 	return 0;
 }
 
+/* The control socket, its rings to the data plane, the status and the telemetry endpoints. */
+static struct dp_status ctl_status;
+
+static int
+start_ctl(const struct run_opts *o, const struct sc_scenario *sc, const char *path,
+	  struct runner *r, struct ctl_server **srv, char *err, size_t errlen)
+{
+	struct ctl_params cp = { .path = o->ctl, .scenario = path, .sets = o->sets,
+				 .nsets = o->nsets };
+	int i;
+
+	/* static: DPDK's telemetry thread may read it until the process ends */
+	r->status = &ctl_status;
+	atomic_store(&ctl_status.var, UINT32_MAX);
+	atomic_store(&ctl_status.budget, UINT32_MAX);
+	atomic_store(&ctl_status.binding, -1);
+	for (i = 0; i < DP_P_COUNT; i++) {
+		double v = i == DP_P_BG_LOAD ? sc->background.load : dp_param_get(&sc->model, i);
+		uint64_t b;
+
+		memcpy(&b, &v, sizeof(b));
+		atomic_store(&ctl_status.value_bits[i], b);
+	}
+	r->ctl_req = rte_ring_create("syncemu_ctl_req", 64, SOCKET_ID_ANY,
+				     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	r->ctl_resp = rte_ring_create("syncemu_ctl_resp", 64, SOCKET_ID_ANY,
+				      RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (r->ctl_req == NULL || r->ctl_resp == NULL) {
+		snprintf(err, errlen, "--ctl: cannot create its rings");
+		return -ENOMEM;
+	}
+	if (ctl_telemetry_register(r->status) != 0)
+		fprintf(stderr, "syncemu run: the telemetry endpoints are not available\n");
+	cp.req = r->ctl_req;
+	cp.resp = r->ctl_resp;
+	cp.status = r->status;
+	*srv = ctl_server_start(&cp, err, errlen);
+	return *srv != NULL ? 0 : -EIO;
+}
+
+static void
+stop_ctl(struct runner *r, struct ctl_server *srv)
+{
+	void *obj;
+
+	ctl_server_stop(srv);
+	while (r->ctl_req != NULL && rte_ring_dequeue(r->ctl_req, &obj) == 0)
+		free(obj);
+	while (r->ctl_resp != NULL && rte_ring_dequeue(r->ctl_resp, &obj) == 0)
+		free(obj);
+	rte_ring_free(r->ctl_req);
+	rte_ring_free(r->ctl_resp);
+	r->ctl_req = r->ctl_resp = NULL;
+	r->status = NULL;
+}
+
+/* SIGINT, SIGTERM: the run in progress ends after its step, and the report and trace are
+ * written; a second one ends the process at once (the default action). */
+static volatile sig_atomic_t stop_flag;
+
+static void
+on_stop(int sig)
+{
+	stop_flag = sig;
+	signal(sig, SIG_DFL);
+}
+
+static void
+catch_stop(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -737,9 +865,11 @@ cmd_run(int argc, char **argv)
 	struct outcome *runs = calloc(RUNNER_MAX, sizeof(*runs));
 	struct runner r = { .eal = NULL };
 	char err[512], *pos[1], *trace_path = NULL;
+	struct ctl_server *ctl = NULL;
 	unsigned int n = 0, i;
 	uint32_t need = 0;
 	int npos, status = CLI_EXIT_OK;
+	bool written;
 
 	if (sc == NULL || runs == NULL) {
 		fprintf(stderr, "syncemu run: out of memory\n");
@@ -794,7 +924,15 @@ cmd_run(int argc, char **argv)
 	r.mbufs = o.mbufs;
 	r.progress = !o.quiet;
 	r.tty = isatty(STDERR_FILENO);
+	r.stop = &stop_flag;
+	catch_stop();
 	if (runner_start(&r, need, SM_HDR_BYTES + sc->run.pk.payload, err, sizeof(err)) != 0) {
+		fprintf(stderr, "syncemu run: %s\n", err);
+		status = CLI_EXIT_FAIL;
+		goto out;
+	}
+	if (o.ctl != NULL && start_ctl(&o, sc, npos ? pos[0] : NULL, &r, &ctl, err,
+				       sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu run: %s\n", err);
 		status = CLI_EXIT_FAIL;
 		goto out;
@@ -804,16 +942,25 @@ cmd_run(int argc, char **argv)
 		status = CLI_EXIT_FAIL;
 		goto out;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && !stop_flag; i++) {
 		if (runner_run(&r, sc, &c[i], o.bg_only, &runs[i]) == 0)
 			continue;
 		status = CLI_EXIT_FAIL;
 		fprintf(stderr, "%ssyncemu run: %s: %s\n", r.progress && r.tty ? "\n" : "",
 			c[i].label, runs[i].err);
 	}
+	if (stop_flag) {
+		/* the report and trace stand for what was done; the runs not begun are left out */
+		fprintf(stderr, "%ssyncemu run: interrupted (signal %d): %u of %u runs reported, "
+			"the last up to its last whole step\n", r.progress && r.tty ? "\n" : "",
+			(int)stop_flag, i, n);
+		n = i;
+		if (status == CLI_EXIT_OK)
+			status = CLI_EXIT_INTERRUPTED;
+	}
 	if (r.progress && r.tty)
 		fputc('\n', stderr);
-	if (r.cap != NULL && status != CLI_EXIT_OK) {
+	if (r.cap != NULL && status != CLI_EXIT_OK && status != CLI_EXIT_INTERRUPTED) {
 		/* a run failed: its trace would be partial, so none is written */
 		tr_pcapng_abort(r.cap->w);
 		r.cap->w = NULL;
@@ -828,7 +975,7 @@ cmd_run(int argc, char **argv)
 			status = CLI_EXIT_FAIL;
 		}
 	}
-	if (o.queue_csv != NULL && status == CLI_EXIT_OK) {
+	if (o.queue_csv != NULL && (status == CLI_EXIT_OK || status == CLI_EXIT_INTERRUPTED)) {
 		int rc = write_queue_csv(o.queue_csv, runs, n);
 
 		if (rc != 0) {
@@ -837,12 +984,13 @@ cmd_run(int argc, char **argv)
 			status = CLI_EXIT_FAIL;
 		}
 	}
+	written = status == CLI_EXIT_OK || status == CLI_EXIT_INTERRUPTED;
 	if (o.json)
-		print_json(runs, n, sc, r.cap, status == CLI_EXIT_OK ? trace_path : NULL);
+		print_json(runs, n, sc, r.cap, written ? trace_path : NULL);
 	else
-		print_text(runs, n, sc, o.every_step, r.cap,
-			   status == CLI_EXIT_OK ? trace_path : NULL);
+		print_text(runs, n, sc, o.every_step, r.cap, written ? trace_path : NULL);
 out:
+	stop_ctl(&r, ctl);
 	if (r.cap != NULL && r.cap->w != NULL)
 		tr_pcapng_abort(r.cap->w);
 	for (i = 0; runs != NULL && i < n; i++)

@@ -16,6 +16,7 @@
 
 #include "bgsizes.h"
 #include "eal.h"
+#include "kernel_prog.h"
 #include "runner.h"
 #include "variant.h"
 
@@ -258,6 +259,7 @@ int
 runner_run(struct runner *r, const struct sc_scenario *sc, const struct contender *c,
 	   double bg_only, struct outcome *o)
 {
+	struct dp_kernel *kernel = NULL;
 	struct sm_size_dist sizes;
 	struct dp_run_params rp;
 	struct progress pg;
@@ -291,10 +293,25 @@ runner_run(struct runner *r, const struct sc_scenario *sc, const struct contende
 	pg.frames = 0;
 	rp.progress = on_step;
 	rp.progress_arg = &pg;
+	rp.budget_kind = sm_variant_has_module(c->var) ? (int)c->b : -1;
+	rp.ctl_req = r->ctl_req;
+	rp.ctl_resp = r->ctl_resp;
+	rp.status = r->status;
+	rp.stop = r->stop;
+	if (sc->kernel.file[0] != '\0' && sm_variant_has_module(c->var)) {
+		o->rc = dp_kernel_load(&kernel, sc->kernel.file, sc->kernel.section, o->err,
+				       sizeof(o->err));
+		if (o->rc != 0) {
+			sm_size_free(&sizes);
+			return o->rc;
+		}
+		rp.kernel = kernel;
+	}
 	start = wall_now();
 	pg.t0 = pg.last = start;
 	o->rc = dp_run(&rp, &o->res, o->err, sizeof(o->err));
 	o->wall = wall_now() - start;
+	dp_kernel_free(kernel);
 	if (o->rc == 0) {
 		/* the next run starts on a whole millisecond at least 1 ms later */
 		r->t0 = (o->res.t_end / 1000000000 + 2) * 1000000000;

@@ -75,6 +75,10 @@ struct runner {
 	bool progress, tty;		/**< progress lines on stderr */
 	dp_time_t t0;			/**< the next run's start in virtual time */
 	uint32_t next_run_id;
+	/* runtime control (NULL: none) */
+	struct rte_ring *ctl_req, *ctl_resp;
+	struct dp_status *status;
+	const volatile sig_atomic_t *stop;	/**< set: end the run after its current step */
 };
 
 /** Mbufs a run of @p c under @p sc needs. */

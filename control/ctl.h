@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Runtime control: a local UNIX socket (mode 0600) that takes one request per connection and
+ * answers with one line of JSON, and DPDK telemetry endpoints for read-only statistics.
+ *
+ * Protocol (a line of text in, a line of JSON out):
+ *   status                      the run in progress: run, variant, steps done, frames, drops,
+ *                               virtual time, and every runtime key's current value
+ *   get KEY                     {"ok": true, "key": KEY, "value": V} (SI units)
+ *   set KEY VALUE               validated like the scenario file ("--set KEY=VALUE"), then applied
+ *                               by the data plane between two events:
+ *                               {"ok": true, "key", "value", "old", "run", "at_ms"}; a refused
+ *                               value: {"ok": false, "error": "why"}
+ *   keys                        the keys that can change during a run
+ * KEY is one of module.budget_low, module.budget_high, module.planes, module.latency_pluggable,
+ * module.latency_network, module.port, module.fpga_rate, wan.bandwidth, wan.latency,
+ * background.load.  A change lasts for the rest of the run in progress.
+ */
+#ifndef SC_CTL_H
+#define SC_CTL_H
+
+#include <stddef.h>
+
+#include <rte_ring.h>
+
+#include "../dataplane/tune.h"
+
+struct ctl_server;
+
+/** What the server needs to validate values: the scenario as loaded. */
+struct ctl_params {
+	const char *path;		/**< socket path */
+	const char *scenario;		/**< scenario file, NULL: the built-in default */
+	const char *const *sets;	/**< its overrides */
+	unsigned int nsets;
+	struct rte_ring *req;		/**< to the data plane (struct dp_tune_req *) */
+	struct rte_ring *resp;		/**< from it (struct dp_tune_resp *) */
+	struct dp_status *status;	/**< what the data plane publishes */
+};
+
+/**
+ * Listen on the socket (a stale one is replaced; one in use is an error) and serve requests from
+ * a thread of its own.
+ *
+ * @return the server, or NULL with a message
+ */
+struct ctl_server *ctl_server_start(const struct ctl_params *p, char *err, size_t errlen);
+
+/** Stop serving and remove the socket; NULL is a no-op. */
+void ctl_server_stop(struct ctl_server *s);
+
+/**
+ * Register the telemetry endpoints /syncemu/status and /syncemu/params over @p status (read by
+ * DPDK's telemetry thread: `dpdk-telemetry.py`).  0 or -errno.
+ */
+int ctl_telemetry_register(struct dp_status *status);
+
+/**
+ * The client: send @p line to the socket at @p path and read the answer into @p out.
+ *
+ * @return 0, or -errno with a message (no socket, refused, no answer in @p timeout_ms)
+ */
+int ctl_client(const char *path, const char *line, char *out, size_t outlen, int timeout_ms,
+	       char *err, size_t errlen);
+
+#endif /* SC_CTL_H */

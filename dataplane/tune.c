@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Changing a running topology.
+ *
+ * The new value is checked with the model's own checks (sm_params_check on a copy, and the
+ * packet topology's sm_links_build) before anything changes; then the module stages, the port
+ * caps, the WAN links and the background hosts take their new rates from sm_links_build, the same
+ * derivation the topology was built with, so a change mid-run is the run the new scenario would
+ * have been from that instant.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../models/kernel.h"
+#include "../models/packet.h"
+#include "kernel_prog.h"
+#include "topology.h"
+#include "tune.h"
+
+static const char *const keys[DP_P_COUNT] = {
+	[DP_P_BUDGET_LOW] = "module.budget_low",
+	[DP_P_BUDGET_HIGH] = "module.budget_high",
+	[DP_P_PLANES] = "module.planes",
+	[DP_P_LAT_PLUGGABLE] = "module.latency_pluggable",
+	[DP_P_LAT_NETWORK] = "module.latency_network",
+	[DP_P_MOD_PORT] = "module.port",
+	[DP_P_FPGA_RATE] = "module.fpga_rate",
+	[DP_P_WAN_BW] = "wan.bandwidth",
+	[DP_P_WAN_LAT] = "wan.latency",
+	[DP_P_BG_LOAD] = "background.load",
+};
+
+const char *
+dp_param_key(enum dp_param p)
+{
+	return (unsigned int)p < DP_P_COUNT ? keys[p] : "?";
+}
+
+int
+dp_param_parse(const char *key, enum dp_param *p)
+{
+	int i;
+
+	for (i = 0; i < DP_P_COUNT; i++) {
+		if (strcmp(key, keys[i]) == 0) {
+			*p = (enum dp_param)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static double *
+field(struct sm_params *m, enum dp_param p)
+{
+	switch (p) {
+	case DP_P_BUDGET_LOW:
+		return &m->mod.budget[SM_BUDGET_LOW];
+	case DP_P_BUDGET_HIGH:
+		return &m->mod.budget[SM_BUDGET_HIGH];
+	case DP_P_PLANES:
+		return &m->mod.planes;
+	case DP_P_LAT_PLUGGABLE:
+		return &m->mod.latency_port;
+	case DP_P_LAT_NETWORK:
+		return &m->mod.latency_network;
+	case DP_P_MOD_PORT:
+		return &m->mod.port_bw;
+	case DP_P_FPGA_RATE:
+		return &m->mod.fpga_rate;
+	case DP_P_WAN_BW:
+		return &m->wan.bw;
+	case DP_P_WAN_LAT:
+		return &m->wan.lat;
+	default:
+		return NULL;
+	}
+}
+
+double
+dp_param_get(const struct sm_params *model, enum dp_param p)
+{
+	double *f = field((struct sm_params *)model, p);
+
+	return f != NULL ? *f : NAN;
+}
+
+/* The rates of the background hosts for a load. */
+static void
+retune_background(struct dp_topo *t, double load)
+{
+	uint32_t d;
+
+	t->bg_load = load;
+	for (d = 0; t->bg != NULL && d < t->d; d++) {
+		struct dp_bghost *h = &t->bg[d];
+		double rate;
+
+		if (h->link == NULL)
+			continue;
+		rate = load * (double)t->links.wan_bw / h->sizes->mean;
+		h->mean_gap_ps = rate > 0 ? 1e12 / rate : 1e30;
+	}
+}
+
+int
+dp_topo_tune(struct dp_topo *t, struct sm_params *model, int budget_kind, enum dp_param p,
+	     double value, dp_time_t now, double *old, char *msg, size_t len)
+{
+	struct sm_params next = *model;
+	struct sm_links l;
+	double *f, budget;
+	uint32_t w, d;
+	int s;
+
+	if ((unsigned int)p >= DP_P_COUNT || !isfinite(value)) {
+		snprintf(msg, len, "not a value that can change during a run");
+		return -EINVAL;
+	}
+	if (p == DP_P_BG_LOAD) {
+		*old = t->bg_load;
+		if (!(value >= 0 && value < 1)) {
+			snprintf(msg, len, "background.load: %g not in [0, 1)", value);
+			return -EINVAL;
+		}
+		if (t->bg == NULL) {
+			snprintf(msg, len, "this run has no background hosts (it started at load 0)");
+			return -ENOTSUP;
+		}
+		retune_background(t, value);
+		return 0;
+	}
+	f = field(&next, p);
+	*old = *f;
+	*f = value;
+	if (sm_params_check(&next, msg, len) != 0)
+		return -EINVAL;
+	budget = budget_kind >= 0 ? sm_budget_value(&next.mod, (enum sm_budget)budget_kind) : 0;
+	if (sm_links_build(&next, budget, &l, msg, len) != 0)
+		return -EINVAL;
+	*model = next;
+	t->links = l;
+	if (budget_kind >= 0)
+		t->rec.budget = budget;
+	for (w = 0; t->mod != NULL && w < t->w_count; w++) {
+		struct dp_module *m = &t->mod[w];
+
+		for (s = 0; s < SM_STAGE_COUNT; s++)
+			m->stage_bw[s] = l.stage_bw[s];
+		m->slowest = SM_STAGE_PORT;
+		for (s = 0; s < SM_STAGE_COUNT; s++)
+			if (m->stage_bw[s] > 0 && m->stage_bw[s] < m->stage_bw[m->slowest])
+				m->slowest = s;
+		m->latency = t->port != NULL ? l.mod_latency_port : l.mod_latency_network;
+		if (m->kernel != NULL) {
+			dp_kernel_rates(&next.mod, budget, m->op_rate);
+			m->planes = (uint32_t)(next.mod.planes + 0.5);
+		}
+	}
+	for (w = 0; t->port != NULL && w < t->w_count; w++) {
+		t->port[w].bw = l.port_bw;
+		t->port[w].last_charge = UINT32_MAX;
+	}
+	for (d = 0; t->wan != NULL && d < t->d; d++) {
+		t->wan[d].bw = l.wan_bw;
+		t->wan[d].delay = l.wan_delay;
+		t->wan[d].last_charge = UINT32_MAX;
+	}
+	if (p == DP_P_WAN_BW)
+		retune_background(t, t->bg_load);	/* the load is a fraction of the rate */
+	(void)now;
+	return 0;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Changing a running topology: the module's budget, bit planes, latency and port cap, the WAN's
+ * rate and latency, the background load.  The control plane sends requests through a ring; the
+ * engine applies them between two events (so atomically for every frame) and answers through
+ * another ring; the data plane never waits on the control plane.
+ */
+#ifndef DP_TUNE_H
+#define DP_TUNE_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "../models/params.h"
+#include "engine.h"
+
+/** What can change during a run. */
+enum dp_param {
+	DP_P_BUDGET_LOW,	/**< module.budget_low, FLOP/s */
+	DP_P_BUDGET_HIGH,	/**< module.budget_high, FLOP/s */
+	DP_P_PLANES,		/**< module.planes */
+	DP_P_LAT_PLUGGABLE,	/**< module.latency_pluggable, s */
+	DP_P_LAT_NETWORK,	/**< module.latency_network, s */
+	DP_P_MOD_PORT,		/**< module.port, B/s: the pluggable's throughput cap */
+	DP_P_FPGA_RATE,		/**< module.fpga_rate, ops/s */
+	DP_P_WAN_BW,		/**< wan.bandwidth, B/s */
+	DP_P_WAN_LAT,		/**< wan.latency, s */
+	DP_P_BG_LOAD,		/**< background.load, a fraction of the WAN rate */
+	DP_P_COUNT
+};
+
+/** The scenario key of a parameter ("module.budget_low"). */
+const char *dp_param_key(enum dp_param p);
+/** The parameter of a key; -EINVAL if it cannot change during a run. */
+int dp_param_parse(const char *key, enum dp_param *p);
+
+/** A request from the control plane. */
+struct dp_tune_req {
+	uint64_t id;
+	enum dp_param param;
+	double value;		/**< SI units */
+};
+
+/** The data plane's answer. */
+struct dp_tune_resp {
+	uint64_t id;
+	int rc;			/**< 0, or -errno */
+	uint32_t run_id;	/**< the run it was applied in */
+	dp_time_t at;		/**< virtual time it took effect */
+	double old;		/**< the value before */
+	char msg[160];
+};
+
+/** A change, as the run's report and trace record it. */
+struct dp_change {
+	dp_time_t at;
+	enum dp_param param;
+	double old, value;
+};
+
+/** What the telemetry endpoints read: written by the data plane, read by any thread. */
+struct dp_status {
+	_Atomic uint32_t running;	/**< a run is in progress */
+	_Atomic uint32_t run_id, var, budget;	/**< budget: enum sm_budget, UINT32_MAX: none */
+	_Atomic int32_t binding;	/**< the modules' binding stage (enum sm_stage), -1: none */
+	_Atomic uint64_t budget_flops;	/**< the compute budget charged now, FLOP/s */
+	_Atomic uint64_t steps, steps_done, frames, drops, events, now_ps, changes;
+	_Atomic uint64_t value_bits[DP_P_COUNT]; /**< current values, as double bits */
+};
+
+struct dp_topo;
+
+/**
+ * Apply a change to a running topology at @p now: the new value goes into @p model (the run's
+ * working copy) and every element that depends on it is updated; frames already queued keep the
+ * times they were given (as netem's do).  @p budget_kind says which budget the run charges
+ * (-1: none).
+ *
+ * @return 0; -EINVAL (the value fails the model's checks; the message says why) or -ENOTSUP
+ */
+int dp_topo_tune(struct dp_topo *t, struct sm_params *model, int budget_kind, enum dp_param p,
+		 double value, dp_time_t now, double *old, char *msg, size_t len);
+
+/** The current value of @p p in @p model. */
+double dp_param_get(const struct sm_params *model, enum dp_param p);
+
+#endif /* DP_TUNE_H */
