@@ -324,6 +324,50 @@ paths_resolve(struct loader *ld, struct sc_scenario *t)
 }
 
 /*
+ * [ports] local is "all" or a list of data centres of the topology; a port is for a DC that
+ * runs here.  The mask goes into ports.local_mask.
+ */
+static int
+check_ports(struct loader *ld, struct sc_scenario *t)
+{
+	uint32_t n = t->model.topo.n_dc, mask = 0, d;
+	char buf[sizeof(t->ports.local)], *tok, *save = NULL;
+
+	if (n > SC_PORTS_MAX)
+		return t->run.clock == SC_CLOCK_REAL ?
+		       whole_err(ld, "run.clock = real: at most 16 data centres") : 0;
+	if (strcmp(t->ports.local, "all") == 0) {
+		mask = (1u << n) - 1;
+	} else {
+		snprintf(buf, sizeof(buf), "%s", t->ports.local);
+		for (tok = strtok_r(buf, ", ", &save); tok != NULL;
+		     tok = strtok_r(NULL, ", ", &save)) {
+			char *end;
+			unsigned long v = strtoul(tok, &end, 10);
+
+			if (*end != '\0' || end == tok || v >= n)
+				return key_err(ld, "ports", "local", t->ports.local, "'%s' is not a "
+					       "data centre of the topology's %u (allowed: all, or "
+					       "numbers 0 to %u separated by commas)", tok, n, n - 1);
+			mask |= 1u << v;
+		}
+		if (mask == 0)
+			return key_err(ld, "ports", "local", t->ports.local, "no data centre "
+				       "(allowed: all, or a list such as 0 or 4,5,6,7)");
+	}
+	for (d = n; d < SC_PORTS_MAX; d++)
+		if (t->ports.dc[d][0] != '\0') {
+			char key[8];
+
+			snprintf(key, sizeof(key), "dc%u", d);
+			return key_err(ld, "ports", key, t->ports.dc[d], "the topology has %u data "
+				       "centres (0 to %u)", n, n - 1);
+		}
+	t->ports.local_mask = mask;
+	return 0;
+}
+
+/*
  * A link-kernel program must load (rte_bpf: the verifier's reason in the message) and run on a
  * full frame; its ops for that frame over the payload become the model's ops per byte, and the
  * whole is checked again with them.
@@ -411,6 +455,12 @@ sc_scenario_default(struct sc_scenario *s)
 	snprintf(s->trace.capture, sizeof(s->trace.capture), "wan");
 	s->trace.snaplen = SM_HDR_BYTES;
 	s->trace.queue_sample = 100e-6;
+	s->run.clock = SC_CLOCK_VIRTUAL;
+	s->run.dilation = 1;
+	s->run.calibrate = 0.5;
+	snprintf(s->ports.local, sizeof(s->ports.local), "all");
+	s->ports.wait = 10;
+	/* ports.dc[] stay "": no ports */
 	/* kernel.file stays "": the built-in kernel of the ops_* keys */
 	snprintf(s->kernel.section, sizeof(s->kernel.section), "%s", SYNCEMU_KERNEL_SECTION);
 }
@@ -482,6 +532,8 @@ sc_scenario_load(struct sc_scenario *s, const char *path, const char *const *ove
 		rc = check_sizes(&ld, cfg, &t);
 	if (rc == 0)
 		rc = check_kernel(&ld, cfg, &t);
+	if (rc == 0)
+		rc = check_ports(&ld, &t);
 	if (rc == 0)
 		memcpy(s, &t, sizeof(t));
 out:

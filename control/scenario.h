@@ -20,11 +20,31 @@
 #define SC_DESC_LEN 256
 
 /** How the data plane runs a scenario ([run]). */
+/** The data plane's clock ([run] clock). */
+enum sc_clock {
+	SC_CLOCK_VIRTUAL,		/**< an event calendar as fast as the CPU: exact, repeatable */
+	SC_CLOCK_REAL,			/**< events due against the TSC; frames through [ports] */
+};
+
 struct sc_run {
 	uint32_t steps;			/**< training steps per run */
 	uint64_t seed;			/**< seeds every random source; in the trace and report */
 	struct sm_packet pk;		/**< mtu, frame_payload, accounting, sync, burst */
 	uint32_t warmup;		/**< steps left out of the steady-state statistics */
+	int clock;			/**< enum sc_clock */
+	double dilation;		/**< real time: emulated time runs this many times slower */
+	double calibrate;		/**< real time: s to measure the TSC rate */
+};
+
+#define SC_PORTS_MAX 16
+#define SC_PORT_LEN 192
+
+/** Real time: which data centres run here and their DPDK ports ([ports]). */
+struct sc_ports {
+	char local[64];			/**< "all", or a list of DCs ("0", "4,5,6,7") */
+	char dc[SC_PORTS_MAX][SC_PORT_LEN]; /**< devargs of DC d's port; "" = none */
+	double wait;			/**< s to wait for a link, the peer, the end of a run */
+	uint32_t local_mask;		/**< from local, checked against the topology (derived) */
 };
 
 /** Queue limits of the data plane's links, in frame bytes ([queues]). */
@@ -91,6 +111,7 @@ struct sc_scenario {
 	struct sc_trace trace;		/**< [trace] */
 	struct sc_kernel kernel;	/**< [module] kernel: with a program, model.mod's
 					 *   ops_per_byte are the program's (kernel_prog.h) */
+	struct sc_ports ports;		/**< [ports] */
 };
 
 /**

@@ -42,6 +42,7 @@ static const struct {
 	{ "queues", "queue limits of the data plane's links (frame bytes) and the sync's drops" },
 	{ "background", "background transfers that share the WAN with the sync" },
 	{ "trace", "what the data plane writes to its pcapng trace" },
+	{ "ports", "real time: the data centres run here and the DPDK ports of their WAN links" },
 };
 #define N_SECTIONS (sizeof(sections) / sizeof(sections[0]))
 
@@ -60,6 +61,12 @@ static const struct sc_key_name sync_names[] = {
 	{ "phase", SM_SYNC_PHASE },
 	{ "step", SM_SYNC_STEP },
 	{ "none", SM_SYNC_NONE },
+	{ NULL, 0 },
+};
+
+static const struct sc_key_name clock_names[] = {
+	{ "virtual", SC_CLOCK_VIRTUAL },
+	{ "real", SC_CLOCK_REAL },
 	{ NULL, 0 },
 };
 
@@ -91,6 +98,8 @@ static const struct sc_key_name capture_names[] = {
 	{ "wan", 0 },
 	{ "module", 0 },
 	{ "port", 0 },
+	{ "bg", 0 },
+	{ "eth", 0 },
 	{ "all", SC_NAME_ALONE },
 	{ "none", SC_NAME_ALONE },
 	{ NULL, 0 },
@@ -135,6 +144,12 @@ static const struct sc_key_name capture_names[] = {
 #define OPS(name, op) \
 	DBL("module", "ops_" name, model.mod.ops_per_byte[op], SC_UNIT_NUMBER, 0, NOLIM, 0, \
 	    name " ops per input byte")
+#define PORT(d) \
+	STR("ports", "dc" #d, ports.dc[d], KF_EMPTY_OK, \
+	    "real time: the DPDK port of data centre " #d ": its WAN link's frames leave through " \
+	    "it, frames for it come in through it; a vdev (net_memif0,role=server,socket=/tmp/s," \
+	    "socket-abstract=no; net_af_xdp0,iface=veth0), a device given to the EAL (a PCI " \
+	    "address), or ring:NAME (an in-process ring pair: the same NAME at two DCs)")
 #define STEPS(key, alias, v, help) \
 	DBLA("steps", key, alias, model.steps[v], SC_UNIT_NUMBER, 0, NOLIM, KF_MIN_OPEN, help)
 
@@ -267,6 +282,14 @@ static const struct sc_key keys[] = {
 	UINT("run", "warmup", run.warmup, SC_UNIT_COUNT, 0, 1000000,
 	     "steps left out of the steady-state statistics (the WAN queue fills up from "
 	     "empty)"),
+	ENUM("run", "clock", run.clock, clock_names,
+	     "virtual = an event calendar as fast as the CPU (exact, repeatable); real = events "
+	     "due against the TSC, WAN frames through the DPDK ports of [ports]"),
+	DBL("run", "dilation", run.dilation, SC_UNIT_NUMBER, 1, 1e6, 0,
+	    "real time: emulated time runs this many times slower than real time (every rate "
+	    "divided by it on the wire, every delay multiplied; results in emulated time)"),
+	DBL("run", "calibrate", run.calibrate, SC_UNIT_TIME, 0.1, 10, 0,
+	    "real time: how long to measure the TSC rate against CLOCK_MONOTONIC_RAW"),
 
 	DBL("queues", "nic", queues.nic, SC_UNIT_BYTES, 0, NOLIM, KF_MIN_OPEN,
 	    "queue limit of a worker's NIC, in frame bytes"),
@@ -307,6 +330,15 @@ static const struct sc_key keys[] = {
 	     "bytes kept per frame: 90 = the headers, 0 = whole frames"),
 	DBL("trace", "queue_sample", trace.queue_sample, SC_UNIT_TIME, 0, NOLIM, 0,
 	    "interval at which the WAN queues' occupancy is sampled; 0 s = no sampling"),
+
+	STR("ports", "local", ports.local, 0,
+	    "real time: the data centres this process runs: all, or a list (0; 4,5,6,7); with "
+	    "some, another syncemu runs the others, joined by ports"),
+	PORT(0), PORT(1), PORT(2), PORT(3), PORT(4), PORT(5), PORT(6), PORT(7),
+	PORT(8), PORT(9), PORT(10), PORT(11), PORT(12), PORT(13), PORT(14), PORT(15),
+	DBL("ports", "wait", ports.wait, SC_UNIT_TIME, 0.1, 3600, 0,
+	    "real time: how long to wait for a link to come up, for the peer process, and for "
+	    "the end of a run")
 };
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
 

@@ -10,7 +10,7 @@
 #include "capture.h"
 
 static const char *const kind_names[DP_CAP_COUNT] = {
-	"tx", "rx", "nic", "switch", "wan", "module", "port", "bg",
+	"tx", "rx", "nic", "switch", "wan", "module", "port", "bg", "eth",
 };
 
 const char *
@@ -43,7 +43,7 @@ dp_capture_parse(const char *s, uint32_t *mask, char *err, size_t errlen)
 				break;
 		if (k == DP_CAP_COUNT) {
 			snprintf(err, errlen, "unknown capture point '%s' (allowed: tx, rx, nic, "
-				 "switch, wan, module, port, bg, all, none)", tok);
+				 "switch, wan, module, port, bg, eth, all, none)", tok);
 			return -EINVAL;
 		}
 		*mask |= 1u << k;
@@ -80,6 +80,8 @@ dp_capture_frame(struct dp_engine *eng, int ifid, const struct rte_mbuf *m, dp_t
 
 	if (ifid < 0 || c == NULL)
 		return;
+	if (eng->rt != NULL)
+		t = eng->rt->now(eng->rt->arg);	/* when it happened, not when it was due */
 	len = rte_pktmbuf_data_len(m);
 	rc = tr_pcapng_write(c->w, (uint32_t)ifid, t / 1000, rte_pktmbuf_mtod(m, const void *),
 			     len < c->snaplen ? len : c->snaplen, rte_pktmbuf_pkt_len(m));

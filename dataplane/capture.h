@@ -3,7 +3,9 @@
  * Capture points: which elements write frames to the trace, and under which interface name.
  *
  * One pcapng interface per capture point (e.g. "w3.tx", "wan0>1.in"); the same name keeps its
- * interface across the runs of one invocation.  Timestamps are the run's virtual time in ns.
+ * interface across the runs of one invocation.  Timestamps are the run's emulated time in ns: in
+ * virtual time the time of the event, in real time the actual time read off the clock (mapped
+ * through the dilation), so a real-time trace shows when things happened, not when they were due.
  */
 #ifndef DP_CAPTURE_H
 #define DP_CAPTURE_H
@@ -24,6 +26,7 @@ enum dp_cap_kind {
 	DP_CAP_MODULE,	/**< a module's input and output ("m3.in", "m3.out") */
 	DP_CAP_PORT,	/**< a pluggable's port cap ("w3.port.in", ".out") */
 	DP_CAP_BG,	/**< background hosts and sinks ("bg0.tx", "bg0.nic.in", "dc1.sink.rx") */
+	DP_CAP_ETH,	/**< real time: a DC's DPDK port, sent and received ("dc0.eth.tx", ".rx") */
 	DP_CAP_COUNT
 };
 

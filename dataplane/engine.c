@@ -122,9 +122,56 @@ dp_engine_add(struct dp_engine *eng, struct dp_elem *e, const struct dp_elem_ops
 	return 0;
 }
 
+/*
+ * Real time.  E, the emulated clock, only grows, and an event runs only once E has reached it, so
+ * every arrival stamped E by poll() is at or after every event already run: a port's arrivals
+ * enter the calendar as its own events, in order with the rest.
+ */
+static int
+run_rt(struct dp_engine *eng, dp_time_t until, bool (*done)(void *arg), void *arg)
+{
+	const struct dp_rt_hooks *rt = eng->rt;
+	dp_time_t E = rt->now(rt->arg);
+	uint32_t since_poll = 0;
+
+	while (eng->error == 0) {
+		struct dp_elem *e = eng->heap[0];
+
+		if (e->next > E || ++since_poll >= 64) {
+			if (e->next > E)
+				E = rt->now(rt->arg);
+			else
+				eng->rt_behind++;
+			rt->poll(rt->arg, E);
+			since_poll = 0;
+			e = eng->heap[0];
+			if (e->next > E) {
+				if (E > until)
+					break;
+				eng->rt_spins++;
+				if (done != NULL && done(arg))
+					break;
+				continue;
+			}
+		}
+		if (e->next > until)
+			break;
+		eng->now = e->next;
+		e->ops->event(e, eng->now);
+		eng->events++;
+		if (eng->poll != NULL && (eng->events & eng->poll_mask) == 0)
+			eng->poll(eng->poll_arg, eng->now);
+		if (done != NULL && done(arg))
+			break;
+	}
+	return eng->error;
+}
+
 int
 dp_engine_run(struct dp_engine *eng, dp_time_t until, bool (*done)(void *arg), void *arg)
 {
+	if (eng->rt != NULL)
+		return run_rt(eng, until, done, arg);
 	while (eng->error == 0) {
 		struct dp_elem *e = eng->heap[0];
 
@@ -154,15 +201,41 @@ dp_engine_fail(struct dp_engine *eng, int err, const char *fmt, ...)
 	va_end(ap);
 }
 
-void
-dp_barrier_arrive(struct dp_barrier *b, dp_time_t now)
+static void
+barrier_release(struct dp_barrier *b, dp_time_t now)
 {
 	uint32_t i;
 
-	if (++b->count < b->need)
-		return;
 	b->count = 0;
+	b->here_done = false;
+	b->peer_count[b->generation & 1] = 0;
 	b->generation++;
 	for (i = 0; i < b->need; i++)
 		b->release(b->arg, i, now);
+}
+
+void
+dp_barrier_arrive(struct dp_barrier *b, dp_time_t now)
+{
+	if (++b->count < b->need)
+		return;
+	if (b->peers == 0) {
+		barrier_release(b, now);
+		return;
+	}
+	b->here_done = true;
+	b->arrived(b->peer_arg, b->generation, now);
+	if (b->peer_count[b->generation & 1] == b->peers)
+		barrier_release(b, now);
+}
+
+void
+dp_barrier_peer(struct dp_barrier *b, uint32_t generation, dp_time_t now)
+{
+	/* a peer can be at most one generation ahead: it waits for this one's word */
+	if (generation != b->generation && generation != b->generation + 1)
+		return;
+	if (++b->peer_count[generation & 1] == b->peers && generation == b->generation &&
+	    b->here_done)
+		barrier_release(b, now);
 }

@@ -57,11 +57,34 @@ struct dp_elem {
 	char name[32];
 };
 
-/** An ideal barrier: the last worker to arrive releases all, in worker order. */
+/**
+ * An ideal barrier: the last worker to arrive releases all, in worker order.
+ *
+ * Split over processes (real time, one set of data centres each), @c need counts the workers here
+ * and @c peers the other processes: when the workers here are all in, @c arrived tells the peers
+ * (rt.c) and the barrier waits for each peer's word (dp_barrier_peer()); the last of these
+ * releases the workers here.
+ */
 struct dp_barrier {
 	uint32_t need, count;
 	uint32_t generation;
 	void (*release)(void *arg, uint32_t who, dp_time_t now);
+	void *arg;
+	/* split over processes */
+	uint32_t peers;					/**< other processes; 0: none */
+	void (*arrived)(void *arg, uint32_t generation, dp_time_t now);
+	void *peer_arg;
+	bool here_done;					/**< all workers here are in */
+	uint32_t peer_count[2];				/**< peers in, by generation parity */
+};
+
+/**
+ * Real time (rt.c): the engine runs an event only once the emulated clock has reached it, and
+ * between events takes what arrived on the ports.
+ */
+struct dp_rt_hooks {
+	dp_time_t (*now)(void *arg);			/**< emulated time now, read off the TSC */
+	void (*poll)(void *arg, dp_time_t now);		/**< take arrivals, stamped @p now */
 	void *arg;
 };
 
@@ -79,6 +102,10 @@ struct dp_engine {
 	void (*poll)(void *arg, dp_time_t now);
 	void *poll_arg;
 	uint64_t poll_mask;		/**< a power of two less one */
+	/* real time: NULL in virtual time */
+	const struct dp_rt_hooks *rt;
+	uint64_t rt_spins;		/**< polls while nothing was due (idle) */
+	uint64_t rt_behind;		/**< polls while events were overdue */
 };
 
 /** Initialise an engine at time @p t0 with room for @p max_elems elements; 0 or -ENOMEM. */
@@ -99,6 +126,10 @@ void dp_sched(struct dp_elem *e, dp_time_t t);
  * Run events in time order until none is due at or before @p until, @p done(arg) returns true
  * (checked after each event), or an element reports an error.
  *
+ * In real time (@c rt set) an event runs when the emulated clock reaches it (at its own time,
+ * however late), the ports are polled whenever nothing is due and every 64 events when behind,
+ * and the run returns once the clock has passed @p until with nothing due.
+ *
  * @return 0, or the element's error
  */
 int dp_engine_run(struct dp_engine *eng, dp_time_t until, bool (*done)(void *arg), void *arg);
@@ -109,5 +140,11 @@ void dp_engine_fail(struct dp_engine *eng, int err, const char *fmt, ...)
 
 /** Arrive at a barrier; the last arrival releases everyone at its time. */
 void dp_barrier_arrive(struct dp_barrier *b, dp_time_t now);
+
+/**
+ * A peer process's workers are all in at generation @p generation (a split barrier); the last
+ * word releases the workers here at @p now.  Words of a generation already released are ignored.
+ */
+void dp_barrier_peer(struct dp_barrier *b, uint32_t generation, dp_time_t now);
 
 #endif /* DP_ENGINE_H */

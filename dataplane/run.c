@@ -16,6 +16,7 @@
 #include <rte_ring.h>
 
 #include "../models/variant.h"
+#include "rt.h"
 #include "run.h"
 #include "spans.h"
 #include "topology.h"
@@ -230,6 +231,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	struct watch wt;
 	struct runctl ctl;
 	enum sm_resource module_res;
+	dp_time_t watchdog = WATCHDOG;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -255,11 +257,21 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 			.steps = p->steps, .q_nic = p->q_nic, .q_port = p->q_port,
 			.q_sw = p->q_sw, .q_wan = p->q_wan, .cap = p->cap, .pool = p->pool,
 			.t0 = p->t0, .bg = p->bg, .kernel = p->kernel,
+			.local = p->rt != NULL ? p->rt->local : 0,
+			.dc_port = p->rt != NULL ? p->rt->dc_port : NULL,
 		};
 
 		rc = dp_topo_build(t, &tp, err, errlen);
 		if (rc != 0)
 			goto out;
+	}
+	if (p->rt != NULL) {
+		rc = dp_rt_begin(p->rt, t, p->run_id, err, errlen);
+		if (rc != 0) {
+			dp_topo_free(t);
+			goto out;
+		}
+		watchdog = (dp_time_t)((double)p->rt->wait_ms * 1e9 / p->rt->dilation);
 	}
 	res->t_start = p->t0;
 	ctl.p = p;
@@ -303,7 +315,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	while (p->bg_only == 0) {
 		/* a watchdog: background and the probe never run out of events, so a sync that
 		 * makes no step for WATCHDOG of virtual time has stalled */
-		rc = dp_engine_run(&t->eng, t->eng.now + WATCHDOG, step_finished, &wt);
+		rc = dp_engine_run(&t->eng, t->eng.now + watchdog, step_finished, &wt);
 		if (rc != 0 || t->rec.steps_done == wt.seen)
 			break;
 		wt.seen = t->rec.steps_done;
@@ -314,9 +326,13 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 			break;
 		}
 		if (wt.seen == p->steps) {
-			/* the sync is done: background stops, what is in flight drains */
+			/* the sync is done: background stops, what is in flight drains (in real
+			 * time also what the ports still bring, and the peer's record) */
 			dp_topo_stop(t);
-			rc = dp_engine_run(&t->eng, DP_NEVER, NULL, NULL);
+			if (p->rt != NULL)
+				rc = dp_rt_end(p->rt, t, &res->rt, err, errlen);
+			else
+				rc = dp_engine_run(&t->eng, DP_NEVER, NULL, NULL);
 			break;
 		}
 	}
@@ -330,9 +346,9 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	res->nchanges = ctl.n;
 	res->t_end = t->eng.now;
 	res->events = t->eng.events;
-	if (rc != 0)
+	if (rc != 0 && t->eng.error != 0)
 		snprintf(err, errlen, "%s", t->eng.errmsg);
-	else if (!res->interrupted)	/* frames are still in flight when interrupted */
+	else if (rc == 0 && !res->interrupted)	/* frames are still in flight when interrupted */
 		rc = dp_topo_check(t, err, errlen);
 	module_res = prog->module_res;
 	if (t->mod != NULL) {

@@ -12,6 +12,7 @@
 #include "../models/step.h"
 #include "capture.h"
 #include "engine.h"
+#include "rt.h"
 #include "topology.h"
 #include "tune.h"
 
@@ -31,6 +32,7 @@ struct dp_run_params {
 	struct dp_bg_params bg;			/**< background on the WAN (load 0: none) */
 	dp_time_t bg_only;			/**< > 0: no sync, background alone this long */
 	int budget_kind;			/**< enum sm_budget the run charges, -1: none */
+	struct dp_rt *rt;			/**< real time (rt.h), NULL: virtual time */
 	const volatile sig_atomic_t *stop;	/**< set (by a signal handler): end the run
 						 *   after the step in progress, NULL: never */
 	const struct dp_kernel *kernel;		/**< the module's link-kernel program, NULL:
@@ -80,6 +82,7 @@ struct dp_run_result {
 	uint64_t q_n;				/**< samples */
 	dp_time_t *q_t;				/**< [q_n] */
 	uint64_t *q_bytes;			/**< [q_n x q_links] */
+	struct dp_rt_report rt;			/**< real time: the clock, ports, lateness */
 	bool interrupted;			/**< ended by dp_run_params.stop before its
 						 *   steps were done (steps: those done) */
 	uint32_t nchanges;			/**< changes applied during the run */

@@ -25,7 +25,7 @@ release(void *arg, uint32_t who, dp_time_t now)
 {
 	struct dp_topo *t = arg;
 
-	dp_worker_release(&t->workers[who], now);
+	dp_worker_release(&t->workers[t->local_w[who]], now);
 }
 
 static int
@@ -191,10 +191,18 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	t->d = p->model->topo.n_dc;
 	t->w_count = t->n * t->d;
 	t->pool = p->pool;
-	n_elems = 6 * t->w_count + 5 * t->d + 2;
+	t->local = p->local != 0 ? p->local : (t->d >= 32 ? UINT32_MAX : (1u << t->d) - 1);
+	t->dc_port = p->dc_port;
+	t->local_w = calloc(t->w_count, sizeof(*t->local_w));
+	if (t->local_w == NULL)
+		goto nomem;
+	for (w = 0; w < t->w_count; w++)
+		if (t->local & (1u << (w / t->n)))
+			t->local_w[t->n_local++] = w;
+	n_elems = 6 * t->w_count + 6 * t->d + 2;
 	rc = dp_engine_init(&t->eng, n_elems, p->pool, p->t0);
 	if (rc == 0)
-		rc = record_init(&t->rec, p->steps, prog->n, t->w_count);
+		rc = record_init(&t->rec, p->steps, prog->n, t->n_local);
 	if (rc != 0)
 		goto nomem;
 	t->rec.t0 = p->t0;
@@ -213,7 +221,7 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	    (in_net && t->mlink == NULL) || ((pluggable || in_net) && t->mod == NULL))
 		goto nomem;
 
-	t->barrier.need = t->w_count;
+	t->barrier.need = t->n_local;
 	t->barrier.release = release;
 	t->barrier.arg = t;
 	for (w = 0; w < t->w_count; w++) {
@@ -285,10 +293,24 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 		cin = point(p->cap, DP_CAP_WAN, name, ".in");
 		cout = point(p->cap, DP_CAP_WAN, name, ".out");
 		rc = dp_wan_init(&t->wan[d], &t->eng, name, t->links.wan_bw, t->links.wan_delay,
-				 p->q_wan, p->pk->account, &t->sw[(d + 1) % t->d].e, cin, cout);
+				 p->q_wan, p->pk->account,
+				 t->dc_port != NULL && t->dc_port[d] != NULL ? &t->dc_port[d]->e :
+				 &t->sw[(d + 1) % t->d].e, cin, cout);
 		if (rc != 0)
 			goto fail;
 		t->sw[d].to_wan = &t->wan[d].e;
+	}
+	/* real time: what leaves a DC's WAN link goes out of its port, what arrives on it in */
+	for (d = 0; t->dc_port != NULL && d < t->d; d++) {
+		if (t->dc_port[d] == NULL)
+			continue;
+		snprintf(name, sizeof(name), "dc%u.eth", d);
+		rc = dp_port_attach(t->dc_port[d], &t->eng, name, &t->sw[d].e,
+				    point(p->cap, DP_CAP_ETH, name, ".tx"),
+				    point(p->cap, DP_CAP_ETH, name, ".rx"));
+		if (rc != 0)
+			goto fail;
+		t->dc_port[d]->run_id = p->run_id;
 	}
 	rc = build_background(t, p);
 	if (rc != 0)
@@ -335,10 +357,10 @@ dp_topo_start(struct dp_topo *t, bool no_sync)
 {
 	uint32_t w, d;
 
-	for (w = 0; !no_sync && w < t->w_count; w++)
-		dp_worker_start(&t->workers[w], t->eng.now);
+	for (w = 0; !no_sync && w < t->n_local; w++)
+		dp_worker_start(&t->workers[t->local_w[w]], t->eng.now);
 	for (d = 0; t->bg != NULL && d < t->d; d++)
-		if (t->bg[d].link != NULL)	/* a host on this direction */
+		if (t->bg[d].link != NULL && (t->local & (1u << d)))	/* a host here */
 			dp_bghost_start(&t->bg[d], t->eng.now);
 	if (t->probe != NULL)
 		dp_probe_start(t->probe, t->eng.now);
@@ -379,13 +401,20 @@ check_elem(const struct dp_elem *e, char *err, size_t errlen)
 int
 dp_topo_check(const struct dp_topo *t, char *err, size_t errlen)
 {
-	uint64_t made = 0, got = 0, consumed = 0, dropped = 0;
+	uint64_t made = 0, got = 0, consumed = 0, dropped = 0, wire_in = 0, wire_out = 0;
 	uint32_t i;
 	int rc;
 
+	for (i = 0; t->dc_port != NULL && i < t->d; i++)
+		if (t->dc_port[i] != NULL) {
+			wire_in += t->dc_port[i]->rx;
+			wire_out += t->dc_port[i]->tx;
+		}
 	for (i = 0; i < t->w_count; i++) {
 		const struct dp_worker *w = &t->workers[i];
 
+		if (!(t->local & (1u << (i / t->n))))
+			continue;	/* another process runs it */
 		if (w->state != DP_W_DONE) {
 			char where[160];
 
@@ -413,10 +442,11 @@ dp_topo_check(const struct dp_topo *t, char *err, size_t errlen)
 		if (strcmp(e->ops->kind, "module") == 0 || strcmp(e->ops->kind, "sink") == 0)
 			consumed += e->c.tx;
 	}
-	if (made != got + consumed + dropped) {
-		snprintf(err, errlen, "invariant: workers made %" PRIu64 " frames; received %" PRIu64
-			 ", modules consumed %" PRIu64 ", dropped %" PRIu64, made, got, consumed,
-			 dropped);
+	if (made + wire_in != got + consumed + dropped + wire_out) {
+		snprintf(err, errlen, "invariant: workers made %" PRIu64 " frames and %" PRIu64
+			 " came in through ports; received %" PRIu64 ", modules consumed %" PRIu64
+			 ", dropped %" PRIu64 ", %" PRIu64 " went out through ports", made, wire_in,
+			 got, consumed, dropped, wire_out);
 		return -EPROTO;
 	}
 	if (t->pool != NULL && rte_mempool_avail_count(t->pool) != t->pool->size) {
@@ -464,6 +494,10 @@ dp_topo_free(struct dp_topo *t)
 	free(t->sink);
 	free(t->probe);
 	dp_bgstats_free(&t->bgstats);
+	for (i = 0; t->dc_port != NULL && i < t->d; i++)
+		if (t->dc_port[i] != NULL && t->dc_port[i]->e.eng == &t->eng)
+			dp_port_detach(t->dc_port[i]);
+	free(t->local_w);
 	free(t->workers);
 	free(t->nic);
 	free(t->down);

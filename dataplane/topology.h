@@ -18,6 +18,7 @@
 #include "engine.h"
 #include "link.h"
 #include "module.h"
+#include "port.h"
 #include "probe.h"
 #include "record.h"
 #include "switch.h"
@@ -45,6 +46,9 @@ struct dp_topo_params {
 	dp_time_t t0;				/**< virtual time the run starts at */
 	struct dp_bg_params bg;
 	const struct dp_kernel *kernel;		/**< link-kernel program, NULL: built in */
+	/* real time */
+	uint32_t local;				/**< data centres run here (1u << d); 0: all */
+	struct dp_port **dc_port;		/**< [n_dc]: a DC's port, or NULL (none) */
 };
 
 struct dp_topo {
@@ -62,6 +66,9 @@ struct dp_topo {
 	struct dp_probe *probe;					/* NULL: no sampling */
 	struct dp_bgstats bgstats;
 	double bg_load;						/* current load */
+	uint32_t local;						/* DCs here (mask) */
+	uint32_t *local_w, n_local;				/* workers here */
+	struct dp_port **dc_port;				/* [d] or NULL */
 	struct dp_barrier barrier;
 	struct dp_record rec;
 };

@@ -256,6 +256,8 @@ status(const struct outcome *r)
 		return "FAILED";
 	if (r->res.interrupted)
 		return "interrupted";
+	if (r->res.rt.on)
+		return "real time";
 	if (r->loaded)
 		return r->model_rc == 0 ? "ok" : "ok (no model)";
 	if (r->pm_rc == -ERANGE)
@@ -428,6 +430,75 @@ background_table(struct outcome *runs, unsigned int n)
 	return t;
 }
 
+/* Real time: each port's traffic and how late its frames left; the clock and the split. */
+static struct table *
+realtime_table(const struct outcome *runs, unsigned int n)
+{
+	static const struct tcol cols[] = {
+		{ "run", "run", -1 }, { "port", "port", -1 }, { "side", "side", -1 },
+		{ "sent", "frames_sent", 0 }, { "received", "frames_received", 0 },
+		{ "send fails", "send_failures", 0 }, { "bad", "bad_frames", 0 },
+		{ "stale", "stale_frames", 0 }, { "late median us", "late_median_us", 3 },
+		{ "p99 us", "late_p99_us", 3 }, { "p99.9 us", "late_p999_us", 3 },
+		{ "max us", "late_max_us", 3 }, { "RX stamps", "rx_stamps", -1 },
+	};
+	struct table *t = table_create("real_time", "Real time: the ports, and how late frames "
+				       "left against their emulated times (real us)", cols,
+				       sizeof(cols) / sizeof(cols[0]));
+	unsigned int i, k;
+
+	if (t == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		const struct dp_rt_report *rt = &runs[i].res.rt;
+
+		if (runs[i].rc != 0 || !rt->on)
+			continue;
+		for (k = 0; k < rt->n_ports + rt->n_peer_ports; k++) {
+			bool peer = k >= rt->n_ports;
+			const struct dp_rt_port_report *p = peer ? &rt->peer_port[k - rt->n_ports] :
+							   &rt->port[k];
+
+			table_str(t, k == 0 ? runs[i].c.label : "");
+			table_str(t, p->name);
+			table_str(t, peer ? "peer" : "here");
+			table_num(t, (double)p->tx);
+			table_num(t, (double)p->rx);
+			table_num(t, (double)p->tx_fail);
+			table_num(t, (double)p->rx_bad);
+			table_num(t, (double)p->rx_stale);
+			table_num(t, p->late_n ? p->late_median_ns / 1e3 : NAN);
+			table_num(t, p->late_n ? p->late_p99_ns / 1e3 : NAN);
+			table_num(t, p->late_n ? p->late_p999_ns / 1e3 : NAN);
+			table_num(t, p->late_n ? p->late_max_ns / 1e3 : NAN);
+			table_str(t, p->hw_ts ? "NIC" : "TSC at poll");
+		}
+	}
+	for (i = 0; i < n; i++) {
+		const struct dp_rt_report *rt = &runs[i].res.rt;
+
+		if (runs[i].rc != 0 || !rt->on)
+			continue;
+		table_note(t, "dilation %g: emulated time runs %g times slower than real time (every "
+			   "rate on the wire divided by it, every delay multiplied); steps are in "
+			   "emulated time", rt->dilation, rt->dilation);
+		table_note(t, "TSC %.6f GHz measured against CLOCK_MONOTONIC_RAW (DPDK says %.6f: "
+			   "%+.0f ppm)", rt->hz / 1e9, rt->hz_nominal / 1e9,
+			   (rt->hz_nominal / rt->hz - 1) * 1e6);
+		if (rt->split)
+			table_note(t, "split over two processes: this one runs DC mask %#x and %s; "
+				   "clock offset to the peer %+.3f us (round trip %.3f us)%s",
+				   rt->local, rt->leader ? "leads" : "follows",
+				   rt->offset_ns / 1e3, rt->rtt_ns / 1e3,
+				   rt->merged ? "; the steps are both sides' (merged)" :
+				   "; the steps are this side's (the leader reports both)");
+		table_note(t, "engine: %" PRIu64 " polls while events were overdue, %" PRIu64
+			   " while idle", rt->behind, rt->idle);
+		break;
+	}
+	return t;
+}
+
 static void
 print_trace(const struct dp_capture *cap, const char *path)
 {
@@ -479,6 +550,12 @@ print_text(struct outcome *runs, unsigned int n, const struct sc_scenario *sc, b
 			       runs[i].c.label, ch->at / 1e9, dp_param_key(ch->param), ch->old,
 			       ch->value);
 		}
+	}
+	if (n > 0 && runs[0].res.rt.on) {
+		t = realtime_table(runs, n);
+		if (t != NULL)
+			table_print(t, stdout);
+		table_free(t);
 	}
 	for (i = 0; i < n; i++)
 		if (runs[i].res.interrupted)
@@ -555,6 +632,43 @@ queues_json(const struct dp_run_result *res)
 }
 
 static json_t *
+rt_port_json(const struct dp_rt_port_report *p)
+{
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, "
+			 "s:s}", "name", p->name, "device", p->dev,
+			 "frames_sent", (json_int_t)p->tx, "bytes_sent", (json_int_t)p->tx_bytes,
+			 "send_failures", (json_int_t)p->tx_fail,
+			 "frames_received", (json_int_t)p->rx,
+			 "bytes_received", (json_int_t)p->rx_bytes,
+			 "bad_frames", (json_int_t)p->rx_bad, "stale_frames", (json_int_t)p->rx_stale,
+			 "lateness_samples", (json_int_t)p->late_n,
+			 "late_median_ns", num(p->late_n ? p->late_median_ns : NAN),
+			 "late_p99_ns", num(p->late_n ? p->late_p99_ns : NAN),
+			 "late_p999_ns", num(p->late_n ? p->late_p999_ns : NAN),
+			 "late_max_ns", num(p->late_n ? p->late_max_ns : NAN),
+			 "rx_stamps", p->hw_ts ? "nic" : "tsc");
+}
+
+static json_t *
+rt_json(const struct dp_rt_report *rt)
+{
+	json_t *ports = json_array(), *peer = json_array();
+	uint32_t k;
+
+	for (k = 0; k < rt->n_ports; k++)
+		json_array_append_new(ports, rt_port_json(&rt->port[k]));
+	for (k = 0; k < rt->n_peer_ports; k++)
+		json_array_append_new(peer, rt_port_json(&rt->peer_port[k]));
+	return json_pack("{s:f, s:f, s:f, s:b, s:b, s:i, s:I, s:I, s:b, s:I, s:I, s:o, s:o}",
+			 "dilation", rt->dilation, "tsc_hz", rt->hz, "tsc_hz_nominal",
+			 rt->hz_nominal, "split", rt->split, "leader", rt->leader,
+			 "local_mask", (int)rt->local, "peer_offset_ns", (json_int_t)rt->offset_ns,
+			 "peer_rtt_ns", (json_int_t)rt->rtt_ns, "merged", rt->merged,
+			 "polls_behind", (json_int_t)rt->behind, "polls_idle", (json_int_t)rt->idle,
+			 "ports", ports, "peer_ports", peer);
+}
+
+static json_t *
 run_json(const struct outcome *r, uint32_t run_id)
 {
 	json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:b}", "label", r->c.label,
@@ -580,6 +694,9 @@ run_json(const struct outcome *r, uint32_t run_id)
 	json_object_set_new(o, "fluid_bound", num(r->bound));
 	json_object_set_new(o, "max_rel_diff", num(r->max_rel));
 	json_object_set_new(o, "interrupted", json_boolean(r->res.interrupted));
+	json_object_set_new(o, "clock", json_string(r->res.rt.on ? "real" : "virtual"));
+	if (r->res.rt.on)
+		json_object_set_new(o, "real_time", rt_json(&r->res.rt));
 	json_object_set_new(o, "frames", json_integer((json_int_t)r->res.frames));
 	json_object_set_new(o, "events", json_integer((json_int_t)r->res.events));
 	json_object_set_new(o, "wall_s", json_real(r->wall));
@@ -920,14 +1037,21 @@ cmd_run(int argc, char **argv)
 		if (k > need)
 			need = k;
 	}
+	need += runner_rt_need(sc);
 	r.eal = o.eal;
 	r.mbufs = o.mbufs;
 	r.progress = !o.quiet;
 	r.tty = isatty(STDERR_FILENO);
 	r.stop = &stop_flag;
 	catch_stop();
+	r.extra_mb = runner_rt_mem_mb(sc);
 	if (runner_start(&r, need, SM_HDR_BYTES + sc->run.pk.payload, err, sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu run: %s\n", err);
+		status = CLI_EXIT_FAIL;
+		goto out;
+	}
+	if (runner_rt_open(&r, sc, c, n, err, sizeof(err)) != 0) {
+		fprintf(stderr, "syncemu run: real time: %s\n", err);
 		status = CLI_EXIT_FAIL;
 		goto out;
 	}

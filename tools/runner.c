@@ -81,7 +81,7 @@ runner_start(struct runner *r, uint32_t need, uint32_t frame_max, char *err, siz
 
 	if (r->mbufs)
 		need = r->mbufs;
-	rc = dp_eal_init(r->eal, dp_pool_mem_mb(need, frame_max), err, errlen);
+	rc = dp_eal_init(r->eal, dp_pool_mem_mb(need, frame_max) + r->extra_mb, err, errlen);
 	if (rc != 0)
 		return rc;
 	r->pool = dp_pool_create("syncemu_frames", need, frame_max, err, errlen);
@@ -94,9 +94,105 @@ runner_start(struct runner *r, uint32_t need, uint32_t frame_max, char *err, siz
 	return 0;
 }
 
+/* FNV-1a over what both processes of a split run must share. */
+static uint64_t
+fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n--) {
+		h ^= *b++;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+uint32_t
+runner_rt_need(const struct sc_scenario *sc)
+{
+	uint32_t d, n = 0;
+
+	if (sc->run.clock != SC_CLOCK_REAL)
+		return 0;
+	for (d = 0; d < SC_PORTS_MAX; d++)
+		n += sc->ports.dc[d][0] != '\0';
+	return n * 2048;	/* TX rings, control messages */
+}
+
+uint32_t
+runner_rt_mem_mb(const struct sc_scenario *sc)
+{
+	uint64_t bytes = 0;
+	uint32_t d;
+
+	if (sc->run.clock != SC_CLOCK_REAL)
+		return 0;
+	for (d = 0; d < SC_PORTS_MAX; d++)
+		if (sc->ports.dc[d][0] != '\0')
+			bytes += (uint64_t)DP_PORT_RX_MBUFS *
+				 (dp_port_rx_room(sc->ports.dc[d], SM_HDR_BYTES + sc->run.pk.payload) +
+				  RTE_PKTMBUF_HEADROOM + 256);
+	return (uint32_t)(bytes >> 20) + (bytes ? 16 : 0);
+}
+
+int
+runner_rt_open(struct runner *r, const struct sc_scenario *sc, const struct contender *c,
+	       unsigned int n, char *err, size_t errlen)
+{
+	struct dp_rt_params p;
+	uint64_t h = 14695981039346656037ULL;
+	uint32_t d;
+	int rc;
+
+	if (sc->run.clock != SC_CLOCK_REAL)
+		return 0;
+	memset(&p, 0, sizeof(p));
+	p.dilation = sc->run.dilation;
+	p.calibrate_s = sc->run.calibrate;
+	p.n_dc = sc->model.topo.n_dc;
+	p.local = sc->ports.local_mask;
+	p.wait_ms = (int)(sc->ports.wait * 1e3);
+	p.pool = r->pool;
+	p.frame_max = SM_HDR_BYTES + sc->run.pk.payload;
+	for (d = 0; d < SC_PORTS_MAX && d < p.n_dc; d++)
+		p.port[d] = sc->ports.dc[d];
+	if (p.local != (1u << p.n_dc) - 1 && sc->background.load > 0) {
+		snprintf(err, errlen, "background load with the data centres split over two "
+			 "processes is not supported: a transfer's start and end are on different "
+			 "sides (run it in one process, [ports] local = all)");
+		return -ENOTSUP;
+	}
+	h = fnv(h, &sc->model, sizeof(sc->model));
+	h = fnv(h, &sc->run, sizeof(sc->run));
+	h = fnv(h, &sc->queues, sizeof(sc->queues));
+	h = fnv(h, &sc->background.load, sizeof(sc->background.load));
+	for (d = 0; d < n; d++) {	/* field by field: the label's tail is not set */
+		h = fnv(h, &c[d].var, sizeof(c[d].var));
+		h = fnv(h, &c[d].b, sizeof(c[d].b));
+		h = fnv(h, &c[d].budget, sizeof(c[d].budget));
+	}
+	p.config = h;
+	r->rt = calloc(1, sizeof(*r->rt));
+	if (r->rt == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = dp_rt_open(r->rt, &p, err, errlen);
+	if (rc != 0) {
+		free(r->rt);
+		r->rt = NULL;
+	}
+	return rc;
+}
+
 void
 runner_stop(struct runner *r)
 {
+	if (r->rt != NULL) {
+		dp_rt_close(r->rt);
+		free(r->rt);
+		r->rt = NULL;
+	}
 	if (r->pool != NULL)
 		rte_mempool_free(r->pool);
 	r->pool = NULL;
@@ -298,6 +394,7 @@ runner_run(struct runner *r, const struct sc_scenario *sc, const struct contende
 	rp.ctl_resp = r->ctl_resp;
 	rp.status = r->status;
 	rp.stop = r->stop;
+	rp.rt = r->rt;
 	if (sc->kernel.file[0] != '\0' && sm_variant_has_module(c->var)) {
 		o->rc = dp_kernel_load(&kernel, sc->kernel.file, sc->kernel.section, o->err,
 				       sizeof(o->err));

@@ -79,6 +79,8 @@ struct runner {
 	struct rte_ring *ctl_req, *ctl_resp;
 	struct dp_status *status;
 	const volatile sig_atomic_t *stop;	/**< set: end the run after its current step */
+	struct dp_rt *rt;			/**< real time (runner_rt_open), NULL: virtual */
+	uint32_t extra_mb;			/**< EAL memory beyond the pool (the ports') */
 };
 
 /** Mbufs a run of @p c under @p sc needs. */
@@ -90,8 +92,23 @@ uint32_t runner_need(const struct sc_scenario *sc, const struct contender *c);
  */
 int runner_start(struct runner *r, uint32_t need, uint32_t frame_max, char *err, size_t errlen);
 
-/** Free the pool and stop the EAL. */
+/** Free the pool and stop the EAL (closing the real-time ports first). */
 void runner_stop(struct runner *r);
+
+/**
+ * Real time ([run] clock = real): calibrate the clock, open the ports of [ports], and meet the
+ * peer process if the data centres are split; the peer must run the same scenario and the same
+ * @p n contenders (a hash of both is compared).  A no-op in virtual time.  0 or -errno with a
+ * message.
+ */
+int runner_rt_open(struct runner *r, const struct sc_scenario *sc, const struct contender *c,
+		   unsigned int n, char *err, size_t errlen);
+
+/** Mbufs the ports of [ports] need beyond the runs' own (their descriptor rings). */
+uint32_t runner_rt_need(const struct sc_scenario *sc);
+
+/** MB of EAL memory the ports' own receive pools take. */
+uint32_t runner_rt_mem_mb(const struct sc_scenario *sc);
 
 /**
  * Run @p c under @p sc, then compute the models beside it.  The run gets the next run id and

@@ -1,0 +1,627 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The port element: frames out of and into a real ethdev.
+ *
+ * Set up as in DPDK's examples/skeleton (one RX and one TX queue, started, promiscuous), with vdevs
+ * probed when opened (rte_dev_probe) so that a scenario can name them, and in-process ring pairs
+ * built with rte_eth_from_rings.  A frame handed to the port at emulated time t is transmitted at
+ * once, and how late that was (the actual time against t's real time) is recorded.  Received
+ * frames are parsed (dp_frame_parse), queued with the time of the poll that took them, and handed
+ * to the DC's switch when the calendar reaches that time.  Where the NIC stamps received frames
+ * (RTE_ETH_RX_OFFLOAD_TIMESTAMP), the stamp, moved onto the TSC clock by the offset read at each
+ * poll (rte_eth_read_clock), is the arrival time instead.
+ */
+#define ALLOW_EXPERIMENTAL_API	/* rte_eth_read_clock */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_bus_vdev.h>
+#include <rte_dev.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_ring.h>
+
+#include "capture.h"
+#include "frame.h"
+#include "port.h"
+
+#define RX_DESC 1024
+#define TX_DESC 1024
+#define BURST 32
+#define QUEUE_MIN 256
+#define TX_TRIES 1000
+
+static uint64_t ts_flag;	/* RTE_MBUF_DYNFLAG_RX_TIMESTAMP's bit, once registered */
+
+/* ---- lateness ---- */
+
+static void
+late_add(struct dp_lateness *l, double ns)
+{
+	l->seen++;
+	if (ns > l->max)
+		l->max = ns;
+	if (l->ns == NULL) {
+		l->ns = malloc(DP_LATE_MAX * sizeof(*l->ns));
+		if (l->ns == NULL)
+			return;
+	}
+	if (l->n < DP_LATE_MAX) {
+		l->ns[l->n++] = ns;
+		return;
+	}
+	/* reservoir: each of the samples seen stays with probability DP_LATE_MAX / seen */
+	l->rng = l->rng * 6364136223846793005ULL + 1442695040888963407ULL;
+	if ((l->rng >> 20) % l->seen < DP_LATE_MAX)
+		l->ns[(l->rng >> 7) % DP_LATE_MAX] = ns;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+quantile(const double *x, uint64_t n, double q)
+{
+	uint64_t i = (uint64_t)(q * (double)(n - 1) + 0.5);
+
+	return x[i < n ? i : n - 1];
+}
+
+void
+dp_lateness_stats(struct dp_lateness *l, double *median, double *p99, double *p999, double *max)
+{
+	*median = *p99 = *p999 = 0;
+	*max = l->max;
+	if (l->n == 0 || l->ns == NULL)
+		return;
+	qsort(l->ns, l->n, sizeof(*l->ns), cmp_double);
+	*median = quantile(l->ns, l->n, 0.5);
+	*p99 = quantile(l->ns, l->n, 0.99);
+	*p999 = quantile(l->ns, l->n, 0.999);
+}
+
+void
+dp_lateness_free(struct dp_lateness *l)
+{
+	free(l->ns);
+	memset(l, 0, sizeof(*l));
+}
+
+/* ---- the element ---- */
+
+/* A frame from the DC's WAN link: onto the wire now. */
+static void
+port_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
+{
+	struct dp_port *p = (struct dp_port *)e;
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+	uint64_t real = p->clk != NULL ? dp_clock_ns(p->clk) : 0;
+	int tries;
+
+	e->c.rx++;
+	e->c.rx_bytes += len;
+	dp_capture_frame(e->eng, p->cap_tx, m, now);
+	for (tries = 0; tries < TX_TRIES; tries++)
+		if (rte_eth_tx_burst(p->port_id, 0, &m, 1) == 1)
+			break;
+	if (tries == TX_TRIES) {
+		/* the device would not take it (its ring is full, the peer is gone) */
+		p->tx_fail++;
+		e->c.drop++;
+		e->c.drop_bytes += len;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	p->tx++;
+	p->tx_bytes += len;
+	e->c.tx++;
+	e->c.tx_bytes += len;
+	if (p->clk != NULL) {
+		uint64_t due = dp_clock_real(p->clk, now);
+
+		late_add(&p->late, real > due ? (double)(real - due) : 0.0);
+	}
+}
+
+static bool
+is_ctl(const struct rte_mbuf *m, const uint8_t **msg, uint32_t *len)
+{
+	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t l = rte_pktmbuf_data_len(m), ulen;
+
+	if (l < 42 || b[12] != 0x08 || b[13] != 0x00 || b[23] != 17 ||
+	    (uint32_t)(b[36] << 8 | b[37]) != DP_CTL_UDP)
+		return false;
+	ulen = (uint32_t)(b[38] << 8 | b[39]);
+	if (ulen < 8 || 34 + ulen > l)
+		return false;
+	*msg = b + 42;
+	*len = ulen - 8;
+	return true;
+}
+
+/* Arrivals whose time has come: into the DC's switch, or to the control protocol. */
+static void
+port_event(struct dp_elem *e, dp_time_t now)
+{
+	struct dp_port *p = (struct dp_port *)e;
+
+	while (p->head != p->tail && p->q[p->head & p->mask].t <= now) {
+		struct dp_port_arrival *a = &p->q[p->head++ & p->mask];
+		const uint8_t *msg;
+		uint32_t len;
+
+		if (is_ctl(a->m, &msg, &len)) {
+			if (p->on_ctl != NULL)
+				p->on_ctl(p->ctl_arg, p, msg, len, now);
+			rte_pktmbuf_free(a->m);
+			continue;
+		}
+		e->c.tx++;
+		e->c.tx_bytes += rte_pktmbuf_pkt_len(a->m);
+		dp_capture_frame(e->eng, p->cap_rx, a->m, now);
+		p->rx_to->ops->rx(p->rx_to, a->m, now);
+	}
+	dp_sched(e, p->head != p->tail ? p->q[p->head & p->mask].t : DP_NEVER);
+}
+
+static uint64_t
+port_held(const struct dp_elem *e)
+{
+	const struct dp_port *p = (const struct dp_port *)e;
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = p->head; i != p->tail; i++) {
+		const uint8_t *msg;
+		uint32_t len;
+
+		n += !is_ctl(p->q[i & p->mask].m, &msg, &len);
+	}
+	return n;
+}
+
+static const struct dp_elem_ops port_ops = {
+	.kind = "port",
+	.event = port_event,
+	.rx = port_rx,
+	.held = port_held,
+};
+
+static int
+grow(struct dp_port *p)
+{
+	uint32_t size = p->mask + 1, n = p->tail - p->head, i;
+	struct dp_port_arrival *q = malloc(2 * (size_t)size * sizeof(*q));
+
+	if (q == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		q[i] = p->q[(p->head + i) & p->mask];
+	free(p->q);
+	p->q = q;
+	p->head = 0;
+	p->tail = n;
+	p->mask = 2 * size - 1;
+	return 0;
+}
+
+static uint32_t
+frame_run(const struct rte_mbuf *m)
+{
+	const struct dp_se_hdr *se = rte_pktmbuf_mtod_offset(m, const struct dp_se_hdr *,
+							     SM_ETH_HDR + SM_IP_HDR + SM_UDP_HDR);
+
+	return rte_be_to_cpu_32(se->run_id);
+}
+
+/* The NIC's clock minus ours at this moment, ns; 0 if it cannot be read. */
+static int64_t
+nic_offset(const struct dp_port *p)
+{
+	uint64_t nic = 0, ours = dp_clock_ns(p->clk);
+
+	if (rte_eth_read_clock(p->port_id, &nic) != 0)
+		return 0;
+	return (int64_t)(nic - ours);
+}
+
+uint32_t
+dp_port_poll(struct dp_port *p, dp_time_t now)
+{
+	struct rte_mbuf *m[BURST];
+	uint32_t taken = 0;
+	int64_t off = 0;
+	bool was_empty = p->head == p->tail;
+	uint16_t n, i;
+
+	do {
+		n = rte_eth_rx_burst(p->port_id, 0, m, BURST);
+		if (n > 0 && p->hw_ts && p->clk != NULL && taken == 0)
+			off = nic_offset(p);
+		for (i = 0; i < n; i++) {
+			const uint8_t *msg;
+			uint32_t len;
+			dp_time_t t = now;
+
+			if (!is_ctl(m[i], &msg, &len)) {
+				if (dp_frame_parse(m[i]) != 0) {
+					p->rx_bad++;
+					rte_pktmbuf_free(m[i]);
+					continue;
+				}
+				if (frame_run(m[i]) != p->run_id) {
+					p->rx_stale++;	/* an earlier run's, late */
+					rte_pktmbuf_free(m[i]);
+					continue;
+				}
+				p->rx++;
+				p->rx_bytes += rte_pktmbuf_pkt_len(m[i]);
+				p->e.c.rx++;
+				p->e.c.rx_bytes += rte_pktmbuf_pkt_len(m[i]);
+				if (p->hw_ts && (m[i]->ol_flags & ts_flag) && p->clk != NULL) {
+					uint64_t hw = *RTE_MBUF_DYNFIELD(m[i], p->ts_off, uint64_t *);
+					dp_time_t h = dp_clock_emu(p->clk, (uint64_t)((int64_t)hw - off));
+
+					/* never before what already ran */
+					t = h > p->e.eng->now ? (h < now ? h : now) : p->e.eng->now;
+				}
+			} else {
+				p->rx_ctl++;
+			}
+			if (p->tail - p->head > p->mask && grow(p) != 0) {
+				dp_engine_fail(p->e.eng, -ENOMEM, "%s: out of memory for arrivals",
+					       p->e.name);
+				rte_pktmbuf_free(m[i]);
+				continue;
+			}
+			/* in order of time: a NIC stamp may be earlier than the last poll's */
+			if (p->tail != p->head && p->q[(p->tail - 1) & p->mask].t > t)
+				t = p->q[(p->tail - 1) & p->mask].t;
+			p->q[p->tail & p->mask] = (struct dp_port_arrival){ m[i], t, 0 };
+			p->tail++;
+		}
+		taken += n;
+	} while (n == BURST && taken < 4 * BURST);
+	if (was_empty && p->head != p->tail)
+		dp_sched(&p->e, p->q[p->head & p->mask].t);
+	return taken;
+}
+
+int
+dp_port_send_ctl(struct dp_port *p, const void *msg, uint32_t len)
+{
+	static const uint8_t head[42] = {
+		/* Ethernet broadcast from 02:53:45:fe:fe:fe, IPv4 */
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0x53, 0x45, 0xfe, 0xfe, 0xfe, 0x08, 0x00,
+		/* IPv4 10.255.255.1 to 10.255.255.2, UDP; lengths and checksum below */
+		0x45, 0, 0, 0, 0, 0, 0x40, 0, 64, 17, 0, 0, 10, 255, 255, 1, 10, 255, 255, 2,
+		/* UDP 47113 to 47113 */
+		0xb8, 0x09, 0xb8, 0x09, 0, 0, 0, 0,
+	};
+	struct rte_mbuf *m;
+	uint32_t sum = 0;
+	uint8_t *b;
+	int tries, i;
+
+	if (len > DP_CTL_MAX)
+		return -EMSGSIZE;
+	m = rte_pktmbuf_alloc(p->pool);
+	if (m == NULL)
+		return -ENOBUFS;
+	b = rte_pktmbuf_mtod(m, uint8_t *);
+	memcpy(b, head, sizeof(head));
+	b[16] = (uint8_t)((28 + len) >> 8);
+	b[17] = (uint8_t)(28 + len);
+	b[38] = (uint8_t)((8 + len) >> 8);
+	b[39] = (uint8_t)(8 + len);
+	for (i = 0; i < 20; i += 2)
+		sum += (uint32_t)b[14 + i] << 8 | b[15 + i];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	b[24] = (uint8_t)(~sum >> 8);
+	b[25] = (uint8_t)~sum;
+	memcpy(b + 42, msg, len);
+	m->data_len = (uint16_t)(42 + len);
+	m->pkt_len = m->data_len;
+	for (tries = 0; tries < 100000; tries++)
+		if (rte_eth_tx_burst(p->port_id, 0, &m, 1) == 1) {
+			p->tx_ctl++;
+			return 0;
+		}
+	rte_pktmbuf_free(m);
+	return -EAGAIN;
+}
+
+void
+dp_port_ctl_wait(struct dp_port *p, int max_ms, dp_port_ctl_fn fn, void *arg,
+		 const volatile bool *stop)
+{
+	uint64_t end = dp_clock_raw_ns() + (uint64_t)max_ms * 1000000;
+
+	while (!*stop && dp_clock_raw_ns() < end) {
+		struct rte_mbuf *m[BURST];
+		uint16_t n = rte_eth_rx_burst(p->port_id, 0, m, BURST), i;
+
+		for (i = 0; i < n; i++) {
+			const uint8_t *msg;
+			uint32_t len;
+
+			if (is_ctl(m[i], &msg, &len)) {
+				p->rx_ctl++;
+				fn(arg, p, msg, len, 0);
+			} else {
+				p->rx_stale++;
+			}
+			rte_pktmbuf_free(m[i]);
+		}
+		if (n == 0)
+			rte_pause();
+	}
+}
+
+bool
+dp_port_up(const struct dp_port *p)
+{
+	struct rte_eth_link link;
+
+	return rte_eth_link_get_nowait(p->port_id, &link) == 0 && link.link_status;
+}
+
+/* ---- opening ---- */
+
+/* "ring:NAME": the two ends of a pair of rings, one per call. */
+static int
+ring_end(const char *name, uint16_t *port, char *err, size_t errlen)
+{
+	char rn[2][RTE_RING_NAMESIZE], dev[64];
+	struct rte_ring *r[2];
+	uint16_t other;
+	int i, side, pid;
+
+	if (name[0] == '\0' || strlen(name) > 20) {
+		snprintf(err, errlen, "ring:%s: the name must have 1 to 20 characters", name);
+		return -EINVAL;
+	}
+	for (side = 0; side < 2; side++) {
+		snprintf(dev, sizeof(dev), "net_ring_se_%s_%d", name, side);
+		if (rte_eth_dev_get_port_by_name(dev, &other) != 0)
+			break;
+	}
+	if (side == 2) {
+		snprintf(err, errlen, "ring:%s: both ends are in use", name);
+		return -EBUSY;
+	}
+	for (i = 0; i < 2; i++) {
+		snprintf(rn[i], sizeof(rn[i]), "se_%s_%d", name, i);
+		r[i] = rte_ring_lookup(rn[i]);
+		if (r[i] == NULL)
+			r[i] = rte_ring_create(rn[i], 4096, SOCKET_ID_ANY,
+					       RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (r[i] == NULL) {
+			snprintf(err, errlen, "ring:%s: no ring: %s", name, rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
+	}
+	snprintf(dev, sizeof(dev), "se_%s_%d", name, side);	/* the ethdev: net_ring_se_... */
+	/* side 0 receives on ring 0 and sends on ring 1; side 1 the other way round */
+	pid = rte_eth_from_rings(dev, &r[side], 1, &r[1 - side], 1, (unsigned int)rte_socket_id());
+	if (pid < 0) {
+		snprintf(err, errlen, "ring:%s: %s", name, rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	*port = (uint16_t)pid;
+	return 0;
+}
+
+static int
+find_or_probe(struct dp_port *p, const char *devargs, char *err, size_t errlen)
+{
+	char dev[192];
+	int rc;
+
+	snprintf(dev, sizeof(dev), "%.*s", (int)strcspn(devargs, ","), devargs);
+	if (rte_eth_dev_get_port_by_name(dev, &p->port_id) == 0)
+		return 0;	/* given to the EAL (-a, --vdev) */
+	if (strncmp(devargs, "net_", 4) != 0) {
+		snprintf(err, errlen, "port '%s': no such device (a PCI device must be given to "
+			 "the EAL: --eal \"... -a %s\"; a virtual one is net_<driver><n>,<args>)",
+			 devargs, dev);
+		return -ENODEV;
+	}
+	rc = rte_dev_probe(devargs);
+	if (rc != 0 || rte_eth_dev_get_port_by_name(dev, &p->port_id) != 0) {
+		snprintf(err, errlen, "port '%s': the device did not start (%s; is the driver "
+			 "installed, the interface there, the socket free?)", devargs,
+			 rc ? rte_strerror(-rc) : "no ethdev");
+		return rc ? rc : -ENODEV;
+	}
+	p->owned = true;
+	return 0;
+}
+
+uint32_t
+dp_port_rx_room(const char *devargs, uint32_t frame_max)
+{
+	if (strncmp(devargs, "ring:", 5) == 0)
+		return 0;	/* frames arrive in the mbufs the other end sent */
+	if (strncmp(devargs, "net_af_xdp", 10) == 0)
+		return 2048;
+	if (strncmp(devargs, "net_af_packet", 13) == 0 && frame_max > 2048 - 64)
+		return frame_max > 9216 + 64 ? frame_max : 9216 + 64;
+	return frame_max;
+}
+
+static int
+rx_pool_create(struct dp_port *p, const char *devargs, uint32_t frame_max, char *err,
+	       size_t errlen)
+{
+	uint32_t room = dp_port_rx_room(devargs, frame_max), n = DP_PORT_RX_MBUFS;
+	char name[RTE_MEMPOOL_NAMESIZE];
+
+	if (room == 0) {
+		room = 256;
+		n = 2 * RX_DESC;	/* set up, never filled */
+	}
+	if (strncmp(devargs, "net_af_xdp", 10) == 0 && frame_max > room) {
+		snprintf(err, errlen, "port '%s': af_xdp takes frames of at most %u bytes here "
+			 "(one page per frame), and the run's are %u: lower run.mtu and "
+			 "run.frame_payload (e.g. run.mtu=1500)", devargs, room, frame_max);
+		return -EMSGSIZE;
+	}
+	snprintf(name, sizeof(name), "se_rx_dc%u", p->dc);
+	p->rx_pool = rte_pktmbuf_pool_create(name, n, 256, RTE_ALIGN(sizeof(struct dp_meta),
+					     RTE_MBUF_PRIV_ALIGN), (uint16_t)(RTE_PKTMBUF_HEADROOM +
+					     room), SOCKET_ID_ANY);
+	if (p->rx_pool == NULL) {
+		snprintf(err, errlen, "port '%s': no pool of %u mbufs of %u bytes to receive into "
+			 "(%s): give the EAL more memory (-m)", devargs, n, room,
+			 rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int
+dp_port_open(struct dp_port *p, const char *devargs, uint32_t dc, struct rte_mempool *pool,
+	     uint32_t frame_max, const struct dp_clock *clk, int link_wait_ms, char *err,
+	     size_t errlen)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	int rc, waited;
+
+	memset(p, 0, sizeof(*p));
+	p->cap_tx = p->cap_rx = -1;
+	p->ts_off = -1;
+	p->dc = dc;
+	p->pool = pool;
+	p->clk = clk;
+	snprintf(p->dev, sizeof(p->dev), "%s", devargs);
+	p->q = malloc(QUEUE_MIN * sizeof(*p->q));
+	if (p->q == NULL)
+		return -ENOMEM;
+	p->mask = QUEUE_MIN - 1;
+	rc = rx_pool_create(p, devargs, frame_max, err, errlen);
+	if (rc != 0)
+		goto fail;
+	if (strncmp(devargs, "ring:", 5) == 0) {
+		rc = ring_end(devargs + 5, &p->port_id, err, errlen);
+		p->owned = rc == 0;
+	} else {
+		rc = find_or_probe(p, devargs, err, errlen);
+	}
+	if (rc != 0)
+		goto fail;
+	memset(&conf, 0, sizeof(conf));
+	if (rte_eth_dev_info_get(p->port_id, &info) != 0) {
+		snprintf(err, errlen, "port '%s': no device information", devargs);
+		rc = -ENODEV;
+		goto fail;
+	}
+	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP &&
+	    rte_mbuf_dyn_rx_timestamp_register(&p->ts_off, &ts_flag) == 0) {
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
+		p->hw_ts = true;
+	}
+	rc = rte_eth_dev_configure(p->port_id, 1, 1, &conf);
+	if (rc == 0)
+		rc = rte_eth_rx_queue_setup(p->port_id, 0, RX_DESC, SOCKET_ID_ANY, NULL,
+					    p->rx_pool);
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(p->port_id, 0, TX_DESC, SOCKET_ID_ANY, NULL);
+	if (rc == 0)
+		rc = rte_eth_dev_start(p->port_id);
+	if (rc != 0) {
+		snprintf(err, errlen, "port '%s': cannot configure or start it: %s", devargs,
+			 rte_strerror(-rc));
+		goto fail;
+	}
+	p->started = true;
+	rte_eth_promiscuous_enable(p->port_id);
+	for (waited = 0; !dp_port_up(p) && waited < link_wait_ms; waited += 10) {
+		struct timespec ts = { 0, 10000000 };
+
+		nanosleep(&ts, NULL);
+	}
+	if (!dp_port_up(p)) {
+		snprintf(err, errlen, "port '%s': the link did not come up in %d ms (is the other "
+			 "end there: the peer process, the cable, the other interface?)", devargs,
+			 link_wait_ms);
+		rc = -ENOLINK;
+		goto fail;
+	}
+	return 0;
+fail:
+	dp_port_close(p);
+	return rc;
+}
+
+int
+dp_port_attach(struct dp_port *p, struct dp_engine *eng, const char *name, struct dp_elem *rx_to,
+	       int cap_tx, int cap_rx)
+{
+	int rc = dp_engine_add(eng, &p->e, &port_ops, name);
+
+	if (rc != 0)
+		return rc;
+	p->rx_to = rx_to;
+	p->cap_tx = cap_tx;
+	p->cap_rx = cap_rx;
+	p->head = p->tail = 0;
+	p->tx = p->tx_bytes = p->tx_fail = p->rx = p->rx_bytes = p->rx_bad = 0;
+	p->rx_ctl = p->tx_ctl = p->rx_stale = 0;
+	dp_lateness_free(&p->late);
+	return 0;
+}
+
+void
+dp_port_detach(struct dp_port *p)
+{
+	while (p->q != NULL && p->head != p->tail) {
+		rte_pktmbuf_free(p->q[p->head++ & p->mask].m);
+		p->rx_stale++;
+	}
+	p->rx_to = NULL;
+	p->e.eng = NULL;
+}
+
+void
+dp_port_close(struct dp_port *p)
+{
+	struct rte_mbuf *m[BURST];
+	uint16_t n;
+
+	while (p->q != NULL && p->head != p->tail)
+		rte_pktmbuf_free(p->q[p->head++ & p->mask].m);
+	free(p->q);
+	p->q = NULL;
+	if (p->started) {
+		while ((n = rte_eth_rx_burst(p->port_id, 0, m, BURST)) > 0)
+			rte_pktmbuf_free_bulk(m, n);
+		rte_eth_dev_stop(p->port_id);
+		p->started = false;
+	}
+	if (p->owned) {
+		rte_eth_dev_close(p->port_id);
+		if (strncmp(p->dev, "net_", 4) == 0) {
+			char dev[192];
+
+			snprintf(dev, sizeof(dev), "%.*s", (int)strcspn(p->dev, ","), p->dev);
+			rte_vdev_uninit(dev);
+		}
+		p->owned = false;
+	}
+	rte_mempool_free(p->rx_pool);
+	p->rx_pool = NULL;
+	dp_lateness_free(&p->late);
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A port: where a data centre's WAN traffic crosses a real DPDK ethdev (a NIC on a real host;
+ * here net_ring, net_memif, net_af_packet or net_af_xdp).  Frames the DC's WAN link delivers to
+ * the port (at the time they reach the far end of the emulated link) are transmitted at once;
+ * frames that arrive on it enter the DC's switch at the time they arrived.  Control frames (UDP
+ * port 47113) carry the two-process protocol of rt.c.
+ *
+ * Arrivals are taken by dp_port_poll() between events (the engine's real-time loop) and stamped
+ * with the emulated time of the poll; they enter the calendar as the port's own events, so they
+ * run in time order with everything else.
+ */
+#ifndef DP_PORT_H
+#define DP_PORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "clock.h"
+#include "engine.h"
+
+#define DP_CTL_UDP 47113
+#define DP_CTL_MAX 1400		/**< bytes of a control message */
+#define DP_LATE_MAX (1u << 20)	/**< lateness samples kept (a reservoir beyond) */
+
+/** How late frames left: actual against scheduled, in real ns. */
+struct dp_lateness {
+	uint64_t n;		/**< samples kept */
+	uint64_t seen;		/**< frames measured */
+	double *ns;		/**< [min(seen, DP_LATE_MAX)] */
+	uint64_t rng;		/**< reservoir sampling state */
+	double max;
+};
+
+/** Percentiles of @p l (0 when empty); sorts the samples. */
+void dp_lateness_stats(struct dp_lateness *l, double *median, double *p99, double *p999,
+		       double *max);
+
+void dp_lateness_free(struct dp_lateness *l);
+
+struct dp_port;
+
+/** A control message arrived (in its turn in the calendar, at @p now). */
+typedef void (*dp_port_ctl_fn)(void *arg, struct dp_port *p, const uint8_t *msg, uint32_t len,
+			       dp_time_t now);
+
+struct dp_port_arrival {
+	struct rte_mbuf *m;
+	dp_time_t t;
+	uint64_t hw_ns;		/**< the NIC's timestamp (ns of its clock); 0: none */
+};
+
+struct dp_port {
+	struct dp_elem e;
+	uint16_t port_id;
+	uint32_t dc;			/**< the data centre whose port it is */
+	char dev[192];
+	bool owned;			/**< opened here (closed by dp_port_close) */
+	bool started;			/**< rte_eth_dev_start() succeeded */
+	struct rte_mempool *pool;	/**< the run's: control messages go out of it */
+	struct rte_mempool *rx_pool;	/**< the device receives into it (its own) */
+	const struct dp_clock *clk;
+	struct dp_elem *rx_to;		/**< the DC's switch */
+	uint32_t run_id;		/**< frames of other runs are stale */
+	dp_port_ctl_fn on_ctl;
+	void *ctl_arg;
+	int cap_tx, cap_rx;
+	/* arrivals waiting for their turn */
+	struct dp_port_arrival *q;
+	uint32_t mask, head, tail;
+	/* statistics */
+	uint64_t tx, tx_bytes, tx_fail, rx, rx_bytes, rx_bad, rx_ctl, tx_ctl, rx_stale;
+	struct dp_lateness late;	/**< of the frames sent */
+	bool hw_ts;			/**< the NIC stamps received frames */
+	int ts_off;			/**< mbuf dynfield offset of the timestamp; -1: none */
+};
+
+/**
+ * Open (probe, configure, start) the device @p devargs: a vdev string ("net_memif0,role=server,
+ * socket=/tmp/s.sock,socket-abstract=no", "net_af_xdp0,iface=veth0"), a device given to the EAL
+ * (a PCI address "0000:3b:00.0", or a port name), or "ring:NAME" (an in-process pair of rings:
+ * the first open of NAME gets one end, the second the other).  Waits up to @p link_wait_ms for
+ * the link.  A port stays open across the runs of an invocation.
+ *
+ * @return 0, or -errno with a message naming the device and what to do
+ */
+int dp_port_open(struct dp_port *p, const char *devargs, uint32_t dc, struct rte_mempool *pool,
+		 uint32_t frame_max, const struct dp_clock *clk, int link_wait_ms, char *err,
+		 size_t errlen);
+
+/**
+ * The mbufs a port receives into (its own pool: received frames stay in the emulation, queued
+ * at the switch and its links, until the workers take them), and their data room for frames of
+ * @p frame_max bytes on device @p devargs: af_packet needs whole TPACKET frames (9216 bytes with
+ * framesz=9216), af_xdp an element of at most a page (frames of at most 2048 bytes).
+ */
+#define DP_PORT_RX_MBUFS 16384
+uint32_t dp_port_rx_room(const char *devargs, uint32_t frame_max);
+
+/**
+ * Make the port an element of a run's engine: frames that arrive go to @p rx_to; its statistics
+ * start again.  0 or -ENOSPC.
+ */
+int dp_port_attach(struct dp_port *p, struct dp_engine *eng, const char *name,
+		   struct dp_elem *rx_to, int cap_tx, int cap_rx);
+
+/** The run is over: what still waits in the port is freed (counted in rx_stale). */
+void dp_port_detach(struct dp_port *p);
+
+/** Stop and close the device. */
+void dp_port_close(struct dp_port *p);
+
+/** Take what has arrived, stamped @p now.  @return frames taken. */
+uint32_t dp_port_poll(struct dp_port *p, dp_time_t now);
+
+/** Send a control message (at most DP_CTL_MAX bytes) at once; 0 or -errno. */
+int dp_port_send_ctl(struct dp_port *p, const void *msg, uint32_t len);
+
+/**
+ * Outside the engine (the start handshake, the end): receive control messages for up to
+ * @p max_ms, handing each to @p fn; data frames are dropped (counted in rx_stale).  Returns as
+ * soon as @p fn sets *@p stop.
+ */
+void dp_port_ctl_wait(struct dp_port *p, int max_ms, dp_port_ctl_fn fn, void *arg,
+		      const volatile bool *stop);
+
+/** The link is up. */
+bool dp_port_up(const struct dp_port *p);
+
+#endif /* DP_PORT_H */

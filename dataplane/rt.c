@@ -1,0 +1,704 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Real time: the clock, the ports, and the protocol between two processes (rt.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ethdev.h>
+
+#include "record.h"
+#include "rt.h"
+#include "topology.h"
+
+#define RT_MAGIC 0x54524553u	/* "SERT" little-endian */
+#define RT_VERSION 1
+#define RT_HDR 48
+#define RT_VALS ((DP_CTL_MAX - RT_HDR) / 8)
+#define RT_PINGS 32
+
+enum rt_type {
+	RT_HELLO = 1,		/* a: config hash, b: DCs here, c: 1 if the peer's HELLO was heard */
+	RT_PING,		/* a: sender's clock */
+	RT_PONG,		/* a: the PING's a, b: responder's clock */
+	RT_START,		/* a: real start, on the receiver's clock */
+	RT_START_ACK,
+	RT_ARRIVED,		/* gen: barrier generation */
+	RT_DONE,		/* a: data frames sent through the ports this run */
+	RT_PORTREP,		/* gen: DC, v: a port's figures */
+	RT_RESULT,		/* gen: array, a: offset, count: values in v */
+	RT_RESULT_END,		/* a: values sent */
+	RT_RESULT_ACK,
+};
+
+struct rt_msg {
+	uint32_t magic;
+	uint8_t version;
+	uint8_t type;
+	uint16_t count;
+	uint32_t run_id;
+	uint32_t gen;
+	uint64_t a, b, c, d;
+	uint64_t v[RT_VALS];
+};
+
+_Static_assert(offsetof(struct rt_msg, v) == RT_HDR, "rt_msg header");
+
+/* ---- the engine's hooks ---- */
+
+static dp_time_t
+rt_now(void *arg)
+{
+	const struct dp_rt *rt = arg;
+
+	return dp_clock_emu(&rt->clk, dp_clock_ns(&rt->clk));
+}
+
+static void
+rt_poll(void *arg, dp_time_t now)
+{
+	struct dp_rt *rt = arg;
+	uint32_t d;
+
+	for (d = 0; d < rt->n_dc; d++)
+		if (rt->dc_port[d] != NULL && rt->dc_port[d]->e.eng != NULL)
+			dp_port_poll(rt->dc_port[d], now);
+}
+
+/* ---- messages ---- */
+
+static int
+send_msg(struct dp_rt *rt, uint8_t type, uint32_t run_id, uint32_t gen, uint64_t a, uint64_t b,
+	 uint64_t c, const uint64_t *v, uint16_t count)
+{
+	struct rt_msg m;
+	uint16_t i;
+
+	memset(&m, 0, RT_HDR);
+	m.magic = rte_cpu_to_le_32(RT_MAGIC);
+	m.version = RT_VERSION;
+	m.type = type;
+	m.count = rte_cpu_to_le_16(count);
+	m.run_id = rte_cpu_to_le_32(run_id);
+	m.gen = rte_cpu_to_le_32(gen);
+	m.a = rte_cpu_to_le_64(a);
+	m.b = rte_cpu_to_le_64(b);
+	m.c = rte_cpu_to_le_64(c);
+	for (i = 0; i < count && i < RT_VALS; i++)
+		m.v[i] = rte_cpu_to_le_64(v[i]);
+	return dp_port_send_ctl(rt->ctl, &m, RT_HDR + 8u * count);
+}
+
+/* Decode @p raw into @p m; false if it is not one of ours. */
+static bool
+decode(const uint8_t *raw, uint32_t len, struct rt_msg *m)
+{
+	uint16_t i;
+
+	if (len < RT_HDR)
+		return false;
+	memcpy(m, raw, RT_HDR);
+	if (rte_le_to_cpu_32(m->magic) != RT_MAGIC || m->version != RT_VERSION)
+		return false;
+	m->count = rte_le_to_cpu_16(m->count);
+	m->run_id = rte_le_to_cpu_32(m->run_id);
+	m->gen = rte_le_to_cpu_32(m->gen);
+	m->a = rte_le_to_cpu_64(m->a);
+	m->b = rte_le_to_cpu_64(m->b);
+	m->c = rte_le_to_cpu_64(m->c);
+	if (m->count > RT_VALS || len < RT_HDR + 8u * m->count)
+		return false;
+	for (i = 0; i < m->count; i++) {
+		uint64_t x;
+
+		memcpy(&x, raw + RT_HDR + 8u * i, 8);
+		m->v[i] = rte_le_to_cpu_64(x);
+	}
+	return true;
+}
+
+static uint64_t
+dbits(double x)
+{
+	uint64_t b;
+
+	memcpy(&b, &x, sizeof(b));
+	return b;
+}
+
+static double
+bitsd(uint64_t b)
+{
+	double x;
+
+	memcpy(&x, &b, sizeof(x));
+	return x;
+}
+
+/* The record's arrays, as the follower sends them and the leader merges them. */
+enum rt_array { A_COMPUTE, A_ROUND, A_STEP, A_FRAMES, A_GATHERED, A_FINISHED, A_COUNT };
+
+static uint64_t
+array_len(const struct dp_record *r, int a)
+{
+	return a == A_ROUND ? (uint64_t)r->steps * r->rounds : r->steps;
+}
+
+static uint64_t
+array_get(const struct dp_record *r, int a, uint64_t i)
+{
+	switch (a) {
+	case A_COMPUTE: return r->compute_end[i];
+	case A_ROUND: return r->round_end[i];
+	case A_STEP: return r->step_end[i];
+	case A_FRAMES: return r->frames[i];
+	case A_GATHERED: return r->gathered[i];
+	default: return r->finished[i];
+	}
+}
+
+/* Both sides' figure: the latest time, the sum of counts. */
+static void
+array_merge(struct dp_record *r, int a, uint64_t i, uint64_t v)
+{
+	switch (a) {
+	case A_COMPUTE: dp_record_max(&r->compute_end[i], v); break;
+	case A_ROUND: dp_record_max(&r->round_end[i], v); break;
+	case A_STEP: dp_record_max(&r->step_end[i], v); break;
+	case A_FRAMES: r->frames[i] += v; break;
+	case A_GATHERED: dp_record_max(&r->gathered[i], v); break;
+	default: r->finished[i] += (uint32_t)v; break;
+	}
+}
+
+static void
+port_report(const struct dp_port *p, struct dp_rt_port_report *r)
+{
+	struct dp_lateness l = p->late;	/* sorted in place: a copy of the pointer is fine */
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "dc%u.eth", p->dc);
+	snprintf(r->dev, sizeof(r->dev), "%s", p->dev);
+	r->tx = p->tx;
+	r->tx_bytes = p->tx_bytes;
+	r->tx_fail = p->tx_fail;
+	r->rx = p->rx;
+	r->rx_bytes = p->rx_bytes;
+	r->rx_bad = p->rx_bad;
+	r->rx_stale = p->rx_stale;
+	r->tx_ctl = p->tx_ctl;
+	r->rx_ctl = p->rx_ctl;
+	r->hw_ts = p->hw_ts;
+	r->late_n = l.seen;
+	dp_lateness_stats(&l, &r->late_median_ns, &r->late_p99_ns, &r->late_p999_ns,
+			  &r->late_max_ns);
+}
+
+/* A port's figures as RT_PORTREP values, and back. */
+static uint16_t
+portrep_pack(const struct dp_rt_port_report *r, uint64_t *v)
+{
+	uint16_t n = 0;
+
+	v[n++] = r->tx;
+	v[n++] = r->tx_bytes;
+	v[n++] = r->tx_fail;
+	v[n++] = r->rx;
+	v[n++] = r->rx_bytes;
+	v[n++] = r->rx_bad;
+	v[n++] = r->rx_stale;
+	v[n++] = r->late_n;
+	v[n++] = dbits(r->late_median_ns);
+	v[n++] = dbits(r->late_p99_ns);
+	v[n++] = dbits(r->late_p999_ns);
+	v[n++] = dbits(r->late_max_ns);
+	v[n++] = r->hw_ts;
+	return n;
+}
+
+static void
+portrep_unpack(struct dp_rt_port_report *r, uint32_t dc, const uint64_t *v, uint16_t n)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "dc%u.eth", dc);
+	snprintf(r->dev, sizeof(r->dev), "(the peer's)");
+	if (n < 13)
+		return;
+	r->tx = v[0];
+	r->tx_bytes = v[1];
+	r->tx_fail = v[2];
+	r->rx = v[3];
+	r->rx_bytes = v[4];
+	r->rx_bad = v[5];
+	r->rx_stale = v[6];
+	r->late_n = v[7];
+	r->late_median_ns = bitsd(v[8]);
+	r->late_p99_ns = bitsd(v[9]);
+	r->late_p999_ns = bitsd(v[10]);
+	r->late_max_ns = bitsd(v[11]);
+	r->hw_ts = v[12] != 0;
+}
+
+/* Every control message, in the engine (at @p now) or outside it (now 0). */
+static void
+on_msg(void *arg, struct dp_port *p, const uint8_t *raw, uint32_t len, dp_time_t now)
+{
+	struct dp_rt *rt = arg;
+	struct rt_msg m;
+	uint16_t i;
+
+	(void)p;
+	if (!decode(raw, len, &m)) {
+		rt->seen_other++;
+		return;
+	}
+	switch (m.type) {
+	case RT_HELLO:
+		if (m.a != rt->config) {
+			snprintf(rt->why, sizeof(rt->why), "the peer runs another scenario or other "
+				 "options (its hash %016llx, ours %016llx): give both the same "
+				 "scenario, --set, steps, variants and budgets",
+				 (unsigned long long)m.a, (unsigned long long)rt->config);
+			return;
+		}
+		if ((m.b & rt->local) != 0 || ((m.b | rt->local) != (1u << rt->n_dc) - 1)) {
+			snprintf(rt->why, sizeof(rt->why), "the data centres here (mask %#x) and the "
+				 "peer's (%#llx) must split the %u of the scenario between them",
+				 rt->local, (unsigned long long)m.b, rt->n_dc);
+			return;
+		}
+		if (!rt->got_hello || m.c == 0)	/* let it hear ours */
+			send_msg(rt, RT_HELLO, 0, 0, rt->config, rt->local, 1, NULL, 0);
+		rt->got_hello = true;
+		if (m.c != 0)
+			rt->peer_has_ours = true;
+		break;
+	case RT_PING:
+		send_msg(rt, RT_PONG, 0, 0, m.a, dp_clock_ns(&rt->clk), 0, NULL, 0);
+		break;
+	case RT_PONG:
+		if (m.a == rt->pong_sent) {
+			rt->got_pong = true;
+			rt->pong_peer = m.b;
+		}
+		break;
+	case RT_START:
+		if (m.run_id == rt->run_id) {
+			rt->got_start = true;
+			rt->start_ns = m.a;
+			send_msg(rt, RT_START_ACK, m.run_id, 0, 0, 0, 0, NULL, 0);
+		}
+		break;
+	case RT_START_ACK:
+		if (m.run_id == rt->run_id)
+			rt->got_ack = true;
+		break;
+	case RT_ARRIVED:
+		if (m.run_id == rt->run_id && rt->topo != NULL)
+			dp_barrier_peer(&rt->topo->barrier, m.gen, now);
+		break;
+	case RT_DONE:
+		if (m.run_id == rt->run_id) {
+			rt->peer_done = true;
+			rt->peer_tx = m.a;
+		}
+		break;
+	case RT_PORTREP:
+		if (m.run_id == rt->run_id && rt->n_peer_ports < DP_RT_DC_MAX)
+			portrep_unpack(&rt->peer_port[rt->n_peer_ports++], m.gen, m.v, m.count);
+		break;
+	case RT_RESULT:
+		if (m.run_id != rt->run_id || rt->topo == NULL || m.gen >= A_COUNT)
+			break;
+		for (i = 0; i < m.count; i++)
+			if (m.a + i < array_len(&rt->topo->rec, (int)m.gen))
+				array_merge(&rt->topo->rec, (int)m.gen, m.a + i, m.v[i]);
+		rt->results += m.count;
+		break;
+	case RT_RESULT_END:
+		if (m.run_id == rt->run_id) {
+			rt->results_end = true;
+			rt->results_want = m.a;
+		}
+		break;
+	case RT_RESULT_ACK:
+		if (m.run_id == rt->run_id)
+			rt->got_ack = true;
+		break;
+	default:
+		rt->seen_other++;
+	}
+}
+
+/* Outside the engine: control messages for up to @p ms, or until *@p flag. */
+static void
+wait_for(struct dp_rt *rt, int ms, const volatile bool *flag)
+{
+	static const volatile bool never;
+
+	dp_port_ctl_wait(rt->ctl, ms, on_msg, rt, flag != NULL ? flag : &never);
+}
+
+static void
+arrived(void *arg, uint32_t generation, dp_time_t now)
+{
+	struct dp_rt *rt = arg;
+
+	(void)now;
+	send_msg(rt, RT_ARRIVED, rt->run_id, generation, 0, 0, 0, NULL, 0);
+}
+
+/* ---- open, close ---- */
+
+void
+dp_rt_close(struct dp_rt *rt)
+{
+	uint32_t d;
+
+	for (d = 0; d < DP_RT_DC_MAX; d++)
+		if (rt->opened[d]) {
+			dp_port_close(&rt->port[d]);
+			rt->opened[d] = false;
+			rt->dc_port[d] = NULL;
+		}
+}
+
+static int
+hello(struct dp_rt *rt, char *err, size_t errlen)
+{
+	uint64_t end = dp_clock_raw_ns() + (uint64_t)rt->wait_ms * 1000000;
+	uint64_t best = UINT64_MAX;
+	int i;
+
+	while (!(rt->got_hello && rt->peer_has_ours) && rt->why[0] == '\0') {
+		if (dp_clock_raw_ns() > end) {
+			snprintf(err, errlen, "no word from the peer process on %s in %d ms (start "
+				 "the other side with the same scenario; check [ports])",
+				 rt->ctl->dev, rt->wait_ms);
+			return -ETIMEDOUT;
+		}
+		send_msg(rt, RT_HELLO, 0, 0, rt->config, rt->local, rt->got_hello, NULL, 0);
+		wait_for(rt, 20, NULL);
+	}
+	if (rt->why[0] != '\0') {
+		snprintf(err, errlen, "%s", rt->why);
+		return -EPROTO;
+	}
+	if (!rt->leader)
+		return 0;
+	/* the clock offset: the ping-pong with the smallest round trip */
+	for (i = 0; i < RT_PINGS && dp_clock_raw_ns() < end; i++) {
+		uint64_t t0 = dp_clock_ns(&rt->clk), t1;
+
+		rt->got_pong = false;
+		rt->pong_sent = t0;
+		send_msg(rt, RT_PING, 0, 0, t0, 0, 0, NULL, 0);
+		wait_for(rt, 50, &rt->got_pong);
+		t1 = dp_clock_ns(&rt->clk);
+		if (rt->got_pong && t1 - t0 < best) {
+			best = t1 - t0;
+			rt->rtt_ns = best;
+			rt->offset_ns = (int64_t)rt->pong_peer - (int64_t)(t0 + (t1 - t0) / 2);
+		}
+	}
+	if (best == UINT64_MAX) {
+		snprintf(err, errlen, "the peer answered HELLO but no PING on %s", rt->ctl->dev);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+int
+dp_rt_open(struct dp_rt *rt, const struct dp_rt_params *p, char *err, size_t errlen)
+{
+	uint32_t all, d, n_ring = 0;
+	int rc;
+
+	memset(rt, 0, sizeof(*rt));
+	if (p->n_dc == 0 || p->n_dc > DP_RT_DC_MAX || !(p->dilation >= 1)) {
+		snprintf(err, errlen, "real time: bad parameters (%u data centres, dilation %g)",
+			 p->n_dc, p->dilation);
+		return -EINVAL;
+	}
+	all = (1u << p->n_dc) - 1;
+	rt->n_dc = p->n_dc;
+	rt->local = p->local & all;
+	rt->split = rt->local != all;
+	rt->leader = (rt->local & 1u) != 0;
+	rt->dilation = p->dilation;
+	rt->wait_ms = p->wait_ms;
+	rt->config = p->config;
+	if (rt->local == 0) {
+		snprintf(err, errlen, "[ports] local: no data centre of the scenario's %u", p->n_dc);
+		return -EINVAL;
+	}
+	for (d = 0; d < p->n_dc; d++) {
+		bool mapped = p->port[d] != NULL && p->port[d][0] != '\0';
+		bool here = rt->local & (1u << d);
+		uint32_t next = (d + 1) % p->n_dc, prev = (d + p->n_dc - 1) % p->n_dc;
+
+		if (mapped && !here) {
+			snprintf(err, errlen, "[ports] dc%u: data centre %u runs in the other process: "
+				 "its port is mapped there", d, d);
+			return -EINVAL;
+		}
+		if (here && !mapped && p->n_dc > 1 &&
+		    (!(rt->local & (1u << next)) || !(rt->local & (1u << prev)))) {
+			snprintf(err, errlen, "[ports] dc%u: data centre %u exchanges frames with DC "
+				 "%u in the other process: map it to a port", d, d,
+				 !(rt->local & (1u << next)) ? next : prev);
+			return -EINVAL;
+		}
+		n_ring += mapped && strncmp(p->port[d], "ring:", 5) == 0;
+	}
+	if (n_ring % 2 != 0) {
+		snprintf(err, errlen, "[ports]: a ring:NAME port has two ends, one per data centre: "
+			 "map the same name at two DCs");
+		return -EINVAL;
+	}
+	rt->clk.dilation = p->dilation;
+	rc = dp_clock_calibrate(&rt->clk, p->calibrate_s);
+	if (rc != 0) {
+		snprintf(err, errlen, "calibrating the TSC against CLOCK_MONOTONIC_RAW failed: %s",
+			 strerror(-rc));
+		return rc;
+	}
+	rt->hooks.now = rt_now;
+	rt->hooks.poll = rt_poll;
+	rt->hooks.arg = rt;
+	for (d = 0; d < p->n_dc; d++) {
+		if (p->port[d] == NULL || p->port[d][0] == '\0')
+			continue;
+		rc = dp_port_open(&rt->port[d], p->port[d], d, p->pool, p->frame_max, &rt->clk,
+				  p->wait_ms, err, errlen);
+		if (rc != 0) {
+			dp_rt_close(rt);
+			return rc;
+		}
+		rt->opened[d] = true;
+		rt->dc_port[d] = &rt->port[d];
+		rt->port[d].on_ctl = on_msg;
+		rt->port[d].ctl_arg = rt;
+		if (rt->ctl == NULL)
+			rt->ctl = &rt->port[d];
+	}
+	if (rt->split) {
+		rc = hello(rt, err, errlen);
+		if (rc != 0) {
+			dp_rt_close(rt);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* ---- a run ---- */
+
+int
+dp_rt_begin(struct dp_rt *rt, struct dp_topo *t, uint32_t run_id, char *err, size_t errlen)
+{
+	uint64_t start;
+
+	rt->topo = t;
+	rt->run_id = run_id;
+	rt->sent_done = rt->peer_done = false;
+	rt->peer_tx = 0;
+	rt->n_peer_ports = 0;
+	rt->results = rt->results_want = 0;
+	rt->results_end = false;
+	rt->got_start = rt->got_ack = false;
+	rt->why[0] = '\0';
+	if (rt->split) {
+		t->barrier.peers = 1;
+		t->barrier.arrived = arrived;
+		t->barrier.peer_arg = rt;
+	}
+	if (!rt->split) {
+		start = dp_clock_ns(&rt->clk) + 20000000;	/* 20 ms to settle */
+	} else if (rt->leader) {
+		uint64_t margin = 100000000 + 20 * rt->rtt_ns;
+
+		start = dp_clock_ns(&rt->clk) + margin;
+		while (!rt->got_ack) {
+			if (dp_clock_ns(&rt->clk) + margin / 4 > start) {
+				snprintf(err, errlen, "the peer did not acknowledge the start of run "
+					 "%u in %.0f ms", run_id, margin / 1e6 * 0.75);
+				return -ETIMEDOUT;
+			}
+			send_msg(rt, RT_START, run_id, 0,
+				 (uint64_t)((int64_t)start + rt->offset_ns), 0, 0, NULL, 0);
+			wait_for(rt, 10, &rt->got_ack);
+		}
+	} else {
+		wait_for(rt, rt->wait_ms, &rt->got_start);
+		if (!rt->got_start) {
+			snprintf(err, errlen, "the leading process did not start run %u in %d ms",
+				 run_id, rt->wait_ms);
+			return -ETIMEDOUT;
+		}
+		start = rt->start_ns;
+		if (start < dp_clock_ns(&rt->clk)) {
+			snprintf(err, errlen, "run %u was to start %.3f ms ago: the clocks disagree "
+				 "or the start came late", run_id,
+				 (dp_clock_ns(&rt->clk) - start) / 1e6);
+			return -ETIME;
+		}
+	}
+	dp_clock_epoch(&rt->clk, start, t->eng.now, rt->dilation);
+	t->eng.rt = &rt->hooks;
+	return 0;
+}
+
+struct drain {
+	struct dp_rt *rt;
+	struct dp_topo *t;
+};
+
+static void
+port_totals(const struct dp_rt *rt, uint64_t *tx, uint64_t *rx)
+{
+	uint32_t d;
+
+	*tx = *rx = 0;
+	for (d = 0; d < rt->n_dc; d++)
+		if (rt->dc_port[d] != NULL) {
+			*tx += rt->dc_port[d]->tx;
+			*rx += rt->dc_port[d]->rx;
+		}
+}
+
+/* Idle here, and every frame sent to us has arrived. */
+static bool
+drained(void *arg)
+{
+	struct drain *dr = arg;
+	struct dp_rt *rt = dr->rt;
+	uint64_t tx, rx;
+
+	if (dr->t->eng.heap[0]->next != DP_NEVER)
+		return false;
+	port_totals(rt, &tx, &rx);
+	if (!rt->split)
+		return rx == tx;	/* the ports are each other's ends */
+	if (!rt->sent_done) {
+		send_msg(rt, RT_DONE, rt->run_id, 0, tx, 0, 0, NULL, 0);
+		rt->sent_done = true;
+	}
+	return rt->peer_done && rx >= rt->peer_tx;
+}
+
+static int
+send_results(struct dp_rt *rt, const struct dp_topo *t)
+{
+	uint64_t v[RT_VALS], total = 0;
+	uint32_t d;
+	int a, rc;
+
+	for (d = 0; d < rt->n_dc; d++)
+		if (rt->dc_port[d] != NULL) {
+			struct dp_rt_port_report r;
+			uint16_t n;
+
+			port_report(rt->dc_port[d], &r);
+			n = portrep_pack(&r, v);
+			send_msg(rt, RT_PORTREP, rt->run_id, d, 0, 0, 0, v, n);
+		}
+	for (a = 0; a < A_COUNT; a++) {
+		uint64_t len = array_len(&t->rec, a), i = 0;
+
+		while (i < len) {
+			uint16_t n = 0;
+
+			while (n < RT_VALS && i + n < len) {
+				v[n] = array_get(&t->rec, a, i + n);
+				n++;
+			}
+			rc = send_msg(rt, RT_RESULT, rt->run_id, (uint32_t)a, i, 0, 0, v, n);
+			if (rc != 0)
+				return rc;
+			i += n;
+			total += n;
+		}
+	}
+	return send_msg(rt, RT_RESULT_END, rt->run_id, 0, total, 0, 0, NULL, 0);
+}
+
+int
+dp_rt_end(struct dp_rt *rt, struct dp_topo *t, struct dp_rt_report *rep, char *err,
+	  size_t errlen)
+{
+	struct drain dr = { rt, t };
+	dp_time_t wait = (dp_time_t)((double)rt->wait_ms * 1e9 / rt->dilation);
+	uint64_t tx, rx;
+	uint32_t d;
+	int rc;
+
+	rc = dp_engine_run(&t->eng, t->eng.now + wait, drained, &dr);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s", t->eng.errmsg);
+		return rc;
+	}
+	port_totals(rt, &tx, &rx);
+	if (!drained(&dr)) {
+		if (rt->split && !rt->peer_done)
+			snprintf(err, errlen, "the peer process did not finish run %u within %d ms "
+				 "of this side", rt->run_id, rt->wait_ms);
+		else
+			snprintf(err, errlen, "frames lost between the ports: %llu sent to this "
+				 "side, %llu arrived", (unsigned long long)(rt->split ? rt->peer_tx :
+				 tx), (unsigned long long)rx);
+		return -EPROTO;
+	}
+	if (rt->split && !rt->leader) {
+		rc = send_results(rt, t);
+		if (rc == 0) {
+			rt->got_ack = false;
+			wait_for(rt, rt->wait_ms, &rt->got_ack);
+			rc = rt->got_ack ? 0 : -ETIMEDOUT;
+		}
+		if (rc != 0) {
+			snprintf(err, errlen, "handing the record of run %u to the leader failed: %s",
+				 rt->run_id, strerror(-rc));
+			return rc;
+		}
+	} else if (rt->split) {
+		uint64_t want = 0;
+		int a;
+
+		for (a = 0; a < A_COUNT; a++)
+			want += array_len(&t->rec, a);
+		wait_for(rt, rt->wait_ms, &rt->results_end);
+		while (rt->results_end && rt->results < rt->results_want)
+			wait_for(rt, 10, NULL);	/* cannot happen on a FIFO link; be sure */
+		if (!rt->results_end || rt->results != want) {
+			snprintf(err, errlen, "the follower's record of run %u did not arrive (%llu "
+				 "of %llu values)", rt->run_id, (unsigned long long)rt->results,
+				 (unsigned long long)want);
+			return -EPROTO;
+		}
+		send_msg(rt, RT_RESULT_ACK, rt->run_id, 0, 0, 0, 0, NULL, 0);
+	}
+	memset(rep, 0, sizeof(*rep));
+	rep->on = true;
+	rep->dilation = rt->dilation;
+	rep->hz = rt->clk.hz;
+	rep->hz_nominal = rt->clk.hz_nominal;
+	rep->split = rt->split;
+	rep->leader = rt->leader;
+	rep->local = rt->local;
+	rep->offset_ns = rt->offset_ns;
+	rep->rtt_ns = rt->rtt_ns;
+	rep->behind = t->eng.rt_behind;
+	rep->idle = t->eng.rt_spins;
+	rep->merged = rt->split && rt->leader;
+	for (d = 0; d < rt->n_dc; d++)
+		if (rt->dc_port[d] != NULL)
+			port_report(rt->dc_port[d], &rep->port[rep->n_ports++]);
+	rep->n_peer_ports = rt->n_peer_ports;
+	memcpy(rep->peer_port, rt->peer_port, sizeof(rep->peer_port));
+	rt->topo = NULL;
+	return 0;
+}

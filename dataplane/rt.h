@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Real time: the same elements and the same calendar, with events due against the TSC (clock.h),
+ * the WAN traffic of some data centres crossing DPDK ports (port.h), and optionally the data
+ * centres split over two processes, one per set of DCs, joined by ports (memif here, NICs on a
+ * testbed).
+ *
+ * Emulated time runs @c dilation times slower than real time: every rate is divided by it and
+ * every delay multiplied, as seen from the wire; the elements and the results stay in emulated
+ * time, so the step times compare with the model directly.
+ *
+ * Two processes: the one with DC 0 leads.  At start each says HELLO (the scenario's hash, its
+ * DCs) until both have heard the other; the leader measures the offset between their clocks by
+ * ping-pong (the smallest round trip of 32); before each run it sends START (the real time the run
+ * begins, on the follower's clock) until acknowledged.  During the run a phase barrier is split:
+ * each side says ARRIVED when its workers are in.  At the end each side says DONE (frames sent
+ * through its ports) once idle, waits until it has received as many, and the follower sends its
+ * per-step record (RESULT), which the leader merges into its own.  Messages are UDP to port
+ * 47113, little-endian (struct rt_msg in rt.c).
+ */
+#ifndef DP_RT_H
+#define DP_RT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "clock.h"
+#include "engine.h"
+#include "port.h"
+
+#define DP_RT_DC_MAX 16
+
+struct dp_topo;
+
+struct dp_rt_params {
+	double dilation;		/**< >= 1 */
+	double calibrate_s;		/**< TSC calibration time, 0.1 to 10 s */
+	uint32_t n_dc;
+	uint32_t local;			/**< DCs run here (1u << d) */
+	const char *port[DP_RT_DC_MAX];	/**< devargs of DC d's port; NULL or "": none */
+	int wait_ms;			/**< for links, the peer, the end of a run */
+	uint64_t config;		/**< what both processes must agree on (a hash) */
+	struct rte_mempool *pool;
+	uint32_t frame_max;		/**< the largest frame a run sends */
+};
+
+/** A port's figures for the report. */
+struct dp_rt_port_report {
+	char name[16];			/**< "dc0.eth" */
+	char dev[192];
+	uint64_t tx, tx_bytes, tx_fail, rx, rx_bytes, rx_bad, rx_stale, tx_ctl, rx_ctl;
+	uint64_t late_n;		/**< frames whose release lateness was measured */
+	double late_median_ns, late_p99_ns, late_p999_ns, late_max_ns;
+	bool hw_ts;			/**< RX stamps from the NIC; else the TSC at the poll */
+};
+
+/** What a real-time run reports beside its steps. */
+struct dp_rt_report {
+	bool on;
+	double dilation;
+	double hz, hz_nominal;		/**< TSC rate measured, and DPDK's */
+	bool split, leader;
+	uint32_t local;
+	int64_t offset_ns;		/**< the peer's clock minus ours */
+	uint64_t rtt_ns;		/**< the smallest control round trip */
+	uint32_t n_ports;
+	struct dp_rt_port_report port[DP_RT_DC_MAX];
+	uint32_t n_peer_ports;		/**< the leader: the follower's ports */
+	struct dp_rt_port_report peer_port[DP_RT_DC_MAX];
+	uint64_t behind;		/**< polls made while events were overdue */
+	uint64_t idle;			/**< polls made while nothing was due */
+	double start_late_ns;		/**< how late the first event ran */
+	bool merged;			/**< the steps are both sides' (the leader) */
+};
+
+struct dp_rt {
+	struct dp_clock clk;
+	struct dp_rt_hooks hooks;
+	struct dp_port port[DP_RT_DC_MAX];
+	struct dp_port *dc_port[DP_RT_DC_MAX];	/**< by DC; NULL: none */
+	bool opened[DP_RT_DC_MAX];
+	struct dp_port *ctl;			/**< where control messages go (split) */
+	uint32_t n_dc, local;
+	bool split, leader;
+	double dilation;
+	int wait_ms;
+	uint64_t config;
+	int64_t offset_ns;
+	uint64_t rtt_ns;
+	/* the run in progress */
+	uint32_t run_id;
+	struct dp_topo *topo;
+	bool sent_done, peer_done;
+	uint64_t peer_tx;			/**< data frames the peer sent us in this run */
+	struct dp_rt_port_report peer_port[DP_RT_DC_MAX];
+	uint32_t n_peer_ports;
+	uint64_t results, results_want;		/**< RESULT values received, announced */
+	bool results_end;
+	/* handshake state */
+	bool got_hello, peer_has_ours, got_start, got_ack, got_pong;
+	uint64_t start_ns, pong_sent, pong_peer;
+	char why[256];				/**< a protocol error seen in a callback */
+	uint64_t seen_other;			/**< control messages of no use now */
+};
+
+/**
+ * Calibrate the clock, open the ports and, split, meet the peer (HELLO, then the clock offset).
+ *
+ * @return 0, or -errno with a message (a port that does not come up, a peer with another
+ *         scenario or overlapping DCs, no peer within wait_ms)
+ */
+int dp_rt_open(struct dp_rt *rt, const struct dp_rt_params *p, char *err, size_t errlen);
+
+/** Close the ports. */
+void dp_rt_close(struct dp_rt *rt);
+
+/**
+ * Before run @p run_id of @p t (built with rt->dc_port and rt->local): agree with the peer on
+ * when it starts, tie the clock's epoch to the run's first instant, and put the engine in real
+ * time (split: the barrier too).  0 or -errno with a message.
+ */
+int dp_rt_begin(struct dp_rt *rt, struct dp_topo *t, uint32_t run_id, char *err, size_t errlen);
+
+/**
+ * After the steps (the background stopped): run on until every frame has arrived on both sides,
+ * then (split) the follower hands its record to the leader, which merges it.  Fills @p rep.
+ * 0 or -errno with a message.
+ */
+int dp_rt_end(struct dp_rt *rt, struct dp_topo *t, struct dp_rt_report *rep, char *err,
+	      size_t errlen);
+
+#endif /* DP_RT_H */
