@@ -459,6 +459,7 @@ sc_scenario_default(struct sc_scenario *s)
 	s->run.dilation = 1;
 	s->run.calibrate = 0.5;
 	snprintf(s->ports.local, sizeof(s->ports.local), "all");
+	s->ports.local_mask = (1u << s->model.topo.n_dc) - 1;	/* as check_ports() makes it */
 	s->ports.wait = 10;
 	/* ports.dc[] stay "": no ports */
 	/* kernel.file stays "": the built-in kernel of the ops_* keys */

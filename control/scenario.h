@@ -26,6 +26,12 @@ enum sc_clock {
 	SC_CLOCK_REAL,			/**< events due against the TSC; frames through [ports] */
 };
 
+/** What the TSC is read as in real time ([run] time_source). */
+enum sc_time_source {
+	SC_TIME_MONOTONIC_RAW,		/**< this host's raw clock; two processes align by ping-pong */
+	SC_TIME_REALTIME,		/**< CLOCK_REALTIME, kept in step across hosts by PTP */
+};
+
 struct sc_run {
 	uint32_t steps;			/**< training steps per run */
 	uint64_t seed;			/**< seeds every random source; in the trace and report */
@@ -34,6 +40,7 @@ struct sc_run {
 	int clock;			/**< enum sc_clock */
 	double dilation;		/**< real time: emulated time runs this many times slower */
 	double calibrate;		/**< real time: s to measure the TSC rate */
+	int time_source;		/**< real time: enum sc_time_source */
 };
 
 #define SC_PORTS_MAX 16

@@ -70,6 +70,12 @@ static const struct sc_key_name clock_names[] = {
 	{ NULL, 0 },
 };
 
+static const struct sc_key_name time_source_names[] = {
+	{ "monotonic_raw", SC_TIME_MONOTONIC_RAW },
+	{ "realtime", SC_TIME_REALTIME },
+	{ NULL, 0 },
+};
+
 static const struct sc_key_name yes_no_names[] = {
 	{ "yes", 1 },
 	{ "no", 0 },
@@ -289,7 +295,12 @@ static const struct sc_key keys[] = {
 	    "real time: emulated time runs this many times slower than real time (every rate "
 	    "divided by it on the wire, every delay multiplied; results in emulated time)"),
 	DBL("run", "calibrate", run.calibrate, SC_UNIT_TIME, 0.1, 10, 0,
-	    "real time: how long to measure the TSC rate against CLOCK_MONOTONIC_RAW"),
+	    "real time: how long to measure the TSC rate against the clock of time_source"),
+	ENUM("run", "time_source", run.time_source, time_source_names,
+	     "real time: the clock the TSC is read as: monotonic_raw (two processes align their "
+	     "clocks by ping-pong over the port before each run) or realtime (CLOCK_REALTIME, "
+	     "which PTP keeps in step across hosts: ptp4l and phc2sys; the ping-pong offset is "
+	     "then measured and reported, not applied)"),
 
 	DBL("queues", "nic", queues.nic, SC_UNIT_BYTES, 0, NOLIM, KF_MIN_OPEN,
 	    "queue limit of a worker's NIC, in frame bytes"),

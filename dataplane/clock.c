@@ -2,7 +2,8 @@
 /*
  * The real-time clock.
  *
- * Calibration reads the TSC and CLOCK_MONOTONIC_RAW together (the pair with the shortest window
+ * Calibration reads the TSC and CLOCK_MONOTONIC_RAW (or CLOCK_REALTIME, where PTP disciplines it
+ * across hosts) together (the pair with the shortest window
  * of several tries, so a preemption between the two reads does not skew it), waits, and reads
  * them again; the rate is the ratio.  DPDK's own rte_get_tsc_hz() comes from a 100 ms sleep
  * against the nominal frequency and is off by about 1,500 ppm on these machines (1.5 ms a second),
@@ -24,15 +25,24 @@ dp_clock_raw_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+static uint64_t
+read_ns(bool realtime)
+{
+	struct timespec ts;
+
+	clock_gettime(realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 /* A (tsc, ns) pair read as close together as this machine allows. */
 static void
-pair(uint64_t *tsc, uint64_t *ns)
+pair(bool realtime, uint64_t *tsc, uint64_t *ns)
 {
 	uint64_t best = UINT64_MAX;
 	int i;
 
 	for (i = 0; i < 16; i++) {
-		uint64_t a = rte_rdtsc(), n = dp_clock_raw_ns(), b = rte_rdtsc();
+		uint64_t a = rte_rdtsc(), n = read_ns(realtime), b = rte_rdtsc();
 
 		if (b - a < best) {
 			best = b - a;
@@ -50,12 +60,12 @@ dp_clock_calibrate(struct dp_clock *c, double seconds)
 
 	if (!(seconds >= 0.1 && seconds <= 10))
 		return -EINVAL;
-	pair(&t0, &n0);
+	pair(c->realtime, &t0, &n0);
 	ts.tv_sec = (time_t)seconds;
 	ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
-	pair(&t1, &n1);
+	pair(c->realtime, &t1, &n1);
 	if (t1 <= t0 || n1 <= n0)
 		return -EIO;
 	c->hz = (double)(t1 - t0) * 1e9 / (double)(n1 - n0);
@@ -67,6 +77,12 @@ dp_clock_calibrate(struct dp_clock *c, double seconds)
 	if (c->dilation < 1)
 		c->dilation = 1;
 	return 0;
+}
+
+void
+dp_clock_rebase(struct dp_clock *c)
+{
+	pair(c->realtime, &c->tsc0, &c->ns0);
 }
 
 void

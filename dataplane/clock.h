@@ -17,8 +17,10 @@
 #include "engine.h"
 
 struct dp_clock {
+	bool realtime;			/**< the TSC is read as CLOCK_REALTIME (disciplined by
+					 *   PTP on a testbed); else CLOCK_MONOTONIC_RAW */
 	uint64_t tsc0;			/**< a TSC reading ... */
-	uint64_t ns0;			/**< ... and CLOCK_MONOTONIC_RAW at the same moment */
+	uint64_t ns0;			/**< ... and the clock at the same moment */
 	uint64_t mult;			/**< ns = (tsc - tsc0) * mult >> 32 */
 	double hz;			/**< the measured TSC rate */
 	double hz_nominal;		/**< what DPDK says */
@@ -37,7 +39,14 @@ struct dp_clock {
  */
 int dp_clock_calibrate(struct dp_clock *c, double seconds);
 
-/** Real time in ns (CLOCK_MONOTONIC_RAW's scale) from the TSC. */
+/**
+ * Read the TSC and the clock together again, keeping the rate: a clock disciplined by PTP
+ * (CLOCK_REALTIME) moves away from a fixed TSC rate by its corrections, so each run starts from
+ * a fresh pair.
+ */
+void dp_clock_rebase(struct dp_clock *c);
+
+/** Real time in ns (the clock's scale) from the TSC. */
 static inline uint64_t
 dp_clock_ns(const struct dp_clock *c)
 {
@@ -73,7 +82,7 @@ dp_clock_real(const struct dp_clock *c, dp_time_t emu_ps)
 /** Test hooks: stop the clock at @p ns, or let it run again (frozen = false). */
 void dp_clock_freeze(struct dp_clock *c, bool frozen, uint64_t ns);
 
-/** CLOCK_MONOTONIC_RAW now, ns (for the start handshake and calibration). */
+/** CLOCK_MONOTONIC_RAW now, ns (for timeouts). */
 uint64_t dp_clock_raw_ns(void);
 
 #endif /* DP_CLOCK_H */

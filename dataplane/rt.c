@@ -366,12 +366,38 @@ dp_rt_close(struct dp_rt *rt)
 		}
 }
 
+/* The peer's clock less ours: from the ping-pong of @p n with the smallest round trip. */
+static int
+measure_offset(struct dp_rt *rt, int n, uint64_t end, char *err, size_t errlen)
+{
+	uint64_t best = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < n && dp_clock_raw_ns() < end; i++) {
+		uint64_t t0 = dp_clock_ns(&rt->clk), t1;
+
+		rt->got_pong = false;
+		rt->pong_sent = t0;
+		send_msg(rt, RT_PING, 0, 0, t0, 0, 0, NULL, 0);
+		wait_for(rt, 50, &rt->got_pong);
+		t1 = dp_clock_ns(&rt->clk);
+		if (rt->got_pong && t1 - t0 < best) {
+			best = t1 - t0;
+			rt->rtt_ns = best;
+			rt->offset_ns = (int64_t)rt->pong_peer - (int64_t)(t0 + (t1 - t0) / 2);
+		}
+	}
+	if (best == UINT64_MAX) {
+		snprintf(err, errlen, "the peer does not answer PING on %s", rt->ctl->dev);
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
 static int
 hello(struct dp_rt *rt, char *err, size_t errlen)
 {
 	uint64_t end = dp_clock_raw_ns() + (uint64_t)rt->wait_ms * 1000000;
-	uint64_t best = UINT64_MAX;
-	int i;
 
 	while (!(rt->got_hello && rt->peer_has_ours) && rt->why[0] == '\0') {
 		if (dp_clock_raw_ns() > end) {
@@ -389,26 +415,7 @@ hello(struct dp_rt *rt, char *err, size_t errlen)
 	}
 	if (!rt->leader)
 		return 0;
-	/* the clock offset: the ping-pong with the smallest round trip */
-	for (i = 0; i < RT_PINGS && dp_clock_raw_ns() < end; i++) {
-		uint64_t t0 = dp_clock_ns(&rt->clk), t1;
-
-		rt->got_pong = false;
-		rt->pong_sent = t0;
-		send_msg(rt, RT_PING, 0, 0, t0, 0, 0, NULL, 0);
-		wait_for(rt, 50, &rt->got_pong);
-		t1 = dp_clock_ns(&rt->clk);
-		if (rt->got_pong && t1 - t0 < best) {
-			best = t1 - t0;
-			rt->rtt_ns = best;
-			rt->offset_ns = (int64_t)rt->pong_peer - (int64_t)(t0 + (t1 - t0) / 2);
-		}
-	}
-	if (best == UINT64_MAX) {
-		snprintf(err, errlen, "the peer answered HELLO but no PING on %s", rt->ctl->dev);
-		return -ETIMEDOUT;
-	}
-	return 0;
+	return measure_offset(rt, RT_PINGS, end, err, errlen);
 }
 
 int
@@ -460,6 +467,7 @@ dp_rt_open(struct dp_rt *rt, const struct dp_rt_params *p, char *err, size_t err
 		return -EINVAL;
 	}
 	rt->clk.dilation = p->dilation;
+	rt->clk.realtime = p->realtime;
 	rc = dp_clock_calibrate(&rt->clk, p->calibrate_s);
 	if (rc != 0) {
 		snprintf(err, errlen, "calibrating the TSC against CLOCK_MONOTONIC_RAW failed: %s",
@@ -517,10 +525,21 @@ dp_rt_begin(struct dp_rt *rt, struct dp_topo *t, uint32_t run_id, char *err, siz
 		t->barrier.peer_arg = rt;
 	}
 	if (!rt->split) {
+		dp_clock_rebase(&rt->clk);
 		start = dp_clock_ns(&rt->clk) + 20000000;	/* 20 ms to settle */
 	} else if (rt->leader) {
-		uint64_t margin = 100000000 + 20 * rt->rtt_ns;
+		uint64_t margin;
+		int64_t off;
+		int rc;
 
+		/* the offset again: the two clocks drift apart between runs */
+		dp_clock_rebase(&rt->clk);
+		rc = measure_offset(rt, 8, dp_clock_raw_ns() + (uint64_t)rt->wait_ms * 1000000,
+				    err, errlen);
+		if (rc != 0)
+			return rc;
+		off = rt->clk.realtime ? 0 : rt->offset_ns;
+		margin = 100000000 + 20 * rt->rtt_ns;
 		start = dp_clock_ns(&rt->clk) + margin;
 		while (!rt->got_ack) {
 			if (dp_clock_ns(&rt->clk) + margin / 4 > start) {
@@ -528,11 +547,12 @@ dp_rt_begin(struct dp_rt *rt, struct dp_topo *t, uint32_t run_id, char *err, siz
 					 "%u in %.0f ms", run_id, margin / 1e6 * 0.75);
 				return -ETIMEDOUT;
 			}
-			send_msg(rt, RT_START, run_id, 0,
-				 (uint64_t)((int64_t)start + rt->offset_ns), 0, 0, NULL, 0);
+			send_msg(rt, RT_START, run_id, 0, (uint64_t)((int64_t)start + off), 0, 0,
+				 NULL, 0);
 			wait_for(rt, 10, &rt->got_ack);
 		}
 	} else {
+		dp_clock_rebase(&rt->clk);
 		wait_for(rt, rt->wait_ms, &rt->got_start);
 		if (!rt->got_start) {
 			snprintf(err, errlen, "the leading process did not start run %u in %d ms",
@@ -690,6 +710,7 @@ dp_rt_end(struct dp_rt *rt, struct dp_topo *t, struct dp_rt_report *rep, char *e
 	rep->leader = rt->leader;
 	rep->local = rt->local;
 	rep->offset_ns = rt->offset_ns;
+	rep->realtime = rt->clk.realtime;
 	rep->rtt_ns = rt->rtt_ns;
 	rep->behind = t->eng.rt_behind;
 	rep->idle = t->eng.rt_spins;

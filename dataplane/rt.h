@@ -42,6 +42,8 @@ struct dp_rt_params {
 	uint64_t config;		/**< what both processes must agree on (a hash) */
 	struct rte_mempool *pool;
 	uint32_t frame_max;		/**< the largest frame a run sends */
+	bool realtime;			/**< the TSC as CLOCK_REALTIME, kept in step across hosts
+					 *   by PTP: the ping-pong offset is measured, not used */
 };
 
 /** A port's figures for the report. */
@@ -61,8 +63,9 @@ struct dp_rt_report {
 	double hz, hz_nominal;		/**< TSC rate measured, and DPDK's */
 	bool split, leader;
 	uint32_t local;
-	int64_t offset_ns;		/**< the peer's clock minus ours */
+	int64_t offset_ns;		/**< the peer's clock minus ours (ping-pong) */
 	uint64_t rtt_ns;		/**< the smallest control round trip */
+	bool realtime;			/**< clocks in step by PTP: the offset was not applied */
 	uint32_t n_ports;
 	struct dp_rt_port_report port[DP_RT_DC_MAX];
 	uint32_t n_peer_ports;		/**< the leader: the follower's ports */

@@ -716,7 +716,7 @@ test_bad_values(void **state)
 		   NULL);
 	expect_bad("[queues]\nswich = 1 MB\n", 2, "unknown key", "did you mean 'switch'", NULL);
 	expect_bad("[trace]\ncapture = tx,foo\n", 2, "[trace] capture = 'tx,foo'",
-		   "unknown name 'foo'", "tx, rx, nic, switch, wan, module, port, all, none", NULL);
+		   "unknown name 'foo'", "tx, rx, nic, switch, wan, module, port, bg, eth, all, none", NULL);
 	expect_bad("[trace]\ncapture = tx,tx\n", 2, "'tx' listed twice", NULL);
 	expect_bad("[trace]\ncapture = tx,all\n", 2, "'all' must stand alone", NULL);
 	expect_bad("[trace]\ncapture = tx,,rx\n", 2, "empty item", NULL);
@@ -755,7 +755,7 @@ test_keys(void **state)
 	assert_has(buf, "run.frame_payload          size            8192 B");
 	assert_has(buf, "queues.switch              size            16 MB");
 	assert_has(buf, "a sync's WAN rounds queue up to a whole round of a data centre's flows");
-	assert_has(buf, "tx, rx, nic, switch, wan, module, port, all, none");
+	assert_has(buf, "tx, rx, nic, switch, wan, module, port, bg, eth, all, none");
 	free(buf);
 
 	buf = NULL;
@@ -778,7 +778,7 @@ test_keys(void **state)
 	assert_has(buf, "| `queues.wan` | size | 64 MB | > 0 |");
 	assert_has(buf, "| `trace.file` | text | - |");
 	assert_has(buf, "| `trace.capture` | name list | wan | a comma list of tx, rx, nic, "
-		   "switch, wan, module, port, all, none |");
+		   "switch, wan, module, port, bg, eth, all, none |");
 	assert_has(buf, "| `trace.snaplen` | count | 90 | 0..262144 |");
 	free(buf);
 }

@@ -482,14 +482,15 @@ realtime_table(const struct outcome *runs, unsigned int n)
 		table_note(t, "dilation %g: emulated time runs %g times slower than real time (every "
 			   "rate on the wire divided by it, every delay multiplied); steps are in "
 			   "emulated time", rt->dilation, rt->dilation);
-		table_note(t, "TSC %.6f GHz measured against CLOCK_MONOTONIC_RAW (DPDK says %.6f: "
-			   "%+.0f ppm)", rt->hz / 1e9, rt->hz_nominal / 1e9,
-			   (rt->hz_nominal / rt->hz - 1) * 1e6);
+		table_note(t, "TSC %.6f GHz measured against %s (DPDK says %.6f: %+.0f ppm)",
+			   rt->hz / 1e9, rt->realtime ? "CLOCK_REALTIME" : "CLOCK_MONOTONIC_RAW",
+			   rt->hz_nominal / 1e9, (rt->hz_nominal / rt->hz - 1) * 1e6);
 		if (rt->split)
 			table_note(t, "split over two processes: this one runs DC mask %#x and %s; "
-				   "clock offset to the peer %+.3f us (round trip %.3f us)%s",
+				   "clock offset to the peer %+.3f us%s (round trip %.3f us)%s",
 				   rt->local, rt->leader ? "leads" : "follows",
-				   rt->offset_ns / 1e3, rt->rtt_ns / 1e3,
+				   rt->offset_ns / 1e3, rt->realtime ? ", not applied (PTP)" : "",
+				   rt->rtt_ns / 1e3,
 				   rt->merged ? "; the steps are both sides' (merged)" :
 				   "; the steps are this side's (the leader reports both)");
 		table_note(t, "engine: %" PRIu64 " polls while events were overdue, %" PRIu64

@@ -154,6 +154,7 @@ runner_rt_open(struct runner *r, const struct sc_scenario *sc, const struct cont
 	p.wait_ms = (int)(sc->ports.wait * 1e3);
 	p.pool = r->pool;
 	p.frame_max = SM_HDR_BYTES + sc->run.pk.payload;
+	p.realtime = sc->run.time_source == SC_TIME_REALTIME;
 	for (d = 0; d < SC_PORTS_MAX && d < p.n_dc; d++)
 		p.port[d] = sc->ports.dc[d];
 	if (p.local != (1u << p.n_dc) - 1 && sc->background.load > 0) {
