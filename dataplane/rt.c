@@ -258,6 +258,8 @@ on_msg(void *arg, struct dp_port *p, const uint8_t *raw, uint32_t len, dp_time_t
 	switch (m.type) {
 	case RT_HELLO:
 		if (m.a != rt->config) {
+			/* let the peer see the difference too before this side gives up */
+			send_msg(rt, RT_HELLO, 0, 0, rt->config, rt->local, 1, NULL, 0);
 			snprintf(rt->why, sizeof(rt->why), "the peer runs another scenario or other "
 				 "options (its hash %016llx, ours %016llx): give both the same "
 				 "scenario, --set, steps, variants and budgets",
@@ -265,6 +267,7 @@ on_msg(void *arg, struct dp_port *p, const uint8_t *raw, uint32_t len, dp_time_t
 			return;
 		}
 		if ((m.b & rt->local) != 0 || ((m.b | rt->local) != (1u << rt->n_dc) - 1)) {
+			send_msg(rt, RT_HELLO, 0, 0, rt->config, rt->local, 1, NULL, 0);
 			snprintf(rt->why, sizeof(rt->why), "the data centres here (mask %#x) and the "
 				 "peer's (%#llx) must split the %u of the scenario between them",
 				 rt->local, (unsigned long long)m.b, rt->n_dc);

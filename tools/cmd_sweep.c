@@ -457,6 +457,13 @@ cmd_sweep(int argc, char **argv)
 			status = CLI_EXIT_INPUT;
 			goto out;
 		}
+		if (pt[i].sc->run.clock == SC_CLOCK_REAL) {
+			fprintf(stderr, "syncemu sweep: run.clock = real: a sweep runs in virtual "
+				"time (exact and repeatable); run real-time points one by one with "
+				"syncemu run\n");
+			status = CLI_EXIT_INPUT;
+			goto out;
+		}
 		if (o.variants)
 			pt[i].sc->variants = o.variants;
 		if (o.budgets)

@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Real time (wall-clock timing: run serially, asserted loosely; exact checks stay in virtual time).
+#   1. One process, the WAN links on an in-process ring pair (net_ring), 2 DC x 4 AdamW at
+#      dilation 50: every frame sent through a port arrives, the mean step is within 1 % of the
+#      packet-level closed form (the README's tolerance), the report has the clock, the ports and
+#      the lateness; the trace has the ports' capture points and `syncemu validate` reads it.
+#   2. Two processes, one per data centre, joined by memif: the same at dilation 100; the leader
+#      (DC 0) merges both sides' steps, the follower reports its own; each side's port sent what
+#      the other received.
+#   3. Bad set-ups, each refused with the reason: a port for a DC run elsewhere, a split without
+#      the port it needs, one end of a ring pair, an unknown device, a DC list outside the
+#      topology, background load across processes, a peer with another scenario, no peer.
+# Usage: realtime.sh SYNCEMU (run from the source root)
+set -u
+. "$(dirname "$0")/lib.sh"
+se=$1
+command -v python3 >/dev/null || { echo "skip - no python3"; exit 77; }
+[ "$(nproc)" -ge 2 ] || { echo "skip - two processes need two CPUs"; exit 77; }
+
+sock=$tmp/memif.sock
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+RT=(--set run.clock=real --set ports.wait=5s)
+EAL1="--no-huge --no-pci --no-shconf -l 1 --iova-mode=va --log-level=*:error -m 700"
+
+# check_run JSON TOLERANCE_PCT DESC [merged|side]: the runs' steps against the packet model
+check_run() {
+	python3 - "$1" "$2" "$4" >"$tmp/check" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+tol, want = float(sys.argv[2]), sys.argv[3]
+out = []
+for r in d["runs"]:
+    assert r["ok"], r.get("error")
+    assert r["clock"] == "real", r["clock"]
+    rt = r["real_time"]
+    rows = r["steps"]["rows"]
+    mean = sum(x["emulated_ms"] for x in rows) / len(rows)
+    model = rows[0]["packet_model_ms"]
+    err = 100 * (mean / model - 1)
+    assert abs(err) < tol, "%s: mean step %.6f ms, model %.6f ms: %+.3f %%" % (
+        r["label"], mean, model, err)
+    assert rt["tsc_hz"] > 1e8 and rt["dilation"] >= 1, rt
+    if want == "merged":
+        assert rt["split"] and rt["leader"] and rt["merged"], rt
+        assert len(rt["peer_ports"]) == 1, rt["peer_ports"]
+    elif want == "side":
+        assert rt["split"] and not rt["leader"] and not rt["merged"], rt
+    sent = sum(p["frames_sent"] for p in rt["ports"] + rt["peer_ports"])
+    got = sum(p["frames_received"] for p in rt["ports"] + rt["peer_ports"])
+    if want != "side":
+        assert sent == got and sent > 0, (sent, got)
+    for p in rt["ports"]:
+        assert p["lateness_samples"] == p["frames_sent"], p
+        assert p["late_median_ns"] is not None and p["late_max_ns"] >= p["late_p99_ns"], p
+        assert p["send_failures"] == 0 and p["stale_frames"] == 0, p
+    out.append("%s: %d steps, %.6f ms vs %.6f ms (%+.4f %%), %d frames through ports, "
+               "lateness p99 %.1f us" % (r["label"], len(rows), mean, model, err, sent,
+               max(p["late_p99_ns"] for p in rt["ports"]) / 1e3))
+print("; ".join(out))
+PY
+	if [ $? -eq 0 ]; then ok "$3: $(cat "$tmp/check")"; else bad "$3:"; sed 's/^/    /' "$tmp/check" | tail -4; fi
+}
+
+# 1. One process over a ring pair.
+expect_rc 0 "one process, net_ring pair, dilation 50" -- timeout 120 "$se" run -v A -n 5 -q -j \
+	"${RT[@]}" --set run.dilation=50 --set ports.dc0=ring:w --set ports.dc1=ring:w \
+	--trace "$tmp/rt.pcapng" --capture wan,eth
+cp "$tmp/out" "$tmp/ring.json"
+check_run "$tmp/ring.json" 1 "net_ring" all
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["trace"]["frames"]; assert t["dc0.eth.tx"] == t["dc1.eth.rx"] > 0, t; print(len(t))' \
+	"$tmp/ring.json" >"$tmp/c" 2>&1 && ok "the trace has the ports' points ($(cat "$tmp/c") interfaces)" ||
+	{ bad "trace points:"; cat "$tmp/c"; }
+expect_rc 0 "syncemu validate reads the real-time trace" -- "$se" validate "$tmp/rt.pcapng" -j
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["runs"][0]
+assert r["steps"] == 5 and 3.5 < r["mean_ms"] < 4.5, r
+print("%.6f ms" % r["mean_ms"])' "$tmp/out" >"$tmp/c" 2>&1 &&
+	ok "validate rebuilds the 5 steps from actual times (mean $(cat "$tmp/c"))" ||
+	{ bad "validate on the real-time trace:"; sed 's/^/    /' "$tmp/c" | tail -3; }
+expect_rc 0 "text report" -- timeout 60 "$se" run -v A -n 2 -q --trace none "${RT[@]}" \
+	--set run.dilation=50 --set ports.dc0=ring:w --set ports.dc1=ring:w
+expect_grep "$tmp/out" "Real time: the ports" "the text report has the real-time table"
+expect_grep "$tmp/out" "measured against CLOCK_MONOTONIC_RAW" "and the TSC calibration"
+expect_grep "$tmp/out" "dilation 50" "and the dilation"
+
+# 2. Two processes over memif, one per data centre.
+run_pair() {	# run_pair OUT_LEADER OUT_FOLLOWER ARGS...: both sides, the leader first
+	local a=$1 b=$2 ra rb
+	shift 2
+	rm -f "$sock"
+	timeout 120 "$se" run -v A -q -j --trace none "${RT[@]}" --set ports.local=0 \
+		--set "ports.dc0=net_memif0,role=server,socket=$sock,socket-abstract=no,bsize=9216" \
+		"$@" >"$a" 2>"$a.err" &
+	pids+=($!)
+	ra=$!
+	sleep 0.3
+	timeout 120 "$se" run -v A -q -j --trace none "${RT[@]}" --set ports.local=1 \
+		--set "ports.dc1=net_memif0,role=client,socket=$sock,socket-abstract=no,bsize=9216" \
+		--eal "$EAL1" "$@" >"$b" 2>"$b.err"
+	rb=$?
+	wait "$ra"
+	echo "$? $rb"
+}
+rcs=$(run_pair "$tmp/lead.json" "$tmp/follow.json" -n 10 --set run.dilation=100)
+[ "$rcs" = "0 0" ] && ok "two processes over memif: both exit 0" ||
+	{ bad "two processes over memif: exits $rcs"; tail -3 "$tmp/lead.json.err" "$tmp/follow.json.err"; }
+check_run "$tmp/lead.json" 1 "the leader merges both sides" merged
+check_run "$tmp/follow.json" 1 "the follower reports its side" side
+python3 - "$tmp/lead.json" "$tmp/follow.json" >"$tmp/c" 2>&1 <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))["runs"][0]["real_time"]
+b = json.load(open(sys.argv[2]))["runs"][0]["real_time"]
+pa, pb = a["ports"][0], b["ports"][0]
+assert pa["frames_sent"] == pb["frames_received"] and pb["frames_sent"] == pa["frames_received"], (pa, pb)
+assert a["peer_ports"][0]["frames_sent"] == pb["frames_sent"], (a["peer_ports"], pb)
+print("%d and %d frames each way; clock offset %+.3f us, round trip %.1f us" % (
+    pa["frames_sent"], pb["frames_sent"], a["peer_offset_ns"] / 1e3, a["peer_rtt_ns"] / 1e3))
+PY
+[ $? -eq 0 ] && ok "each side sent what the other received: $(cat "$tmp/c")" || { bad "port counts:"; cat "$tmp/c"; }
+
+# 3. Bad set-ups.
+refuse() {	# refuse DESC PATTERN ARGS...: exit 1 and the reason
+	local desc=$1 pat=$2
+	shift 2
+	expect_rc 1 "$desc" -- timeout 60 "$se" run -v A -n 2 -q --trace none "${RT[@]}" "$@"
+	expect_grep "$tmp/err" "$pat" "$desc: the reason"
+}
+refuse "a port for a DC run elsewhere" "data centre 1 runs in the other process" \
+	--set ports.local=0 --set ports.dc0=ring:x --set ports.dc1=ring:x
+refuse "a split without its port" "[ports] dc0: data centre 0 exchanges frames with DC 1" \
+	--set ports.local=0
+refuse "one end of a ring pair" "a ring:NAME port has two ends" --set ports.dc0=ring:x
+refuse "an unknown device" "port 'net_nosuch0': the device did not start" \
+	--set ports.dc0=net_nosuch0 --set ports.dc1=net_nosuch1
+refuse "background across processes" "background load with the data centres split" \
+	--set ports.local=0 --set "ports.dc0=net_memif0,role=server,socket=$sock,socket-abstract=no" \
+	--load 0.5
+expect_rc 3 "a DC outside the topology" -- "$se" run -v A -n 2 -q --trace none "${RT[@]}" \
+	--set ports.local=0,5
+expect_grep "$tmp/err" "[ports] local = '0,5': '5' is not a data centre" "the reason names the key"
+expect_rc 3 "a port for a DC outside the topology" -- "$se" run -v A -n 2 -q --trace none \
+	"${RT[@]}" --set ports.dc3=ring:x
+expect_grep "$tmp/err" "[ports] dc3 = 'ring:x': the topology has 2 data centres" "the reason"
+# the follower runs 3 steps, the leader 2: both must refuse
+rm -f "$sock"
+timeout 60 "$se" run -v A -q -n 2 --trace none "${RT[@]}" --set run.dilation=100 --set ports.local=0 \
+	--set "ports.dc0=net_memif0,role=server,socket=$sock,socket-abstract=no,bsize=9216" \
+	>"$tmp/x1" 2>"$tmp/x1.err" &
+pids+=($!)
+xa=$!
+sleep 0.3
+timeout 60 "$se" run -v A -q -n 3 --trace none "${RT[@]}" --set run.dilation=100 --set ports.local=1 \
+	--set "ports.dc1=net_memif0,role=client,socket=$sock,socket-abstract=no,bsize=9216" \
+	--eal "$EAL1" >"$tmp/x2" 2>"$tmp/x2.err"
+xb=$?
+wait "$xa"
+xa=$?
+[ "$xa" -eq 1 ] && [ "$xb" -eq 1 ] && ok "a peer with other options: both refuse (exit 1)" ||
+	bad "a peer with other options: exits $xa and $xb"
+expect_grep "$tmp/x1.err" "the peer runs another scenario or other options" "the leader says why"
+expect_grep "$tmp/x2.err" "the peer runs another scenario or other options" "the follower says why"
+rm -f "$sock"
+expect_rc 1 "no peer" -- timeout 60 "$se" run -v A -n 2 -q --trace none "${RT[@]}" \
+	--set ports.wait=1s --set ports.local=0 \
+	--set "ports.dc0=net_memif0,role=server,socket=$sock,socket-abstract=no"
+expect_grep "$tmp/err" "the link did not come up in 1000 ms" "the reason names the wait"
+finish
