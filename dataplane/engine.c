@@ -138,10 +138,11 @@ run_rt(struct dp_engine *eng, dp_time_t until, bool (*done)(void *arg), void *ar
 		struct dp_elem *e = eng->heap[0];
 
 		if (e->next > E || ++since_poll >= 64) {
-			if (e->next > E)
-				E = rt->now(rt->arg);
-			else
+			if (e->next <= E)
 				eng->rt_behind++;
+			/* arrivals at the time they are taken: later than every event run so far, and
+			 * run after the overdue ones before them */
+			E = rt->now(rt->arg);
 			rt->poll(rt->arg, E);
 			since_poll = 0;
 			e = eng->heap[0];

@@ -98,38 +98,85 @@ dp_lateness_free(struct dp_lateness *l)
 
 /* ---- the element ---- */
 
-/* A frame from the DC's WAN link: onto the wire now. */
+/* @m, due at emulated time @due, is on the wire. */
+static void
+sent(struct dp_port *p, struct rte_mbuf *m, uint32_t len, dp_time_t due)
+{
+	p->tx++;
+	p->tx_bytes += len;
+	p->e.c.tx++;
+	p->e.c.tx_bytes += len;
+	if (p->clk != NULL) {
+		uint64_t real = dp_clock_ns(p->clk), at = dp_clock_real(p->clk, due);
+
+		late_add(&p->late, real > at ? (double)(real - at) : 0.0);
+	}
+	(void)m;
+}
+
+static int
+txq_grow(struct dp_port *p)
+{
+	uint32_t size = p->txq_mask + 1, n = p->txq_tail - p->txq_head, i;
+	struct dp_port_arrival *q = malloc(2 * (size_t)size * sizeof(*q));
+
+	if (q == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		q[i] = p->txq[(p->txq_head + i) & p->txq_mask];
+	free(p->txq);
+	p->txq = q;
+	p->txq_head = 0;
+	p->txq_tail = n;
+	p->txq_mask = 2 * size - 1;
+	return 0;
+}
+
+/* Send what waits, in order, as far as the device has room. */
+static void
+flush(struct dp_port *p)
+{
+	while (p->txq_head != p->txq_tail) {
+		struct dp_port_arrival *a = &p->txq[p->txq_head & p->txq_mask];
+		uint32_t len = rte_pktmbuf_pkt_len(a->m);
+
+		if (rte_eth_tx_burst(p->port_id, 0, &a->m, 1) != 1)
+			return;
+		sent(p, a->m, len, a->t);
+		p->txq_head++;
+	}
+}
+
+/*
+ * A frame from the DC's WAN link: onto the wire now, or, if the device has no room (its ring is
+ * full: the far end is slow to read), after the frames already waiting, as soon as it has.
+ */
 static void
 port_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
 {
 	struct dp_port *p = (struct dp_port *)e;
 	uint32_t len = rte_pktmbuf_pkt_len(m);
-	uint64_t real = p->clk != NULL ? dp_clock_ns(p->clk) : 0;
 	int tries;
 
 	e->c.rx++;
 	e->c.rx_bytes += len;
 	dp_capture_frame(e->eng, p->cap_tx, m, now);
-	for (tries = 0; tries < TX_TRIES; tries++)
-		if (rte_eth_tx_burst(p->port_id, 0, &m, 1) == 1)
-			break;
-	if (tries == TX_TRIES) {
-		/* the device would not take it (its ring is full, the peer is gone) */
-		p->tx_fail++;
+	flush(p);
+	for (tries = 0; p->txq_head == p->txq_tail && tries < TX_TRIES; tries++)
+		if (rte_eth_tx_burst(p->port_id, 0, &m, 1) == 1) {
+			sent(p, m, len, now);
+			return;
+		}
+	if (p->txq_tail - p->txq_head > p->txq_mask && txq_grow(p) != 0) {
+		dp_engine_fail(e->eng, -ENOMEM, "%s: out of memory for frames waiting to be sent",
+			       e->name);
 		e->c.drop++;
 		e->c.drop_bytes += len;
 		rte_pktmbuf_free(m);
 		return;
 	}
-	p->tx++;
-	p->tx_bytes += len;
-	e->c.tx++;
-	e->c.tx_bytes += len;
-	if (p->clk != NULL) {
-		uint64_t due = dp_clock_real(p->clk, now);
-
-		late_add(&p->late, real > due ? (double)(real - due) : 0.0);
-	}
+	p->tx_deferred++;
+	p->txq[p->txq_tail++ & p->txq_mask] = (struct dp_port_arrival){ m, now, 0 };
 }
 
 static bool
@@ -178,7 +225,7 @@ static uint64_t
 port_held(const struct dp_elem *e)
 {
 	const struct dp_port *p = (const struct dp_port *)e;
-	uint64_t n = 0;
+	uint64_t n = p->txq_tail - p->txq_head;
 	uint32_t i;
 
 	for (i = p->head; i != p->tail; i++) {
@@ -244,6 +291,7 @@ dp_port_poll(struct dp_port *p, dp_time_t now)
 	bool was_empty = p->head == p->tail;
 	uint16_t n, i;
 
+	flush(p);
 	do {
 		n = rte_eth_rx_burst(p->port_id, 0, m, BURST);
 		if (n > 0 && p->hw_ts && p->clk != NULL && taken == 0)
@@ -255,7 +303,7 @@ dp_port_poll(struct dp_port *p, dp_time_t now)
 
 			if (!is_ctl(m[i], &msg, &len)) {
 				if (dp_frame_parse(m[i]) != 0) {
-					p->rx_bad++;
+					p->rx_other++;
 					rte_pktmbuf_free(m[i]);
 					continue;
 				}
@@ -348,7 +396,7 @@ dp_port_ctl_wait(struct dp_port *p, int max_ms, dp_port_ctl_fn fn, void *arg,
 {
 	uint64_t end = dp_clock_raw_ns() + (uint64_t)max_ms * 1000000;
 
-	while (!*stop && dp_clock_raw_ns() < end) {
+	do {
 		struct rte_mbuf *m[BURST];
 		uint16_t n = rte_eth_rx_burst(p->port_id, 0, m, BURST), i;
 
@@ -366,7 +414,7 @@ dp_port_ctl_wait(struct dp_port *p, int max_ms, dp_port_ctl_fn fn, void *arg,
 		}
 		if (n == 0)
 			rte_pause();
-	}
+	} while (!*stop && dp_clock_raw_ns() < end);
 }
 
 bool
@@ -511,6 +559,12 @@ dp_port_open(struct dp_port *p, const char *devargs, uint32_t dc, struct rte_mem
 	if (p->q == NULL)
 		return -ENOMEM;
 	p->mask = QUEUE_MIN - 1;
+	p->txq = malloc(QUEUE_MIN * sizeof(*p->txq));
+	if (p->txq == NULL) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	p->txq_mask = QUEUE_MIN - 1;
 	rc = rx_pool_create(p, devargs, frame_max, err, errlen);
 	if (rc != 0)
 		goto fail;
@@ -539,31 +593,47 @@ dp_port_open(struct dp_port *p, const char *devargs, uint32_t dc, struct rte_mem
 					    p->rx_pool);
 	if (rc == 0)
 		rc = rte_eth_tx_queue_setup(p->port_id, 0, TX_DESC, SOCKET_ID_ANY, NULL);
-	if (rc == 0)
+	/* a memif client cannot start before its server has made the socket: try again */
+	for (waited = 0; rc == 0; waited += 50) {
+		struct timespec ts = { 0, 50000000 };
+
 		rc = rte_eth_dev_start(p->port_id);
+		if (rc == 0 || strstr(devargs, "role=client") == NULL || waited >= link_wait_ms)
+			break;
+		rc = 0;
+		nanosleep(&ts, NULL);
+	}
 	if (rc != 0) {
-		snprintf(err, errlen, "port '%s': cannot configure or start it: %s", devargs,
-			 rte_strerror(-rc));
+		snprintf(err, errlen, "port '%s': cannot configure or start it: %s%s", devargs,
+			 rte_strerror(-rc), strstr(devargs, "role=client") != NULL ?
+			 " (no server on that socket?)" : "");
 		goto fail;
 	}
 	p->started = true;
+	p->link_wait_ms = link_wait_ms;
 	rte_eth_promiscuous_enable(p->port_id);
-	for (waited = 0; !dp_port_up(p) && waited < link_wait_ms; waited += 10) {
+	return 0;
+fail:
+	dp_port_close(p);
+	return rc;
+}
+
+int
+dp_port_wait_link(struct dp_port *p, int ms, char *err, size_t errlen)
+{
+	int waited;
+
+	for (waited = 0; !dp_port_up(p) && waited < ms; waited += 10) {
 		struct timespec ts = { 0, 10000000 };
 
 		nanosleep(&ts, NULL);
 	}
 	if (!dp_port_up(p)) {
 		snprintf(err, errlen, "port '%s': the link did not come up in %d ms (is the other "
-			 "end there: the peer process, the cable, the other interface?)", devargs,
-			 link_wait_ms);
-		rc = -ENOLINK;
-		goto fail;
+			 "end there: the peer process, the cable, the other interface?)", p->dev, ms);
+		return -ENOLINK;
 	}
 	return 0;
-fail:
-	dp_port_close(p);
-	return rc;
 }
 
 int
@@ -578,7 +648,8 @@ dp_port_attach(struct dp_port *p, struct dp_engine *eng, const char *name, struc
 	p->cap_tx = cap_tx;
 	p->cap_rx = cap_rx;
 	p->head = p->tail = 0;
-	p->tx = p->tx_bytes = p->tx_fail = p->rx = p->rx_bytes = p->rx_bad = 0;
+	p->tx = p->tx_bytes = p->tx_deferred = p->rx = p->rx_bytes = p->rx_other = 0;
+	p->txq_head = p->txq_tail = 0;
 	p->rx_ctl = p->tx_ctl = p->rx_stale = 0;
 	dp_lateness_free(&p->late);
 	return 0;
@@ -591,6 +662,8 @@ dp_port_detach(struct dp_port *p)
 		rte_pktmbuf_free(p->q[p->head++ & p->mask].m);
 		p->rx_stale++;
 	}
+	while (p->txq != NULL && p->txq_head != p->txq_tail)	/* the run was cut short */
+		rte_pktmbuf_free(p->txq[p->txq_head++ & p->txq_mask].m);
 	p->rx_to = NULL;
 	p->e.eng = NULL;
 }
@@ -605,6 +678,24 @@ dp_port_close(struct dp_port *p)
 		rte_pktmbuf_free(p->q[p->head++ & p->mask].m);
 	free(p->q);
 	p->q = NULL;
+	while (p->txq != NULL && p->txq_head != p->txq_tail)
+		rte_pktmbuf_free(p->txq[p->txq_head++ & p->txq_mask].m);
+	free(p->txq);
+	p->txq = NULL;
+	if (p->started && strncmp(p->dev, "net_memif", 9) == 0 &&
+	    strstr(p->dev, "role=client") == NULL) {
+		/* a memif server closed while its client disconnects can crash in DPDK 22.11's
+		 * interrupt thread: let the client go first (it does, once its run is over) */
+		int waited;
+
+		for (waited = 0; dp_port_up(p) && waited < 1000; waited += 10) {
+			struct timespec ts = { 0, 10000000 };
+
+			while ((n = rte_eth_rx_burst(p->port_id, 0, m, BURST)) > 0)
+				rte_pktmbuf_free_bulk(m, n);
+			nanosleep(&ts, NULL);
+		}
+	}
 	if (p->started) {
 		while ((n = rte_eth_rx_burst(p->port_id, 0, m, BURST)) > 0)
 			rte_pktmbuf_free_bulk(m, n);

@@ -57,6 +57,7 @@ struct dp_port {
 	char dev[192];
 	bool owned;			/**< opened here (closed by dp_port_close) */
 	bool started;			/**< rte_eth_dev_start() succeeded */
+	int link_wait_ms;
 	struct rte_mempool *pool;	/**< the run's: control messages go out of it */
 	struct rte_mempool *rx_pool;	/**< the device receives into it (its own) */
 	const struct dp_clock *clk;
@@ -68,8 +69,14 @@ struct dp_port {
 	/* arrivals waiting for their turn */
 	struct dp_port_arrival *q;
 	uint32_t mask, head, tail;
+	/* frames the device had no room for yet, in order, with the times they were due */
+	struct dp_port_arrival *txq;
+	uint32_t txq_mask, txq_head, txq_tail;
 	/* statistics */
-	uint64_t tx, tx_bytes, tx_fail, rx, rx_bytes, rx_bad, rx_ctl, tx_ctl, rx_stale;
+	uint64_t tx, tx_bytes, rx, rx_bytes, rx_ctl, tx_ctl;
+	uint64_t tx_deferred;		/**< frames that waited for room in the device */
+	uint64_t rx_other;		/**< frames that were not syncemu's (or cut short) */
+	uint64_t rx_stale;		/**< frames of an earlier run, or left at its end */
 	struct dp_lateness late;	/**< of the frames sent */
 	bool hw_ts;			/**< the NIC stamps received frames */
 	int ts_off;			/**< mbuf dynfield offset of the timestamp; -1: none */
@@ -79,8 +86,9 @@ struct dp_port {
  * Open (probe, configure, start) the device @p devargs: a vdev string ("net_memif0,role=server,
  * socket=/tmp/s.sock,socket-abstract=no", "net_af_xdp0,iface=veth0"), a device given to the EAL
  * (a PCI address "0000:3b:00.0", or a port name), or "ring:NAME" (an in-process pair of rings:
- * the first open of NAME gets one end, the second the other).  Waits up to @p link_wait_ms for
- * the link.  A port stays open across the runs of an invocation.
+ * the first open of NAME gets one end, the second the other).  A memif client waits up to
+ * @p link_wait_ms for its server's socket; the link itself is waited for by dp_port_wait_link().
+ * A port stays open across the runs of an invocation.
  *
  * @return 0, or -errno with a message naming the device and what to do
  */
@@ -98,6 +106,13 @@ int dp_port_open(struct dp_port *p, const char *devargs, uint32_t dc, struct rte
 uint32_t dp_port_rx_room(const char *devargs, uint32_t frame_max);
 
 /**
+ * Wait up to @p ms for the link (the peer process of a memif, the cable of a NIC).  Ports are
+ * opened first and waited for after, so that two processes, each opening several, meet.
+ * 0 or -ENOLINK with a message.
+ */
+int dp_port_wait_link(struct dp_port *p, int ms, char *err, size_t errlen);
+
+/**
  * Make the port an element of a run's engine: frames that arrive go to @p rx_to; its statistics
  * start again.  0 or -ENOSPC.
  */
@@ -110,15 +125,26 @@ void dp_port_detach(struct dp_port *p);
 /** Stop and close the device. */
 void dp_port_close(struct dp_port *p);
 
-/** Take what has arrived, stamped @p now.  @return frames taken. */
+/**
+ * Send what waits for room in the device (frames are never dropped for want of it: they wait,
+ * in order, and their lateness grows), then take what has arrived, stamped @p now.
+ * @return frames taken.
+ */
 uint32_t dp_port_poll(struct dp_port *p, dp_time_t now);
+
+/** Frames still waiting to be sent. */
+static inline uint32_t
+dp_port_backlog(const struct dp_port *p)
+{
+	return p->txq_tail - p->txq_head;
+}
 
 /** Send a control message (at most DP_CTL_MAX bytes) at once; 0 or -errno. */
 int dp_port_send_ctl(struct dp_port *p, const void *msg, uint32_t len);
 
 /**
  * Outside the engine (the start handshake, the end): receive control messages for up to
- * @p max_ms, handing each to @p fn; data frames are dropped (counted in rx_stale).  Returns as
+ * @p max_ms (0: one poll), handing each to @p fn; data frames are dropped (counted in rx_stale).  Returns as
  * soon as @p fn sets *@p stop.
  */
 void dp_port_ctl_wait(struct dp_port *p, int max_ms, dp_port_ctl_fn fn, void *arg,

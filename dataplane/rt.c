@@ -184,10 +184,10 @@ port_report(const struct dp_port *p, struct dp_rt_port_report *r)
 	snprintf(r->dev, sizeof(r->dev), "%s", p->dev);
 	r->tx = p->tx;
 	r->tx_bytes = p->tx_bytes;
-	r->tx_fail = p->tx_fail;
+	r->tx_deferred = p->tx_deferred;
 	r->rx = p->rx;
 	r->rx_bytes = p->rx_bytes;
-	r->rx_bad = p->rx_bad;
+	r->rx_other = p->rx_other;
 	r->rx_stale = p->rx_stale;
 	r->tx_ctl = p->tx_ctl;
 	r->rx_ctl = p->rx_ctl;
@@ -205,10 +205,10 @@ portrep_pack(const struct dp_rt_port_report *r, uint64_t *v)
 
 	v[n++] = r->tx;
 	v[n++] = r->tx_bytes;
-	v[n++] = r->tx_fail;
+	v[n++] = r->tx_deferred;
 	v[n++] = r->rx;
 	v[n++] = r->rx_bytes;
-	v[n++] = r->rx_bad;
+	v[n++] = r->rx_other;
 	v[n++] = r->rx_stale;
 	v[n++] = r->late_n;
 	v[n++] = dbits(r->late_median_ns);
@@ -229,10 +229,10 @@ portrep_unpack(struct dp_rt_port_report *r, uint32_t dc, const uint64_t *v, uint
 		return;
 	r->tx = v[0];
 	r->tx_bytes = v[1];
-	r->tx_fail = v[2];
+	r->tx_deferred = v[2];
 	r->rx = v[3];
 	r->rx_bytes = v[4];
-	r->rx_bad = v[5];
+	r->rx_other = v[5];
 	r->rx_stale = v[6];
 	r->late_n = v[7];
 	r->late_median_ns = bitsd(v[8]);
@@ -336,13 +336,23 @@ on_msg(void *arg, struct dp_port *p, const uint8_t *raw, uint32_t len, dp_time_t
 	}
 }
 
-/* Outside the engine: control messages for up to @p ms, or until *@p flag. */
+/*
+ * Outside the engine: control messages for up to @p ms, or until *@p flag, from every port (the
+ * peer sends on its first port, which may be the far end of any of ours).
+ */
 static void
 wait_for(struct dp_rt *rt, int ms, const volatile bool *flag)
 {
 	static const volatile bool never;
+	const volatile bool *stop = flag != NULL ? flag : &never;
+	uint64_t end = dp_clock_raw_ns() + (uint64_t)ms * 1000000;
+	uint32_t d;
 
-	dp_port_ctl_wait(rt->ctl, ms, on_msg, rt, flag != NULL ? flag : &never);
+	do {
+		for (d = 0; d < rt->n_dc && !*stop; d++)
+			if (rt->opened[d])
+				dp_port_ctl_wait(&rt->port[d], 0, on_msg, rt, stop);
+	} while (!*stop && dp_clock_raw_ns() < end);
 }
 
 static void
@@ -496,6 +506,15 @@ dp_rt_open(struct dp_rt *rt, const struct dp_rt_params *p, char *err, size_t err
 		if (rt->ctl == NULL)
 			rt->ctl = &rt->port[d];
 	}
+	for (d = 0; d < p->n_dc; d++) {
+		if (!rt->opened[d])
+			continue;
+		rc = dp_port_wait_link(&rt->port[d], p->wait_ms, err, errlen);
+		if (rc != 0) {
+			dp_rt_close(rt);
+			return rc;
+		}
+	}
 	if (rt->split) {
 		rc = hello(rt, err, errlen);
 		if (rc != 0) {
@@ -600,9 +619,13 @@ drained(void *arg)
 	struct drain *dr = arg;
 	struct dp_rt *rt = dr->rt;
 	uint64_t tx, rx;
+	uint32_t d;
 
 	if (dr->t->eng.heap[0]->next != DP_NEVER)
 		return false;
+	for (d = 0; d < rt->n_dc; d++)
+		if (rt->dc_port[d] != NULL && dp_port_backlog(rt->dc_port[d]) > 0)
+			return false;	/* still to be sent (the poll sends it) */
 	port_totals(rt, &tx, &rx);
 	if (!rt->split)
 		return rx == tx;	/* the ports are each other's ends */

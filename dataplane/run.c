@@ -9,6 +9,7 @@
  * the step exactly.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +224,32 @@ summarise(const struct dp_topo *t, struct dp_run_result *res)
 	return 0;
 }
 
+/* A real-time run failed: what its ports did, after the message. */
+static void
+ports_say(const struct dp_rt *rt, char *err, size_t errlen)
+{
+	size_t n = strlen(err);
+	bool first = true;
+	uint32_t d;
+
+	for (d = 0; d < rt->n_dc && n + 1 < errlen; d++) {
+		const struct dp_port *pt = rt->dc_port[d];
+		int k;
+
+		if (pt == NULL)
+			continue;
+		k = snprintf(err + n, errlen - n, "%s dc%u.eth sent %" PRIu64 ", received %" PRIu64
+			     ", %u waiting to be sent, %" PRIu64 " deferred", first ? " (ports:" : ";",
+			     d, pt->tx, pt->rx, dp_port_backlog(pt), pt->tx_deferred);
+		if (k < 0 || (size_t)k >= errlen - n)
+			return;
+		n += (size_t)k;
+		first = false;
+	}
+	if (!first && n + 2 < errlen)
+		snprintf(err + n, errlen - n, ")");
+}
+
 int
 dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size_t errlen)
 {
@@ -350,6 +377,8 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		snprintf(err, errlen, "%s", t->eng.errmsg);
 	else if (rc == 0 && !res->interrupted)	/* frames are still in flight when interrupted */
 		rc = dp_topo_check(t, err, errlen);
+	if (rc != 0 && p->rt != NULL)
+		ports_say(p->rt, err, errlen);
 	module_res = prog->module_res;
 	if (t->mod != NULL) {
 		dp_time_t busy[SM_STAGE_COUNT] = { 0 };

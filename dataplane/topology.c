@@ -173,6 +173,20 @@ build_background(struct dp_topo *t, const struct dp_topo_params *p)
 	return 0;
 }
 
+/*
+ * Real time: WAN link @d leaves through DC d's port when the DC it goes to runs in the other
+ * process, or has a port here too (the two ends of a pair in one process).  A port for a DC whose
+ * next DC is here without one only brings frames in (the far end of a split's other crossing).
+ */
+static bool
+through_port(const struct dp_topo *t, uint32_t d)
+{
+	uint32_t next = (d + 1) % t->d;
+
+	return t->dc_port != NULL && t->dc_port[d] != NULL &&
+	       (!(t->local & (1u << next)) || t->dc_port[next] != NULL);
+}
+
 int
 dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size_t errlen)
 {
@@ -293,9 +307,8 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 		cin = point(p->cap, DP_CAP_WAN, name, ".in");
 		cout = point(p->cap, DP_CAP_WAN, name, ".out");
 		rc = dp_wan_init(&t->wan[d], &t->eng, name, t->links.wan_bw, t->links.wan_delay,
-				 p->q_wan, p->pk->account,
-				 t->dc_port != NULL && t->dc_port[d] != NULL ? &t->dc_port[d]->e :
-				 &t->sw[(d + 1) % t->d].e, cin, cout);
+				 p->q_wan, p->pk->account, through_port(t, d) ?
+				 &t->dc_port[d]->e : &t->sw[(d + 1) % t->d].e, cin, cout);
 		if (rc != 0)
 			goto fail;
 		t->sw[d].to_wan = &t->wan[d].e;

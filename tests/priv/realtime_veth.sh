@@ -8,10 +8,11 @@
 #   3. Two processes in two namespaces, one per data centre, over af_packet on the veth pair:
 #      the split that runs a topology on two hosts.
 # Needs root (namespaces, raw sockets, XDP): exits 77 (skipped) without it, saying why.
-# Usage: realtime_veth.sh SYNCEMU (run from the source root)
+# Usage: realtime_veth.sh SYNCEMU [SLOW] (from the source root; SLOW multiplies the dilations)
 set -u
 . "$(dirname "$0")/../cli/lib.sh"
 se=$1
+slow=${2:-1}	# a sanitizer build: dilations this many times larger
 
 skip() { echo "skip - $*"; exit 77; }
 [ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces, AF_PACKET, AF_XDP)"
@@ -29,7 +30,7 @@ trap cleanup EXIT
 ip -n "$ns" link add va type veth peer name vb || skip "cannot create a veth pair"
 ip -n "$ns" link set lo up
 
-RT=(--set run.clock=real --set run.dilation=200 --set ports.wait=5s)
+RT=(--set run.clock=real --set run.dilation=$((200 * slow)) --set ports.wait=5s)
 # check JSON DESC: the mean step within 1 % of the model, every frame sent arrived
 check() {
 	python3 - "$1" >"$tmp/check" 2>&1 <<'PY'
@@ -82,11 +83,14 @@ expect_rc 1 "af_xdp refuses frames larger than a page" -- timeout 60 ip netns ex
 	--set "ports.dc0=net_af_xdp0,iface=va" --set "ports.dc1=net_af_xdp1,iface=vb"
 expect_grep "$tmp/err" "af_xdp takes frames of at most 2048 bytes" "it says why and what to set"
 
-# 3. two processes, one namespace each, over the veth pair
+# 3. two processes, one namespace each, over the veth pair (a second attempt if the host stalled
+# a vCPU during the first: wall-clock timing on a shared machine)
 ip netns add "$nsb"
 ip -n "$ns" link set vb netns "$nsb"
 ip -n "$ns" link set va mtu 9000 up
 ip -n "$nsb" link set vb mtu 9000 up
+for attempt in 1 2; do
+fails0=$fails
 timeout 120 ip netns exec "$ns" "$se" run -v A -n 3 -q -j --trace none "${RT[@]}" \
 	--set ports.local=0 --set "ports.dc0=net_af_packet0,iface=va,$AFP" \
 	>"$tmp/lead.json" 2>"$tmp/lead.err" &
@@ -106,4 +110,7 @@ else
 	bad "two processes over the veth pair: exits $ra, $rb"
 	tail -2 "$tmp/lead.err" "$tmp/follow.err" | sed 's/^/    /'
 fi
+[ $fails -eq $fails0 ] && break
+[ $attempt -eq 1 ] && { echo "# attempt 1 missed; trying once more"; fails=$fails0; }
+done
 finish
