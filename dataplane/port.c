@@ -641,6 +641,7 @@ dp_port_attach(struct dp_port *p, struct dp_engine *eng, const char *name, struc
 	       int cap_tx, int cap_rx)
 {
 	int rc = dp_engine_add(eng, &p->e, &port_ops, name);
+	uint64_t rx_dropped, tx_errors;
 
 	if (rc != 0)
 		return rc;
@@ -651,8 +652,26 @@ dp_port_attach(struct dp_port *p, struct dp_engine *eng, const char *name, struc
 	p->tx = p->tx_bytes = p->tx_deferred = p->rx = p->rx_bytes = p->rx_other = 0;
 	p->txq_head = p->txq_tail = 0;
 	p->rx_ctl = p->tx_ctl = p->rx_stale = 0;
+	p->dev_base[0] = p->dev_base[1] = 0;
+	dp_port_dev_drops(p, &rx_dropped, &tx_errors);	/* the counters so far */
+	p->dev_base[0] = rx_dropped;
+	p->dev_base[1] = tx_errors;
 	dp_lateness_free(&p->late);
 	return 0;
+}
+
+void
+dp_port_dev_drops(const struct dp_port *p, uint64_t *rx_dropped, uint64_t *tx_errors)
+{
+	struct rte_eth_stats s;
+
+	*rx_dropped = *tx_errors = 0;
+	if (!p->started || rte_eth_stats_get(p->port_id, &s) != 0)
+		return;
+	/* counters that went back (a device reset) count from zero */
+	*rx_dropped = s.imissed + s.ierrors + s.rx_nombuf;
+	*rx_dropped = *rx_dropped >= p->dev_base[0] ? *rx_dropped - p->dev_base[0] : *rx_dropped;
+	*tx_errors = s.oerrors >= p->dev_base[1] ? s.oerrors - p->dev_base[1] : s.oerrors;
 }
 
 void

@@ -77,6 +77,7 @@ struct dp_port {
 	uint64_t tx_deferred;		/**< frames that waited for room in the device */
 	uint64_t rx_other;		/**< frames that were not syncemu's (or cut short) */
 	uint64_t rx_stale;		/**< frames of an earlier run, or left at its end */
+	uint64_t dev_base[2];		/**< the device's drop counters when the run began */
 	struct dp_lateness late;	/**< of the frames sent */
 	bool hw_ts;			/**< the NIC stamps received frames */
 	int ts_off;			/**< mbuf dynfield offset of the timestamp; -1: none */
@@ -118,6 +119,14 @@ int dp_port_wait_link(struct dp_port *p, int ms, char *err, size_t errlen);
  */
 int dp_port_attach(struct dp_port *p, struct dp_engine *eng, const char *name,
 		   struct dp_elem *rx_to, int cap_tx, int cap_rx);
+
+/**
+ * What the device itself lost since the run began (its own counters, rte_eth_stats):
+ * @p rx_dropped frames it could not receive (missed for want of descriptors, errored, or no
+ * mbuf), @p tx_errors frames it failed to send.  A port that loses frames stalls the run until
+ * `[ports] wait`: these say why.
+ */
+void dp_port_dev_drops(const struct dp_port *p, uint64_t *rx_dropped, uint64_t *tx_errors);
 
 /** The run is over: what still waits in the port is freed (counted in rx_stale). */
 void dp_port_detach(struct dp_port *p);

@@ -192,6 +192,7 @@ port_report(const struct dp_port *p, struct dp_rt_port_report *r)
 	r->tx_ctl = p->tx_ctl;
 	r->rx_ctl = p->rx_ctl;
 	r->hw_ts = p->hw_ts;
+	dp_port_dev_drops(p, &r->dev_rx_dropped, &r->dev_tx_errors);
 	r->late_n = l.seen;
 	dp_lateness_stats(&l, &r->late_median_ns, &r->late_p99_ns, &r->late_p999_ns,
 			  &r->late_max_ns);
@@ -216,6 +217,8 @@ portrep_pack(const struct dp_rt_port_report *r, uint64_t *v)
 	v[n++] = dbits(r->late_p999_ns);
 	v[n++] = dbits(r->late_max_ns);
 	v[n++] = r->hw_ts;
+	v[n++] = r->dev_rx_dropped;
+	v[n++] = r->dev_tx_errors;
 	return n;
 }
 
@@ -225,7 +228,7 @@ portrep_unpack(struct dp_rt_port_report *r, uint32_t dc, const uint64_t *v, uint
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "dc%u.eth", dc);
 	snprintf(r->dev, sizeof(r->dev), "(the peer's)");
-	if (n < 13)
+	if (n < 15)
 		return;
 	r->tx = v[0];
 	r->tx_bytes = v[1];
@@ -240,6 +243,8 @@ portrep_unpack(struct dp_rt_port_report *r, uint32_t dc, const uint64_t *v, uint
 	r->late_p999_ns = bitsd(v[10]);
 	r->late_max_ns = bitsd(v[11]);
 	r->hw_ts = v[12] != 0;
+	r->dev_rx_dropped = v[13];
+	r->dev_tx_errors = v[14];
 }
 
 /* Every control message, in the engine (at @p now) or outside it (now 0). */

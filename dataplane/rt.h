@@ -51,6 +51,7 @@ struct dp_rt_port_report {
 	char name[16];			/**< "dc0.eth" */
 	char dev[192];
 	uint64_t tx, tx_bytes, tx_deferred, rx, rx_bytes, rx_other, rx_stale, tx_ctl, rx_ctl;
+	uint64_t dev_rx_dropped, dev_tx_errors;	/**< the device's own losses (rte_eth_stats) */
 	uint64_t late_n;		/**< frames whose release lateness was measured */
 	double late_median_ns, late_p99_ns, late_p999_ns, late_max_ns;
 	bool hw_ts;			/**< RX stamps from the NIC; else the TSC at the poll */

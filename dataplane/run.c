@@ -234,13 +234,17 @@ ports_say(const struct dp_rt *rt, char *err, size_t errlen)
 
 	for (d = 0; d < rt->n_dc && n + 1 < errlen; d++) {
 		const struct dp_port *pt = rt->dc_port[d];
+		uint64_t rx_dropped, tx_errors;
 		int k;
 
 		if (pt == NULL)
 			continue;
+		dp_port_dev_drops(pt, &rx_dropped, &tx_errors);
 		k = snprintf(err + n, errlen - n, "%s dc%u.eth sent %" PRIu64 ", received %" PRIu64
-			     ", %u waiting to be sent, %" PRIu64 " deferred", first ? " (ports:" : ";",
-			     d, pt->tx, pt->rx, dp_port_backlog(pt), pt->tx_deferred);
+			     ", %u waiting to be sent, %" PRIu64 " deferred, the device lost %" PRIu64
+			     " received and %" PRIu64 " sent%s", first ? " (ports:" : ";", d, pt->tx,
+			     pt->rx, dp_port_backlog(pt), pt->tx_deferred, rx_dropped, tx_errors,
+			     dp_port_up(pt) ? "" : ", its link is down");
 		if (k < 0 || (size_t)k >= errlen - n)
 			return;
 		n += (size_t)k;

@@ -442,7 +442,8 @@ realtime_table(const struct outcome *runs, unsigned int n)
 		{ "run", "run", -1 }, { "port", "port", -1 }, { "side", "side", -1 },
 		{ "sent", "frames_sent", 0 }, { "received", "frames_received", 0 },
 		{ "deferred", "deferred_sends", 0 }, { "not ours", "other_frames", 0 },
-		{ "stale", "stale_frames", 0 }, { "late median us", "late_median_us", 3 },
+		{ "stale", "stale_frames", 0 }, { "dev lost", "device_lost", 0 },
+		{ "late median us", "late_median_us", 3 },
 		{ "p99 us", "late_p99_us", 3 }, { "p99.9 us", "late_p999_us", 3 },
 		{ "max us", "late_max_us", 3 }, { "RX stamps", "rx_stamps", -1 },
 	};
@@ -471,6 +472,7 @@ realtime_table(const struct outcome *runs, unsigned int n)
 			table_num(t, (double)p->tx_deferred);
 			table_num(t, (double)p->rx_other);
 			table_num(t, (double)p->rx_stale);
+			table_num(t, (double)(p->dev_rx_dropped + p->dev_tx_errors));
 			table_num(t, p->late_n ? p->late_median_ns / 1e3 : NAN);
 			table_num(t, p->late_n ? p->late_p99_ns / 1e3 : NAN);
 			table_num(t, p->late_n ? p->late_p999_ns / 1e3 : NAN);
@@ -639,13 +641,15 @@ queues_json(const struct dp_run_result *res)
 static json_t *
 rt_port_json(const struct dp_rt_port_report *p)
 {
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, "
-			 "s:s}", "name", p->name, "device", p->dev,
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, "
+			 "s:o, s:o, s:s}", "name", p->name, "device", p->dev,
 			 "frames_sent", (json_int_t)p->tx, "bytes_sent", (json_int_t)p->tx_bytes,
 			 "deferred_sends", (json_int_t)p->tx_deferred,
 			 "frames_received", (json_int_t)p->rx,
 			 "bytes_received", (json_int_t)p->rx_bytes,
 			 "other_frames", (json_int_t)p->rx_other, "stale_frames", (json_int_t)p->rx_stale,
+			 "device_rx_dropped", (json_int_t)p->dev_rx_dropped,
+			 "device_tx_errors", (json_int_t)p->dev_tx_errors,
 			 "lateness_samples", (json_int_t)p->late_n,
 			 "late_median_ns", num(p->late_n ? p->late_median_ns : NAN),
 			 "late_p99_ns", num(p->late_n ? p->late_p99_ns : NAN),

@@ -64,6 +64,7 @@ for r in d["runs"]:
         assert p["frames_sent"] == 0 or (p["late_median_ns"] is not None and
                                          p["late_max_ns"] >= p["late_p99_ns"]), p
         assert p["stale_frames"] == 0, p
+        assert p["device_rx_dropped"] == 0 and p["device_tx_errors"] == 0, p
     out.append("%s: %d steps, %.6f ms vs %.6f ms (%+.4f %%), %d frames through ports, "
                "lateness p99 %.1f us" % (r["label"], len(rows), mean, model, err, sent,
                max(p["late_p99_ns"] or 0 for p in rt["ports"]) / 1e3))
@@ -207,4 +208,31 @@ expect_rc 1 "no peer" -- timeout 60 "$se" run -v A -n 2 -q --trace none "${RT[@]
 	--set ports.wait=1s --set ports.local=0 \
 	--set "ports.dc0=net_memif0,role=server,socket=$sock,socket-abstract=no"
 expect_grep "$tmp/err" "the link did not come up in 1000 ms" "the reason names the wait"
+
+# the follower dies mid-run: the leader stops within [ports] wait, says where, exits 1
+rm -f "$sock"
+timeout 60 "$se" run -v A -q -n 100 --trace none "${RT[@]}" --set run.dilation=$((100 * slow)) \
+	--set ports.wait=2s --set ports.local=0 \
+	--set "ports.dc0=net_memif0,role=server,socket=$sock,socket-abstract=no,bsize=9216" \
+	>"$tmp/k1" 2>"$tmp/k1.err" &
+pids+=($!)
+ka=$!
+sleep 0.3
+"$se" run -v A -q -n 100 --trace none "${RT[@]}" --set run.dilation=$((100 * slow)) \
+	--set ports.wait=2s --set ports.local=1 \
+	--set "ports.dc1=net_memif0,role=client,socket=$sock,socket-abstract=no,bsize=9216" \
+	--eal "$EAL1" >"$tmp/k2" 2>"$tmp/k2.err" &
+kb=$!
+pids+=($kb)
+sleep $((3 * slow))	# the run is under way (EAL, calibration, handshake done)
+kill -9 "$kb" 2>/dev/null
+wait "$kb" 2>/dev/null
+t0=$(date +%s)
+wait "$ka"
+ka=$?
+dt=$(($(date +%s) - t0))
+[ "$ka" -eq 1 ] && [ "$dt" -le 20 ] && ok "the peer killed mid-run: the leader stops (exit 1, ${dt} s)" ||
+	bad "the peer killed mid-run: exit $ka after $dt s"
+expect_grep "$tmp/k1.err" "the run stalled" "it says the run stalled"
+expect_grep "$tmp/k1.err" "its link is down" "and names its port's counts and the link"
 finish
