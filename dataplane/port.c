@@ -114,36 +114,72 @@ sent(struct dp_port *p, struct rte_mbuf *m, uint32_t len, dp_time_t due)
 	(void)m;
 }
 
-static int
-txq_grow(struct dp_port *p)
+static uint32_t
+fifo_len(const struct dp_port_fifo *f)
 {
-	uint32_t size = p->txq_mask + 1, n = p->txq_tail - p->txq_head, i;
-	struct dp_port_arrival *q = malloc(2 * (size_t)size * sizeof(*q));
+	return f->tail - f->head;
+}
 
-	if (q == NULL)
+static struct dp_port_arrival *
+fifo_at(const struct dp_port_fifo *f, uint32_t i)
+{
+	return &f->a[i & f->mask];
+}
+
+/* Room for one more (doubling the ring when full); 0 or -ENOMEM. */
+static int
+fifo_room(struct dp_port_fifo *f)
+{
+	uint32_t size = f->mask + 1, n = fifo_len(f), i;
+	struct dp_port_arrival *a;
+
+	if (f->a != NULL && n <= f->mask)
+		return 0;
+	size = f->a == NULL ? QUEUE_MIN : 2 * size;
+	a = malloc((size_t)size * sizeof(*a));
+	if (a == NULL)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		q[i] = p->txq[(p->txq_head + i) & p->txq_mask];
-	free(p->txq);
-	p->txq = q;
-	p->txq_head = 0;
-	p->txq_tail = n;
-	p->txq_mask = 2 * size - 1;
+		a[i] = *fifo_at(f, f->head + i);
+	free(f->a);
+	f->a = a;
+	f->head = 0;
+	f->tail = n;
+	f->mask = size - 1;
 	return 0;
+}
+
+/* Free the frames that wait; return how many. */
+static uint64_t
+fifo_drop(struct dp_port_fifo *f)
+{
+	uint64_t n = 0;
+
+	for (; f->a != NULL && f->head != f->tail; n++)
+		rte_pktmbuf_free(fifo_at(f, f->head++)->m);
+	return n;
+}
+
+static void
+fifo_fini(struct dp_port_fifo *f)
+{
+	fifo_drop(f);
+	free(f->a);
+	f->a = NULL;
 }
 
 /* Send what waits, in order, as far as the device has room. */
 static void
 flush(struct dp_port *p)
 {
-	while (p->txq_head != p->txq_tail) {
-		struct dp_port_arrival *a = &p->txq[p->txq_head & p->txq_mask];
+	while (fifo_len(&p->txq) > 0) {
+		struct dp_port_arrival *a = fifo_at(&p->txq, p->txq.head);
 		uint32_t len = rte_pktmbuf_pkt_len(a->m);
 
 		if (rte_eth_tx_burst(p->port_id, 0, &a->m, 1) != 1)
 			return;
 		sent(p, a->m, len, a->t);
-		p->txq_head++;
+		p->txq.head++;
 	}
 }
 
@@ -162,12 +198,12 @@ port_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
 	e->c.rx_bytes += len;
 	dp_capture_frame(e->eng, p->cap_tx, m, now);
 	flush(p);
-	for (tries = 0; p->txq_head == p->txq_tail && tries < TX_TRIES; tries++)
+	for (tries = 0; fifo_len(&p->txq) == 0 && tries < TX_TRIES; tries++)
 		if (rte_eth_tx_burst(p->port_id, 0, &m, 1) == 1) {
 			sent(p, m, len, now);
 			return;
 		}
-	if (p->txq_tail - p->txq_head > p->txq_mask && txq_grow(p) != 0) {
+	if (fifo_room(&p->txq) != 0) {
 		dp_engine_fail(e->eng, -ENOMEM, "%s: out of memory for frames waiting to be sent",
 			       e->name);
 		e->c.drop++;
@@ -176,7 +212,7 @@ port_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
 		return;
 	}
 	p->tx_deferred++;
-	p->txq[p->txq_tail++ & p->txq_mask] = (struct dp_port_arrival){ m, now, 0 };
+	*fifo_at(&p->txq, p->txq.tail++) = (struct dp_port_arrival){ m, now };
 }
 
 static bool
@@ -202,8 +238,8 @@ port_event(struct dp_elem *e, dp_time_t now)
 {
 	struct dp_port *p = (struct dp_port *)e;
 
-	while (p->head != p->tail && p->q[p->head & p->mask].t <= now) {
-		struct dp_port_arrival *a = &p->q[p->head++ & p->mask];
+	while (fifo_len(&p->rxq) > 0 && fifo_at(&p->rxq, p->rxq.head)->t <= now) {
+		struct dp_port_arrival *a = fifo_at(&p->rxq, p->rxq.head++);
 		const uint8_t *msg;
 		uint32_t len;
 
@@ -218,21 +254,21 @@ port_event(struct dp_elem *e, dp_time_t now)
 		dp_capture_frame(e->eng, p->cap_rx, a->m, now);
 		p->rx_to->ops->rx(p->rx_to, a->m, now);
 	}
-	dp_sched(e, p->head != p->tail ? p->q[p->head & p->mask].t : DP_NEVER);
+	dp_sched(e, fifo_len(&p->rxq) > 0 ? fifo_at(&p->rxq, p->rxq.head)->t : DP_NEVER);
 }
 
 static uint64_t
 port_held(const struct dp_elem *e)
 {
 	const struct dp_port *p = (const struct dp_port *)e;
-	uint64_t n = p->txq_tail - p->txq_head;
+	uint64_t n = fifo_len(&p->txq);
 	uint32_t i;
 
-	for (i = p->head; i != p->tail; i++) {
+	for (i = p->rxq.head; i != p->rxq.tail; i++) {
 		const uint8_t *msg;
 		uint32_t len;
 
-		n += !is_ctl(p->q[i & p->mask].m, &msg, &len);
+		n += !is_ctl(fifo_at(&p->rxq, i)->m, &msg, &len);
 	}
 	return n;
 }
@@ -243,24 +279,6 @@ static const struct dp_elem_ops port_ops = {
 	.rx = port_rx,
 	.held = port_held,
 };
-
-static int
-grow(struct dp_port *p)
-{
-	uint32_t size = p->mask + 1, n = p->tail - p->head, i;
-	struct dp_port_arrival *q = malloc(2 * (size_t)size * sizeof(*q));
-
-	if (q == NULL)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		q[i] = p->q[(p->head + i) & p->mask];
-	free(p->q);
-	p->q = q;
-	p->head = 0;
-	p->tail = n;
-	p->mask = 2 * size - 1;
-	return 0;
-}
 
 static uint32_t
 frame_run(const struct rte_mbuf *m)
@@ -288,7 +306,7 @@ dp_port_poll(struct dp_port *p, dp_time_t now)
 	struct rte_mbuf *m[BURST];
 	uint32_t taken = 0;
 	int64_t off = 0;
-	bool was_empty = p->head == p->tail;
+	bool was_empty = fifo_len(&p->rxq) == 0;
 	uint16_t n, i;
 
 	flush(p);
@@ -326,22 +344,21 @@ dp_port_poll(struct dp_port *p, dp_time_t now)
 			} else {
 				p->rx_ctl++;
 			}
-			if (p->tail - p->head > p->mask && grow(p) != 0) {
+			if (fifo_room(&p->rxq) != 0) {
 				dp_engine_fail(p->e.eng, -ENOMEM, "%s: out of memory for arrivals",
 					       p->e.name);
 				rte_pktmbuf_free(m[i]);
 				continue;
 			}
 			/* in order of time: a NIC stamp may be earlier than the last poll's */
-			if (p->tail != p->head && p->q[(p->tail - 1) & p->mask].t > t)
-				t = p->q[(p->tail - 1) & p->mask].t;
-			p->q[p->tail & p->mask] = (struct dp_port_arrival){ m[i], t, 0 };
-			p->tail++;
+			if (fifo_len(&p->rxq) > 0 && fifo_at(&p->rxq, p->rxq.tail - 1)->t > t)
+				t = fifo_at(&p->rxq, p->rxq.tail - 1)->t;
+			*fifo_at(&p->rxq, p->rxq.tail++) = (struct dp_port_arrival){ m[i], t };
 		}
 		taken += n;
 	} while (n == BURST && taken < 4 * BURST);
-	if (was_empty && p->head != p->tail)
-		dp_sched(&p->e, p->q[p->head & p->mask].t);
+	if (was_empty && fifo_len(&p->rxq) > 0)
+		dp_sched(&p->e, fifo_at(&p->rxq, p->rxq.head)->t);
 	return taken;
 }
 
@@ -555,16 +572,10 @@ dp_port_open(struct dp_port *p, const char *devargs, uint32_t dc, struct rte_mem
 	p->pool = pool;
 	p->clk = clk;
 	snprintf(p->dev, sizeof(p->dev), "%s", devargs);
-	p->q = malloc(QUEUE_MIN * sizeof(*p->q));
-	if (p->q == NULL)
-		return -ENOMEM;
-	p->mask = QUEUE_MIN - 1;
-	p->txq = malloc(QUEUE_MIN * sizeof(*p->txq));
-	if (p->txq == NULL) {
+	if (fifo_room(&p->rxq) != 0 || fifo_room(&p->txq) != 0) {
 		rc = -ENOMEM;
 		goto fail;
 	}
-	p->txq_mask = QUEUE_MIN - 1;
 	rc = rx_pool_create(p, devargs, frame_max, err, errlen);
 	if (rc != 0)
 		goto fail;
@@ -648,9 +659,9 @@ dp_port_attach(struct dp_port *p, struct dp_engine *eng, const char *name, struc
 	p->rx_to = rx_to;
 	p->cap_tx = cap_tx;
 	p->cap_rx = cap_rx;
-	p->head = p->tail = 0;
+	p->rxq.head = p->rxq.tail = 0;
 	p->tx = p->tx_bytes = p->tx_deferred = p->rx = p->rx_bytes = p->rx_other = 0;
-	p->txq_head = p->txq_tail = 0;
+	p->txq.head = p->txq.tail = 0;
 	p->rx_ctl = p->tx_ctl = p->rx_stale = 0;
 	p->dev_base[0] = p->dev_base[1] = 0;
 	dp_port_dev_drops(p, &rx_dropped, &tx_errors);	/* the counters so far */
@@ -677,12 +688,8 @@ dp_port_dev_drops(const struct dp_port *p, uint64_t *rx_dropped, uint64_t *tx_er
 void
 dp_port_detach(struct dp_port *p)
 {
-	while (p->q != NULL && p->head != p->tail) {
-		rte_pktmbuf_free(p->q[p->head++ & p->mask].m);
-		p->rx_stale++;
-	}
-	while (p->txq != NULL && p->txq_head != p->txq_tail)	/* the run was cut short */
-		rte_pktmbuf_free(p->txq[p->txq_head++ & p->txq_mask].m);
+	p->rx_stale += fifo_drop(&p->rxq);
+	fifo_drop(&p->txq);	/* the run was cut short */
 	p->rx_to = NULL;
 	p->e.eng = NULL;
 }
@@ -693,14 +700,8 @@ dp_port_close(struct dp_port *p)
 	struct rte_mbuf *m[BURST];
 	uint16_t n;
 
-	while (p->q != NULL && p->head != p->tail)
-		rte_pktmbuf_free(p->q[p->head++ & p->mask].m);
-	free(p->q);
-	p->q = NULL;
-	while (p->txq != NULL && p->txq_head != p->txq_tail)
-		rte_pktmbuf_free(p->txq[p->txq_head++ & p->txq_mask].m);
-	free(p->txq);
-	p->txq = NULL;
+	fifo_fini(&p->rxq);
+	fifo_fini(&p->txq);
 	if (p->started && strncmp(p->dev, "net_memif", 9) == 0 &&
 	    strstr(p->dev, "role=client") == NULL) {
 		/* a memif server closed while its client disconnects can crash in DPDK 22.11's

@@ -47,7 +47,12 @@ typedef void (*dp_port_ctl_fn)(void *arg, struct dp_port *p, const uint8_t *msg,
 struct dp_port_arrival {
 	struct rte_mbuf *m;
 	dp_time_t t;
-	uint64_t hw_ns;		/**< the NIC's timestamp (ns of its clock); 0: none */
+};
+
+/** Frames in order with their times (a ring of a power-of-two size that doubles when full). */
+struct dp_port_fifo {
+	struct dp_port_arrival *a;
+	uint32_t mask, head, tail;
 };
 
 struct dp_port {
@@ -66,12 +71,9 @@ struct dp_port {
 	dp_port_ctl_fn on_ctl;
 	void *ctl_arg;
 	int cap_tx, cap_rx;
-	/* arrivals waiting for their turn */
-	struct dp_port_arrival *q;
-	uint32_t mask, head, tail;
-	/* frames the device had no room for yet, in order, with the times they were due */
-	struct dp_port_arrival *txq;
-	uint32_t txq_mask, txq_head, txq_tail;
+	struct dp_port_fifo rxq;	/**< arrivals waiting for their turn */
+	struct dp_port_fifo txq;	/**< frames the device had no room for yet, with the
+					 *   times they were due */
 	/* statistics */
 	uint64_t tx, tx_bytes, rx, rx_bytes, rx_ctl, tx_ctl;
 	uint64_t tx_deferred;		/**< frames that waited for room in the device */
@@ -145,7 +147,7 @@ uint32_t dp_port_poll(struct dp_port *p, dp_time_t now);
 static inline uint32_t
 dp_port_backlog(const struct dp_port *p)
 {
-	return p->txq_tail - p->txq_head;
+	return p->txq.tail - p->txq.head;
 }
 
 /** Send a control message (at most DP_CTL_MAX bytes) at once; 0 or -errno. */
