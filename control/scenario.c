@@ -330,7 +330,7 @@ paths_resolve(struct loader *ld, struct sc_scenario *t)
 static int
 check_ports(struct loader *ld, struct sc_scenario *t)
 {
-	uint32_t n = t->model.topo.n_dc, mask = 0, d;
+	uint32_t n = t->model.topo.n_dc, mask = 0, d, i;
 	char buf[sizeof(t->ports.local)], *tok, *save = NULL;
 
 	if (n > SC_PORTS_MAX)
@@ -363,7 +363,115 @@ check_ports(struct loader *ld, struct sc_scenario *t)
 			return key_err(ld, "ports", key, t->ports.dc[d], "the topology has %u data "
 				       "centres (0 to %u)", n, n - 1);
 		}
+	for (i = 0; i < SC_LINKS_MAX; i++) {
+		struct sc_port_link l, o;
+		char key[8], why[320];
+		uint32_t j;
+
+		if (t->ports.link[i][0] == '\0')
+			continue;
+		snprintf(key, sizeof(key), "link%u", i);
+		if (sc_port_link_parse(t->ports.link[i], n, t->model.topo.per_dc, &l, why,
+				       sizeof(why)) != 0)
+			return key_err(ld, "ports", key, t->ports.link[i], "%s", why);
+		if (!(mask & (1u << l.dc)))
+			return key_err(ld, "ports", key, t->ports.link[i], "%s is in data centre "
+				       "%u, which runs in the other process ([ports] local = %s): "
+				       "map it there", l.name, l.dc, t->ports.local);
+		for (j = 0; j < i; j++)
+			if (t->ports.link[j][0] != '\0' &&
+			    sc_port_link_parse(t->ports.link[j], n, t->model.topo.per_dc, &o, why,
+					       sizeof(why)) == 0 &&
+			    (strcmp(o.name, l.name) == 0 || strcmp(o.tx, l.tx) == 0 ||
+			     strcmp(o.rx, l.rx) == 0 || strcmp(o.tx, l.rx) == 0 ||
+			     strcmp(o.rx, l.tx) == 0))
+				return key_err(ld, "ports", key, t->ports.link[i], "link%u already "
+					       "maps %s through %s: a link and a device go in one "
+					       "mapping", j, o.name, o.tx);
+		for (d = 0; d < n; d++)
+			if (strcmp(t->ports.dc[d], l.tx) == 0 || strcmp(t->ports.dc[d], l.rx) == 0)
+				return key_err(ld, "ports", key, t->ports.link[i], "[ports] dc%u "
+					       "uses the same device", d);
+	}
 	t->ports.local_mask = mask;
+	return 0;
+}
+
+/* "wN.nic", "dcD>wN" or "dcD>mN": worker N, DC D (checked against N). */
+static int
+link_name(const char *s, uint32_t n_dc, uint32_t per_dc, uint32_t *w, uint32_t *dc, char *why,
+	  size_t whylen)
+{
+	unsigned int a = 0, b = 0;
+	int used = -1;
+	char kind = 0;
+	bool sign = strpbrk(s, "+-") != NULL;	/* %u would take them */
+
+	if (!sign && sscanf(s, "w%u.nic%n", &a, &used) == 1 && used == (int)strlen(s)) {
+		b = per_dc ? a / per_dc : 0;
+	} else if (!sign && sscanf(s, "dc%u>%c%u%n", &b, &kind, &a, &used) == 3 &&
+		   used == (int)strlen(s) && (kind == 'w' || kind == 'm')) {
+		if (per_dc && a < n_dc * per_dc && a / per_dc != b) {
+			snprintf(why, whylen, "worker %u is in data centre %u, not %u (the link is "
+				 "dc%u>%c%u)", a, a / per_dc, b, a / per_dc, kind, a);
+			return -EINVAL;
+		}
+	} else {
+		snprintf(why, whylen, "'%s' is not a link: wN.nic (worker N to its switch), dcD>wN "
+			 "(the switch to worker N) or dcD>mN (the switch to worker N's module); the "
+			 "WAN links go through [ports] dcN", s);
+		return -EINVAL;
+	}
+	if (a >= n_dc * per_dc) {
+		snprintf(why, whylen, "'%s': the topology has %u workers (0 to %u)", s,
+			 n_dc * per_dc, n_dc * per_dc - 1);
+		return -EINVAL;
+	}
+	*w = a;
+	*dc = b;
+	return 0;
+}
+
+int
+sc_port_link_parse(const char *value, uint32_t n_dc, uint32_t per_dc, struct sc_port_link *l,
+		   char *why, size_t whylen)
+{
+	char buf[SC_LINK_LEN], *tok[4], *save = NULL;
+	int n = 0;
+
+	memset(l, 0, sizeof(*l));
+	snprintf(buf, sizeof(buf), "%s", value);
+	for (tok[0] = strtok_r(buf, " \t", &save); n < 4 && tok[n] != NULL; n++)
+		if (n < 3)
+			tok[n + 1] = strtok_r(NULL, " \t", &save);
+	if (n < 2 || n > 3) {
+		snprintf(why, whylen, "expected 'LINK DEV' or 'LINK DEV RXDEV' (e.g. 'w0.nic ring:a', "
+			 "'w0.nic net_af_packet2,iface=va net_af_packet3,iface=vb'), got %d word%s",
+			 n, n == 1 ? "" : "s");
+		return -EINVAL;
+	}
+	if (strlen(tok[0]) >= sizeof(l->name)) {
+		snprintf(why, whylen, "'%s' is not a link (too long)", tok[0]);
+		return -EINVAL;
+	}
+	if (link_name(tok[0], n_dc, per_dc, &l->worker, &l->dc, why, whylen) != 0)
+		return -EINVAL;
+	snprintf(l->name, sizeof(l->name), "%s", tok[0]);
+	snprintf(l->tx, sizeof(l->tx), "%s", tok[1]);
+	snprintf(l->rx, sizeof(l->rx), "%s", n == 3 ? tok[2] : tok[1]);
+	if (strncmp(l->tx, "ring:", 5) == 0 && n == 3) {
+		snprintf(why, whylen, "a ring:NAME is both ends of the link: give it alone");
+		return -EINVAL;
+	}
+	if (strncmp(l->tx, "ring:", 5) != 0 && n == 2) {
+		snprintf(why, whylen, "'%s' needs a second device to come in through (the other end "
+			 "of a veth pair, a cabled NIC): 'LINK DEV RXDEV'; only ring:NAME is both", l->tx);
+		return -EINVAL;
+	}
+	if (n == 3 && strcmp(l->tx, l->rx) == 0) {
+		snprintf(why, whylen, "the two devices are the same ('%s')", l->tx);
+		return -EINVAL;
+	}
 	return 0;
 }
 

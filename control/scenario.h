@@ -46,10 +46,15 @@ struct sc_run {
 #define SC_PORTS_MAX 16
 #define SC_PORT_LEN 192
 
+#define SC_LINKS_MAX 8
+#define SC_LINK_LEN 256			/**< rte_cfgfile's longest value */
+#define SC_LINK_NAME 24
+
 /** Real time: which data centres run here and their DPDK ports ([ports]). */
 struct sc_ports {
 	char local[64];			/**< "all", or a list of DCs ("0", "4,5,6,7") */
 	char dc[SC_PORTS_MAX][SC_PORT_LEN]; /**< devargs of DC d's port; "" = none */
+	char link[SC_LINKS_MAX][SC_LINK_LEN]; /**< "LINK DEV [DEV]": a link through ports */
 	double wait;			/**< s to wait for a link, the peer, the end of a run */
 	uint32_t local_mask;		/**< from local, checked against the topology (derived) */
 };
@@ -177,5 +182,21 @@ int sc_scenario_dump(const struct sc_scenario *s, FILE *f);
 
 /** Print the table of keys: section, key, unit, default, range, help (for --help and README). */
 void sc_scenario_keys(FILE *f, int markdown);
+
+/** A link of the topology mapped to ports: `[ports] linkN = LINK DEV [RXDEV]`. */
+struct sc_port_link {
+	char name[SC_LINK_NAME];	/**< the link's trace name: wN.nic, dcD>wN, dcD>mN */
+	char tx[SC_LINK_LEN];		/**< the device its frames leave through */
+	char rx[SC_LINK_LEN];		/**< the device they come in through (ring:NAME: the same) */
+	uint32_t worker;		/**< N */
+	uint32_t dc;			/**< the data centre the link is in */
+};
+
+/**
+ * Parse @p value (`LINK DEV [RXDEV]`) for a topology of @p n_dc x @p per_dc workers.
+ * 0, or -EINVAL with the reason in @p why.
+ */
+int sc_port_link_parse(const char *value, uint32_t n_dc, uint32_t per_dc,
+		       struct sc_port_link *l, char *why, size_t whylen);
 
 #endif /* SC_SCENARIO_H */

@@ -156,6 +156,13 @@ static const struct sc_key_name capture_names[] = {
 	    "it, frames for it come in through it; a vdev (net_memif0,role=server,socket=/tmp/s," \
 	    "socket-abstract=no; net_af_xdp0,iface=veth0), a device given to the EAL (a PCI " \
 	    "address), or ring:NAME (an in-process ring pair: the same NAME at two DCs)")
+#define PLINK(i) \
+	STR("ports", "link" #i, ports.link[i], KF_EMPTY_OK, \
+	    "real time: a link of the topology through ports, 'LINK DEV [RXDEV]': LINK is wN.nic " \
+	    "(worker N to its switch), dcD>wN (the switch to worker N) or dcD>mN (to its module); " \
+	    "its frames leave through DEV when they reach the link's far end and go on from where " \
+	    "they come in: RXDEV (e.g. the other end of a veth pair or a cabled NIC), or, for " \
+	    "DEV = ring:NAME, the ring pair's other end")
 #define STEPS(key, alias, v, help) \
 	DBLA("steps", key, alias, model.steps[v], SC_UNIT_NUMBER, 0, NOLIM, KF_MIN_OPEN, help)
 
@@ -347,6 +354,7 @@ static const struct sc_key keys[] = {
 	    "some, another syncemu runs the others, joined by ports"),
 	PORT(0), PORT(1), PORT(2), PORT(3), PORT(4), PORT(5), PORT(6), PORT(7),
 	PORT(8), PORT(9), PORT(10), PORT(11), PORT(12), PORT(13), PORT(14), PORT(15),
+	PLINK(0), PLINK(1), PLINK(2), PLINK(3), PLINK(4), PLINK(5), PLINK(6), PLINK(7),
 	DBL("ports", "wait", ports.wait, SC_UNIT_TIME, 0.1, 3600, 0,
 	    "real time: how long to wait for a link to come up, for the peer process, and for "
 	    "the end of a run")

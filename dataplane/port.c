@@ -325,6 +325,11 @@ dp_port_poll(struct dp_port *p, dp_time_t now)
 					rte_pktmbuf_free(m[i]);
 					continue;
 				}
+				if (p->rx_to == NULL) {
+					p->rx_other++;	/* a link's TX end: nothing comes here */
+					rte_pktmbuf_free(m[i]);
+					continue;
+				}
 				if (frame_run(m[i]) != p->run_id) {
 					p->rx_stale++;	/* an earlier run's, late */
 					rte_pktmbuf_free(m[i]);
@@ -527,10 +532,11 @@ dp_port_rx_room(const char *devargs, uint32_t frame_max)
 }
 
 static int
-rx_pool_create(struct dp_port *p, const char *devargs, uint32_t frame_max, char *err,
-	       size_t errlen)
+rx_pool_create(struct dp_port *p, const char *devargs, uint32_t frame_max, uint32_t rx_mbufs,
+	       char *err, size_t errlen)
 {
-	uint32_t room = dp_port_rx_room(devargs, frame_max), n = DP_PORT_RX_MBUFS;
+	uint32_t room = dp_port_rx_room(devargs, frame_max), n = rx_mbufs ? rx_mbufs :
+							       DP_PORT_RX_MBUFS;
 	char name[RTE_MEMPOOL_NAMESIZE];
 
 	if (room == 0) {
@@ -543,7 +549,7 @@ rx_pool_create(struct dp_port *p, const char *devargs, uint32_t frame_max, char 
 			 "run.frame_payload (e.g. run.mtu=1500)", devargs, room, frame_max);
 		return -EMSGSIZE;
 	}
-	snprintf(name, sizeof(name), "se_rx_dc%u", p->dc);
+	snprintf(name, sizeof(name), "se_rx_%.19s", p->name);	/* names are short */
 	p->rx_pool = rte_pktmbuf_pool_create(name, n, 256, RTE_ALIGN(sizeof(struct dp_meta),
 					     RTE_MBUF_PRIV_ALIGN), (uint16_t)(RTE_PKTMBUF_HEADROOM +
 					     room), SOCKET_ID_ANY);
@@ -557,9 +563,9 @@ rx_pool_create(struct dp_port *p, const char *devargs, uint32_t frame_max, char 
 }
 
 int
-dp_port_open(struct dp_port *p, const char *devargs, uint32_t dc, struct rte_mempool *pool,
-	     uint32_t frame_max, const struct dp_clock *clk, int link_wait_ms, char *err,
-	     size_t errlen)
+dp_port_open(struct dp_port *p, const char *devargs, const char *name, struct rte_mempool *pool,
+	     uint32_t frame_max, uint32_t rx_mbufs, const struct dp_clock *clk, int link_wait_ms,
+	     char *err, size_t errlen)
 {
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
@@ -568,7 +574,7 @@ dp_port_open(struct dp_port *p, const char *devargs, uint32_t dc, struct rte_mem
 	memset(p, 0, sizeof(*p));
 	p->cap_tx = p->cap_rx = -1;
 	p->ts_off = -1;
-	p->dc = dc;
+	snprintf(p->name, sizeof(p->name), "%s", name);
 	p->pool = pool;
 	p->clk = clk;
 	snprintf(p->dev, sizeof(p->dev), "%s", devargs);
@@ -576,7 +582,7 @@ dp_port_open(struct dp_port *p, const char *devargs, uint32_t dc, struct rte_mem
 		rc = -ENOMEM;
 		goto fail;
 	}
-	rc = rx_pool_create(p, devargs, frame_max, err, errlen);
+	rc = rx_pool_create(p, devargs, frame_max, rx_mbufs, err, errlen);
 	if (rc != 0)
 		goto fail;
 	if (strncmp(devargs, "ring:", 5) == 0) {

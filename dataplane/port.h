@@ -58,15 +58,15 @@ struct dp_port_fifo {
 struct dp_port {
 	struct dp_elem e;
 	uint16_t port_id;
-	uint32_t dc;			/**< the data centre whose port it is */
-	char dev[192];
+	char name[24];			/**< dc0.eth; a link's ends: w0.nic.tx, w0.nic.rx */
+	char dev[256];
 	bool owned;			/**< opened here (closed by dp_port_close) */
 	bool started;			/**< rte_eth_dev_start() succeeded */
 	int link_wait_ms;
 	struct rte_mempool *pool;	/**< the run's: control messages go out of it */
 	struct rte_mempool *rx_pool;	/**< the device receives into it (its own) */
 	const struct dp_clock *clk;
-	struct dp_elem *rx_to;		/**< the DC's switch */
+	struct dp_elem *rx_to;		/**< where arrivals go; NULL: nowhere (a link's TX end) */
 	uint32_t run_id;		/**< frames of other runs are stale */
 	dp_port_ctl_fn on_ctl;
 	void *ctl_arg;
@@ -91,13 +91,14 @@ struct dp_port {
  * (a PCI address "0000:3b:00.0", or a port name), or "ring:NAME" (an in-process pair of rings:
  * the first open of NAME gets one end, the second the other).  A memif client waits up to
  * @p link_wait_ms for its server's socket; the link itself is waited for by dp_port_wait_link().
- * A port stays open across the runs of an invocation.
+ * A port stays open across the runs of an invocation.  It receives into a pool of its own of
+ * @p rx_mbufs mbufs (0: DP_PORT_RX_MBUFS; a link's TX end, which receives nothing, a few).
  *
  * @return 0, or -errno with a message naming the device and what to do
  */
-int dp_port_open(struct dp_port *p, const char *devargs, uint32_t dc, struct rte_mempool *pool,
-		 uint32_t frame_max, const struct dp_clock *clk, int link_wait_ms, char *err,
-		 size_t errlen);
+int dp_port_open(struct dp_port *p, const char *devargs, const char *name,
+		 struct rte_mempool *pool, uint32_t frame_max, uint32_t rx_mbufs,
+		 const struct dp_clock *clk, int link_wait_ms, char *err, size_t errlen);
 
 /**
  * The mbufs a port receives into (its own pool: received frames stay in the emulation, queued
@@ -116,8 +117,9 @@ uint32_t dp_port_rx_room(const char *devargs, uint32_t frame_max);
 int dp_port_wait_link(struct dp_port *p, int ms, char *err, size_t errlen);
 
 /**
- * Make the port an element of a run's engine: frames that arrive go to @p rx_to; its statistics
- * start again.  0 or -ENOSPC.
+ * Make the port an element of a run's engine: frames that arrive go to @p rx_to (NULL: none
+ * are expected; any that come are counted as not ours); its statistics start again.  0 or
+ * -ENOSPC.
  */
 int dp_port_attach(struct dp_port *p, struct dp_engine *eng, const char *name,
 		   struct dp_elem *rx_to, int cap_tx, int cap_rx);

@@ -61,11 +61,11 @@ static void
 rt_poll(void *arg, dp_time_t now)
 {
 	struct dp_rt *rt = arg;
-	uint32_t d;
+	uint32_t i;
 
-	for (d = 0; d < rt->n_dc; d++)
-		if (rt->dc_port[d] != NULL && rt->dc_port[d]->e.eng != NULL)
-			dp_port_poll(rt->dc_port[d], now);
+	for (i = 0; i < DP_RT_PORT_MAX; i++)
+		if (rt->opened[i] && rt->port[i].e.eng != NULL)
+			dp_port_poll(&rt->port[i], now);
 }
 
 /* ---- messages ---- */
@@ -180,7 +180,7 @@ port_report(const struct dp_port *p, struct dp_rt_port_report *r)
 	struct dp_lateness l = p->late;	/* sorted in place: a copy of the pointer is fine */
 
 	memset(r, 0, sizeof(*r));
-	snprintf(r->name, sizeof(r->name), "dc%u.eth", p->dc);
+	snprintf(r->name, sizeof(r->name), "%s", p->name);
 	snprintf(r->dev, sizeof(r->dev), "%s", p->dev);
 	r->tx = p->tx;
 	r->tx_bytes = p->tx_bytes;
@@ -374,14 +374,29 @@ arrived(void *arg, uint32_t generation, dp_time_t now)
 void
 dp_rt_close(struct dp_rt *rt)
 {
-	uint32_t d;
+	uint32_t i;
 
-	for (d = 0; d < DP_RT_DC_MAX; d++)
-		if (rt->opened[d]) {
-			dp_port_close(&rt->port[d]);
-			rt->opened[d] = false;
-			rt->dc_port[d] = NULL;
+	for (i = 0; i < DP_RT_PORT_MAX; i++)
+		if (rt->opened[i]) {
+			dp_port_close(&rt->port[i]);
+			rt->opened[i] = false;
 		}
+	memset(rt->dc_port, 0, sizeof(rt->dc_port));
+	memset(rt->link_tx, 0, sizeof(rt->link_tx));
+	memset(rt->link_rx, 0, sizeof(rt->link_rx));
+	rt->n_links = 0;
+}
+
+/* Open port @p i of @p rt on @p devargs, named @p name. */
+static int
+open_port(struct dp_rt *rt, const struct dp_rt_params *p, uint32_t i, const char *devargs,
+	  const char *name, uint32_t rx_mbufs, char *err, size_t errlen)
+{
+	int rc = dp_port_open(&rt->port[i], devargs, name, p->pool, p->frame_max, rx_mbufs,
+			      &rt->clk, p->wait_ms, err, errlen);
+
+	rt->opened[i] = rc == 0;
+	return rc;
 }
 
 /* The peer's clock less ours: from the ping-pong of @p n with the smallest round trip. */
@@ -443,7 +458,8 @@ dp_rt_open(struct dp_rt *rt, const struct dp_rt_params *p, char *err, size_t err
 	int rc;
 
 	memset(rt, 0, sizeof(*rt));
-	if (p->n_dc == 0 || p->n_dc > DP_RT_DC_MAX || !(p->dilation >= 1)) {
+	if (p->n_dc == 0 || p->n_dc > DP_RT_DC_MAX || !(p->dilation >= 1) ||
+	    p->n_links > DP_RT_LINK_MAX) {
 		snprintf(err, errlen, "real time: bad parameters (%u data centres, dilation %g)",
 			 p->n_dc, p->dilation);
 		return -EINVAL;
@@ -496,22 +512,44 @@ dp_rt_open(struct dp_rt *rt, const struct dp_rt_params *p, char *err, size_t err
 	rt->hooks.poll = rt_poll;
 	rt->hooks.arg = rt;
 	for (d = 0; d < p->n_dc; d++) {
+		char name[24];
+
 		if (p->port[d] == NULL || p->port[d][0] == '\0')
 			continue;
-		rc = dp_port_open(&rt->port[d], p->port[d], d, p->pool, p->frame_max, &rt->clk,
-				  p->wait_ms, err, errlen);
+		snprintf(name, sizeof(name), "dc%u.eth", d);
+		rc = open_port(rt, p, d, p->port[d], name, 0, err, errlen);
 		if (rc != 0) {
 			dp_rt_close(rt);
 			return rc;
 		}
-		rt->opened[d] = true;
 		rt->dc_port[d] = &rt->port[d];
 		rt->port[d].on_ctl = on_msg;
 		rt->port[d].ctl_arg = rt;
 		if (rt->ctl == NULL)
 			rt->ctl = &rt->port[d];
 	}
-	for (d = 0; d < p->n_dc; d++) {
+	/* a link's ends: its TX end receives nothing (a few mbufs for the device's ring) */
+	for (d = 0; d < p->n_links; d++) {
+		const struct dp_rt_link *l = &p->link[d];
+		uint32_t i = DP_RT_DC_MAX + 2 * d;
+		char name[24];
+
+		snprintf(name, sizeof(name), "%s.tx", l->name);
+		rc = open_port(rt, p, i, l->tx, name, 1024, err, errlen);
+		if (rc == 0) {
+			snprintf(name, sizeof(name), "%s.rx", l->name);
+			rc = open_port(rt, p, i + 1, l->rx, name, 0, err, errlen);
+		}
+		if (rc != 0) {
+			dp_rt_close(rt);
+			return rc;
+		}
+		rt->link_tx[d] = &rt->port[i];
+		rt->link_rx[d] = &rt->port[i + 1];
+		snprintf(rt->link_name[d], sizeof(rt->link_name[d]), "%s", l->name);
+		rt->n_links = d + 1;
+	}
+	for (d = 0; d < DP_RT_PORT_MAX; d++) {
 		if (!rt->opened[d])
 			continue;
 		rc = dp_port_wait_link(&rt->port[d], p->wait_ms, err, errlen);
@@ -617,6 +655,18 @@ port_totals(const struct dp_rt *rt, uint64_t *tx, uint64_t *rx)
 		}
 }
 
+/* The first link through ports whose frames have not all come in; -1: none. */
+static int
+link_short(const struct dp_rt *rt)
+{
+	uint32_t i;
+
+	for (i = 0; i < rt->n_links; i++)
+		if (rt->link_rx[i]->rx != rt->link_tx[i]->tx)
+			return (int)i;
+	return -1;
+}
+
 /* Idle here, and every frame sent to us has arrived. */
 static bool
 drained(void *arg)
@@ -624,13 +674,15 @@ drained(void *arg)
 	struct drain *dr = arg;
 	struct dp_rt *rt = dr->rt;
 	uint64_t tx, rx;
-	uint32_t d;
+	uint32_t i;
 
 	if (dr->t->eng.heap[0]->next != DP_NEVER)
 		return false;
-	for (d = 0; d < rt->n_dc; d++)
-		if (rt->dc_port[d] != NULL && dp_port_backlog(rt->dc_port[d]) > 0)
+	for (i = 0; i < DP_RT_PORT_MAX; i++)
+		if (rt->opened[i] && dp_port_backlog(&rt->port[i]) > 0)
 			return false;	/* still to be sent (the poll sends it) */
+	if (link_short(rt) >= 0)
+		return false;
 	port_totals(rt, &tx, &rx);
 	if (!rt->split)
 		return rx == tx;	/* the ports are each other's ends */
@@ -694,7 +746,13 @@ dp_rt_end(struct dp_rt *rt, struct dp_topo *t, struct dp_rt_report *rep, char *e
 	}
 	port_totals(rt, &tx, &rx);
 	if (!drained(&dr)) {
-		if (rt->split && !rt->peer_done)
+		int l = link_short(rt);
+
+		if (l >= 0)
+			snprintf(err, errlen, "frames lost on link %s through ports: %llu sent, %llu "
+				 "arrived", rt->link_name[l], (unsigned long long)rt->link_tx[l]->tx,
+				 (unsigned long long)rt->link_rx[l]->rx);
+		else if (rt->split && !rt->peer_done)
 			snprintf(err, errlen, "the peer process did not finish run %u within %d ms "
 				 "of this side", rt->run_id, rt->wait_ms);
 		else
@@ -746,9 +804,9 @@ dp_rt_end(struct dp_rt *rt, struct dp_topo *t, struct dp_rt_report *rep, char *e
 	rep->behind = t->eng.rt_behind;
 	rep->idle = t->eng.rt_spins;
 	rep->merged = rt->split && rt->leader;
-	for (d = 0; d < rt->n_dc; d++)
-		if (rt->dc_port[d] != NULL)
-			port_report(rt->dc_port[d], &rep->port[rep->n_ports++]);
+	for (d = 0; d < DP_RT_PORT_MAX; d++)
+		if (rt->opened[d])
+			port_report(&rt->port[d], &rep->port[rep->n_ports++]);
 	rep->n_peer_ports = rt->n_peer_ports;
 	memcpy(rep->peer_port, rt->peer_port, sizeof(rep->peer_port));
 	rt->topo = NULL;

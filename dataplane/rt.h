@@ -29,6 +29,14 @@
 #include "port.h"
 
 #define DP_RT_DC_MAX 16
+#define DP_RT_LINK_MAX 8		/**< links of the topology through ports */
+#define DP_RT_PORT_MAX (DP_RT_DC_MAX + 2 * DP_RT_LINK_MAX)
+
+/** A link through ports: its frames leave through @p tx and come in through @p rx. */
+struct dp_rt_link {
+	const char *name;		/**< wN.nic, dcD>wN, dcD>mN */
+	const char *tx, *rx;		/**< devargs; ring:NAME for both: the pair's two ends */
+};
 
 struct dp_topo;
 
@@ -38,6 +46,8 @@ struct dp_rt_params {
 	uint32_t n_dc;
 	uint32_t local;			/**< DCs run here (1u << d) */
 	const char *port[DP_RT_DC_MAX];	/**< devargs of DC d's port; NULL or "": none */
+	struct dp_rt_link link[DP_RT_LINK_MAX];
+	uint32_t n_links;
 	int wait_ms;			/**< for links, the peer, the end of a run */
 	uint64_t config;		/**< what both processes must agree on (a hash) */
 	struct rte_mempool *pool;
@@ -48,8 +58,8 @@ struct dp_rt_params {
 
 /** A port's figures for the report. */
 struct dp_rt_port_report {
-	char name[16];			/**< "dc0.eth" */
-	char dev[192];
+	char name[24];			/**< "dc0.eth"; a link's ends "w0.nic.tx", "w0.nic.rx" */
+	char dev[256];
 	uint64_t tx, tx_bytes, tx_deferred, rx, rx_bytes, rx_other, rx_stale, tx_ctl, rx_ctl;
 	uint64_t dev_rx_dropped, dev_tx_errors;	/**< the device's own losses (rte_eth_stats) */
 	uint64_t late_n;		/**< frames whose release lateness was measured */
@@ -68,7 +78,7 @@ struct dp_rt_report {
 	uint64_t rtt_ns;		/**< the smallest control round trip */
 	bool realtime;			/**< clocks in step by PTP: the offset was not applied */
 	uint32_t n_ports;
-	struct dp_rt_port_report port[DP_RT_DC_MAX];
+	struct dp_rt_port_report port[DP_RT_PORT_MAX];
 	uint32_t n_peer_ports;		/**< the leader: the follower's ports */
 	struct dp_rt_port_report peer_port[DP_RT_DC_MAX];
 	uint64_t behind;		/**< polls made while events were overdue */
@@ -80,9 +90,12 @@ struct dp_rt_report {
 struct dp_rt {
 	struct dp_clock clk;
 	struct dp_rt_hooks hooks;
-	struct dp_port port[DP_RT_DC_MAX];
+	struct dp_port port[DP_RT_PORT_MAX];	/**< the DCs' by DC, then the links' ends */
 	struct dp_port *dc_port[DP_RT_DC_MAX];	/**< by DC; NULL: none */
-	bool opened[DP_RT_DC_MAX];
+	bool opened[DP_RT_PORT_MAX];
+	struct dp_port *link_tx[DP_RT_LINK_MAX], *link_rx[DP_RT_LINK_MAX];
+	char link_name[DP_RT_LINK_MAX][24];
+	uint32_t n_links;
 	struct dp_port *ctl;			/**< where control messages go (split) */
 	uint32_t n_dc, local;
 	bool split, leader;

@@ -232,17 +232,17 @@ ports_say(const struct dp_rt *rt, char *err, size_t errlen)
 	bool first = true;
 	uint32_t d;
 
-	for (d = 0; d < rt->n_dc && n + 1 < errlen; d++) {
-		const struct dp_port *pt = rt->dc_port[d];
+	for (d = 0; d < DP_RT_PORT_MAX && n + 1 < errlen; d++) {
+		const struct dp_port *pt = &rt->port[d];
 		uint64_t rx_dropped, tx_errors;
 		int k;
 
-		if (pt == NULL)
+		if (!rt->opened[d])
 			continue;
 		dp_port_dev_drops(pt, &rx_dropped, &tx_errors);
-		k = snprintf(err + n, errlen - n, "%s dc%u.eth sent %" PRIu64 ", received %" PRIu64
+		k = snprintf(err + n, errlen - n, "%s %s sent %" PRIu64 ", received %" PRIu64
 			     ", %u waiting to be sent, %" PRIu64 " deferred, the device lost %" PRIu64
-			     " received and %" PRIu64 " sent%s", first ? " (ports:" : ";", d, pt->tx,
+			     " received and %" PRIu64 " sent%s", first ? " (ports:" : ";", pt->name, pt->tx,
 			     pt->rx, dp_port_backlog(pt), pt->tx_deferred, rx_dropped, tx_errors,
 			     dp_port_up(pt) ? "" : ", its link is down");
 		if (k < 0 || (size_t)k >= errlen - n)
@@ -283,6 +283,8 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		goto out;
 	}
 	{
+		struct dp_topo_link_port lp[DP_RT_LINK_MAX];
+		uint32_t i, n_lp = p->rt != NULL ? p->rt->n_links : 0;
 		struct dp_topo_params tp = {
 			.model = p->model, .pk = p->pk, .prog = prog, .run_id = p->run_id,
 			.steps = p->steps, .q_nic = p->q_nic, .q_port = p->q_port,
@@ -290,7 +292,12 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 			.t0 = p->t0, .bg = p->bg, .kernel = p->kernel,
 			.local = p->rt != NULL ? p->rt->local : 0,
 			.dc_port = p->rt != NULL ? p->rt->dc_port : NULL,
+			.link_port = lp, .n_link_ports = n_lp,
 		};
+
+		for (i = 0; i < n_lp; i++)
+			lp[i] = (struct dp_topo_link_port){ p->rt->link_name[i], p->rt->link_tx[i],
+							    p->rt->link_rx[i] };
 
 		rc = dp_topo_build(t, &tp, err, errlen);
 		if (rc != 0)

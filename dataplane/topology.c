@@ -107,6 +107,57 @@ add_link(struct dp_topo *t, struct dp_link *l, const struct dp_topo_params *p,
 	return dp_link_init(l, &t->eng, &lp);
 }
 
+/* The link named @p name (wN.nic, dcD>wN, dcD>mN); NULL: none in this run. */
+static struct dp_link *
+find_link(struct dp_topo *t, const char *name)
+{
+	char buf[32];
+	uint32_t w;
+
+	for (w = 0; w < t->w_count; w++) {
+		snprintf(buf, sizeof(buf), "w%u.nic", w);
+		if (strcmp(buf, name) == 0)
+			return &t->nic[w];
+		snprintf(buf, sizeof(buf), "dc%u>w%u", w / t->n, w);
+		if (strcmp(buf, name) == 0)
+			return &t->down[w];
+		snprintf(buf, sizeof(buf), "dc%u>m%u", w / t->n, w);
+		if (t->mlink != NULL && strcmp(buf, name) == 0)
+			return &t->mlink[w];
+	}
+	return NULL;
+}
+
+/*
+ * Real time: what link @p lp->name delivers (when a frame reaches its far end) goes out of
+ * port @p lp->tx; what comes in through @p lp->rx goes on to where the link led.  0, -ENOENT
+ * (no such link), or -errno.
+ */
+static int
+link_through_ports(struct dp_topo *t, const struct dp_topo_params *p,
+		   const struct dp_topo_link_port *lp)
+{
+	struct dp_link *l = find_link(t, lp->name);
+	struct dp_elem *to;
+	char name[40];
+	int rc;
+
+	if (l == NULL)
+		return -ENOENT;
+	to = l->next;
+	snprintf(name, sizeof(name), "%s.eth", lp->name);
+	rc = dp_port_attach(lp->tx, &t->eng, lp->tx->name, NULL,
+			    point(p->cap, DP_CAP_ETH, name, ".tx"), -1);
+	if (rc == 0)
+		rc = dp_port_attach(lp->rx, &t->eng, lp->rx->name, to, -1,
+				    point(p->cap, DP_CAP_ETH, name, ".rx"));
+	if (rc != 0)
+		return rc;
+	lp->tx->run_id = lp->rx->run_id = p->run_id;
+	l->next = &lp->tx->e;
+	return 0;
+}
+
 /* Background hosts on the loaded WAN directions, their sinks, and the WAN queue probe. */
 static int
 build_background(struct dp_topo *t, const struct dp_topo_params *p)
@@ -207,13 +258,20 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	t->pool = p->pool;
 	t->local = p->local != 0 ? p->local : (t->d >= 32 ? UINT32_MAX : (1u << t->d) - 1);
 	t->dc_port = p->dc_port;
+	if (p->n_link_ports > 0) {	/* a copy: the caller's may not outlive the build */
+		t->link_port = calloc(p->n_link_ports, sizeof(*t->link_port));
+		if (t->link_port == NULL)
+			goto nomem;
+		memcpy(t->link_port, p->link_port, p->n_link_ports * sizeof(*t->link_port));
+		t->n_link_ports = p->n_link_ports;
+	}
 	t->local_w = calloc(t->w_count, sizeof(*t->local_w));
 	if (t->local_w == NULL)
 		goto nomem;
 	for (w = 0; w < t->w_count; w++)
 		if (t->local & (1u << (w / t->n)))
 			t->local_w[t->n_local++] = w;
-	n_elems = 6 * t->w_count + 6 * t->d + 2;
+	n_elems = 6 * t->w_count + 6 * t->d + 2 + 2 * t->n_link_ports;
 	rc = dp_engine_init(&t->eng, n_elems, p->pool, p->t0);
 	if (rc == 0)
 		rc = record_init(&t->rec, p->steps, prog->n, t->n_local);
@@ -325,6 +383,17 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 			goto fail;
 		t->dc_port[d]->run_id = p->run_id;
 	}
+	for (d = 0; d < t->n_link_ports; d++) {
+		rc = link_through_ports(t, p, &t->link_port[d]);
+		if (rc == -ENOENT) {
+			snprintf(err, errlen, "[ports] link: this run has no link %s (a dcD>mN link "
+				 "exists only with a module on the network)", t->link_port[d].name);
+			dp_topo_free(t);
+			return -EINVAL;
+		}
+		if (rc != 0)
+			goto fail;
+	}
 	rc = build_background(t, p);
 	if (rc != 0)
 		goto fail;
@@ -423,6 +492,10 @@ dp_topo_check(const struct dp_topo *t, char *err, size_t errlen)
 			wire_in += t->dc_port[i]->rx;
 			wire_out += t->dc_port[i]->tx;
 		}
+	for (i = 0; i < t->n_link_ports; i++) {
+		wire_in += t->link_port[i].rx->rx;
+		wire_out += t->link_port[i].tx->tx;
+	}
 	for (i = 0; i < t->w_count; i++) {
 		const struct dp_worker *w = &t->workers[i];
 
@@ -510,11 +583,18 @@ dp_topo_free(struct dp_topo *t)
 	for (i = 0; t->dc_port != NULL && i < t->d; i++)
 		if (t->dc_port[i] != NULL && t->dc_port[i]->e.eng == &t->eng)
 			dp_port_detach(t->dc_port[i]);
+	for (i = 0; i < t->n_link_ports; i++) {
+		if (t->link_port[i].tx->e.eng == &t->eng)
+			dp_port_detach(t->link_port[i].tx);
+		if (t->link_port[i].rx->e.eng == &t->eng)
+			dp_port_detach(t->link_port[i].rx);
+	}
 	free(t->local_w);
 	free(t->workers);
 	free(t->nic);
 	free(t->down);
 	free(t->port);
+	free(t->link_port);
 	free(t->mlink);
 	free(t->wan);
 	free(t->mod);

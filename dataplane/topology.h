@@ -35,6 +35,12 @@ struct dp_bg_params {
 	dp_time_t probe_every;			/**< WAN queue sampling interval; 0: none */
 };
 
+/** A link of the topology through ports: out of @p tx, in from @p rx, then on as before. */
+struct dp_topo_link_port {
+	const char *name;			/**< wN.nic, dcD>wN, dcD>mN */
+	struct dp_port *tx, *rx;
+};
+
 struct dp_topo_params {
 	const struct sm_params *model;
 	const struct sm_packet *pk;
@@ -49,6 +55,8 @@ struct dp_topo_params {
 	/* real time */
 	uint32_t local;				/**< data centres run here (1u << d); 0: all */
 	struct dp_port **dc_port;		/**< [n_dc]: a DC's port, or NULL (none) */
+	const struct dp_topo_link_port *link_port;	/**< links through ports */
+	uint32_t n_link_ports;
 };
 
 struct dp_topo {
@@ -69,6 +77,8 @@ struct dp_topo {
 	uint32_t local;						/* DCs here (mask) */
 	uint32_t *local_w, n_local;				/* workers here */
 	struct dp_port **dc_port;				/* [d] or NULL */
+	struct dp_topo_link_port *link_port;			/* [n_link_ports] */
+	uint32_t n_link_ports;
 	struct dp_barrier barrier;
 	struct dp_record rec;
 };

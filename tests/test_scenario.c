@@ -783,6 +783,56 @@ test_keys(void **state)
 	free(buf);
 }
 
+/* [ports] linkN: the links of the topology, one or two devices, the reasons for the rest. */
+static void
+test_port_links(void **state)
+{
+	struct sc_port_link l;
+	char why[320];
+
+	(void)state;
+	assert_int_equal(sc_port_link_parse("w5.nic ring:a", 2, 4, &l, why, sizeof(why)), 0);
+	assert_string_equal(l.name, "w5.nic");
+	assert_string_equal(l.tx, "ring:a");
+	assert_string_equal(l.rx, "ring:a");
+	assert_int_equal(l.worker, 5);
+	assert_int_equal(l.dc, 1);
+	assert_int_equal(sc_port_link_parse("dc1>m7  net_af_packet0,iface=va\tnet_af_packet1,iface=vb",
+					    2, 4, &l, why, sizeof(why)), 0);
+	assert_string_equal(l.name, "dc1>m7");
+	assert_string_equal(l.tx, "net_af_packet0,iface=va");
+	assert_string_equal(l.rx, "net_af_packet1,iface=vb");
+	assert_int_equal(l.worker, 7);
+	assert_int_equal(l.dc, 1);
+	assert_int_equal(sc_port_link_parse("dc0>w3 ring:b", 2, 4, &l, why, sizeof(why)), 0);
+	assert_int_equal(l.dc, 0);
+
+	static const struct {
+		const char *value, *why;
+	} bad[] = {
+		{ "w8.nic ring:a", "the topology has 8 workers" },
+		{ "dc0>w4 ring:a", "worker 4 is in data centre 1, not 0" },
+		{ "wan0>1 ring:a", "is not a link" },
+		{ "w0.nicx ring:a", "is not a link" },
+		{ "dc0>x1 ring:a", "is not a link" },
+		{ "w-1.nic ring:a", "is not a link" },
+		{ "w0.nic", "got 1 word" },
+		{ "w0.nic a b c", "got 4 words" },
+		{ "w0.nic net_null0", "needs a second device" },
+		{ "w0.nic ring:a ring:b", "both ends of the link" },
+		{ "w0.nic net_null0 net_null0", "the two devices are the same" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why[0] = '\0';
+		assert_int_equal(sc_port_link_parse(bad[i].value, 2, 4, &l, why, sizeof(why)),
+				 -EINVAL);
+		if (strstr(why, bad[i].why) == NULL)
+			fail_msg("'%s': '%s' does not say '%s'", bad[i].value, why, bad[i].why);
+	}
+}
+
 int
 main(void)
 {
@@ -801,6 +851,7 @@ main(void)
 		cmocka_unit_test(test_nul_byte),
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_port_links),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -116,6 +116,8 @@ runner_rt_need(const struct sc_scenario *sc)
 		return 0;
 	for (d = 0; d < SC_PORTS_MAX; d++)
 		n += sc->ports.dc[d][0] != '\0';
+	for (d = 0; d < SC_LINKS_MAX; d++)
+		n += 2 * (sc->ports.link[d][0] != '\0');
 	return n * 2048;	/* TX rings, control messages */
 }
 
@@ -132,6 +134,18 @@ runner_rt_mem_mb(const struct sc_scenario *sc)
 			bytes += (uint64_t)DP_PORT_RX_MBUFS *
 				 (dp_port_rx_room(sc->ports.dc[d], SM_HDR_BYTES + sc->run.pk.payload) +
 				  RTE_PKTMBUF_HEADROOM + 256);
+	for (d = 0; d < SC_LINKS_MAX; d++) {
+		struct sc_port_link l;
+		char why[320];
+
+		if (sc->ports.link[d][0] == '\0' ||
+		    sc_port_link_parse(sc->ports.link[d], sc->model.topo.n_dc,
+				       sc->model.topo.per_dc, &l, why, sizeof(why)) != 0)
+			continue;
+		bytes += (uint64_t)(DP_PORT_RX_MBUFS + 1024) *
+			 (dp_port_rx_room(l.rx, SM_HDR_BYTES + sc->run.pk.payload) +
+			  RTE_PKTMBUF_HEADROOM + 256);
+	}
 	return (uint32_t)(bytes >> 20) + (bytes ? 16 : 0);
 }
 
@@ -140,6 +154,7 @@ runner_rt_open(struct runner *r, const struct sc_scenario *sc, const struct cont
 	       unsigned int n, char *err, size_t errlen)
 {
 	struct dp_rt_params p;
+	struct sc_port_link links[SC_LINKS_MAX];
 	uint64_t h = 14695981039346656037ULL;
 	uint32_t d;
 	int rc;
@@ -157,6 +172,17 @@ runner_rt_open(struct runner *r, const struct sc_scenario *sc, const struct cont
 	p.realtime = sc->run.time_source == SC_TIME_REALTIME;
 	for (d = 0; d < SC_PORTS_MAX && d < p.n_dc; d++)
 		p.port[d] = sc->ports.dc[d];
+	for (d = 0; d < SC_LINKS_MAX && d < DP_RT_LINK_MAX; d++) {
+		struct sc_port_link *l = &links[p.n_links];
+
+		if (sc->ports.link[d][0] == '\0')
+			continue;
+		rc = sc_port_link_parse(sc->ports.link[d], p.n_dc, sc->model.topo.per_dc, l, err,
+					errlen);
+		if (rc != 0)
+			return rc;	/* the scenario was checked: cannot happen */
+		p.link[p.n_links++] = (struct dp_rt_link){ l->name, l->tx, l->rx };
+	}
 	if (p.local != (1u << p.n_dc) - 1 && sc->background.load > 0) {
 		snprintf(err, errlen, "background load with the data centres split over two "
 			 "processes is not supported: a transfer's start and end are on different "

@@ -97,6 +97,53 @@ expect_grep "$tmp/out" "Real time: the ports" "the text report has the real-time
 expect_grep "$tmp/out" "measured against CLOCK_MONOTONIC_RAW" "and the TSC calibration"
 expect_grep "$tmp/out" "dilation $((50 * slow))" "and the dilation"
 
+# 1b. Links inside a data centre through ports: worker 0's uplink and the switch's link down to
+# worker 5, each over a ring pair (frames leave one end, come in at the other, go on).
+expect_rc 0 "two intra-DC links through ring pairs, dilation 50" -- timeout 120 "$se" run -v A \
+	-n 5 -q -j "${RT[@]}" --set run.dilation=$((50 * slow)) --set "ports.link0=w0.nic ring:la" \
+	--set "ports.link1=dc1>w5 ring:lb" --trace "$tmp/lk.pcapng" --capture nic,switch,eth
+cp "$tmp/out" "$tmp/links.json"
+check_run "$tmp/links.json" 1 "links through ports" all
+python3 - "$tmp/links.json" >"$tmp/c" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["runs"][0]
+ports = {p["name"]: p for p in r["real_time"]["ports"]}
+assert sorted(ports) == ["dc1>w5.rx", "dc1>w5.tx", "w0.nic.rx", "w0.nic.tx"], sorted(ports)
+t = d["trace"]["frames"]
+for l in ("w0.nic", "dc1>w5"):
+    tx, rx = ports[l + ".tx"], ports[l + ".rx"]
+    # every frame the link carried left through one end and came in at the other
+    assert tx["frames_sent"] == rx["frames_received"] == t[l + ".out"] == t[l + ".eth.tx"] \
+        == t[l + ".eth.rx"] > 0, (l, tx, rx, t)
+    assert tx["frames_received"] == 0 and rx["frames_sent"] == 0, (tx, rx)
+print(", ".join("%s %d frames" % (l, ports[l + ".tx"]["frames_sent"]) for l in ("w0.nic", "dc1>w5")))
+PY
+[ $? -eq 0 ] && ok "each link's frames left one end and came in at the other: $(cat "$tmp/c")" ||
+	{ bad "links through ports:"; sed 's/^/    /' "$tmp/c" | tail -3; }
+refuse_link() {	# refuse_link DESC REASON VALUE...
+	local desc=$1 why=$2
+	shift 2
+	expect_rc 3 "$desc" -- "$se" run -v A -n 1 -q --trace none "${RT[@]}" "$@"
+	expect_grep "$tmp/err" "$why" "the reason"
+}
+refuse_link "a link that is not one" "'wan0>1' is not a link" --set "ports.link0=wan0>1 ring:a"
+refuse_link "a worker outside the topology" "the topology has 8 workers" \
+	--set "ports.link0=w8.nic ring:a"
+refuse_link "a down link from the wrong DC" "worker 5 is in data centre 1, not 0" \
+	--set "ports.link0=dc0>w5 ring:a"
+refuse_link "one device for a link" "needs a second device to come in through" \
+	--set "ports.link0=w0.nic net_null0"
+refuse_link "a device used twice" "link0 already maps w0.nic" \
+	--set "ports.link0=w0.nic ring:a" --set "ports.link1=w1.nic ring:a"
+refuse_link "a link and a DC on one ring" "[ports] dc0 uses the same device" \
+	--set ports.dc0=ring:a --set ports.dc1=ring:a --set "ports.link0=w0.nic ring:a"
+refuse_link "a link of the other process's DC" "runs in the other process" \
+	--set ports.local=0 --set ports.dc0=ring:x --set "ports.link0=w5.nic ring:a"
+expect_rc 1 "a module link where the module is not on the network" -- "$se" run -v A -n 1 -q \
+	--trace none "${RT[@]}" --set "ports.link0=dc0>m1 ring:a"
+expect_grep "$tmp/err" "this run has no link dc0>m1" "the reason"
+
 # 2. Two processes over memif, one per data centre.
 run_pair() {	# run_pair OUT_LEADER OUT_FOLLOWER ARGS...: both sides, the leader first
 	local a=$1 b=$2 ra rb

@@ -3,7 +3,8 @@
 # Real time through kernel interfaces: a veth pair in network namespaces this test creates (and
 # removes), 2 DC x 4 AdamW, the mean step within 1 % of the packet-level closed form (wall-clock
 # timing: asserted loosely).
-#   1. net_af_packet on both ends in one namespace, one process, MTU 9000.
+#   1. net_af_packet on both ends in one namespace, one process, MTU 9000; then a worker's
+#      link (not the WAN) through the pair.
 #   2. net_af_xdp on both ends, one process, MTU 1500 (af_xdp takes a page per frame here).
 #   3. Two processes in two namespaces, one per data centre, over af_packet on the veth pair:
 #      the split that runs a topology on two hosts.
@@ -60,6 +61,13 @@ expect_rc 0 "af_packet on a veth pair, one process" -- timeout 120 ip netns exec
 	--set "ports.dc0=net_af_packet0,iface=va,$AFP" --set "ports.dc1=net_af_packet1,iface=vb,$AFP"
 cp "$tmp/out" "$tmp/afp.json"
 check "$tmp/afp.json" "af_packet"
+
+# 1b. An intra-DC link (worker 0's uplink) through the veth pair: out of va, in at vb
+expect_rc 0 "a worker's link through the veth pair (af_packet)" -- timeout 120 ip netns exec \
+	"$ns" "$se" run -v A -n 3 -q -j --trace none "${RT[@]}" \
+	--set "ports.link0=w0.nic net_af_packet0,iface=va,$AFP net_af_packet1,iface=vb,$AFP"
+cp "$tmp/out" "$tmp/link.json"
+check "$tmp/link.json" "w0.nic through af_packet"
 
 # 2. af_xdp, MTU 1500
 ip -n "$ns" link set va mtu 1500
