@@ -99,11 +99,18 @@ expect_grep "$tmp/out" "dilation $((50 * slow))" "and the dilation"
 
 # 1b. Links inside a data centre through ports: worker 0's uplink and the switch's link down to
 # worker 5, each over a ring pair (frames leave one end, come in at the other, go on).
+# (a frame every 164 ns of emulated time on a 50 GB/s link: dilation 100; and, as for every
+# wall-clock check here, a second attempt if the host stalled the first)
 LINKS=(--set "ports.link0=w0.nic ring:la" --set "ports.link1=dc1>w5 ring:lb")
-expect_rc 0 "two intra-DC links through ring pairs, dilation 50" -- timeout 120 "$se" run -v A \
-	-n 5 -q -j --trace none "${RT[@]}" --set run.dilation=$((50 * slow)) "${LINKS[@]}"
-cp "$tmp/out" "$tmp/links.json"
-check_run "$tmp/links.json" 1 "links through ports" all
+for attempt in 1 2; do
+	fails0=$fails
+	expect_rc 0 "two intra-DC links through ring pairs, dilation 100" -- timeout 120 "$se" run \
+		-v A -n 5 -q -j --trace none "${RT[@]}" --set run.dilation=$((100 * slow)) "${LINKS[@]}"
+	cp "$tmp/out" "$tmp/links.json"
+	check_run "$tmp/links.json" 1 "links through ports" all
+	[ $fails -eq $fails0 ] && break
+	[ $attempt -eq 1 ] && { echo "# attempt 1 missed; trying once more"; fails=$fails0; }
+done
 # the frames' path, from a trace of the links and the ports (writing it slows the engine: no
 # timing asserted here)
 expect_rc 0 "the same with the links and ports captured" -- timeout 120 "$se" run -v A -n 2 -q -j \
