@@ -407,7 +407,8 @@ link_name(const char *s, uint32_t n_dc, uint32_t per_dc, uint32_t *w, uint32_t *
 	char kind = 0;
 	bool sign = strpbrk(s, "+-") != NULL;	/* %u would take them */
 
-	if (!sign && sscanf(s, "w%u.nic%n", &a, &used) == 1 && used == (int)strlen(s)) {
+	if (!sign && ((sscanf(s, "w%u.nic%n", &a, &used) == 1 && used == (int)strlen(s)) ||
+		      (sscanf(s, "w%u.port%n", &a, &used) == 1 && used == (int)strlen(s)))) {
 		b = per_dc ? a / per_dc : 0;
 	} else if (!sign && sscanf(s, "dc%u>%c%u%n", &b, &kind, &a, &used) == 3 &&
 		   used == (int)strlen(s) && (kind == 'w' || kind == 'm')) {
@@ -417,9 +418,9 @@ link_name(const char *s, uint32_t n_dc, uint32_t per_dc, uint32_t *w, uint32_t *
 			return -EINVAL;
 		}
 	} else {
-		snprintf(why, whylen, "'%s' is not a link: wN.nic (worker N to its switch), dcD>wN "
-			 "(the switch to worker N) or dcD>mN (the switch to worker N's module); the "
-			 "WAN links go through [ports] dcN", s);
+		snprintf(why, whylen, "'%s' is not a link: wN.nic (worker N to its switch), wN.port "
+			 "(its pluggable module's port), dcD>wN (the switch to worker N) or dcD>mN "
+			 "(the switch to worker N's module); the WAN links go through [ports] dcN", s);
 		return -EINVAL;
 	}
 	if (a >= n_dc * per_dc) {

@@ -159,7 +159,8 @@ static const struct sc_key_name capture_names[] = {
 #define PLINK(i) \
 	STR("ports", "link" #i, ports.link[i], KF_EMPTY_OK, \
 	    "real time: a link of the topology through ports, 'LINK DEV [RXDEV]': LINK is wN.nic " \
-	    "(worker N to its switch), dcD>wN (the switch to worker N) or dcD>mN (to its module); " \
+	    "(worker N to its switch), wN.port (its pluggable module's port), dcD>wN (the switch " \
+	    "to worker N) or dcD>mN (to its module on the network); " \
 	    "its frames leave through DEV when they reach the link's far end and go on from where " \
 	    "they come in: RXDEV (e.g. the other end of a veth pair or a cabled NIC), or, for " \
 	    "DEV = ring:NAME, the ring pair's other end")

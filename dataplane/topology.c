@@ -107,7 +107,7 @@ add_link(struct dp_topo *t, struct dp_link *l, const struct dp_topo_params *p,
 	return dp_link_init(l, &t->eng, &lp);
 }
 
-/* The link named @p name (wN.nic, dcD>wN, dcD>mN); NULL: none in this run. */
+/* The link named @p name (wN.nic, wN.port, dcD>wN, dcD>mN); NULL: none in this run. */
 static struct dp_link *
 find_link(struct dp_topo *t, const char *name)
 {
@@ -124,6 +124,9 @@ find_link(struct dp_topo *t, const char *name)
 		snprintf(buf, sizeof(buf), "dc%u>m%u", w / t->n, w);
 		if (t->mlink != NULL && strcmp(buf, name) == 0)
 			return &t->mlink[w];
+		snprintf(buf, sizeof(buf), "w%u.port", w);
+		if (t->port != NULL && strcmp(buf, name) == 0)
+			return &t->port[w];
 	}
 	return NULL;
 }
@@ -386,8 +389,9 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	for (d = 0; d < t->n_link_ports; d++) {
 		rc = link_through_ports(t, p, &t->link_port[d]);
 		if (rc == -ENOENT) {
-			snprintf(err, errlen, "[ports] link: this run has no link %s (a dcD>mN link "
-				 "exists only with a module on the network)", t->link_port[d].name);
+			snprintf(err, errlen, "[ports] link: this run has no link %s (dcD>mN exists "
+				 "only with a module on the network, wN.port with a pluggable module)",
+				 t->link_port[d].name);
 			dp_topo_free(t);
 			return -EINVAL;
 		}

@@ -806,6 +806,9 @@ test_port_links(void **state)
 	assert_int_equal(l.dc, 1);
 	assert_int_equal(sc_port_link_parse("dc0>w3 ring:b", 2, 4, &l, why, sizeof(why)), 0);
 	assert_int_equal(l.dc, 0);
+	assert_int_equal(sc_port_link_parse("w6.port ring:c", 2, 4, &l, why, sizeof(why)), 0);
+	assert_string_equal(l.name, "w6.port");
+	assert_int_equal(l.dc, 1);
 
 	static const struct {
 		const char *value, *why;
@@ -814,6 +817,8 @@ test_port_links(void **state)
 		{ "dc0>w4 ring:a", "worker 4 is in data centre 1, not 0" },
 		{ "wan0>1 ring:a", "is not a link" },
 		{ "w0.nicx ring:a", "is not a link" },
+		{ "w0.ports ring:a", "is not a link" },
+		{ "w8.port ring:a", "the topology has 8 workers" },
 		{ "dc0>x1 ring:a", "is not a link" },
 		{ "w-1.nic ring:a", "is not a link" },
 		{ "w0.nic", "got 1 word" },

@@ -134,6 +134,11 @@ print(", ".join("%s %d frames" % (l, ports[l + ".tx"]["frames_sent"]) for l in (
 PY
 [ $? -eq 0 ] && ok "each link's frames left one end and came in at the other: $(cat "$tmp/c")" ||
 	{ bad "links through ports:"; sed 's/^/    /' "$tmp/c" | tail -3; }
+expect_rc 0 "a pluggable module's port through a ring pair (E[high])" -- timeout 120 "$se" run \
+	-v E -b high -n 3 -q -j --trace none "${RT[@]}" --set run.dilation=$((100 * slow)) \
+	--set "ports.link0=w2.port ring:pc"
+cp "$tmp/out" "$tmp/pc.json"
+check_run "$tmp/pc.json" 1 "w2.port through ports" all
 refuse_link() {	# refuse_link DESC REASON VALUE...
 	local desc=$1 why=$2
 	shift 2
@@ -156,6 +161,9 @@ refuse_link "a link of the other process's DC" "runs in the other process" \
 expect_rc 1 "a module link where the module is not on the network" -- "$se" run -v A -n 1 -q \
 	--trace none "${RT[@]}" --set "ports.link0=dc0>m1 ring:a"
 expect_grep "$tmp/err" "this run has no link dc0>m1" "the reason"
+expect_rc 1 "a module port where no module is pluggable" -- "$se" run -v A -n 1 -q \
+	--trace none "${RT[@]}" --set "ports.link0=w1.port ring:a"
+expect_grep "$tmp/err" "this run has no link w1.port" "the reason"
 
 # 2. Two processes over memif, one per data centre.
 run_pair() {	# run_pair OUT_LEADER OUT_FOLLOWER ARGS...: both sides, the leader first
