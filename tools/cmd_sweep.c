@@ -142,7 +142,7 @@ sweep_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 {
 	struct sweep_opts *o = ctx;
 	const char *p, *q;
-	char *end, *s;
+	char *s;
 	unsigned long v;
 	int rc;
 
@@ -190,12 +190,8 @@ sweep_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 		o->eal = arg;
 		return 0;
 	case O_MBUFS:
-		errno = 0;
-		v = strtoul(arg, &end, 10);
-		if (errno != 0 || *end != '\0' || end == arg || v < 1024 || v > 100000000) {
-			snprintf(err, errlen, "--mbufs: '%s' is not a count in 1024..100000000", arg);
+		if (opts_count("mbufs", arg, 1024, 100000000, &v, err, errlen) != 0)
 			return -EINVAL;
-		}
 		o->mbufs = (uint32_t)v;
 		return 0;
 	case O_HELP:

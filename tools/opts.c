@@ -106,3 +106,18 @@ opts_usage(FILE *f, const char *usage, const char *about, const struct opt *tab,
 		fprintf(f, "  %-28s %s\n", left, tab[i].help);
 	}
 }
+
+int
+opts_count(const char *name, const char *arg, unsigned long lo, unsigned long hi,
+	   unsigned long *v, char *err, size_t errlen)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoul(arg, &end, 10);
+	if (errno != 0 || *end != '\0' || end == arg || arg[0] == '-' || *v < lo || *v > hi) {
+		snprintf(err, errlen, "--%s: '%s' is not a count in %lu..%lu", name, arg, lo, hi);
+		return -EINVAL;
+	}
+	return 0;
+}

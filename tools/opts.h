@@ -30,6 +30,13 @@ typedef int (*opt_cb)(void *ctx, int id, const char *arg, char *err, size_t errl
 int opts_parse(int argc, char **argv, const struct opt *tab, unsigned int n, opt_cb cb, void *ctx,
 	       char **pos, int maxpos, char *err, size_t errlen);
 
+/**
+ * The count @p arg of option @p name, in [@p lo, @p hi], into *@p v.  0, or -EINVAL with a
+ * message naming the option and the range.
+ */
+int opts_count(const char *name, const char *arg, unsigned long lo, unsigned long hi,
+	       unsigned long *v, char *err, size_t errlen);
+
 /** Print "usage: <usage>\n\n<about>\n\noptions:" and one aligned line per option. */
 void opts_usage(FILE *f, const char *usage, const char *about, const struct opt *tab,
 		unsigned int n);

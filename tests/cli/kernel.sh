@@ -19,7 +19,6 @@ se=$1
 deck=$2
 modular=$3
 
-skip() { echo "skip - $*"; exit 77; }
 [ -f "$deck" ] && [ -f "$modular" ] || skip "the sample kernels are not built (no clang)"
 command -v clang >/dev/null || skip "no clang to build the test programs"
 command -v python3 >/dev/null || skip "no python3"

@@ -5,6 +5,17 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 ok() { echo "ok - $*"; }
+skip() { echo "skip - $*"; exit 77; }	# a privilege or tool is missing: skipped, with why
+
+# need_top SYNCEMU SYNCEMU_TOP: root, syncemu-top able to load its BPF, probes in syncemu; else skip
+need_top() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (BPF, uprobes)"
+	[ -x "$2" ] || skip "syncemu-top is not built (see meson's message)"
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	"$2" --check >"$tmp/check" 2>&1 || skip "BPF cannot be loaded here: $(cat "$tmp/check")"
+	readelf -n "$1" 2>/dev/null | grep -q 'Provider: syncemu' ||
+		skip "$1 has no USDT probes (built without sys/sdt.h)"
+}
 bad() { echo "not ok - $*"; fails=$((fails + 1)); }
 
 # expect_rc RC DESC -- CMD...: run CMD, check its exit code, keep stdout/stderr in $tmp/out, $tmp/err

@@ -15,7 +15,6 @@ set -u
 se=$1
 slow=${2:-1}	# a sanitizer build: dilations this many times larger
 
-skip() { echo "skip - $*"; exit 77; }
 [ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces, AF_PACKET, AF_XDP)"
 command -v ip >/dev/null || skip "no ip (iproute2)"
 command -v python3 >/dev/null || skip "no python3"

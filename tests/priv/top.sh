@@ -13,13 +13,7 @@ set -u
 se=$1
 top=$2
 
-skip() { echo "skip - $*"; exit 77; }
-[ "$(id -u)" -eq 0 ] || skip "needs root (BPF, uprobes)"
-[ -x "$top" ] || skip "syncemu-top is not built (see meson's message)"
-command -v python3 >/dev/null || skip "python3 is not installed"
-"$top" --check >"$tmp/check" 2>&1 || skip "BPF cannot be loaded here: $(cat "$tmp/check")"
-readelf -n "$se" 2>/dev/null | grep -q 'Provider: syncemu' ||
-	skip "$se has no USDT probes (built without sys/sdt.h)"
+need_top "$se" "$top"
 
 pids=()
 cleanup() {

@@ -10,7 +10,6 @@ set -u
 . "$(dirname "$0")/../cli/lib.sh"
 se=$1
 
-skip() { echo "skip - $*"; exit 77; }
 [ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces, tc)"
 for c in ip tc tcpdump python3; do
 	command -v $c >/dev/null || skip "$c is not installed"
