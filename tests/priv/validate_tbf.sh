@@ -5,13 +5,30 @@
 # validate must find the transfers and agree with the alpha-beta model of the shaped link.
 # Needs root, network namespaces, tc and tcpdump: exits 77 (skipped) without them, saying why.
 # Everything it creates is removed on exit.
+#
+# Two kinds of check:
+# - exact: what validate reports for each burst (start, duration, bytes, packets) equals what an
+#   independent reader of the same pcap (Python, below) computes, to the nanosecond and the byte;
+# - physical, against the link (12.5 MB/s of frame bytes): bounds derived for a loaded 2-vCPU
+#   machine, where the sender or the receiver's softirq can be descheduled for up to about 24 ms
+#   when two busy threads share a vCPU (platform notes). We allow S = 50 ms of stall per transfer
+#   plus tbf's 16 KiB bucket (1.3 ms at 12.5 MB/s), over transfers of 8, 16 and 32 MB (0.64, 1.28,
+#   2.56 s on the link):
+#   * a transfer's duration is within S + 1.3 ms of bytes / rate: 51.3 / 640 = 8.0 % of the
+#     shortest, so validate against the link's own model (alpha 0, beta 12.5 MB/s) passes
+#     --tolerance 9, and a model twice as fast (beta 25 MB/s: -50 %) fails it;
+#   * the least-squares slope over sizes x = 8, 16, 32 MB moves by at most
+#     S * sum|x - mean| / sum (x - mean)^2 = S * 26.67 / 298.67 = 0.0893 S s/MB = 4.5 ms/MB
+#     against the true 80 ms/MB: beta within -5.3 % .. +5.9 % of 12.5 MB/s; we check +-6 %.
+#   The physical checks get a second capture if the first fails (a stall beyond S twice running
+#   is what a broken link or tool looks like, not a busy machine); the exact checks get none.
 # Usage: validate_tbf.sh SYNCEMU_BINARY (run from the source root)
 set -u
 . "$(dirname "$0")/../cli/lib.sh"
 se=$1
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces, tc)"
-for c in ip tc tcpdump python3; do
+for c in ip tc tcpdump python3 gzip; do
 	command -v $c >/dev/null || skip "$c is not installed"
 done
 
@@ -44,9 +61,6 @@ tc -n "$na" qdisc add dev "$va" root tbf rate 100mbit burst 16kb latency 100ms 2
 	skip "tc tbf is not available: $(cat "$tmp/e")"
 ok "two namespaces, a veth pair, tbf at 100 Mbit/s"
 
-ip netns exec "$nb" tcpdump -i "$vb" -w "$tmp/cap.pcap" -s 96 -B 65536 -U --immediate-mode --time-stamp-precision nano \
-	'tcp port 5201' 2>"$tmp/dump.err" &
-dump=$!
 ip netns exec "$nb" python3 -c '
 import socket
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -58,10 +72,17 @@ while True:
     c.close()
 ' &
 recv=$!
-sleep 1	# tcpdump and the receiver are ready
-ip netns exec "$na" python3 -c '
+
+# capture CAP: three transfers of 8, 16 and 32 MB from A to B, 0.4 s apart, seen by tcpdump on B
+capture() {
+	local cap=$1
+	ip netns exec "$nb" tcpdump -i "$vb" -w "$cap" -s 96 -B 65536 -U --immediate-mode \
+		--time-stamp-precision nano 'tcp port 5201' 2>"$tmp/dump.err" &
+	dump=$!
+	sleep 1	# tcpdump and the receiver are ready
+	ip netns exec "$na" python3 -c '
 import socket, time
-for n in (2000000, 4000000, 8000000):
+for n in (8000000, 16000000, 32000000):
     s = socket.create_connection(("10.199.0.2", 5201))
     s.sendall(b"\0" * n)
     s.shutdown(socket.SHUT_WR)
@@ -69,32 +90,90 @@ for n in (2000000, 4000000, 8000000):
     s.close()
     time.sleep(0.4)
 ' || bad "the sender failed"
-sleep 1	# tcpdump writes out what it has
-kill -INT "$dump"
-wait "$dump" 2>/dev/null
-dump=
-[ -s "$tmp/cap.pcap" ] && ok "tcpdump captured $(stat -c %s "$tmp/cap.pcap") bytes" || { bad "no capture"; finish; }
-if grep -q "[1-9][0-9]* packets dropped by kernel" "$tmp/dump.err"; then
-	bad "tcpdump lost packets: $(grep dropped "$tmp/dump.err" | tr '\n' ' ')"
-fi
+	sleep 2	# tcpdump writes out what it has
+	kill -INT "$dump"
+	wait "$dump" 2>/dev/null
+	dump=
+	if grep -q "[1-9][0-9]* packets dropped by kernel" "$tmp/dump.err"; then
+		bad "tcpdump lost packets: $(grep dropped "$tmp/dump.err" | tr '\n' ' ')"
+	fi
+	[ -s "$cap" ]
+}
 
-# validate finds the three transfers (the data direction only) and fits the link
-expect_rc 0 "validate the capture, fitted" -- "$se" validate "$tmp/cap.pcap" --filter 'tcp and src host 10.199.0.1' --json
-python3 - "$tmp/out" <<'PY' && ok "three transfers of 2, 4, 8 MB; fitted bandwidth within 3 % of 12.5 MB/s" || bad "the fit"
+# the physical checks of one capture; prints why not on failure
+physical() {
+	local cap=$1 rc=0
+	"$se" validate "$cap" --filter 'tcp and src host 10.199.0.1' --json >"$tmp/phys.json" \
+		2>"$tmp/phys.err" || { echo "validate exit $?: $(head -c 300 "$tmp/phys.err")"; return 1; }
+	python3 - "$tmp/phys.json" <<'PY' || rc=1
 import json, sys
 d = json.load(open(sys.argv[1]))
-rows = d["tables"]["bursts"]["rows"]
-assert len(rows) == 3, [r["bytes"] for r in rows]
-for r, n in zip(rows, (2e6, 4e6, 8e6)):
-    assert n < r["bytes"] < n * 1.06, (r["bytes"], n)	# payload plus headers
 beta = d["fit"]["beta_Bps"]
-assert abs(beta / 12.5e6 - 1) < 0.03, beta
-print("fitted beta", beta, "alpha", d["fit"]["alpha_s"])
+if abs(beta / 12.5e6 - 1) >= 0.06:
+    print("fitted beta %.0f B/s is not within 6 %% of 12.5 MB/s" % beta)
+    sys.exit(1)
 PY
-expect_rc 0 "against the link's own model, alpha 0 and beta 12.5 MB/s, tolerance 5 %" -- "$se" validate "$tmp/cap.pcap" --filter 'tcp and src host 10.199.0.1' --alpha 0s --beta 12.5MB/s --tolerance 5
-expect_grep "$tmp/out" "3 bursts" "reports how it split the trace"
-expect_rc 4 "a wrong model is caught (beta 25 MB/s, tolerance 5 %)" -- "$se" validate "$tmp/cap.pcap" --filter 'tcp and src host 10.199.0.1' --alpha 0s --beta 25MB/s --tolerance 5
-expect_rc 0 "the same with --hosts and --ports" -- "$se" validate "$tmp/cap.pcap" --hosts 10.199.0.1 --ports 5201 --filter 'src host 10.199.0.1' --beta 12.5MB/s --tolerance 5
+	[ $rc -eq 0 ] || return 1
+	"$se" validate "$cap" --filter 'tcp and src host 10.199.0.1' --alpha 0s --beta 12.5MB/s \
+		--tolerance 9 >"$tmp/phys.out" 2>"$tmp/phys.err" ||
+		{ echo "against alpha 0, beta 12.5 MB/s: exit $?: $(head -c 300 "$tmp/phys.err")"; return 1; }
+}
+
+capture "$tmp/cap.pcap" && ok "tcpdump captured $(stat -c %s "$tmp/cap.pcap") bytes" ||
+	{ bad "no capture"; finish; }
+
+# exact: validate's bursts against an independent reading of the pcap
+expect_rc 0 "validate the capture, fitted" -- "$se" validate "$tmp/cap.pcap" --filter 'tcp and src host 10.199.0.1' --json
+cp "$tmp/out" "$tmp/v.json"
+python3 - "$tmp/cap.pcap" "$tmp/v.json" <<'PY' && ok "three bursts of 8, 16, 32 MB; start, duration, bytes and packets equal to an independent reading of the pcap" || bad "validate's bursts against the pcap"
+import json, struct, sys
+raw = open(sys.argv[1], "rb").read()
+magic = struct.unpack("<I", raw[:4])[0]
+assert magic in (0xa1b23c4d, 0xa1b2c3d4), hex(magic)
+frac = 1 if magic == 0xa1b23c4d else 1000		# ns or us
+assert struct.unpack("<I", raw[20:24])[0] == 1		# LINKTYPE_ETHERNET
+pk, off = [], 24
+while off + 16 <= len(raw):
+    sec, sub, incl, orig = struct.unpack("<IIII", raw[off:off + 16])
+    f = raw[off + 16:off + 16 + incl]
+    off += 16 + incl
+    # tcp and src host 10.199.0.1, IPv4 over Ethernet
+    if len(f) >= 34 and f[12:14] == b"\x08\x00" and f[23] == 6 and f[26:30] == bytes([10, 199, 0, 1]):
+        pk.append((sec * 10**9 + sub * frac, orig))
+assert pk, "no packets"
+bursts = [[pk[0]]]
+for p in pk[1:]:	# the transfers are 0.4 s apart; nothing inside one idles 0.2 s
+    if p[0] - bursts[-1][-1][0] > 200_000_000:
+        bursts.append([])
+    bursts[-1].append(p)
+d = json.load(open(sys.argv[2]))
+rows = d["tables"]["bursts"]["rows"]
+assert len(rows) == 3 == len(bursts), ([r["bytes"] for r in rows], [len(b) for b in bursts])
+t0 = bursts[0][0][0]
+for r, b, n in zip(rows, bursts, (8e6, 16e6, 32e6)):
+    nbytes = sum(x[1] for x in b)
+    assert n < nbytes < n * 1.06, (nbytes, n)	# payload plus headers
+    assert r["bytes"] == nbytes, (r["bytes"], nbytes)
+    assert r["packets"] == len(b), (r["packets"], len(b))
+    assert abs(r["start_s"] - (b[0][0] - t0) / 1e9) < 1e-6, (r["start_s"], b[0][0] - t0)
+    assert abs(r["duration_ms"] - (b[-1][0] - b[0][0]) / 1e6) < 1e-6, (r["duration_ms"], b)
+print("bursts", [(r["bytes"], r["packets"], r["duration_ms"]) for r in rows])
+PY
+expect_grep "$tmp/v.json" '"bursts": 3' "reports how it split the trace"
+
+# physical: the fit and the link's own model, with the bounds derived above
+if ! why=$(physical "$tmp/cap.pcap"); then
+	echo "# first capture outside the load bounds ($why): a second capture"
+	rm -f "$tmp/cap.pcap"
+	capture "$tmp/cap.pcap" || bad "no second capture"
+	why=$(physical "$tmp/cap.pcap") || bad "physical bounds, twice: $why"
+fi
+ok "fitted beta within 6 % of 12.5 MB/s; every transfer within 9 % of alpha 0, beta 12.5 MB/s"
+expect_rc 4 "a model twice as fast is caught (beta 25 MB/s, tolerance 9 %)" -- "$se" validate "$tmp/cap.pcap" --filter 'tcp and src host 10.199.0.1' --alpha 0s --beta 25MB/s --tolerance 9
+expect_rc 0 "the same with --hosts and --ports" -- "$se" validate "$tmp/cap.pcap" --hosts 10.199.0.1 --ports 5201 --filter 'src host 10.199.0.1' --alpha 0s --beta 12.5MB/s --tolerance 9
 gzip -c "$tmp/cap.pcap" >"$tmp/cap.pcap.gz"
-expect_rc 0 "and gzip-compressed" -- "$se" validate "$tmp/cap.pcap.gz" --filter 'tcp and src host 10.199.0.1' --beta 12.5MB/s --tolerance 5
+"$se" validate "$tmp/cap.pcap" --filter 'tcp and src host 10.199.0.1' --json >"$tmp/plain.json"
+expect_rc 0 "and gzip-compressed" -- "$se" validate "$tmp/cap.pcap.gz" --filter 'tcp and src host 10.199.0.1' --json
+python3 -c 'import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); sys.exit(a["tables"] != b["tables"] or a["fit"] != b["fit"])' "$tmp/out" "$tmp/plain.json" &&
+	ok "the gzip-compressed capture gives the same bursts and fit" || bad "gzip and plain differ"
 finish
