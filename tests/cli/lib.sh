@@ -36,6 +36,19 @@ expect_grep() {
 	if grep -qF -- "$2" "$1"; then ok "$3"; else bad "$3: '$2' not in $(basename "$1")"; sed 's/^/    /' "$1" | head -5; fi
 }
 
+# twice FUNC ARGS...: run a wall-clock check FUNC (a function that calls ok/bad) and, if it failed,
+# once more, saying so. On a loaded 2-vCPU machine the host can stall a vCPU for 4 to 24 ms (two busy
+# threads on one vCPU), which is more than a real-time run's tolerance of 1 % of a step allows; such a
+# stall in two attempts running is improbable, a defect fails both.
+twice() {
+	local f0=$fails
+	"$@"
+	[ $fails -eq $f0 ] && return 0
+	echo "# attempt 1 of $1 missed its bound; trying once more"
+	fails=$f0
+	"$@"
+}
+
 finish() {
 	if [ $fails -ne 0 ]; then
 		echo "$fails check(s) failed"

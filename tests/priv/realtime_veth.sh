@@ -55,36 +55,46 @@ PY
 ip -n "$ns" link set va mtu 9000 up
 ip -n "$ns" link set vb mtu 9000 up
 AFP="framesz=9216,blocksz=36864"
-expect_rc 0 "af_packet on a veth pair, one process" -- timeout 120 ip netns exec "$ns" \
-	"$se" run -v A -n 3 -q -j --trace none "${RT[@]}" \
-	--set "ports.dc0=net_af_packet0,iface=va,$AFP" --set "ports.dc1=net_af_packet1,iface=vb,$AFP"
-cp "$tmp/out" "$tmp/afp.json"
-check "$tmp/afp.json" "af_packet"
+afp_one() {
+	expect_rc 0 "af_packet on a veth pair, one process" -- timeout 120 ip netns exec "$ns" \
+		"$se" run -v A -n 3 -q -j --trace none "${RT[@]}" \
+		--set "ports.dc0=net_af_packet0,iface=va,$AFP" --set "ports.dc1=net_af_packet1,iface=vb,$AFP"
+	cp "$tmp/out" "$tmp/afp.json"
+	check "$tmp/afp.json" "af_packet"
+}
+twice afp_one
 
 # 1b. An intra-DC link (worker 0's uplink) through the veth pair: out of va, in at vb
-expect_rc 0 "a worker's link through the veth pair (af_packet)" -- timeout 120 ip netns exec \
-	"$ns" "$se" run -v A -n 3 -q -j --trace none "${RT[@]}" \
-	--set "ports.link0=w0.nic net_af_packet0,iface=va,$AFP net_af_packet1,iface=vb,$AFP"
-cp "$tmp/out" "$tmp/link.json"
-check "$tmp/link.json" "w0.nic through af_packet"
+afp_link() {
+	expect_rc 0 "a worker's link through the veth pair (af_packet)" -- timeout 120 ip netns exec \
+		"$ns" "$se" run -v A -n 3 -q -j --trace none "${RT[@]}" \
+		--set "ports.link0=w0.nic net_af_packet0,iface=va,$AFP net_af_packet1,iface=vb,$AFP"
+	cp "$tmp/out" "$tmp/link.json"
+	check "$tmp/link.json" "w0.nic through af_packet"
+}
+twice afp_link
 
 # 2. af_xdp, MTU 1500
 ip -n "$ns" link set va mtu 1500
 ip -n "$ns" link set vb mtu 1500
-rc=0
-timeout 120 ip netns exec "$ns" "$se" run -v A -n 3 -q -j --trace none "${RT[@]}" \
-	--set run.mtu=1500 --set run.frame_payload=1400B \
-	--set "ports.dc0=net_af_xdp0,iface=va" --set "ports.dc1=net_af_xdp1,iface=vb" \
-	>"$tmp/xdp.json" 2>"$tmp/xdp.err" || rc=$?
-if [ $rc -ne 0 ] && grep -qiE "xsk|xdp|umem" "$tmp/xdp.err" && ! grep -q "the run" "$tmp/xdp.err"; then
-	ok "# skip af_xdp: this kernel or DPDK build cannot open an XDP socket here: $(tail -1 "$tmp/xdp.err")"
-elif [ $rc -ne 0 ]; then
-	bad "af_xdp on a veth pair: exit $rc"
-	tail -3 "$tmp/xdp.err" | sed 's/^/    /'
-else
-	ok "af_xdp on a veth pair, one process (exit 0)"
-	check "$tmp/xdp.json" "af_xdp"
-fi
+xdp_one() {
+	local rc
+	rc=0
+	timeout 120 ip netns exec "$ns" "$se" run -v A -n 3 -q -j --trace none "${RT[@]}" \
+		--set run.mtu=1500 --set run.frame_payload=1400B \
+		--set "ports.dc0=net_af_xdp0,iface=va" --set "ports.dc1=net_af_xdp1,iface=vb" \
+		>"$tmp/xdp.json" 2>"$tmp/xdp.err" || rc=$?
+	if [ $rc -ne 0 ] && grep -qiE "xsk|xdp|umem" "$tmp/xdp.err" && ! grep -q "the run" "$tmp/xdp.err"; then
+		ok "# skip af_xdp: this kernel or DPDK build cannot open an XDP socket here: $(tail -1 "$tmp/xdp.err")"
+	elif [ $rc -ne 0 ]; then
+		bad "af_xdp on a veth pair: exit $rc"
+		tail -3 "$tmp/xdp.err" | sed 's/^/    /'
+	else
+		ok "af_xdp on a veth pair, one process (exit 0)"
+		check "$tmp/xdp.json" "af_xdp"
+	fi
+}
+twice xdp_one
 expect_rc 1 "af_xdp refuses frames larger than a page" -- timeout 60 ip netns exec "$ns" \
 	"$se" run -v A -n 1 -q --trace none "${RT[@]}" \
 	--set "ports.dc0=net_af_xdp0,iface=va" --set "ports.dc1=net_af_xdp1,iface=vb"
@@ -96,28 +106,27 @@ ip netns add "$nsb"
 ip -n "$ns" link set vb netns "$nsb"
 ip -n "$ns" link set va mtu 9000 up
 ip -n "$nsb" link set vb mtu 9000 up
-for attempt in 1 2; do
-fails0=$fails
-timeout 120 ip netns exec "$ns" "$se" run -v A -n 3 -q -j --trace none "${RT[@]}" \
-	--set ports.local=0 --set "ports.dc0=net_af_packet0,iface=va,$AFP" \
-	>"$tmp/lead.json" 2>"$tmp/lead.err" &
-pa=$!
-sleep 0.3
-rb=0
-timeout 120 ip netns exec "$nsb" "$se" run -v A -n 3 -q -j --trace none "${RT[@]}" \
-	--set ports.local=1 --set "ports.dc1=net_af_packet0,iface=vb,$AFP" \
-	--eal "--no-huge --no-pci --no-shconf -l 1 --iova-mode=va --log-level=*:error -m 700" \
-	>"$tmp/follow.json" 2>"$tmp/follow.err" || rb=$?
-ra=0
-wait "$pa" || ra=$?
-if [ $ra -eq 0 ] && [ $rb -eq 0 ]; then
-	ok "two processes in two namespaces over the veth pair (exit 0, 0)"
-	check "$tmp/lead.json" "two processes, merged by the leader"
-else
-	bad "two processes over the veth pair: exits $ra, $rb"
-	tail -2 "$tmp/lead.err" "$tmp/follow.err" | sed 's/^/    /'
-fi
-[ $fails -eq $fails0 ] && break
-[ $attempt -eq 1 ] && { echo "# attempt 1 missed; trying once more"; fails=$fails0; }
-done
+split_veth() {
+	local pa ra rb
+	timeout 120 ip netns exec "$ns" "$se" run -v A -n 3 -q -j --trace none "${RT[@]}" \
+		--set ports.local=0 --set "ports.dc0=net_af_packet0,iface=va,$AFP" \
+		>"$tmp/lead.json" 2>"$tmp/lead.err" &
+	pa=$!
+	sleep 0.3
+	rb=0
+	timeout 120 ip netns exec "$nsb" "$se" run -v A -n 3 -q -j --trace none "${RT[@]}" \
+		--set ports.local=1 --set "ports.dc1=net_af_packet0,iface=vb,$AFP" \
+		--eal "--no-huge --no-pci --no-shconf -l 1 --iova-mode=va --log-level=*:error -m 700" \
+		>"$tmp/follow.json" 2>"$tmp/follow.err" || rb=$?
+	ra=0
+	wait "$pa" || ra=$?
+	if [ $ra -eq 0 ] && [ $rb -eq 0 ]; then
+		ok "two processes in two namespaces over the veth pair (exit 0, 0)"
+		check "$tmp/lead.json" "two processes, merged by the leader"
+	else
+		bad "two processes over the veth pair: exits $ra, $rb"
+		tail -2 "$tmp/lead.err" "$tmp/follow.err" | sed 's/^/    /'
+	fi
+}
+twice split_veth
 finish
