@@ -204,7 +204,8 @@ run_usage(FILE *f)
 		   "(processor sharing and FIFO, same seed and syncs) and the transfers' wait\n"
 		   "beside M/G/1.\n"
 		   "\nDuring a run, --ctl SOCKET takes changes of the module, the WAN and the load\n"
-		   "(syncemu ctl), DPDK telemetry answers /syncemu/status and /syncemu/params, and\n"
+		   "(syncemu ctl), DPDK telemetry answers /syncemu/status and /syncemu/params (on a\n"
+		   "socket of its own, named on stderr: dpdk-telemetry.py -f syncemu-PID), and\n"
 		   "syncemu top -p PID shows the hot spots live. A link-kernel program replaces the\n"
 		   "module's ops per byte: --set module.kernel=build/dataplane/kernels/modular.bpf.o.\n"
 		   "Real time: --set run.clock=real --set run.dilation=50 --set ports.dc0=ring:w\n"
@@ -926,6 +927,20 @@ open_trace(const struct sc_scenario *sc, const struct contender *c, unsigned int
 /* The control socket, its rings to the data plane, the status and the telemetry endpoints. */
 static struct dp_status ctl_status;
 
+/* Where DPDK's telemetry of this process answers, and the command that asks it. */
+static void
+say_telemetry(void)
+{
+	char sock[PATH_MAX + 32], prefix[256];
+
+	if (dp_eal_telemetry(sock, sizeof(sock), prefix, sizeof(prefix)) != 0) {
+		fprintf(stderr, "syncemu run: DPDK telemetry is off (no socket %s)\n", sock);
+		return;
+	}
+	fprintf(stderr, "syncemu run: telemetry on %s: echo /syncemu/status | "
+		"dpdk-telemetry.py -f %s\n", sock, prefix);
+}
+
 static int
 start_ctl(const struct run_opts *o, const struct sc_scenario *sc, const char *path,
 	  struct runner *r, struct ctl_server **srv, char *err, size_t errlen)
@@ -956,6 +971,8 @@ start_ctl(const struct run_opts *o, const struct sc_scenario *sc, const char *pa
 	}
 	if (ctl_telemetry_register(r->status) != 0)
 		fprintf(stderr, "syncemu run: the telemetry endpoints are not available\n");
+	else
+		say_telemetry();
 	cp.req = r->ctl_req;
 	cp.resp = r->ctl_resp;
 	cp.status = r->status;
@@ -989,6 +1006,7 @@ on_stop(int sig)
 {
 	if (stop_flag) {
 		outfile_signal_cleanup();
+		dp_eal_signal_cleanup();
 		signal(sig, SIG_DFL);
 		raise(sig);
 		return;
@@ -1106,6 +1124,7 @@ cmd_run(int argc, char **argv)
 	}
 	need += runner_rt_need(sc);
 	r.eal = o.eal;
+	r.apart = o.ctl != NULL;	/* telemetry: a socket of its own */
 	r.mbufs = o.mbufs;
 	r.progress = !o.quiet;
 	r.tty = isatty(STDERR_FILENO);

@@ -82,7 +82,8 @@ runner_start(struct runner *r, uint32_t need, uint32_t frame_max, char *err, siz
 
 	if (r->mbufs)
 		need = r->mbufs;
-	rc = dp_eal_init(r->eal, dp_pool_mem_mb(need, frame_max) + r->extra_mb, err, errlen);
+	rc = (r->apart ? dp_eal_init_apart : dp_eal_init)(r->eal, dp_pool_mem_mb(need, frame_max) +
+							 r->extra_mb, err, errlen);
 	if (rc != 0)
 		return rc;
 	r->pool = dp_pool_create("syncemu_frames", need, frame_max, err, errlen);
