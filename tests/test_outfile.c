@@ -414,6 +414,23 @@ test_stdout(void **state)
 	close(errp[0]);
 }
 
+/* "/dev/stdout" is the standard output too (only looked at: it is a real node). */
+static void
+test_dev_stdout(void **state)
+{
+	struct outfile *a = outfile_new("/dev/stdout", "a", err, sizeof(err));
+	struct outfile *b = outfile_new("-", "b", err, sizeof(err));
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(outfile_kind(a), OUTFILE_STDOUT);
+	assert_true(outfile_streams(a));
+	assert_true(outfile_same(a, b));
+	outfile_abort(a);
+	outfile_abort(b);
+}
+
 static int
 rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -453,6 +470,7 @@ main(void)
 		cmocka_unit_test(test_named_temporary),
 		cmocka_unit_test(test_child_path),
 		cmocka_unit_test(test_stdout),
+		cmocka_unit_test(test_dev_stdout),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -115,14 +115,16 @@ void
 outfile_catch_signals(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa;
+	struct sigaction sa, old;
 	unsigned int i;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_fatal;
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
+		/* a signal ignored from the start (nohup, a script's background job) stays so */
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
 }
 
 /*
@@ -450,12 +452,13 @@ open_stream(struct outfile *o, bool wait, char *err, size_t errlen)
 static int
 open_temp(struct outfile *o, char *err, size_t errlen)
 {
-	const char *named = getenv("SYNCEMU_OUTFILE_NAMED");
+	const char *env = getenv("SYNCEMU_OUTFILE_NAMED");
+	bool named = env != NULL && strcmp(env, "1") == 0;
 	unsigned int attempt;
 	char *dir;
 	int rc = 0;
 
-	if (named == NULL || strcmp(named, "1") != 0) {
+	if (!named) {
 		dir = dir_of(o->target);
 		if (dir == NULL)
 			return -ENOMEM;
@@ -465,7 +468,7 @@ open_temp(struct outfile *o, char *err, size_t errlen)
 		o->anon = o->fd >= 0;
 	}
 	/* no O_TMPFILE here (or not asked for): a named temporary, removed on a signal */
-	if (o->fd < 0 && (named != NULL || rc == -EOPNOTSUPP || rc == -EISDIR || rc == -EINVAL)) {
+	if (o->fd < 0 && (named || rc == -EOPNOTSUPP || rc == -EISDIR || rc == -EINVAL)) {
 		for (attempt = 0; attempt < NAME_TRIES && o->fd < 0; attempt++) {
 			o->slot = slot_name(o, attempt);
 			if (o->slot < 0) {

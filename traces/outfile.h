@@ -134,7 +134,8 @@ void outfile_signal_cleanup(void);
 
 /**
  * For a command without signal handlers of its own: SIGINT, SIGTERM and SIGHUP remove the named
- * temporaries, then end the process as they would have.
+ * temporaries, then end the process as they would have.  One that is ignored (as nohup and a
+ * shell's background jobs start) stays ignored.
  */
 void outfile_catch_signals(void);
 
