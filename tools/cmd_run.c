@@ -195,9 +195,10 @@ run_usage(FILE *f)
 		   "file the built-in default is used (2 DC x 4, 100 GbE WAN).",
 		   run_optv, N_OPTS);
 	fprintf(f, "\nThe packet settings are scenario keys: run.mtu and run.frame_payload (bytes;\n"
-		   "the payload fills the MTU set unless given), run.accounting (payload|wire), run.sync (phase|step|none), run.burst,\n"
-		   "run.warmup, the queue limits queues.nic, queues.port, queues.switch,\n"
-		   "queues.wan, queues.sync_lossless, and the background: background.load,\n"
+		   "the payload fills the MTU set unless given), run.accounting (payload|wire),\n"
+		   "run.sync (phase|step|none), run.burst, run.warmup, the queue limits\n"
+		   "queues.nic, queues.port, queues.switch, queues.wan, queues.sync_lossless, and\n"
+		   "the background: background.load,\n"
 		   "background.sizes (fixed|exponential|empirical), background.size,\n"
 		   "background.sizes_csv, background.host_rate, background.directions.\n"
 		   "With background load, each run is also set beside the fluid shared-WAN model\n"
@@ -903,11 +904,15 @@ open_trace(const struct sc_scenario *sc, const struct contender *c, unsigned int
 
 	*capp = NULL;
 	cap = calloc(1, sizeof(*cap));
-	if (cap == NULL || dp_capture_parse(sc->trace.capture, &mask, err, errlen) != 0) {
-		free(cap);
+	if (cap == NULL) {
 		outfile_abort(out);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
+	}
+	if (dp_capture_parse(sc->trace.capture, &mask, err, errlen) != 0) {
+		free(cap);
+		outfile_abort(out);
+		return -EINVAL;		/* the scenario checked it: cannot happen */
 	}
 	cap->mask = mask;
 	cap->snaplen = sc->trace.snaplen ? sc->trace.snaplen : UINT32_MAX;
