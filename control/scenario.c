@@ -264,11 +264,16 @@ apply_derived(struct loader *ld, struct rte_cfgfile *cfg, struct sc_scenario *t)
 			n = sizeof(t->name) - 1;
 		while (n > 0 && ((unsigned char)base[n] & 0xC0) == 0x80)
 			n--;	/* not inside a UTF-8 sequence */
-		if (!key_set(cfg, "scenario", "name") && n > 0)
-			snprintf(t->name, sizeof(t->name), "%.*s", (int)n, base);
-		if (!key_set(cfg, "scenario", "description"))
+		/* zeroed first, as a key's text is stored: a dump loads back to the same bytes */
+		if (!key_set(cfg, "scenario", "name") && n > 0) {
+			memset(t->name, 0, sizeof(t->name));
+			memcpy(t->name, base, n);
+		}
+		if (!key_set(cfg, "scenario", "description")) {
+			memset(t->desc, 0, sizeof(t->desc));
 			snprintf(t->desc, sizeof(t->desc), "the built-in default with the keys of %s",
 				 base != NULL ? base : "its file");
+		}
 	}
 	if (key_set(cfg, "run", "mtu") && !key_set(cfg, "run", "frame_payload"))
 		t->run.pk.payload = t->run.pk.mtu - SM_IP_HDR - SM_UDP_HDR - SM_SE_HDR;
