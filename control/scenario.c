@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -226,6 +227,56 @@ apply_cfg(struct loader *ld, struct rte_cfgfile *cfg, struct sc_scenario *t)
 			return rc;
 	}
 	return 0;
+}
+
+/* Whether the file or an override sets [sec] key, by its name or its alias. */
+static bool
+key_set(struct rte_cfgfile *cfg, const char *sec, const char *key)
+{
+	const struct sc_key *def = sc_key_find(sec, key);
+
+	return rte_cfgfile_has_entry(cfg, sec, key) ||
+	       (def != NULL && def->alias != NULL && rte_cfgfile_has_entry(cfg, sec, def->alias));
+}
+
+/*
+ * Defaults that depend on what else is set: a file without [scenario] name is named after the
+ * file ("dir/my-run.ini" is "my-run"), and without a description says what it is; without
+ * [run] frame_payload, a frame carries as much as the MTU holds when run.mtu is set (the
+ * built-in pair, MTU 9000 and 8192 B, stays as it is when neither is).
+ */
+static void
+apply_derived(struct loader *ld, struct rte_cfgfile *cfg, struct sc_scenario *t)
+{
+	const char *base;
+	size_t n, col;
+
+	if (ld->path != NULL) {
+		base = strrchr(ld->path, '/') != NULL ? strrchr(ld->path, '/') + 1 : ld->path;
+		/* only a name that a scenario file could hold as it is */
+		if (base[0] == '\0' || strlen(base) > 200 ||
+		    sc_text_check(base, strlen(base), &col) != NULL || strchr(base, ';') != NULL)
+			base = NULL;
+		n = base != NULL ? strlen(base) : 0;
+		if (n > 4 && strcmp(base + n - 4, ".ini") == 0)
+			n -= 4;
+		if (n >= sizeof(t->name))
+			n = sizeof(t->name) - 1;
+		while (n > 0 && ((unsigned char)base[n] & 0xC0) == 0x80)
+			n--;	/* not inside a UTF-8 sequence */
+		/* zeroed first, as a key's text is stored: a dump loads back to the same bytes */
+		if (!key_set(cfg, "scenario", "name") && n > 0) {
+			memset(t->name, 0, sizeof(t->name));
+			memcpy(t->name, base, n);
+		}
+		if (!key_set(cfg, "scenario", "description")) {
+			memset(t->desc, 0, sizeof(t->desc));
+			snprintf(t->desc, sizeof(t->desc), "the built-in default with the keys of %s",
+				 base != NULL ? base : "its file");
+		}
+	}
+	if (key_set(cfg, "run", "mtu") && !key_set(cfg, "run", "frame_payload"))
+		t->run.pk.payload = t->run.pk.mtu - SM_IP_HDR - SM_UDP_HDR - SM_SE_HDR;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -560,7 +611,7 @@ sc_scenario_default(struct sc_scenario *s)
 	/* background.sizes_csv stays "": only empirical sizes need it */
 	s->background.host_rate = 50e9;
 	s->background.directions = SC_DIRECTIONS_ALL;
-	/* trace.file stays "": the command picks <scenario name>.pcapng */
+	/* trace.file stays "": no trace */
 	snprintf(s->trace.capture, sizeof(s->trace.capture), "wan");
 	s->trace.snaplen = SM_HDR_BYTES;
 	s->trace.queue_sample = 100e-6;
@@ -634,6 +685,8 @@ sc_scenario_load(struct sc_scenario *s, const char *path, const char *const *ove
 	if (path != NULL)
 		snprintf(t.path, sizeof(t.path), "%s", path);
 	rc = apply_cfg(&ld, cfg, &t);
+	if (rc == 0)
+		apply_derived(&ld, cfg, &t);
 	if (rc == 0)
 		rc = paths_resolve(&ld, &t);
 	if (rc == 0)

@@ -130,9 +130,8 @@ struct sc_scenario {
  * The built-in default: the deck's 2 DC x 4, 100 GbE, all six variants, all three budgets;
  * 10 steps and 20 of warm-up (so no steady state until run.steps is raised), seed 1,
  * sm_packet_default(); queues of 2 MB (NIC, port), 16 MB (switch) and 64 MB (WAN), the sync
- * lossless; no background (load 0; fixed 1 MB transfers, 50 GB/s hosts, all directions); a
- * trace of the WAN queues, 90-byte snaplen, file chosen by the command, queues sampled every
- * 100 us.  Padding is zeroed, so two defaults compare equal with memcmp().
+ * lossless; no background (load 0; fixed 1 MB transfers, 50 GB/s hosts, all directions); no
+ * trace file (when one is given: the WAN queues, 90-byte snaplen), queues sampled every 100 us.  Padding is zeroed, so two defaults compare equal with memcmp().
  */
 void sc_scenario_default(struct sc_scenario *s);
 
@@ -147,6 +146,11 @@ void sc_scenario_default(struct sc_scenario *s);
  * A relative background.sizes_csv is taken relative to the directory of the scenario file (from
  * --set, or without a file: the current directory) and stored resolved, as an absolute path, so
  * that it opens from anywhere and the dump loads back to the same path.
+ *
+ * Defaults that follow other keys: a file without [scenario] name is named after the file
+ * (without its directory and ".ini"), and without a description says it is the built-in
+ * default with the file's keys; without [run] frame_payload, a set run.mtu gives frames of the
+ * MTU less 76 B of headers (neither set: 9000 and 8192 B).
  *
  * Errors name the file and line (or "--set" and the override), the section, the key, the value
  * and what is allowed, e.g.

@@ -168,7 +168,8 @@ static const struct sc_key_name capture_names[] = {
 	DBLA("steps", key, alias, model.steps[v], SC_UNIT_NUMBER, 0, NOLIM, KF_MIN_OPEN, help)
 
 static const struct sc_key keys[] = {
-	STR("scenario", "name", name, 0, "short name, used in reports"),
+	STR("scenario", "name", name, 0, "short name, used in reports; not set: the file's name "
+	    "without .ini"),
 	STR("scenario", "description", desc, 0, "one line; escape ';' as '\\;'"),
 
 	UINT("topology", "data_centres", model.topo.n_dc, SC_UNIT_COUNT, 1, 64, "data centres D"),
@@ -280,11 +281,12 @@ static const struct sc_key keys[] = {
 
 	UINT("run", "steps", run.steps, SC_UNIT_COUNT, 1, 1000000, "training steps per run"),
 	U64("run", "seed", run.seed, "seeds every random source; written in the trace and report"),
-	UINT("run", "mtu", run.pk.mtu, SC_UNIT_COUNT, SM_MTU_MIN, SM_MTU_MAX,
-	     "IP MTU of the frames, bytes"),
+	UINT("run", "mtu", run.pk.mtu, SC_UNIT_BYTES, SM_MTU_MIN, SM_MTU_MAX,
+	     "IP MTU of the frames (a number without a unit is bytes)"),
 	UINT("run", "frame_payload", run.pk.payload, SC_UNIT_BYTES, 1, PAYLOAD_MAX,
-	     "gradient bytes per full frame; at most the MTU less 76 B of IP, UDP and syncemu "
-	     "headers"),
+	     "gradient bytes per full frame, at most the MTU less 76 B of IP, UDP and syncemu "
+	     "headers; not set: that much when run.mtu is set, else 8192 B (a number without a "
+	     "unit is bytes)"),
 	ENUM("run", "accounting", run.pk.account, account_names,
 	     "what a link charges for a frame: payload = gradient bytes only (the fluid model's "
 	     "view), wire = Ethernet on the wire (headers, FCS, preamble, inter-frame gap)"),
@@ -342,7 +344,8 @@ static const struct sc_key keys[] = {
 	     "all: every WAN direction carries background; one: only data centre 0 to 1"),
 
 	STR("trace", "file", trace.file, KF_EMPTY_OK,
-	    "pcapng file; not set: <scenario name>.pcapng; none: no trace"),
+	    "pcapng file, a FIFO or - (the standard output), written as syncemu run's --trace; "
+	    "not set or none: no trace"),
 	NAMES("trace", "capture", trace.capture, capture_names,
 	      "capture points written to the trace; all = every kind, none = no frames"),
 	UINT("trace", "snaplen", trace.snaplen, SC_UNIT_COUNT, 0, SNAPLEN_MAX,

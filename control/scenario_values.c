@@ -396,7 +396,10 @@ sc_key_parse(const struct sc_key *def, const char *value, struct sc_scenario *t,
 		return 0;
 	case KT_UINT:
 	case KT_DBL:
-		if (sc_unit_parse(def->unit, value, &x, why, len) != 0)
+		/* whole bytes (run.mtu, run.frame_payload) may also be written without the unit */
+		if ((def->type != KT_UINT || def->unit != SC_UNIT_BYTES ||
+		     sc_unit_parse(SC_UNIT_NUMBER, value, &x, NULL, 0) != 0) &&
+		    sc_unit_parse(def->unit, value, &x, why, len) != 0)
 			return -EINVAL;
 		if (!in_range(def, x)) {
 			sc_key_range(def, range, sizeof(range));

@@ -3,11 +3,21 @@
  * EAL start-up.  Without hugepages or NICs (as on a laptop or a CI machine) the EAL runs with
  * --no-huge --no-pci and the frames live in ordinary memory; on a host with hugepages and NICs
  * the user passes their own flags (--eal "...").
+ *
+ * A process that serves telemetry gets a file prefix of its own (dp_eal_init_apart()): DPDK
+ * keeps one telemetry socket per prefix (<runtime dir>/dpdk_telemetry.v2), so two processes of
+ * one prefix would share a socket that only the first one serves.  Its runtime directory,
+ * which DPDK leaves behind, is removed at the end.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -17,14 +27,18 @@
 #include "frame.h"
 
 #define MAX_ARGS 64
+#define TELEMETRY_SOCKET "dpdk_telemetry.v2"
 
 static int eal_up;
+/* an own prefix's runtime directory and its telemetry socket, "" if none (for the cleanup) */
+static char own_dir[PATH_MAX], own_sock[PATH_MAX + sizeof(TELEMETRY_SOCKET)];
 
-int
-dp_eal_init(const char *args, uint32_t mem_mb, char *err, size_t errlen)
+static int
+eal_start(const char *args, uint32_t mem_mb, bool apart, char *err, size_t errlen)
 {
-	char *buf, *argv[MAX_ARGS + 1], *tok, *save = NULL, mem[32];
-	int argc = 0, rc;
+	char *buf, *argv[MAX_ARGS + 2], *tok, *save = NULL, mem[32], prefix[48];
+	bool has_prefix = false;
+	int argc = 0, rc, i;
 
 	if (eal_up)
 		return -EALREADY;
@@ -40,10 +54,17 @@ dp_eal_init(const char *args, uint32_t mem_mb, char *err, size_t errlen)
 		free(buf);
 		return -E2BIG;
 	}
+	for (i = 1; i < argc; i++)
+		has_prefix |= strncmp(argv[i], "--file-prefix", 13) == 0;
 	if (args == NULL && mem_mb > 0) {
 		snprintf(mem, sizeof(mem), "%u", mem_mb);
 		argv[argc++] = (char *)"-m";
 		argv[argc++] = mem;
+	}
+	apart = apart && !has_prefix;
+	if (apart) {
+		snprintf(prefix, sizeof(prefix), "--file-prefix=syncemu-%d", (int)getpid());
+		argv[argc++] = prefix;
 	}
 	argv[argc] = NULL;
 	rc = rte_eal_init(argc, argv);
@@ -55,14 +76,79 @@ dp_eal_init(const char *args, uint32_t mem_mb, char *err, size_t errlen)
 		return -(rte_errno ? rte_errno : EINVAL);
 	}
 	eal_up = 1;
+	if (apart) {
+		snprintf(own_dir, sizeof(own_dir), "%s", rte_eal_get_runtime_dir());
+		snprintf(own_sock, sizeof(own_sock), "%s/%s", own_dir, TELEMETRY_SOCKET);
+	}
 	return 0;
+}
+
+int
+dp_eal_init(const char *args, uint32_t mem_mb, char *err, size_t errlen)
+{
+	return eal_start(args, mem_mb, false, err, errlen);
+}
+
+int
+dp_eal_init_apart(const char *args, uint32_t mem_mb, char *err, size_t errlen)
+{
+	return eal_start(args, mem_mb, true, err, errlen);
+}
+
+int
+dp_eal_telemetry(char *path, size_t plen, char *prefix, size_t xlen)
+{
+	const char *dir, *base;
+	struct stat st;
+
+	if (!eal_up)
+		return -ENODEV;
+	dir = rte_eal_get_runtime_dir();
+	base = strrchr(dir, '/');
+	snprintf(path, plen, "%s/%s", dir, TELEMETRY_SOCKET);
+	snprintf(prefix, xlen, "%s", base != NULL ? base + 1 : dir);
+	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode) ? 0 : -ENOENT;
+}
+
+/* The own prefix's runtime directory and what DPDK left in it (files, sockets; no subdirs). */
+static void
+remove_own_dir(void)
+{
+	struct dirent *e;
+	DIR *d;
+	int fd;
+
+	if (own_dir[0] == '\0')
+		return;
+	d = opendir(own_dir);
+	if (d != NULL) {
+		fd = dirfd(d);
+		while ((e = readdir(d)) != NULL)
+			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+				unlinkat(fd, e->d_name, 0);
+		closedir(d);
+	}
+	rmdir(own_dir);
+	own_dir[0] = '\0';
+	own_sock[0] = '\0';
+}
+
+void
+dp_eal_signal_cleanup(void)
+{
+	if (own_sock[0] != '\0')
+		unlink(own_sock);
+	if (own_dir[0] != '\0')
+		rmdir(own_dir);
 }
 
 void
 dp_eal_fini(void)
 {
-	if (eal_up)
+	if (eal_up) {
 		rte_eal_cleanup();
+		remove_own_dir();
+	}
 	eal_up = 0;
 }
 

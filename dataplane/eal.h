@@ -25,8 +25,31 @@
  */
 int dp_eal_init(const char *args, uint32_t mem_mb, char *err, size_t errlen);
 
-/** Release the EAL (at exit). */
+/**
+ * dp_eal_init() for a process that serves telemetry: unless @p args has a --file-prefix, the EAL
+ * gets a prefix of its own, "syncemu-PID", so that its runtime directory and telemetry socket
+ * are apart from every other DPDK process's (two of one prefix share one socket, served by the
+ * first); dp_eal_fini() then removes that directory, which DPDK leaves behind.
+ */
+int dp_eal_init_apart(const char *args, uint32_t mem_mb, char *err, size_t errlen);
+
+/**
+ * Where the telemetry of this process answers: the socket's path and the EAL's file prefix
+ * (what dpdk-telemetry.py -f takes).
+ *
+ * @return 0, -ENOENT if the socket is not there (--no-telemetry, or it could not be made), or
+ *         -ENODEV before dp_eal_init()
+ */
+int dp_eal_telemetry(char *path, size_t plen, char *prefix, size_t xlen);
+
+/** Release the EAL (at exit), and remove the runtime directory of an own prefix. */
 void dp_eal_fini(void);
+
+/**
+ * Remove the own prefix's telemetry socket and runtime directory now, for a signal handler that
+ * is about to end the process.  Async-signal-safe.
+ */
+void dp_eal_signal_cleanup(void);
 
 /**
  * An mbuf pool of @p n mbufs that hold frames of up to @p frame_max bytes, with the private area

@@ -12,6 +12,7 @@
 #endif
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -698,9 +699,20 @@ test_abort_leaves_nothing(void **state)
 	assert_non_null(w);
 	assert_int_equal(tr_pcapng_add_if(w, "w0.tx", NULL), 0);
 	write_many(w, 0, 2000);
+	assert_int_equal(dir_entries(sub, &n_tmp), 0);	/* an anonymous temporary (O_TMPFILE) */
+	tr_pcapng_abort(w);
+	assert_int_equal(dir_entries(sub, &n_tmp), 0);
+
+	/* the same where the file system has no O_TMPFILE: a named temporary, then nothing */
+	assert_int_equal(setenv("SYNCEMU_OUTFILE_NAMED", "1", 1), 0);
+	w = tr_pcapng_open(&prm);
+	assert_non_null(w);
+	assert_int_equal(tr_pcapng_add_if(w, "w0.tx", NULL), 0);
+	write_many(w, 0, 2000);
 	assert_int_equal(dir_entries(sub, &n_tmp), 1);	/* only the temporary, so far */
 	assert_int_equal(n_tmp, 1);
 	tr_pcapng_abort(w);
+	assert_int_equal(unsetenv("SYNCEMU_OUTFILE_NAMED"), 0);
 	assert_int_equal(dir_entries(sub, &n_tmp), 0);
 	assert_int_equal(rmdir(sub), 0);
 }
@@ -732,7 +744,7 @@ test_abort_keeps_existing(void **state)
 	assert_int_equal(n_tmp, 0);
 }
 
-/* A successful close replaces an existing file, with mode 0644. */
+/* A successful close replaces an existing file, which keeps its mode. */
 static void
 test_close_replaces(void **state)
 {
@@ -748,6 +760,7 @@ test_close_replaces(void **state)
 	assert_int_equal(mkdir(path_in(sub, "replace"), 0755), 0);
 	path_in(path, "replace/x.pcapng");
 	spew(path, "the previous trace\n");
+	assert_int_equal(chmod(path, 0640), 0);
 	w = tr_pcapng_open(&prm);
 	assert_non_null(w);
 	assert_int_equal(tr_pcapng_add_if(w, "w0.tx", NULL), 0);
@@ -758,7 +771,7 @@ test_close_replaces(void **state)
 	assert_int_equal(size, 28 + 44 + 2000 * (32 + 1000));	/* SHB, IDB, EPBs */
 	free(f);
 	assert_int_equal(stat(path, &st), 0);
-	assert_int_equal(st.st_mode & 0777, 0644);
+	assert_int_equal(st.st_mode & 0777, 0640);
 	assert_int_equal(dir_entries(sub, &n_tmp), 1);
 	assert_int_equal(n_tmp, 0);
 }
@@ -815,6 +828,96 @@ test_failed_close_keeps_existing(void **state)
 	assert_int_equal(n_tmp, 0);
 }
 
+/* Bytes a non-blocking read of @p fd gives now (all of them, up to @p cap). */
+static size_t
+drain(int fd, uint8_t *buf, size_t cap)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < cap && (n = read(fd, buf + got, cap - got)) > 0)
+		got += (size_t)n;
+	return got;
+}
+
+/*
+ * To a FIFO the trace is a stream: the header is there before any packet, each
+ * tr_pcapng_flush() sends what was written (whole blocks), more than 64 KiB go out without one,
+ * the whole reads back with libpcap, and a reader that goes away is -EPIPE, not SIGPIPE.
+ */
+static void
+test_stream(void **state)
+{
+	char path[PATH_MAX], whole[PATH_MAX], errbuf[PCAP_ERRBUF_SIZE];
+	struct tr_pcapng_params prm = { .path = path, .app = APP };
+	static uint8_t got[4 << 20];
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	uint8_t data[1000];
+	struct tr_pcapng *w;
+	size_t n = 0, k;
+	unsigned int i;
+	pcap_t *pc;
+	FILE *f;
+	int rd, rc = 0;
+
+	(void)state;
+	fill(data, 5, sizeof(data));
+	assert_int_equal(mkfifo(path_in(path, "live.fifo"), 0600), 0);
+	rd = open(path, O_RDONLY | O_NONBLOCK);
+	assert_true(rd >= 0);
+	/* room for all of it (pipe-max-size is 1 MiB by default): the test reads afterwards */
+	assert_true(fcntl(rd, F_SETPIPE_SZ, 1 << 20) >= 1 << 20);
+	w = tr_pcapng_open(&prm);
+	assert_non_null(w);
+	assert_true(tr_pcapng_streams(w));
+	assert_int_equal(tr_pcapng_add_if(w, "w0.tx", NULL), 0);
+	assert_int_equal(drain(rd, got, sizeof(got)), 0);		/* buffered */
+	assert_int_equal(tr_pcapng_flush(w), 0);
+	n = drain(rd, got, sizeof(got));
+	assert_true(n > 28);
+	assert_int_equal(rd32(got), 0x0A0D0D0A);			/* the SHB, then the IDB */
+	assert_int_equal(tr_pcapng_write(w, 0, 1, data, 100, 100), 0);
+	assert_int_equal(tr_pcapng_flush(w), 0);
+	k = drain(rd, got + n, sizeof(got) - n);
+	assert_int_equal(k, 32 + 100);					/* one whole EPB */
+	n += k;
+	for (i = 0; i < 100; i++)					/* 100 kB, no flush */
+		assert_int_equal(tr_pcapng_write(w, 0, 2 + i, data, sizeof(data),
+						 sizeof(data)), 0);
+	k = drain(rd, got + n, sizeof(got) - n);
+	assert_true(k >= 64 * 1024 && k % (32 + 1000) == 0);
+	n += k;
+	assert_int_equal(tr_pcapng_close(w), 0);
+	n += drain(rd, got + n, sizeof(got) - n);
+	/* the SHB, the IDB and every EPB, once each */
+	assert_int_equal(n, rd32(got + 4) + rd32(got + rd32(got + 4) + 4) + (32 + 100) +
+			 100 * (32 + 1000));
+	f = fopen(path_in(whole, "live.pcapng"), "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(got, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+	pc = pcap_open_offline_with_tstamp_precision(whole, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	if (pc == NULL)
+		fail_msg("libpcap cannot read the stream: %s", errbuf);
+	for (i = 0; pcap_next_ex(pc, &h, &d) == 1; i++)
+		assert_int_equal(h->ts.tv_usec, 1 + i);
+	assert_int_equal(i, 101);
+	pcap_close(pc);
+
+	/* the reader goes away */
+	w = tr_pcapng_open(&prm);
+	assert_non_null(w);
+	assert_int_equal(tr_pcapng_add_if(w, "w0.tx", NULL), 0);
+	assert_int_equal(tr_pcapng_flush(w), 0);
+	close(rd);
+	for (i = 0; i < 200 && rc == 0; i++)
+		rc = tr_pcapng_write(w, 0, i, data, sizeof(data), sizeof(data));
+	assert_int_equal(rc, -EPIPE);
+	assert_int_equal(tr_pcapng_flush(w), -EPIPE);
+	assert_int_equal(tr_pcapng_close(w), -EPIPE);
+}
+
 static int
 rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -856,6 +959,7 @@ main(void)
 		cmocka_unit_test(test_abort_keeps_existing),
 		cmocka_unit_test(test_close_replaces),
 		cmocka_unit_test(test_failed_close_keeps_existing),
+		cmocka_unit_test(test_stream),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

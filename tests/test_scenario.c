@@ -489,6 +489,62 @@ test_run_keys(void **state)
 	round_trip(&s);
 }
 
+/*
+ * run.mtu and run.frame_payload take the same units (bytes, with or without B, kB, KiB), and
+ * without frame_payload a frame carries as much as the MTU set holds (the MTU less 76 B); with
+ * neither set, the built-in 9000 and 8192 B.
+ */
+static void
+test_mtu_and_payload(void **state)
+{
+	static const char *const mtu1500[] = { "run.mtu=1500" };
+	static const char *const both[] = { "run.mtu=1.5 kB", "run.frame_payload=1000" };
+	struct sc_scenario s;
+
+	(void)state;
+	load_ok(&s, NULL, NULL, 0);
+	assert_true(s.run.pk.mtu == 9000 && s.run.pk.payload == 8192);
+	load_ok(&s, NULL, mtu1500, 1);
+	assert_true(s.run.pk.mtu == 1500 && s.run.pk.payload == 1424);
+	round_trip(&s);
+	/* a payload set (the file's 8192 B) is kept, and must fit */
+	expect_bad_set("scenarios/2dc4-100g.ini", "run.mtu=1500", "inconsistent scenario",
+		       "run.frame_payload: 8192 not in 1..1424", NULL);
+	load_ok(&s, NULL, both, 2);
+	assert_true(s.run.pk.mtu == 1500 && s.run.pk.payload == 1000);
+	load_ok(&s, write_text("[run]\nmtu = 9 kB\n"), NULL, 0);
+	assert_true(s.run.pk.mtu == 9000 && s.run.pk.payload == 8924);
+	load_ok(&s, write_text("[run]\nmtu = 4 KiB\nframe_payload = 4000\n"), NULL, 0);
+	assert_true(s.run.pk.mtu == 4096 && s.run.pk.payload == 4000);
+	load_ok(&s, write_text("[run]\nmtu = 1500 B\nframe_payload = 1410 B\n"), NULL, 0);
+	assert_true(s.run.pk.mtu == 1500 && s.run.pk.payload == 1410);
+}
+
+/* A file without [scenario] name is named after the file; with one, it keeps it. */
+static void
+test_name_from_file(void **state)
+{
+	static const char *const named[] = { "scenario.name=given" };
+	struct sc_scenario s;
+	const char *path = write_text("[run]\nsteps = 3\n");
+	char stem[64];
+	const char *base = strrchr(path, '/') + 1;
+
+	(void)state;
+	snprintf(stem, sizeof(stem), "%.*s", (int)(strlen(base) - 4), base);
+	load_ok(&s, path, NULL, 0);
+	assert_string_equal(s.name, stem);
+	assert_non_null(strstr(s.desc, base));
+	round_trip(&s);
+	load_ok(&s, path, named, 1);
+	assert_string_equal(s.name, "given");
+	load_ok(&s, write_text("[scenario]\nname = mine\ndescription = d\n"), NULL, 0);
+	assert_string_equal(s.name, "mine");
+	assert_string_equal(s.desc, "d");
+	load_ok(&s, NULL, NULL, 0);
+	assert_string_equal(s.name, "2dc4-100g");		/* the built-in default */
+}
+
 static void
 test_bad_overrides(void **state)
 {
@@ -697,14 +753,14 @@ test_bad_values(void **state)
 	expect_bad("[run]\nmtu = 9000\nframe_payload = 9000 B\nsteps = 5\n", 3,
 		   "inconsistent scenario", "run.frame_payload: 9000 not in 1..8924",
 		   "MTU 9000", NULL);
-	/* frame_payload is not in the file: the message points at [run] */
-	expect_bad("[run]\nmtu = 1500\n", 1, "inconsistent scenario",
-		   "run.frame_payload: 8192 not in 1..1424", NULL);
 	expect_bad("[run]\nmtu = 100\n", 2, "[run] mtu = '100'", "out of range",
-		   "576..65000", NULL);
-	expect_bad("[run]\nmtu = 1500.5\n", 2, "[run] mtu = '1500.5'", "not an integer", NULL);
-	expect_bad("[run]\nframe_payload = 1410\n", 2, "[run] frame_payload = '1410'",
-		   "needs a unit", NULL);
+		   "576..65000 B", NULL);
+	expect_bad("[run]\nmtu = 1500.5\n", 2, "[run] mtu = '1500.5'",
+		   "not a whole number of bytes", NULL);
+	expect_bad("[run]\nmtu = 1500 bytes\n", 2, "[run] mtu = '1500 bytes'", "unknown unit",
+		   NULL);
+	expect_bad("[run]\nframe_payload = 9000\n", 2, "inconsistent scenario",
+		   "run.frame_payload: 9000 not in 1..8924", NULL);
 	expect_bad("[run]\nframe_payload = 1410.5 B\n", 2, "not a whole number of bytes",
 		   "1..64924 B, whole bytes", NULL);
 	expect_bad("[run]\nframe_payload = 0 B\n", 2, "out of range", "1..64924 B", NULL);
@@ -722,7 +778,7 @@ test_bad_values(void **state)
 	expect_bad("[trace]\ncapture = tx,,rx\n", 2, "empty item", NULL);
 	expect_bad("[trace]\nsnaplen = 300000\n", 2, "[trace] snaplen = '300000'",
 		   "out of range", "0..262144", NULL);
-	expect_bad_set(NULL, "run.mtu=1000", "--set 'run.mtu=1000'", "inconsistent scenario",
+	expect_bad_set("scenarios/2dc4-100g.ini", "run.mtu=1000", "inconsistent scenario",
 		       "run.frame_payload: 8192 not in 1..924", NULL);
 	expect_bad_set(NULL, "run.accounting=bytes", "--set 'run.accounting=bytes'",
 		       "unknown value", "payload, wire", NULL);
@@ -769,7 +825,7 @@ test_keys(void **state)
 	assert_has(buf, "| `intra.preset` | link preset | ib-ndr |");
 	assert_has(buf, "| `run.steps` | count | 200 | 1..1000000 |");
 	assert_has(buf, "| `run.seed` | 64-bit integer | 1 |");
-	assert_has(buf, "| `run.mtu` | count | 9000 | 576..65000 |");
+	assert_has(buf, "| `run.mtu` | size | 9000 B | 576..65000 B, whole bytes |");
 	assert_has(buf, "| `run.frame_payload` | size | 8192 B | 1..64924 B, whole bytes |");
 	assert_has(buf, "| `run.accounting` | choice | payload | payload, wire |");
 	assert_has(buf, "| `run.sync` | choice | phase | phase, step, none |");
@@ -848,6 +904,8 @@ main(void)
 		cmocka_unit_test(test_dump_round_trip),
 		cmocka_unit_test(test_overrides),
 		cmocka_unit_test(test_run_keys),
+		cmocka_unit_test(test_mtu_and_payload),
+		cmocka_unit_test(test_name_from_file),
 		cmocka_unit_test(test_bad_overrides),
 		cmocka_unit_test(test_preset_order),
 		cmocka_unit_test(test_syntax_accepted),

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -23,6 +24,7 @@
 #include "ctl.h"
 #include "eal.h"
 #include "opts.h"
+#include "outputs.h"
 #include "runner.h"
 #include "table.h"
 #include "units.h"
@@ -40,7 +42,28 @@ struct run_opts {
 	uint32_t mbufs;
 	double bg_only;
 	bool json, quiet, every_step, help;
+	bool trace_cli;			/* trace.file comes from the command line */
+	const char *shaped;		/* --capture or --snaplen as given, NULL: neither */
 };
+
+/* Whether an override sets trace.file ("trace.file=x", blanks allowed around the names). */
+static bool
+sets_trace_file(const char *s)
+{
+	size_t n;
+
+	s += strspn(s, " \t");
+	if (strncmp(s, "trace", 5) != 0)
+		return false;
+	s += 5 + strspn(s + 5, " \t");
+	if (*s++ != '.')
+		return false;
+	s += strspn(s, " \t");
+	if (strncmp(s, "file", 4) != 0)
+		return false;
+	n = 4 + strspn(s + 4, " \t");
+	return s[n] == '=';
+}
 
 enum { O_SET, O_STEPS, O_SEED, O_VARIANT, O_BUDGET, O_LOAD, O_TRACE, O_CAPTURE, O_SNAPLEN,
        O_JSON, O_QUIET, O_EVERY, O_QCSV, O_BGONLY, O_CTL, O_EAL, O_MBUFS, O_HELP };
@@ -53,7 +76,8 @@ static const struct opt run_optv[] = {
 	{ "budget", 'b', "LIST", "module budgets: low,high,free or all [scenario's report]",
 	  O_BUDGET },
 	{ "load", 'l', "FRACTION", "background load on the WAN [background.load: 0]", O_LOAD },
-	{ "trace", 't', "FILE", "pcapng trace, or none [trace.file: NAME.pcapng]", O_TRACE },
+	{ "trace", 't', "FILE", "write a pcapng trace: a file, a FIFO or - (stdout) [trace.file: "
+	  "none]", O_TRACE },
 	{ "capture", 'c', "LIST", "capture points: tx,rx,nic,switch,wan,module,port,all [wan]",
 	  O_CAPTURE },
 	{ "snaplen", 0, "BYTES", "bytes kept per frame, 0 = all [trace.snaplen: 90, the headers]",
@@ -98,12 +122,15 @@ run_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 
 	switch (id) {
 	case O_SET:
+		if (sets_trace_file(arg))
+			o->trace_cli = true;
 		return cli_add_set(o->sets, &o->nsets, arg, err, errlen);
 	case O_STEPS:
 		return as_set(o, "run.steps", arg, err, errlen);
 	case O_SEED:
 		return as_set(o, "run.seed", arg, err, errlen);
 	case O_TRACE:
+		o->trace_cli = true;
 		return as_set(o, "trace.file", arg, err, errlen);
 	case O_LOAD:
 		return as_set(o, "background.load", arg, err, errlen);
@@ -125,8 +152,10 @@ run_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 		}
 		return 0;
 	case O_CAPTURE:
+		o->shaped = "--capture";
 		return as_set(o, "trace.capture", arg, err, errlen);
 	case O_SNAPLEN:
+		o->shaped = "--snaplen";
 		return as_set(o, "trace.snaplen", arg, err, errlen);
 	case O_VARIANT:
 		return cli_parse_variants(arg, &o->variants, err, errlen);
@@ -161,21 +190,23 @@ run_usage(FILE *f)
 		   "each selected variant (and module budget) runs for the given steps, and every\n"
 		   "step is printed beside the packet-level closed form (what the data plane must\n"
 		   "give at zero load, to the picosecond) and the deck's fluid model, with the share\n"
-		   "of the step each resource held. A nanosecond pcapng trace is written with one\n"
-		   "interface per capture point. Without a scenario file the built-in default is used\n"
-		   "(2 DC x 4, 100 GbE WAN).",
+		   "of the step each resource held. --trace FILE writes a nanosecond pcapng trace\n"
+		   "with one interface per capture point (no trace unless asked). Without a scenario\n"
+		   "file the built-in default is used (2 DC x 4, 100 GbE WAN).",
 		   run_optv, N_OPTS);
-	fprintf(f, "\nThe packet settings are scenario keys: run.mtu, run.frame_payload,\n"
-		   "run.accounting (payload|wire), run.sync (phase|step|none), run.burst,\n"
-		   "run.warmup, the queue limits queues.nic, queues.port, queues.switch,\n"
-		   "queues.wan, queues.sync_lossless, and the background: background.load,\n"
+	fprintf(f, "\nThe packet settings are scenario keys: run.mtu and run.frame_payload (bytes;\n"
+		   "the payload fills the MTU set unless given), run.accounting (payload|wire),\n"
+		   "run.sync (phase|step|none), run.burst, run.warmup, the queue limits\n"
+		   "queues.nic, queues.port, queues.switch, queues.wan, queues.sync_lossless, and\n"
+		   "the background: background.load,\n"
 		   "background.sizes (fixed|exponential|empirical), background.size,\n"
 		   "background.sizes_csv, background.host_rate, background.directions.\n"
 		   "With background load, each run is also set beside the fluid shared-WAN model\n"
 		   "(processor sharing and FIFO, same seed and syncs) and the transfers' wait\n"
 		   "beside M/G/1.\n"
 		   "\nDuring a run, --ctl SOCKET takes changes of the module, the WAN and the load\n"
-		   "(syncemu ctl), DPDK telemetry answers /syncemu/status and /syncemu/params, and\n"
+		   "(syncemu ctl), DPDK telemetry answers /syncemu/status and /syncemu/params (on a\n"
+		   "socket of its own, named on stderr: dpdk-telemetry.py -f syncemu-PID), and\n"
 		   "syncemu top -p PID shows the hot spots live. A link-kernel program replaces the\n"
 		   "module's ops per byte: --set module.kernel=build/dataplane/kernels/modular.bpf.o.\n"
 		   "Real time: --set run.clock=real --set run.dilation=50 --set ports.dc0=ring:w\n"
@@ -183,18 +214,26 @@ run_usage(FILE *f)
 		   "traffic through DPDK ports (memif, af_packet, af_xdp, NICs); ports.local splits\n"
 		   "the data centres over two processes; --set \"ports.link0=w0.nic ring:a\" puts a\n"
 		   "link inside a data centre through ports (see the README, \"Real time on ports\").\n"
+		   "\nFiles: --trace and --queue-csv replace a regular file whole or not at all (it\n"
+		   "keeps its mode; a run that fails leaves it as it was), write through a symbolic\n"
+		   "link to its target, and stream to a FIFO or to - (the standard output) as it goes:\n"
+		   "syncemu run --trace - | tshark -r -. With an output on the standard output the\n"
+		   "report, text or --json, goes to stderr. A device, a directory, a socket, or a\n"
+		   "file the run reads (the scenario, background.sizes_csv, module.kernel) is refused\n"
+		   "before the run.\n"
 		   "Ctrl-C (SIGINT) or SIGTERM ends the run after its current step and still writes\n"
-		   "the report and the trace of what was done (exit 130); a second one kills.\n"
+		   "the report and the trace of what was done (exit 130); a second one ends the\n"
+		   "process at once and leaves no temporary file.\n"
 		   "Exit codes: 0 ok, 1 a run failed, 2 bad command line, 3 bad scenario, 130\n"
 		   "interrupted.\n"
 		   "\nexamples:\n"
 		   "  syncemu run\n"
-		   "  syncemu run scenarios/2dc4-8g.ini -v A -n 50 --trace none\n"
-		   "  syncemu run -v A,\"E'\" -b free -n 200 --load 0.9 --trace none\n"
+		   "  syncemu run scenarios/2dc4-8g.ini -v A -n 50 --trace a.pcapng\n"
+		   "  syncemu run -v A -n 50 --trace - | tshark -r - -c 10\n"
+		   "  syncemu run -v A,\"E'\" -b free -n 200 --load 0.9 --queue-csv q.csv\n"
 		   "  syncemu run --background-only 2s --load 0.5 --set background.size=64kB\n"
 		   "  syncemu run -v \"E'\" -b free --capture all --snaplen 0 --trace ep.pcapng\n"
-		   "  syncemu run --set run.accounting=wire --set run.mtu=1500 "
-		   "--set run.frame_payload=1410B\n");
+		   "  syncemu run --set run.accounting=wire --set run.mtu=1500\n");
 }
 
 /* ---- output ---- */
@@ -792,23 +831,17 @@ print_json(struct outcome *runs, unsigned int n, const struct sc_scenario *sc,
 	return rc;
 }
 
-/* The WAN queues of every run over time: run_id,run,t_s,link,bytes. */
+/* The WAN queues of every run over time: run_id,run,t_s,link,bytes; commits or aborts @p out. */
 static int
-write_queue_csv(const char *path, struct outcome *runs, unsigned int n)
+write_queue_csv(struct outfile *out, struct outcome *runs, unsigned int n)
 {
-	char *tmp = NULL;
-	FILE *f;
+	FILE *f = outfile_fp(out);
 	unsigned int i, l;
 	uint64_t k;
-	int rc = 0;
 
-	if (asprintf(&tmp, "%s.tmp", path) < 0)
-		return -ENOMEM;
-	f = fopen(tmp, "w");
 	if (f == NULL) {
-		rc = -errno;
-		free(tmp);
-		return rc;
+		outfile_abort(out);
+		return -ENOMEM;
 	}
 	fprintf(f, "run_id,run,t_s,link,bytes\n");
 	for (i = 0; i < n; i++)
@@ -817,16 +850,7 @@ write_queue_csv(const char *path, struct outcome *runs, unsigned int n)
 				fprintf(f, "%u,%s,%.9f,%s,%" PRIu64 "\n", i + 1, runs[i].c.label,
 					runs[i].res.q_t[k] / 1e12, runs[i].res.q_names[l],
 					runs[i].res.q_bytes[k * runs[i].res.q_links + l]);
-	if (ferror(f))
-		rc = -EIO;
-	if (fclose(f) != 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -errno;
-	if (rc != 0)
-		unlink(tmp);
-	free(tmp);
-	return rc;
+	return outfile_commit(out);
 }
 
 /* ---- the command ---- */
@@ -854,45 +878,51 @@ trace_comment(const struct sc_scenario *sc, const struct contender *c, unsigned 
 	return buf;
 }
 
-/* The trace the scenario asks for: NULL in *path if none. */
+/* The trace file the scenario asks for ([trace] file, capture points), or NULL: none. */
+static const char *
+trace_file(const struct sc_scenario *sc)
+{
+	uint32_t mask;
+
+	if (sc->trace.file[0] == '\0' || strcmp(sc->trace.file, "none") == 0 ||
+	    dp_capture_parse(sc->trace.capture, &mask, NULL, 0) != 0 || mask == 0)
+		return NULL;
+	return sc->trace.file;
+}
+
+/* The trace on the opened output @p out (of @p path), which it takes over. */
 static int
 open_trace(const struct sc_scenario *sc, const struct contender *c, unsigned int n,
-	   struct dp_capture **capp, char **path, char *err, size_t errlen)
+	   struct outfile *out, const char *path, struct dp_capture **capp, char *err,
+	   size_t errlen)
 {
 	struct tr_pcapng_params tp = { .app = "syncemu " SYNCEMU_VERSION,
-				       .snaplen = sc->trace.snaplen };
+				       .snaplen = sc->trace.snaplen, .out = out };
 	struct dp_capture *cap;
 	char *comment;
 	uint32_t mask;
 
 	*capp = NULL;
-	*path = NULL;
-	if (strcmp(sc->trace.file, "none") == 0)
-		return 0;
-	if (dp_capture_parse(sc->trace.capture, &mask, err, errlen) != 0)
-		return -EINVAL;
-	if (mask == 0)
-		return 0;
 	cap = calloc(1, sizeof(*cap));
-	if (cap == NULL || asprintf(path, sc->trace.file[0] ? "%s" : "%s.pcapng",
-				    sc->trace.file[0] ? sc->trace.file : sc->name) < 0) {
-		free(cap);
-		*path = NULL;
+	if (cap == NULL) {
+		outfile_abort(out);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
+	}
+	if (dp_capture_parse(sc->trace.capture, &mask, err, errlen) != 0) {
+		free(cap);
+		outfile_abort(out);
+		return -EINVAL;		/* the scenario checked it: cannot happen */
 	}
 	cap->mask = mask;
 	cap->snaplen = sc->trace.snaplen ? sc->trace.snaplen : UINT32_MAX;
 	comment = trace_comment(sc, c, n);
-	tp.path = *path;
 	tp.comment = comment;
 	cap->w = tr_pcapng_open(&tp);
 	free(comment);
 	if (cap->w == NULL) {
-		snprintf(err, errlen, "cannot write the trace %s: %s", *path, strerror(errno));
+		snprintf(err, errlen, "cannot write the trace %s: %s", path, strerror(errno));
 		free(cap);
-		free(*path);
-		*path = NULL;
 		return -EIO;
 	}
 	*capp = cap;
@@ -901,6 +931,20 @@ open_trace(const struct sc_scenario *sc, const struct contender *c, unsigned int
 
 /* The control socket, its rings to the data plane, the status and the telemetry endpoints. */
 static struct dp_status ctl_status;
+
+/* Where DPDK's telemetry of this process answers, and the command that asks it. */
+static void
+say_telemetry(void)
+{
+	char sock[PATH_MAX + 32], prefix[256];
+
+	if (dp_eal_telemetry(sock, sizeof(sock), prefix, sizeof(prefix)) != 0) {
+		fprintf(stderr, "syncemu run: DPDK telemetry is off (no socket %s)\n", sock);
+		return;
+	}
+	fprintf(stderr, "syncemu run: telemetry on %s: echo /syncemu/status | "
+		"dpdk-telemetry.py -f %s\n", sock, prefix);
+}
 
 static int
 start_ctl(const struct run_opts *o, const struct sc_scenario *sc, const char *path,
@@ -932,6 +976,8 @@ start_ctl(const struct run_opts *o, const struct sc_scenario *sc, const char *pa
 	}
 	if (ctl_telemetry_register(r->status) != 0)
 		fprintf(stderr, "syncemu run: the telemetry endpoints are not available\n");
+	else
+		say_telemetry();
 	cp.req = r->ctl_req;
 	cp.resp = r->ctl_resp;
 	cp.status = r->status;
@@ -956,14 +1002,21 @@ stop_ctl(struct runner *r, struct ctl_server *srv)
 }
 
 /* SIGINT, SIGTERM: the run in progress ends after its step, and the report and trace are
- * written; a second one ends the process at once (the default action). */
+ * written; a second one removes the temporary files and ends the process at once, as the
+ * default action would. */
 static volatile sig_atomic_t stop_flag;
 
 static void
 on_stop(int sig)
 {
+	if (stop_flag) {
+		outfile_signal_cleanup();
+		dp_eal_signal_cleanup();
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
 	stop_flag = sig;
-	signal(sig, SIG_DFL);
 }
 
 static void
@@ -978,6 +1031,33 @@ catch_stop(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/*
+ * The trace and --queue-csv, checked against each other and against the files the run reads,
+ * then opened; a refused trace is a command-line error if the command line named it, else the
+ * scenario's.  0 or the exit code, with the message in @p err.
+ */
+static int
+open_outputs(const struct run_opts *o, const struct sc_scenario *sc, const char *scenario,
+	     struct output *outs, char *err, size_t errlen)
+{
+	const struct input in[] = {
+		{ scenario, "the scenario file" },
+		{ sc->background.sizes_csv, "background.sizes_csv" },
+		{ sc->kernel.file, "the link-kernel program (module.kernel)" },
+	};
+
+	outs[0].path = trace_file(sc);
+	outs[0].code = o->trace_cli ? CLI_EXIT_USAGE : CLI_EXIT_INPUT;
+	outs[1].path = o->queue_csv;
+	if (o->shaped != NULL && outs[0].path == NULL) {
+		snprintf(err, errlen, "%s chooses what the trace holds, and no trace is written: "
+			 "give --trace FILE", o->shaped);
+		return CLI_EXIT_USAGE;
+	}
+	return outputs_open(outs, 2, in, sizeof(in) / sizeof(in[0]), "syncemu run", &stop_flag,
+			    err, errlen);
+}
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -986,7 +1066,12 @@ cmd_run(int argc, char **argv)
 	struct contender c[RUNNER_MAX];
 	struct outcome *runs = calloc(RUNNER_MAX, sizeof(*runs));
 	struct runner r = { .eal = NULL };
-	char err[512], *pos[1], *trace_path = NULL;
+	struct output outs[2] = {
+		{ .what = "the trace" },
+		{ .what = "--queue-csv", .code = CLI_EXIT_USAGE },
+	};
+	char err[512], *pos[1];
+	const char *trace_path = NULL;
 	struct ctl_server *ctl = NULL;
 	unsigned int n = 0, i;
 	uint32_t need = 0;
@@ -1044,11 +1129,28 @@ cmd_run(int argc, char **argv)
 	}
 	need += runner_rt_need(sc);
 	r.eal = o.eal;
+	r.apart = o.ctl != NULL;	/* telemetry: a socket of its own */
 	r.mbufs = o.mbufs;
 	r.progress = !o.quiet;
 	r.tty = isatty(STDERR_FILENO);
 	r.stop = &stop_flag;
 	catch_stop();
+	status = open_outputs(&o, sc, npos ? pos[0] : NULL, outs, err, sizeof(err));
+	if (status != CLI_EXIT_OK) {
+		fprintf(stderr, "syncemu run: %s\n", err);
+		goto out;
+	}
+	trace_path = outs[0].path;
+	if (outs[0].f != NULL) {
+		struct outfile *f = outs[0].f;
+
+		outs[0].f = NULL;	/* the trace takes it over */
+		if (open_trace(sc, c, n, f, trace_path, &r.cap, err, sizeof(err)) != 0) {
+			fprintf(stderr, "syncemu run: %s\n", err);
+			status = CLI_EXIT_FAIL;
+			goto out;
+		}
+	}
 	r.extra_mb = runner_rt_mem_mb(sc);
 	if (runner_start(&r, need, SM_HDR_BYTES + sc->run.pk.payload, err, sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu run: %s\n", err);
@@ -1062,11 +1164,6 @@ cmd_run(int argc, char **argv)
 	}
 	if (o.ctl != NULL && start_ctl(&o, sc, npos ? pos[0] : NULL, &r, &ctl, err,
 				       sizeof(err)) != 0) {
-		fprintf(stderr, "syncemu run: %s\n", err);
-		status = CLI_EXIT_FAIL;
-		goto out;
-	}
-	if (open_trace(sc, c, n, &r.cap, &trace_path, err, sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu run: %s\n", err);
 		status = CLI_EXIT_FAIL;
 		goto out;
@@ -1090,23 +1187,36 @@ cmd_run(int argc, char **argv)
 	if (r.progress && r.tty)
 		fputc('\n', stderr);
 	if (r.cap != NULL && status != CLI_EXIT_OK && status != CLI_EXIT_INTERRUPTED) {
-		/* a run failed: its trace would be partial, so none is written */
-		tr_pcapng_abort(r.cap->w);
+		if (tr_pcapng_streams(r.cap->w)) {
+			/* what went out is out: the stream ends after the last whole block */
+			tr_pcapng_close(r.cap->w);
+			fprintf(stderr, "syncemu run: a run failed: the trace streamed to %s holds "
+				"what was done up to the failure (a stream cannot be taken back)\n",
+				trace_path);
+		} else {
+			/* its trace would be partial, so none is written */
+			tr_pcapng_abort(r.cap->w);
+			fprintf(stderr, "syncemu run: no trace written (a run failed)\n");
+		}
 		r.cap->w = NULL;
-		fprintf(stderr, "syncemu run: no trace written (a run failed)\n");
 	} else if (r.cap != NULL) {
 		int rc = tr_pcapng_close(r.cap->w);
 
 		r.cap->w = NULL;
-		if (rc != 0) {
+		if (rc == -EPIPE) {
+			fprintf(stderr, "syncemu run: the trace %s: its reader went away before the "
+				"end (broken pipe)\n", trace_path);
+			status = CLI_EXIT_FAIL;
+		} else if (rc != 0) {
 			fprintf(stderr, "syncemu run: the trace %s was not written: %s\n",
 				trace_path, strerror(-rc));
 			status = CLI_EXIT_FAIL;
 		}
 	}
-	if (o.queue_csv != NULL && (status == CLI_EXIT_OK || status == CLI_EXIT_INTERRUPTED)) {
-		int rc = write_queue_csv(o.queue_csv, runs, n);
+	if (outs[1].f != NULL && (status == CLI_EXIT_OK || status == CLI_EXIT_INTERRUPTED)) {
+		int rc = write_queue_csv(outs[1].f, runs, n);
 
+		outs[1].f = NULL;
 		if (rc != 0) {
 			fprintf(stderr, "syncemu run: cannot write %s: %s\n", o.queue_csv,
 				strerror(-rc));
@@ -1120,6 +1230,7 @@ cmd_run(int argc, char **argv)
 		print_text(runs, n, sc, o.every_step, r.cap, written ? trace_path : NULL);
 out:
 	stop_ctl(&r, ctl);
+	outputs_abort(outs, 2);
 	if (r.cap != NULL && r.cap->w != NULL)
 		tr_pcapng_abort(r.cap->w);
 	for (i = 0; runs != NULL && i < n; i++)
@@ -1128,7 +1239,6 @@ out:
 		free(o.owned[i]);
 	runner_stop(&r);
 	free(r.cap);
-	free(trace_path);
 	free(runs);
 	free(sc);
 	return status;

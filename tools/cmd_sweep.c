@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "opts.h"
+#include "outputs.h"
 #include "runner.h"
 #include "variant.h"
 
@@ -213,7 +214,11 @@ sweep_usage(FILE *f)
 		   "every point:\n"
 		   "the packet-level closed form and the fluid step at zero load, the fluid shared-WAN\n"
 		   "model (processor sharing and FIFO) under load. Every value is checked before any\n"
-		   "run starts. Progress and the time left go to stderr.",
+		   "run starts. Progress and the time left go to stderr.\n"
+		   "DIR is made if missing. Its files are replaced whole or not at all (a link writes\n"
+		   "its target, a FIFO is streamed; a device, a directory, a socket or the scenario\n"
+		   "file is refused before any run), the plot only if gnuplot succeeds; a signal\n"
+		   "leaves no temporary file.",
 		   sweep_optv, N_OPTS);
 	fprintf(f, "\nexamples:\n"
 		   "  syncemu sweep --key background.load --range 0:0.9:0.1 -v A,\"E'\" -b free -n 200"
@@ -254,14 +259,23 @@ model_ms(const struct outcome *o, bool fifo)
 	return sum / o->res.steps / 1e9;
 }
 
+/* The files of a sweep, in --out DIR. */
+enum { F_CSV, F_JSON, F_SVG, F_PNG, F_COUNT };
+
+static const char *const file_names[F_COUNT] = { "sweep.csv", "sweep.json", "sweep.svg",
+						 "sweep.png" };
+
+/* Write the CSV and commit it (or abort it on an error). */
 static int
-write_csv(const char *path, const struct sweep_opts *o, struct point *pt)
+write_csv(struct outfile *out, const struct sweep_opts *o, struct point *pt)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = outfile_fp(out);
 	unsigned int i, j;
 
-	if (f == NULL)
-		return -errno;
+	if (f == NULL) {
+		outfile_abort(out);
+		return -ENOMEM;
+	}
 	fprintf(f, "key,value,x,run,steps,mean_ms,ci95_ms,median_ms,p99_ms,model_ms,model_fifo_ms,"
 		   "fluid_ms,status\n");
 	for (i = 0; i < o->nvalues; i++) {
@@ -275,9 +289,7 @@ write_csv(const char *path, const struct sweep_opts *o, struct point *pt)
 				r->fluid * 1e3, r->rc == 0 ? "ok" : "failed");
 		}
 	}
-	if (fclose(f) != 0)
-		return -errno;
-	return 0;
+	return outfile_commit(out);
 }
 
 static json_t *
@@ -320,27 +332,32 @@ sweep_json(const struct sweep_opts *o, struct point *pt)
 	return root;
 }
 
-/* The plot, through gnuplot: emulated means with their CI as points, the model as lines. */
+/*
+ * The plot, through gnuplot: emulated means with their CI as points, the model as lines.
+ * gnuplot writes into the outputs' temporaries (outfile_child_path()), which are put in place
+ * only if it succeeds; both outputs are committed or aborted here.
+ */
 static int
-write_plot(const char *dir, const struct sweep_opts *o, struct point *pt, bool loaded, char *err,
-	   size_t errlen)
+write_plot(struct outfile *svg, struct outfile *png, const struct sweep_opts *o,
+	   struct point *pt, bool loaded, char *err, size_t errlen)
 {
-	char *svg = NULL;
 	unsigned int i, j;
 	FILE *g;
-	int rc;
+	int rc, rc2;
 
 	if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
 		snprintf(err, errlen, "gnuplot is not installed (apt-get install gnuplot-nox): "
 			 "the plot was not drawn; the CSV and JSON are written");
+		outfile_abort(svg);
+		outfile_abort(png);
 		return -ENOENT;
 	}
-	if (asprintf(&svg, "%s/sweep.svg", dir) < 0)
-		return -ENOMEM;
 	g = popen("gnuplot >/dev/null 2>&1", "w");
 	if (g == NULL) {
-		free(svg);
-		return -errno;
+		rc = -errno;
+		outfile_abort(svg);
+		outfile_abort(png);
+		return rc;
 	}
 	/* one data block per variant: x, emulated mean, its CI, the model (PS), FIFO */
 	for (j = 0; j < pt[0].nc; j++) {
@@ -359,7 +376,8 @@ write_plot(const char *dir, const struct sweep_opts *o, struct point *pt, bool l
 		   "set datafile missing 'nan'\n"
 		   "set title \"syncemu sweep of %s (%s)\" noenhanced\n"
 		   "set xlabel \"%s%s%s\" noenhanced\nset ylabel 'step time, ms'\n"
-		   "set yrange [0:*]\nset offsets graph 0.02, graph 0.02, 0, 0\nplot ", svg, o->key,
+		   "set yrange [0:*]\nset offsets graph 0.02, graph 0.02, 0, 0\nplot ",
+		outfile_child_path(svg), o->key,
 		pt[0].sc->name, o->key, pt[0].unit[0] ? ", " : "", pt[0].unit);
 	for (j = 0; j < pt[0].nc; j++) {
 		const char *l = pt[0].c[j].label;
@@ -373,12 +391,66 @@ write_plot(const char *dir, const struct sweep_opts *o, struct point *pt, bool l
 				   "noenhanced", j, j + 1, l);
 	}
 	/* and the same as a PNG */
-	fprintf(g, "\nset terminal pngcairo size 900,560 font 'sans,10'\nset output '%s/sweep.png'\n"
-		   "replot\n", dir);
+	fprintf(g, "\nset terminal pngcairo size 900,560 font 'sans,10'\nset output '%s'\n"
+		   "replot\nset output\n", outfile_child_path(png));
 	rc = pclose(g) == 0 ? 0 : -EIO;
+	if (rc != 0) {
+		snprintf(err, errlen, "gnuplot failed on %s: no plot written", outfile_path(svg));
+		outfile_abort(svg);
+		outfile_abort(png);
+		return rc;
+	}
+	rc = outfile_commit(svg);
+	rc2 = outfile_commit(png);	/* both are committed, whatever the first gives */
+	if (rc == 0)
+		rc = rc2;
 	if (rc != 0)
-		snprintf(err, errlen, "gnuplot failed on %s", svg);
-	free(svg);
+		snprintf(err, errlen, "cannot write the plot: %s", strerror(-rc));
+	return rc;
+}
+
+/*
+ * --out DIR: a directory (made if missing), and its four files checked and opened before any
+ * run.  0 or an exit code with the message on stderr.
+ */
+static int
+open_files(const char *dir, const struct sc_scenario *sc, const char *scenario,
+	   struct output *outs, char **paths)
+{
+	const struct input in[] = {
+		{ scenario, "the scenario file" },
+		{ sc->background.sizes_csv, "background.sizes_csv" },
+		{ sc->kernel.file, "the link-kernel program (module.kernel)" },
+	};
+	char err[1024];
+	struct stat st;
+	unsigned int k;
+	int rc;
+
+	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "syncemu sweep: --out %s is %s, not a directory\n", dir,
+			S_ISREG(st.st_mode) ? "a regular file" : S_ISFIFO(st.st_mode) ? "a FIFO" :
+			S_ISCHR(st.st_mode) ? "a character device" : S_ISBLK(st.st_mode) ?
+			"a block device" : S_ISSOCK(st.st_mode) ? "a socket" : "not a directory");
+		return CLI_EXIT_USAGE;
+	}
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "syncemu sweep: --out: cannot create the directory %s: %s\n", dir,
+			strerror(errno));
+		return CLI_EXIT_USAGE;
+	}
+	for (k = 0; k < F_COUNT; k++) {
+		if (asprintf(&paths[k], "%s/%s", dir, file_names[k]) < 0) {
+			paths[k] = NULL;
+			return CLI_EXIT_FAIL;
+		}
+		outs[k] = (struct output){ .path = paths[k], .what = "--out", .code =
+					   CLI_EXIT_USAGE };
+	}
+	rc = outputs_open(outs, F_COUNT, in, sizeof(in) / sizeof(in[0]), "syncemu sweep", NULL,
+			  err, sizeof(err));
+	if (rc != 0)
+		fprintf(stderr, "syncemu sweep: %s\n", err);
 	return rc;
 }
 
@@ -397,7 +469,8 @@ cmd_sweep(int argc, char **argv)
 	struct sweep_opts o = { .nsets = 0 };
 	struct point *pt = NULL;
 	struct runner r = { .eal = NULL };
-	char err[512], *pos[1], *dir = NULL, *path = NULL;
+	struct output outs[F_COUNT] = { { .path = NULL } };
+	char err[512], *pos[1], *dir = NULL, *paths[F_COUNT] = { NULL };
 	const char **sets = NULL;
 	unsigned int i, j, total = 0, done = 0;
 	uint32_t need = 0, frame = 0;
@@ -405,7 +478,9 @@ cmd_sweep(int argc, char **argv)
 	bool loaded = false;
 	double t0;
 	json_t *js = NULL;
+	FILE *f;
 
+	outfile_catch_signals();	/* a signal leaves no temporary behind */
 	npos = opts_parse(argc, argv, sweep_optv, N_OPTS, sweep_opt, &o, pos, 1, err, sizeof(err));
 	if (npos < 0) {
 		fprintf(stderr, "syncemu sweep: %s\n(try 'syncemu sweep --help')\n", err);
@@ -488,11 +563,9 @@ cmd_sweep(int argc, char **argv)
 		status = CLI_EXIT_FAIL;
 		goto out;
 	}
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-		fprintf(stderr, "syncemu sweep: cannot create %s: %s\n", dir, strerror(errno));
-		status = CLI_EXIT_FAIL;
+	status = open_files(dir, pt[0].sc, npos ? pos[0] : NULL, outs, paths);
+	if (status != CLI_EXIT_OK)
 		goto out;
-	}
 	r.eal = o.eal;
 	r.mbufs = o.mbufs;
 	if (runner_start(&r, need, frame, err, sizeof(err)) != 0) {
@@ -519,21 +592,32 @@ cmd_sweep(int argc, char **argv)
 					el / done * (total - done));
 		}
 	}
-	if (asprintf(&path, "%s/sweep.csv", dir) < 0 || (rc = write_csv(path, &o, pt)) != 0) {
-		fprintf(stderr, "syncemu sweep: cannot write %s/sweep.csv\n", dir);
+	rc = write_csv(outs[F_CSV].f, &o, pt);
+	outs[F_CSV].f = NULL;
+	if (rc != 0) {
+		fprintf(stderr, "syncemu sweep: cannot write %s: %s\n", paths[F_CSV], strerror(-rc));
 		status = CLI_EXIT_FAIL;
 		goto out;
 	}
-	free(path);
-	path = NULL;
 	js = sweep_json(&o, pt);
-	if (js == NULL || asprintf(&path, "%s/sweep.json", dir) < 0 ||
-	    json_dump_file(js, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) != 0) {
-		fprintf(stderr, "syncemu sweep: cannot write %s/sweep.json\n", dir);
+	f = outfile_fp(outs[F_JSON].f);
+	if (js == NULL || f == NULL ||
+	    json_dumpf(js, f, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) != 0) {
+		fprintf(stderr, "syncemu sweep: cannot write %s\n", paths[F_JSON]);
 		status = CLI_EXIT_FAIL;
 		goto out;
 	}
-	if (write_plot(dir, &o, pt, loaded, err, sizeof(err)) != 0) {
+	rc = outfile_commit(outs[F_JSON].f);
+	outs[F_JSON].f = NULL;
+	if (rc != 0) {
+		fprintf(stderr, "syncemu sweep: cannot write %s: %s\n", paths[F_JSON],
+			strerror(-rc));
+		status = CLI_EXIT_FAIL;
+		goto out;
+	}
+	rc = write_plot(outs[F_SVG].f, outs[F_PNG].f, &o, pt, loaded, err, sizeof(err));
+	outs[F_SVG].f = outs[F_PNG].f = NULL;
+	if (rc != 0) {
 		fprintf(stderr, "syncemu sweep: %s\n", err);
 		status = CLI_EXIT_FAIL;
 	}
@@ -557,6 +641,9 @@ cmd_sweep(int argc, char **argv)
 		       status == CLI_EXIT_OK ? ", sweep.svg and sweep.png" : "");
 	}
 out:
+	outputs_abort(outs, F_COUNT);
+	for (i = 0; i < F_COUNT; i++)
+		free(paths[i]);
 	json_decref(js);
 	for (i = 0; pt != NULL && i < o.nvalues; i++) {
 		for (j = 0; j < pt[i].nc; j++)
@@ -571,6 +658,5 @@ out:
 	free(pt);
 	free(sets);
 	free(dir);
-	free(path);
 	return status;
 }

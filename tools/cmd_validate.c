@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <sys/mman.h>
 
 #include <jansson.h>
 
@@ -203,13 +204,16 @@ val_usage(FILE *f)
 		   "--beta 12.5MB/s --tolerance 5\n");
 }
 
-/* The scenario a syncemu trace carries in its header's comment (after the first line). */
+/*
+ * The scenario a syncemu trace carries in its header's comment (after the first line), loaded
+ * from a file in memory (memfd_create(): nothing on disk, nothing left by a signal).
+ */
 static int
 trace_scenario(struct tr_reader *r, const struct val_opts *o, struct sc_scenario *sc, char *err,
 	       size_t errlen)
 {
 	const char *c = tr_reader_comment(r), *dump = strchr(c, '\n');
-	char path[] = "/tmp/syncemu-validate-XXXXXX";
+	char path[64];
 	FILE *f;
 	int fd, rc;
 
@@ -219,20 +223,21 @@ trace_scenario(struct tr_reader *r, const struct val_opts *o, struct sc_scenario
 		snprintf(err, errlen, "the trace carries no scenario (give --scenario)");
 		return -ENOENT;
 	}
-	fd = mkstemp(path);
+	fd = memfd_create("the trace's scenario", MFD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	f = fdopen(fd, "w");
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	f = fdopen(dup(fd), "w");
 	if (f == NULL) {
+		rc = -errno;
 		close(fd);
-		unlink(path);
-		return -errno;
+		return rc;
 	}
 	fputs(dump + 1, f);
 	rc = fclose(f) == 0 ? 0 : -EIO;
 	if (rc == 0)
 		rc = sc_scenario_load(sc, path, o->sets, o->nsets, err, errlen);
-	unlink(path);
+	close(fd);
 	return rc;
 }
 

@@ -17,6 +17,7 @@
 #include "bgsizes.h"
 #include "eal.h"
 #include "kernel_prog.h"
+#include "pcapng.h"
 #include "runner.h"
 #include "variant.h"
 
@@ -81,7 +82,8 @@ runner_start(struct runner *r, uint32_t need, uint32_t frame_max, char *err, siz
 
 	if (r->mbufs)
 		need = r->mbufs;
-	rc = dp_eal_init(r->eal, dp_pool_mem_mb(need, frame_max) + r->extra_mb, err, errlen);
+	rc = (r->apart ? dp_eal_init_apart : dp_eal_init)(r->eal, dp_pool_mem_mb(need, frame_max) +
+							 r->extra_mb, err, errlen);
 	if (rc != 0)
 		return rc;
 	r->pool = dp_pool_create("syncemu_frames", need, frame_max, err, errlen);
@@ -250,6 +252,9 @@ on_step(void *arg, uint32_t done, uint32_t steps, uint64_t frames)
 	double now = wall_now(), el = now - pg->t0;
 
 	pg->frames += frames;
+	/* a trace streamed to a reader gets each step as it ends (an error shows at the next write) */
+	if (pg->r->cap != NULL && tr_pcapng_streams(pg->r->cap->w))
+		tr_pcapng_flush(pg->r->cap->w);
 	if (!pg->r->progress || (now - pg->last < (pg->r->tty ? 0.25 : 2.0) && done != steps))
 		return;
 	pg->last = now;

@@ -68,6 +68,7 @@ struct outcome {
 /** Process-wide state: the EAL and one mbuf pool for every run. */
 struct runner {
 	const char *eal;		/**< EAL arguments, NULL: the defaults */
+	bool apart;			/**< a file prefix of its own (dp_eal_init_apart()) */
 	uint32_t mbufs;			/**< pool size; 0: from the plans */
 	struct rte_mempool *pool;
 	uint32_t frame_max;

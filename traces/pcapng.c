@@ -24,12 +24,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "pcapng.h"
 
 #define TR_BUF (1024u * 1024u)		/* output buffer, bytes */
+#define TR_STREAM_CHUNK (64u * 1024u)	/* to a stream: written out once this much is buffered */
 
 #define BT_SHB 0x0A0D0D0Au		/* block types */
 #define BT_IDB 0x00000001u
@@ -64,36 +63,36 @@ struct tr_pcapng {
 	/* Hot: touched by every tr_pcapng_write(). */
 	uint8_t *buf;			/**< output buffer, TR_BUF bytes */
 	size_t len;			/**< bytes in buf, a multiple of 4 */
-	int fd;				/**< the temporary file, -1 once closed */
+	size_t chunk;			/**< write out when len reaches it (TR_BUF: when full) */
+	struct outfile *out;		/**< the output */
 	int err;			/**< first write error (-errno), sticky; 0 if none */
 	uint32_t snaplen;		/**< snap length of an interface unless it has its own */
 	uint32_t n_if;			/**< interfaces added */
 	struct tr_pcapng_if *ifs;	/**< n_if interfaces */
 	/* Cold. */
 	uint32_t ifs_cap;		/**< room in ifs */
-	char *path;			/**< final file name */
-	char *tmp;			/**< temporary file name */
 };
 
 /* Write out the buffer; on failure record the sticky error and return it. */
 static int
 flush(struct tr_pcapng *w)
 {
-	size_t off = 0;
-	ssize_t n;
+	int rc = w->len != 0 ? outfile_write(w->out, w->buf, w->len) : 0;
 
-	while (off < w->len) {
-		n = write(w->fd, w->buf + off, w->len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			w->err = n < 0 ? -errno : -EIO;
-			return w->err;
-		}
-		off += (size_t)n;
+	if (rc != 0) {
+		w->err = rc;
+		return rc;
 	}
 	w->len = 0;
 	return 0;
+}
+
+/* A block of @n bytes was built at the end of the buffer; to a stream it may go out now. */
+static int
+appended(struct tr_pcapng *w, size_t n)
+{
+	w->len += n;
+	return w->len >= w->chunk ? flush(w) : 0;
 }
 
 /* Room for a block of @n bytes (n <= TR_BUF) at the end of the buffer, or NULL on error. */
@@ -211,8 +210,7 @@ write_shb(struct tr_pcapng *w, const struct tr_pcapng_params *prm, size_t total)
 	if (total > SHB_FIXED)
 		p = put_opt(p, OPT_ENDOFOPT, NULL, 0);
 	put32(p, (uint32_t)total);
-	w->len += total;
-	return 0;
+	return appended(w, total);
 }
 
 /* Free everything but the file. */
@@ -225,42 +223,64 @@ wfree(struct tr_pcapng *w)
 		free(w->ifs[i].name);
 	free(w->ifs);
 	free(w->buf);
-	free(w->path);
-	free(w->tmp);
 	free(w);
+}
+
+/* The output of @p p: its own, or @p p->path opened (waiting for a FIFO's reader). */
+static struct outfile *
+output(const struct tr_pcapng_params *p)
+{
+	struct outfile *o;
+	int rc;
+
+	if (p->out != NULL)
+		return p->out;
+	o = outfile_new(p->path, "the trace", NULL, 0);
+	if (o == NULL)
+		return NULL;
+	rc = outfile_open(o, true, NULL, 0);
+	if (rc != 0) {
+		outfile_abort(o);
+		errno = -rc;
+		return NULL;
+	}
+	return o;
 }
 
 struct tr_pcapng *
 tr_pcapng_open(const struct tr_pcapng_params *p)
 {
-	static const char suffix[] = ".tmp.XXXXXX";
 	struct tr_pcapng *w;
-	size_t shb, plen;
+	size_t shb;
 	int err;
 
-	if (p == NULL || p->path == NULL || p->path[0] == '\0' ||
+	if (p == NULL || (p->out == NULL && (p->path == NULL || p->path[0] == '\0')) ||
 	    p->snaplen > TR_PCAPNG_SNAPLEN_MAX || (shb = shb_size(p)) == 0) {
+		if (p != NULL)
+			outfile_abort(p->out);
 		errno = EINVAL;
 		return NULL;
 	}
 	w = calloc(1, sizeof(*w));
-	if (w == NULL)
+	if (w == NULL) {
+		outfile_abort(p->out);
+		errno = ENOMEM;
 		return NULL;
-	w->fd = -1;
+	}
 	w->snaplen = p->snaplen != 0 ? p->snaplen : TR_PCAPNG_SNAPLEN_MAX;
-	plen = strlen(p->path);
+	w->out = output(p);
+	if (w->out == NULL) {
+		err = errno;
+		goto fail;
+	}
+	w->chunk = outfile_streams(w->out) ? TR_STREAM_CHUNK : TR_BUF;
 	w->buf = malloc(TR_BUF);
-	w->path = strdup(p->path);
-	w->tmp = malloc(plen + sizeof(suffix));
-	if (w->buf == NULL || w->path == NULL || w->tmp == NULL) {
+	if (w->buf == NULL) {
 		err = ENOMEM;
 		goto fail;
 	}
-	memcpy(w->tmp, p->path, plen);
-	memcpy(w->tmp + plen, suffix, sizeof(suffix));
-	w->fd = mkstemp(w->tmp);
-	if (w->fd < 0 || fchmod(w->fd, 0644) != 0 || write_shb(w, p, shb) != 0) {
-		err = w->err != 0 ? -w->err : errno;
+	if (write_shb(w, p, shb) != 0) {
+		err = -w->err;
 		goto fail;
 	}
 	return w;
@@ -335,12 +355,12 @@ tr_pcapng_add_if_snap(struct tr_pcapng *w, const char *name, const char *desc, u
 	p = put_opt(p, IF_TSRESOL, &tsresol, sizeof(tsresol));
 	p = put_opt(p, OPT_ENDOFOPT, NULL, 0);
 	put32(p, (uint32_t)total);
-	w->len += total;
 
 	w->ifs[w->n_if].count = 0;
 	w->ifs[w->n_if].snaplen = snaplen;
 	w->ifs[w->n_if].name = copy;
-	return (int)w->n_if++;
+	w->n_if++;
+	return appended(w, total) == 0 ? (int)w->n_if - 1 : w->err;
 }
 
 int
@@ -371,9 +391,22 @@ tr_pcapng_write(struct tr_pcapng *w, uint32_t ifid, uint64_t ts_ns, const void *
 	/* Padding and trailing length in one copy: the last pad + 4 bytes of { 0, total }. */
 	memcpy(b + EPB_HDR + caplen, (const uint8_t *)(const uint32_t[2]){ 0, total } + 4 - pad,
 	       pad + 4);
-	w->len += total;
 	w->ifs[ifid].count++;
-	return 0;
+	return appended(w, total);
+}
+
+int
+tr_pcapng_flush(struct tr_pcapng *w)
+{
+	if (w == NULL)
+		return -EINVAL;
+	return w->err != 0 ? w->err : flush(w);
+}
+
+bool
+tr_pcapng_streams(const struct tr_pcapng *w)
+{
+	return w != NULL && outfile_streams(w->out);
 }
 
 int
@@ -386,15 +419,13 @@ tr_pcapng_close(struct tr_pcapng *w)
 	rc = w->err;
 	if (rc == 0)
 		rc = flush(w);
-	if (rc == 0 && fsync(w->fd) != 0)
-		rc = -errno;
-	if (close(w->fd) != 0 && rc == 0)
-		rc = -errno;
-	w->fd = -1;
-	if (rc == 0 && rename(w->tmp, w->path) != 0)
-		rc = -errno;
-	if (rc != 0)
-		unlink(w->tmp);
+	if (rc == 0) {
+		rc = outfile_commit(w->out);
+	} else {
+		/* a file stays as it was; a stream gets what was written before the error */
+		outfile_abort(w->out);
+	}
+	w->out = NULL;
 	wfree(w);
 	return rc;
 }
@@ -404,10 +435,7 @@ tr_pcapng_abort(struct tr_pcapng *w)
 {
 	if (w == NULL)
 		return;
-	if (w->fd >= 0) {
-		close(w->fd);
-		unlink(w->tmp);
-	}
+	outfile_abort(w->out);
 	wfree(w);
 }
 

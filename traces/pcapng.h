@@ -13,15 +13,21 @@
  * The file is deterministic: it holds only what the caller passes (no date, host or pid), so two
  * runs with the same seed write byte-identical traces.
  *
- * It is written to "<path>.tmp.XXXXXX" in the same directory and renamed onto @c path only by a
- * successful tr_pcapng_close(); an error or tr_pcapng_abort() removes the temporary, and a file
- * already at @c path is then left as it was.  Output goes through a 1 MiB buffer: an EPB costs
- * two or three memcpy() calls and no allocation.  A writer is not thread-safe: use one per thread.
+ * It is written through an output file (outfile.h): to a regular file or a new name whole or
+ * not at all (a temporary put in place only by a successful tr_pcapng_close(); an error or
+ * tr_pcapng_abort() leaves what was at the path as it was), through a symbolic link to its
+ * target, and to a FIFO or the standard output as a stream, which a reader (tshark -r -) can
+ * follow live.  Output goes through a 1 MiB buffer: an EPB costs two or three memcpy() calls and
+ * no allocation; to a stream, whole blocks go out whenever 64 KiB are buffered and at every
+ * tr_pcapng_flush().  A writer is not thread-safe: use one per thread.
  */
 #ifndef TR_PCAPNG_H
 #define TR_PCAPNG_H
 
+#include <stdbool.h>
 #include <stdint.h>
+
+#include "outfile.h"
 
 /** Snap length used when tr_pcapng_params.snaplen is 0, and the largest allowed. */
 #define TR_PCAPNG_SNAPLEN_MAX 262144u
@@ -37,7 +43,10 @@ struct tr_pcapng;
 
 /** What tr_pcapng_open() needs. */
 struct tr_pcapng_params {
-	const char *path;	/**< final file name */
+	struct outfile *out;	/**< where to write, opened (outfile_open()); the writer takes it
+				 *   over, also when tr_pcapng_open() fails; NULL: @c path */
+	const char *path;	/**< with @c out NULL: the file name (outfile_new(), opened
+				 *   waiting for a FIFO's reader) */
 	const char *app;	/**< SHB shb_userappl, UTF-8, at most TR_PCAPNG_OPT_MAX bytes;
 				 *   NULL: none */
 	const char *comment;	/**< SHB opt_comment, UTF-8, may be long and multi-line (the seed,
@@ -50,18 +59,18 @@ struct tr_pcapng_params {
 };
 
 /**
- * Start a trace: create the temporary file next to @p p->path and write the SHB.
+ * Start a trace: take over @p p->out (or open @p p->path) and write the SHB.
  *
- * The temporary (and so the final file) gets mode 0644.
+ * A new file gets mode 0666 less the umask; a replaced one keeps its mode.
  *
  * @return the writer, or NULL with errno set:
- *   - EINVAL: @p p or @p p->path is NULL or empty, @p p->snaplen > TR_PCAPNG_SNAPLEN_MAX,
- *     @p p->app longer than TR_PCAPNG_OPT_MAX, or the SHB would exceed TR_PCAPNG_SHB_MAX
- *     (a comment of about a million bytes)
+ *   - EINVAL: @p p is NULL, neither @p p->out nor @p p->path is given (or the path is empty),
+ *     @p p->snaplen > TR_PCAPNG_SNAPLEN_MAX, @p p->app longer than TR_PCAPNG_OPT_MAX, or the
+ *     SHB would exceed TR_PCAPNG_SHB_MAX (a comment of about a million bytes); also a path
+ *     outfile_new() refuses (a device, a directory, a socket)
  *   - ENOMEM
- *   - any error of mkstemp() in the directory of @p p->path (ENOENT: it does not exist,
- *     EACCES, ENAMETOOLONG, ENOSPC, ...)
- *   - any error of fchmod() or write()
+ *   - any error of outfile_new() or outfile_open() for @p p->path (ENOENT: the directory does
+ *     not exist, EACCES, EROFS, ENAMETOOLONG, ENOSPC, ...)
  */
 struct tr_pcapng *tr_pcapng_open(const struct tr_pcapng_params *p);
 
@@ -105,18 +114,31 @@ int tr_pcapng_write(struct tr_pcapng *w, uint32_t ifid, uint64_t ts_ns, const vo
 		    uint32_t caplen, uint32_t origlen);
 
 /**
- * Finish a trace: flush the buffer, fsync() the temporary and rename() it onto the path.
- * On any error the temporary is removed and a file already at the path is left untouched.
+ * Write out the buffered blocks now (the run calls it at every step's end when the trace is a
+ * stream, so that a reader sees each step as it ends).
+ *
+ * @return 0, -EINVAL for @p w NULL, or the sticky write error (-EPIPE: a stream's reader went
+ *         away)
+ */
+int tr_pcapng_flush(struct tr_pcapng *w);
+
+/** @return true if the trace goes to a FIFO or the standard output (outfile_streams()) */
+bool tr_pcapng_streams(const struct tr_pcapng *w);
+
+/**
+ * Finish a trace: flush the buffer and commit the output (outfile_commit(): fsync() and put in
+ * place, or close the stream).  On any error a file already at the path is left untouched.
  * Frees @p w in every case.
  *
  * @return 0 (also for @p w NULL), or the first error: the sticky write error, or the error of
- *         write(), fsync(), close() or rename() (-EIO, -ENOSPC, -EDQUOT, -EACCES, ...)
+ *         write(), fsync(), close(), linkat() or rename() (-EIO, -ENOSPC, -EDQUOT, -EPIPE, ...)
  */
 int tr_pcapng_close(struct tr_pcapng *w);
 
 /**
- * Discard a trace: remove the temporary file, so that nothing is left behind and a file already
- * at the path is untouched.  Frees @p w; NULL is a no-op.
+ * Discard a trace: remove the temporary, so that nothing is left behind and a file already at
+ * the path is untouched; a stream is closed where it is (what was sent stays sent).  Frees
+ * @p w; NULL is a no-op.
  */
 void tr_pcapng_abort(struct tr_pcapng *w);
 
