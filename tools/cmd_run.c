@@ -64,7 +64,8 @@ static const struct opt run_optv[] = {
 	{ "queue-csv", 0, "FILE", "write the WAN queues' occupancy over time as CSV", O_QCSV },
 	{ "background-only", 0, "TIME", "no sync: background alone for TIME (e.g. 2s)", O_BGONLY },
 	{ "ctl", 0, "SOCKET", "serve runtime control on this UNIX socket (see syncemu ctl)", O_CTL },
-	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults (" DP_EAL_DEFAULT ")", O_EAL },
+	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults (" DP_EAL_DEFAULT ")",
+	  O_EAL | OPT_DASH_VALUE },
 	{ "mbufs", 0, "N", "size of the mbuf pool [from the plan]", O_MBUFS },
 	{ "help", 'h', NULL, "show this help", O_HELP },
 };

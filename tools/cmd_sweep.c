@@ -53,7 +53,7 @@ static const struct opt sweep_optv[] = {
 	{ "out", 'o', "DIR", "write DIR/sweep.csv, sweep.json, sweep.svg [sweep-KEY]", O_OUT },
 	{ "json", 'j', NULL, "print the JSON on stdout too", O_JSON },
 	{ "quiet", 'q', NULL, "no progress on stderr", O_QUIET },
-	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults", O_EAL },
+	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults", O_EAL | OPT_DASH_VALUE },
 	{ "mbufs", 0, "N", "size of the mbuf pool [from the plans]", O_MBUFS },
 	{ "help", 'h', NULL, "show this help", O_HELP },
 };
