@@ -42,14 +42,19 @@ sc_err(struct loader *ld, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* How messages name an override: "--set 'text'", or the option and its value ("-n '0'"). */
+/*
+ * How messages name an override: "--set 'text'", or the option, its value and the key it sets
+ * ("-n '0' (run.steps)").
+ */
 static void
 override_name(const char *text, const char *from, char *buf, size_t len)
 {
 	const char *eq = strchr(text, '=');
 
-	if (from != NULL)
-		snprintf(buf, len, "%s '%s'", from, eq != NULL ? eq + 1 : text);
+	if (from != NULL && eq != NULL)
+		snprintf(buf, len, "%s '%s' (%.*s)", from, eq + 1, (int)(eq - text), text);
+	else if (from != NULL)
+		snprintf(buf, len, "%s '%s'", from, text);
 	else
 		snprintf(buf, len, "--set '%s'", text);
 }

@@ -171,7 +171,7 @@ int sc_scenario_load(struct sc_scenario *s, const char *path, const char *const 
 
 /**
  * sc_scenario_load() with the command-line option each override came from: messages name
- * override i as "<from[i]> '<value>'" (e.g. "-n '0'", "--load '0.99'") instead of
+ * override i as "<from[i]> '<value>' (<key>)" (e.g. "-n '0' (run.steps)") instead of
  * "--set '<override>'".  @p from may be NULL, and so may any from[i] (an explicit --set).
  */
 int sc_scenario_load_from(struct sc_scenario *s, const char *path, const char *const *overrides,
@@ -185,8 +185,9 @@ int sc_scenario_load_from(struct sc_scenario *s, const char *path, const char *c
  * What only the whole scenario can check (the checks across keys, the files a key names) is
  * left to sc_scenario_load().
  *
- * @p from names the value as the user gave it: "-n" gives "-n '0': out of range (allowed:
- * 1..1000000)"; NULL gives the loader's own "--set 'run.steps=0': [run] steps = '0': ...".
+ * @p from names the value as the user gave it: "-n" gives "-n '0' (run.steps): out of range
+ * (allowed: 1..1000000)"; NULL gives the loader's own "--set 'run.steps=0': [run] steps = '0':
+ * ...".
  *
  * @return 0; -ENOENT for an unknown section or key (with a suggestion); -EINVAL for a bad
  *         value or a malformed override; -ENOMEM

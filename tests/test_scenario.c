@@ -531,18 +531,18 @@ test_override_check(void **state)
 	assert_int_equal(sc_override_check("run.seed=0x10", "--seed", err, sizeof(err)), 0);
 	assert_int_equal(sc_override_check("trace.capture=tx,rx", "-c", err, sizeof(err)), 0);
 	assert_int_equal(sc_override_check("run.steps=0", "-n", err, sizeof(err)), -EINVAL);
-	assert_has(err, "-n '0': out of range (allowed: 1..1000000)");
+	assert_has(err, "-n '0' (run.steps): out of range (allowed: 1..1000000)");
 	assert_null(strstr(err, "--set"));
 	assert_int_equal(sc_override_check("run.seed=-1", "--seed", err, sizeof(err)), -EINVAL);
-	assert_has(err, "--seed '-1': no sign allowed (allowed: 0..18446744073709551615");
+	assert_has(err, "--seed '-1' (run.seed): no sign allowed (allowed: 0..18446744073709551615");
 	assert_int_equal(sc_override_check("trace.snaplen=999999999", "--snaplen", err,
 					   sizeof(err)), -EINVAL);
-	assert_has(err, "--snaplen '999999999': out of range (allowed: 0..262144)");
+	assert_has(err, "--snaplen '999999999' (trace.snaplen): out of range (allowed: 0..262144)");
 	assert_int_equal(sc_override_check("trace.capture=nosuch", "--capture", err, sizeof(err)),
 			 -EINVAL);
-	assert_has(err, "--capture 'nosuch': unknown name 'nosuch' (allowed: a comma list of tx");
+	assert_has(err, "--capture 'nosuch' (trace.capture): unknown name 'nosuch' (allowed: a comma list of tx");
 	assert_int_equal(sc_override_check("background.load=1", "-l", err, sizeof(err)), -EINVAL);
-	assert_has(err, "-l '1': out of range (allowed: [0, 1))");
+	assert_has(err, "-l '1' (background.load): out of range (allowed: [0, 1))");
 	assert_int_equal(sc_override_check("run.steps=", "-n", err, sizeof(err)), -EINVAL);
 	assert_has(err, "empty value");
 	/* without an option: the loader's own message */
@@ -555,7 +555,7 @@ test_override_check(void **state)
 	assert_int_equal(sc_override_check("run.mtu=1500", "--mtu", err, sizeof(err)), 0);
 	assert_int_equal(sc_scenario_load_from(&s, NULL, sets, from, 1, err, sizeof(err)),
 			 -EINVAL);
-	assert_has(err, "--mtu '1500': inconsistent scenario: run.frame_payload");
+	assert_has(err, "--mtu '1500' (run.mtu): inconsistent scenario: run.frame_payload");
 	/* names */
 	assert_int_equal(sc_key_name_check("wan.bandwidth", "--key", err, sizeof(err)), 0);
 	assert_int_equal(sc_key_name_check("Ep", "--key", err, sizeof(err)), -EINVAL);

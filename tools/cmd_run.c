@@ -30,8 +30,9 @@
 
 struct run_opts {
 	const char *sets[CLI_MAX_SETS];
+	const char *from[CLI_MAX_SETS];	/* the option an override came from; NULL: --set */
 	unsigned int nsets;
-	char *owned[8];			/* option values turned into overrides */
+	char *owned[16];		/* option values turned into overrides, their names */
 	unsigned int nowned;
 	unsigned int variants, budgets;
 	const char *eal;
@@ -72,23 +73,29 @@ static const struct opt run_optv[] = {
 
 #define N_OPTS (sizeof(run_optv) / sizeof(run_optv[0]))
 
-/* An option that is a scenario key becomes an override, so that it is checked the same way. */
+/*
+ * An option that is a scenario key becomes an override: its value is checked now by the key's
+ * own rule (a bad one is a bad command line), and the loader names the option in what only the
+ * whole scenario can check.
+ */
 static int
 as_set(struct run_opts *o, const char *key, const char *arg, char *err, size_t errlen)
 {
-	char *s;
-
+	char *s, *from;
 	int rc;
 
-	if (o->nowned == 8) {
+	if (o->nowned + 2 > sizeof(o->owned) / sizeof(o->owned[0])) {
 		snprintf(err, errlen, "too many overrides");
 		return -EINVAL;
 	}
-	if (asprintf(&s, "%s=%s", key, arg) < 0)
-		return -ENOMEM;
+	rc = cli_key_option(key, arg, &s, &from, err, errlen);
+	if (rc != 0)
+		return rc;
 	o->owned[o->nowned++] = s;
-	rc = cli_add_set(o->sets, &o->nsets, s, err, errlen);
-	return rc;
+	o->owned[o->nowned++] = from;
+	if (o->nsets < CLI_MAX_SETS)
+		o->from[o->nsets] = from;
+	return cli_add_set(o->sets, &o->nsets, s, err, errlen);
 }
 
 static int
@@ -120,8 +127,8 @@ run_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 	case O_BGONLY:
 		if (sc_unit_parse(SC_UNIT_TIME, arg, &o->bg_only, err, errlen) != 0 ||
 		    !(o->bg_only > 0) || o->bg_only > 3600) {
-			snprintf(err, errlen, "--background-only: '%s' is not a time in (0, 1 h]",
-				 arg);
+			snprintf(err, errlen, "%s: '%s' is not a time in (0, 1 h]",
+				 opts_spelling(), arg);
 			return -EINVAL;
 		}
 		return 0;
@@ -186,8 +193,10 @@ run_usage(FILE *f)
 		   "link inside a data centre through ports (see the README, \"Real time on ports\").\n"
 		   "Ctrl-C (SIGINT) or SIGTERM ends the run after its current step and still writes\n"
 		   "the report and the trace of what was done (exit 130); a second one kills.\n"
-		   "Exit codes: 0 ok, 1 a run failed, 2 bad command line, 3 bad scenario, 130\n"
-		   "interrupted.\n"
+		   "The options that are scenario keys (--steps, --seed, --load, --trace, --capture,\n"
+		   "--snaplen) are checked by the key's rule as they are parsed.\n"
+		   "Exit codes: 0 ok, 1 a run failed, 2 bad command line (a bad option value\n"
+		   "included), 3 bad scenario (or --set), 130 interrupted.\n"
 		   "\nexamples:\n"
 		   "  syncemu run\n"
 		   "  syncemu run scenarios/2dc4-8g.ini -v A -n 50 --trace none\n"
@@ -1009,7 +1018,8 @@ cmd_run(int argc, char **argv)
 		run_usage(stdout);
 		goto out;
 	}
-	if (sc_scenario_load(sc, npos ? pos[0] : NULL, o.sets, o.nsets, err, sizeof(err)) != 0) {
+	if (sc_scenario_load_from(sc, npos ? pos[0] : NULL, o.sets, o.from, o.nsets, err,
+				  sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu run: %s\n", err);
 		status = CLI_EXIT_INPUT;
 		goto out;
