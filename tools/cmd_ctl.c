@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "cli.h"
 #include "ctl.h"
 #include "opts.h"
@@ -116,9 +118,11 @@ int
 cmd_ctl(int argc, char **argv)
 {
 	struct ctl_opts o = { 5000, false };
-	char err[512], line[1024], out[8192];
+	char err[512], line[1024], *answer;
+	json_error_t jerr;
 	size_t k = 0;
-	int i = 1, rc;
+	json_t *j;
+	int i, w, rc;
 
 	i = ctl_args(argc, argv, &o, err, sizeof(err));
 	if (i < 0) {
@@ -134,26 +138,33 @@ cmd_ctl(int argc, char **argv)
 			"(try 'syncemu ctl --help')\n");
 		return CLI_EXIT_USAGE;
 	}
-	for (int j = i + 1; j < argc && k < sizeof(line); j++)
-		k += (size_t)snprintf(line + k, sizeof(line) - k, "%s%s", j > i + 1 ? " " : "",
-				      argv[j]);
+	for (w = i + 1; w < argc && k < sizeof(line); w++)
+		k += (size_t)snprintf(line + k, sizeof(line) - k, "%s%s", w > i + 1 ? " " : "",
+				      argv[w]);
 	if (k >= sizeof(line)) {
 		fprintf(stderr, "syncemu ctl: the request is too long\n");
 		return CLI_EXIT_USAGE;
 	}
-	rc = ctl_client(argv[i], line, out, sizeof(out), o.timeout, err, sizeof(err));
+	rc = ctl_client(argv[i], line, &answer, o.timeout, err, sizeof(err));
 	if (rc != 0) {
 		fprintf(stderr, "syncemu ctl: %s\n", err);
 		return CLI_EXIT_FAIL;
 	}
-	fputs(out, stdout);
-	if (strstr(out, "\"ok\": true") == NULL) {
-		const char *e = strstr(out, "\"error\": \"");
+	fputs(answer, stdout);
+	rc = CLI_EXIT_FAIL;
+	j = json_loads(answer, JSON_DECODE_ANY, &jerr);
+	if (j == NULL || !json_is_object(j)) {
+		fprintf(stderr, "syncemu ctl: %s: not an answer of syncemu (%s)\n", argv[i],
+			j == NULL ? jerr.text : "not a JSON object");
+	} else if (json_is_true(json_object_get(j, "ok"))) {
+		rc = 0;
+	} else {
+		/* the refusal whole, unescaped */
+		const char *why = json_string_value(json_object_get(j, "error"));
 
-		if (e != NULL)
-			fprintf(stderr, "syncemu ctl: refused: %.*s\n",
-				(int)strcspn(e + 10, "\""), e + 10);
-		return CLI_EXIT_FAIL;
+		fprintf(stderr, "syncemu ctl: refused: %s\n", why != NULL ? why : "(no reason given)");
 	}
-	return 0;
+	json_decref(j);
+	free(answer);
+	return rc;
 }

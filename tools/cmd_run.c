@@ -183,7 +183,8 @@ run_usage(FILE *f)
 		   "(processor sharing and FIFO, same seed and syncs) and the transfers' wait\n"
 		   "beside M/G/1.\n"
 		   "\nDuring a run, --ctl SOCKET takes changes of the module, the WAN and the load\n"
-		   "(syncemu ctl), DPDK telemetry answers /syncemu/status and /syncemu/params, and\n"
+		   "(syncemu ctl; a stale socket there is replaced, anything else is refused), DPDK\n"
+		   "telemetry answers /syncemu/status and /syncemu/params, and\n"
 		   "syncemu top -p PID shows the hot spots live. A link-kernel program replaces the\n"
 		   "module's ops per byte: --set module.kernel=build/dataplane/kernels/modular.bpf.o.\n"
 		   "Real time: --set run.clock=real --set run.dilation=50 --set ports.dc0=ring:w\n"
@@ -195,8 +196,8 @@ run_usage(FILE *f)
 		   "the report and the trace of what was done (exit 130); a second one kills.\n"
 		   "The options that are scenario keys (--steps, --seed, --load, --trace, --capture,\n"
 		   "--snaplen) are checked by the key's rule as they are parsed.\n"
-		   "Exit codes: 0 ok, 1 a run failed, 2 bad command line (a bad option value\n"
-		   "included), 3 bad scenario (or --set), 130 interrupted.\n"
+		   "Exit codes: 0 ok, 1 a run failed, 2 bad command line (a bad option value or\n"
+		   "--ctl path included), 3 bad scenario (or --set), 130 interrupted.\n"
 		   "\nexamples:\n"
 		   "  syncemu run\n"
 		   "  syncemu run scenarios/2dc4-8g.ini -v A -n 50 --trace none\n"
@@ -1016,6 +1017,12 @@ cmd_run(int argc, char **argv)
 	}
 	if (o.help) {
 		run_usage(stdout);
+		goto out;
+	}
+	/* the --ctl path is the command line's: refused before anything runs */
+	if (o.ctl != NULL && ctl_path_check(o.ctl, err, sizeof(err)) != 0) {
+		fprintf(stderr, "syncemu run: %s\n", err);
+		status = CLI_EXIT_USAGE;
 		goto out;
 	}
 	if (sc_scenario_load_from(sc, npos ? pos[0] : NULL, o.sets, o.from, o.nsets, err,
