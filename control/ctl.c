@@ -1,18 +1,28 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The control socket.
+ * The control socket's server.
  *
- * One thread accepts connections on a UNIX socket (mode 0600), reads one line, answers one line
- * and closes.  A change is checked the way a scenario file is (the scenario is loaded again with
- * the change as one more override, so a bad value gets the same message that names the key, the
- * value and what is allowed), then sent to the data plane through a ring; the data plane applies
- * it between two events and answers through another ring.  The control thread waits for that
- * answer with a timeout; the data plane never waits for the control plane.
+ * A UNIX socket (mode 0600) that takes one request line per connection and answers one line
+ * (ctl_req.c), then closes.  One thread serves every client at once: a poll() loop over the
+ * listening socket, a stop pipe and each connection, none of them blocking.  Each connection
+ * has a deadline: its request line within CTL_REQUEST_MS of the accept (else it is answered
+ * with an error and closed), a change's answer from the data plane within CTL_CHANGE_MS, the
+ * answer written within CTL_WRITE_MS (else the client, which does not read, is dropped).  A
+ * change waits for the data plane's answer ring, which has no descriptor: while one waits, the
+ * loop wakes every millisecond to look at it.  Past CTL_MAX_CONNS connections, a new one is
+ * answered "too many connections" and closed.  The data plane never waits for any of this: it
+ * polls its request ring between events and drops an answer nobody has room for.
+ *
+ * The path: a socket nobody answers on is stale and is replaced; one that answers is in use;
+ * anything else there (a file, a directory, a FIFO, a symlink, a device) is refused and left as
+ * it is.  At exit the socket is removed only if it is still the one this server bound (the same
+ * inode), so a second server that replaced it keeps its own.
  */
 #include <errno.h>
-#include <math.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,360 +32,411 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../models/kernel.h"
-#include "../models/variant.h"
-#include "ctl.h"
-#include "scenario.h"
+#include "ctl_impl.h"
 
-#define LINE_MAX_LEN 1024
-#define ANSWER_TIMEOUT_MS 3000
+#define CTL_MAX_CONNS 64		/**< connections served at once */
+#define CTL_REQUEST_MS 2000		/**< from the accept to the end of the request line */
+#define CTL_CHANGE_MS 3000		/**< for the data plane's answer to a change */
+#define CTL_WRITE_MS 2000		/**< for the client to take the answer */
+#define CTL_DISCARD_MAX (1u << 20)	/**< an overlong request: bytes read and dropped at most */
+
+/** Where a connection is. */
+enum conn_state {
+	C_READ,				/**< reading the request line */
+	C_DISCARD,			/**< the line is too long: reading it to its end, dropped */
+	C_WAIT,				/**< a change waits for the data plane's answer */
+	C_WRITE,			/**< writing the answer */
+};
+
+/** One client. */
+struct ctl_conn {
+	int fd;
+	enum conn_state state;
+	uint64_t deadline;		/**< ms (CLOCK_MONOTONIC) the current state may last to */
+	size_t len;			/**< C_READ: bytes of the request so far */
+	size_t dropped;			/**< C_DISCARD: bytes dropped so far */
+	size_t off, outlen;		/**< C_WRITE: bytes of the answer sent, its length */
+	struct ctl_pending pend;	/**< C_WAIT: the change */
+	char line[CTL_LINE_MAX + 1];
+	char out[CTL_ANSWER_LEN];
+};
 
 struct ctl_server {
 	struct ctl_params p;
+	struct ctl_req_ctx req;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	dev_t dev;			/**< the socket this server bound, to remove at exit */
+	ino_t ino;
 	int fd;
 	int stop[2];
 	pthread_t thread;
-	uint64_t next_id;
+	struct ctl_conn *conn[CTL_MAX_CONNS];
+	unsigned int nconn;
 };
 
-static double
-bits_double(uint64_t b)
+static uint64_t
+now_ms(void)
 {
-	double d;
+	struct timespec ts;
 
-	memcpy(&d, &b, sizeof(d));
-	return d;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Escape a message for a JSON string. */
-static void
-json_str(char *out, size_t len, const char *s)
-{
-	size_t k = 0;
+/* ------------------------------------------------------------------------------------------ */
+/* The path */
 
-	for (; *s != '\0' && k + 7 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			out[k++] = '\\';
-			out[k++] = (char)c;
-		} else if (c < 0x20) {
-			k += (size_t)snprintf(out + k, len - k, "\\u%04x", c);
-		} else {
-			out[k++] = (char)c;
-		}
-	}
-	out[k] = '\0';
-}
-
-static void
-answer_error(char *out, size_t len, const char *why)
-{
-	char e[600];
-
-	json_str(e, sizeof(e), why);
-	snprintf(out, len, "{\"ok\": false, \"error\": \"%s\"}\n", e);
-}
-
-static void
-do_status(struct ctl_server *s, char *out, size_t len)
-{
-	struct dp_status *st = s->p.status;
-	size_t k;
-	int i;
-
-	uint32_t var = atomic_load(&st->var), budget = atomic_load(&st->budget);
-	int32_t binding = atomic_load(&st->binding);
-
-	k = (size_t)snprintf(out, len, "{\"ok\": true, \"running\": %u, \"run\": %u, "
-			     "\"variant\": \"%s\", \"budget\": \"%s\", \"budget_flops\": %lu, "
-			     "\"binding\": \"%s\", "
-			     "\"steps_done\": %lu, \"steps\": %lu, \"frames\": %lu, \"drops\": %lu, "
-			     "\"events\": %lu, \"time_ms\": %.9g, \"changes\": %lu",
-			     atomic_load(&st->running), atomic_load(&st->run_id),
-			     var < SM_VAR_COUNT ? sm_variant_name((enum sm_variant)var) : "-",
-			     budget < SM_BUDGET_COUNT ? sm_budget_name((enum sm_budget)budget) : "-",
-			     (unsigned long)atomic_load(&st->budget_flops),
-			     binding >= 0 && binding < SM_STAGE_COUNT ?
-			     sm_stage_name((enum sm_stage)binding) : "-",
-			     (unsigned long)atomic_load(&st->steps_done),
-			     (unsigned long)atomic_load(&st->steps),
-			     (unsigned long)atomic_load(&st->frames),
-			     (unsigned long)atomic_load(&st->drops),
-			     (unsigned long)atomic_load(&st->events),
-			     atomic_load(&st->now_ps) / 1e9,
-			     (unsigned long)atomic_load(&st->changes));
-	for (i = 0; i < DP_P_COUNT && k < len; i++)
-		k += (size_t)snprintf(out + k, len - k, ", \"%s\": %.12g", dp_param_key(i),
-				      bits_double(atomic_load(&st->value_bits[i])));
-	if (k < len)
-		snprintf(out + k, len - k, "}\n");
-}
-
-static void
-do_keys(char *out, size_t len)
-{
-	size_t k = (size_t)snprintf(out, len, "{\"ok\": true, \"keys\": [");
-	int i;
-
-	for (i = 0; i < DP_P_COUNT && k < len; i++)
-		k += (size_t)snprintf(out + k, len - k, "%s\"%s\"", i ? ", " : "", dp_param_key(i));
-	if (k < len)
-		snprintf(out + k, len - k, "]}\n");
-}
-
-/* The value of @key=@value in SI units, checked by the scenario loader. */
-static int
-check_value(struct ctl_server *s, enum dp_param p, const char *key, const char *value,
-	    double *si, char *why, size_t len)
-{
-	struct sc_scenario *sc = malloc(sizeof(*sc));
-	const char **sets = calloc(s->p.nsets + 1, sizeof(*sets));
-	char *kv = NULL;
-	int rc = -ENOMEM;
-
-	if (sc != NULL && sets != NULL && asprintf(&kv, "%s=%s", key, value) >= 0) {
-		memcpy(sets, s->p.sets, s->p.nsets * sizeof(*sets));
-		sets[s->p.nsets] = kv;
-		rc = sc_scenario_load(sc, s->p.scenario, sets, s->p.nsets + 1, why, len);
-		if (rc == 0)
-			*si = p == DP_P_BG_LOAD ? sc->background.load : dp_param_get(&sc->model, p);
-	} else {
-		snprintf(why, len, "out of memory");
-	}
-	free(kv);
-	free(sets);
-	free(sc);
-	return rc;
-}
-
-static void
-do_set(struct ctl_server *s, const char *key, const char *value, char *out, size_t len)
-{
-	struct dp_tune_req *req;
-	struct dp_tune_resp *resp = NULL;
-	enum dp_param p;
-	char why[512], k2[80];
-	double si;
-	uint64_t id;
-	int waited;
-
-	if (dp_param_parse(key, &p) != 0) {
-		snprintf(why, sizeof(why), "%s cannot change during a run (see 'keys')", key);
-		answer_error(out, len, why);
-		return;
-	}
-	if (check_value(s, p, key, value, &si, why, sizeof(why)) != 0) {
-		answer_error(out, len, why);
-		return;
-	}
-	if (!atomic_load(&s->p.status->running)) {
-		answer_error(out, len, "no run is in progress");
-		return;
-	}
-	req = malloc(sizeof(*req));
-	if (req == NULL) {
-		answer_error(out, len, "out of memory");
-		return;
-	}
-	id = ++s->next_id;	/* the data plane owns (and frees) req once it is queued */
-	req->id = id;
-	req->param = p;
-	req->value = si;
-	if (rte_ring_enqueue(s->p.req, req) != 0) {
-		free(req);
-		answer_error(out, len, "the data plane's request ring is full");
-		return;
-	}
-	/* wait for the answer; older answers (timed out before) are dropped */
-	for (waited = 0; waited < ANSWER_TIMEOUT_MS; waited++) {
-		void *obj;
-
-		while (rte_ring_dequeue(s->p.resp, &obj) == 0) {
-			struct dp_tune_resp *r = obj;
-
-			if (r->id == id) {
-				resp = r;
-				break;
-			}
-			free(r);
-		}
-		if (resp != NULL)
-			break;
-		usleep(1000);
-	}
-	if (resp == NULL) {
-		/* the data plane frees the request when it gets to it */
-		answer_error(out, len, "the data plane did not answer (the run ended?)");
-		return;
-	}
-	json_str(k2, sizeof(k2), key);
-	if (resp->rc != 0) {
-		answer_error(out, len, resp->msg);
-	} else {
-		snprintf(out, len, "{\"ok\": true, \"key\": \"%s\", \"value\": %.12g, \"old\": %.12g, "
-			 "\"run\": %u, \"at_ms\": %.9f}\n", k2, si, resp->old, resp->run_id,
-			 resp->at / 1e9);
-	}
-	free(resp);
-}
-
-static void
-do_get(struct ctl_server *s, const char *key, char *out, size_t len)
-{
-	enum dp_param p;
-	char k2[80];
-
-	if (dp_param_parse(key, &p) != 0) {
-		answer_error(out, len, "not a runtime key (see 'keys')");
-		return;
-	}
-	json_str(k2, sizeof(k2), key);
-	snprintf(out, len, "{\"ok\": true, \"key\": \"%s\", \"value\": %.12g, \"running\": %u}\n",
-		 k2, bits_double(atomic_load(&s->p.status->value_bits[p])),
-		 atomic_load(&s->p.status->running));
-}
-
-static void
-handle(struct ctl_server *s, char *line, char *out, size_t len)
-{
-	char *cmd, *key, *value, *save = NULL;
-
-	line[strcspn(line, "\r\n")] = '\0';
-	cmd = strtok_r(line, " \t", &save);
-	key = cmd ? strtok_r(NULL, " \t", &save) : NULL;
-	value = key ? strtok_r(NULL, "", &save) : NULL;
-	if (value != NULL)
-		value += strspn(value, " \t");
-	if (cmd == NULL) {
-		answer_error(out, len, "empty request (try 'status', 'keys', 'get KEY', "
-			     "'set KEY VALUE')");
-	} else if (strcmp(cmd, "status") == 0 && key == NULL) {
-		do_status(s, out, len);
-	} else if (strcmp(cmd, "keys") == 0 && key == NULL) {
-		do_keys(out, len);
-	} else if (strcmp(cmd, "get") == 0 && key != NULL && value == NULL) {
-		do_get(s, key, out, len);
-	} else if (strcmp(cmd, "set") == 0 && key != NULL && value != NULL && *value != '\0') {
-		do_set(s, key, value, out, len);
-	} else {
-		answer_error(out, len, "unknown request (try 'status', 'keys', 'get KEY', "
-			     "'set KEY VALUE')");
-	}
-}
-
-/* The first byte of @line that is not printable ASCII (or a tab), as a message; NULL: none. */
 static const char *
-not_text(const char *line, size_t len)
+kind_of(mode_t m)
 {
-	static __thread char why[96];
-	const unsigned char *p = (const unsigned char *)line;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if ((p[i] < 0x20 && p[i] != '\t' && p[i] != '\r') || p[i] > 0x7e) {
-			snprintf(why, sizeof(why), "request byte %zu is 0x%02x, not printable text",
-				 i, p[i]);
-			return why;
-		}
-	return NULL;
+	if (S_ISREG(m))
+		return "a regular file";
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISLNK(m))
+		return "a symbolic link";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	return "not a socket";
 }
 
 /*
- * Read one line (at most LINE_MAX_LEN) within a second.  0; -E2BIG: no newline within
- * LINE_MAX_LEN bytes; -ETIMEDOUT, -EIO.  A NUL byte is a byte of the line, and makes it not text.
+ * What is at @p path: 0 nothing (or, *@p stale, a socket nobody answers on); -EADDRINUSE a
+ * socket that answers; -EEXIST anything else; -ENAMETOOLONG; -errno.  A message in @p err.
  */
 static int
-read_line(int fd, char *buf, size_t len, size_t *line_len)
+path_state(const char *path, bool *stale, char *err, size_t errlen)
 {
-	size_t k = 0;
-	char *nl;
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd, rc;
 
-	while (k + 1 < len) {
-		struct pollfd pf = { fd, POLLIN, 0 };
+	*stale = false;
+	if (strlen(path) >= sizeof(a.sun_path)) {
+		snprintf(err, errlen, "--ctl: the path %s is too long for a socket (at most %zu "
+			 "bytes)", path, sizeof(a.sun_path) - 1);
+		return -ENAMETOOLONG;
+	}
+	if (lstat(path, &st) != 0) {
+		if (errno == ENOENT)
+			return 0;
+		rc = -errno;
+		snprintf(err, errlen, "--ctl: %s: %s", path, strerror(errno));
+		return rc;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		snprintf(err, errlen, "--ctl: %s is %s, not a socket: refused (it is left as it "
+			 "is; give a path where nothing is, or a stale socket)", path,
+			 kind_of(st.st_mode));
+		return -EEXIST;
+	}
+	/* a socket: in use if something answers, stale if nothing does */
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "--ctl: %s", strerror(errno));
+		return rc;
+	}
+	rc = connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0 ? 0 : -errno;
+	close(fd);
+	if (rc == 0) {
+		snprintf(err, errlen, "--ctl: %s is in use by another process", path);
+		return -EADDRINUSE;
+	}
+	if (rc == -ECONNREFUSED) {
+		*stale = true;
+		return 0;
+	}
+	snprintf(err, errlen, "--ctl: %s: cannot tell whether the socket is in use: %s", path,
+		 strerror(-rc));
+	return rc;
+}
+
+int
+ctl_path_check(const char *path, char *err, size_t errlen)
+{
+	bool stale;
+
+	if (path == NULL) {
+		snprintf(err, errlen, "--ctl: no path");
+		return -EINVAL;
+	}
+	return path_state(path, &stale, err, errlen);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Connections */
+
+static void
+conn_close(struct ctl_conn *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}
+
+/* Send what is left of the answer, without waiting; the connection is closed once it is all. */
+static void
+conn_write(struct ctl_conn *c)
+{
+	while (c->off < c->outlen) {
+		/* MSG_NOSIGNAL: a client gone away is no SIGPIPE for the run */
+		ssize_t n = send(c->fd, c->out + c->off, c->outlen - c->off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;	/* the rest when it can be written, or dropped at the deadline */
+		if (n <= 0) {
+			conn_close(c);
+			return;
+		}
+		c->off += (size_t)n;
+	}
+	conn_close(c);
+}
+
+/* The answer in c->out is ready: write it. */
+static void
+conn_answer(struct ctl_conn *c, uint64_t now)
+{
+	c->state = C_WRITE;
+	c->outlen = strlen(c->out);
+	c->off = 0;
+	c->deadline = now + CTL_WRITE_MS;
+	conn_write(c);
+}
+
+/* The request line is complete (@p n bytes): answer it, or wait for the data plane. */
+static void
+conn_request(struct ctl_server *s, struct ctl_conn *c, size_t n, uint64_t now)
+{
+	c->line[n] = '\0';
+	if (ctl_request(&s->req, c->line, n, c->out, sizeof(c->out), &c->pend) == 1) {
+		c->state = C_WAIT;
+		c->deadline = now + CTL_CHANGE_MS;
+		return;
+	}
+	conn_answer(c, now);
+}
+
+/* Read what the client sent, without waiting. */
+static void
+conn_read(struct ctl_server *s, struct ctl_conn *c, uint64_t now)
+{
+	char sink[4096];
+
+	for (;;) {
+		char *buf = c->state == C_READ ? c->line + c->len : sink;
+		size_t room = c->state == C_READ ? CTL_LINE_MAX - c->len : sizeof(sink);
+		char *nl;
 		ssize_t n;
 
-		if (poll(&pf, 1, 1000) <= 0)
-			return -ETIMEDOUT;
-		n = read(fd, buf + k, len - 1 - k);
-		if (n <= 0)
-			break;
-		k += (size_t)n;
-		if (memchr(buf, '\n', k) != NULL)
-			break;
-	}
-	buf[k] = '\0';
-	nl = memchr(buf, '\n', k);
-	if (nl == NULL && k + 1 == len) {
-		/* read the rest of the line (up to 1 MiB or a second) and drop it, so that the
-		 * client can read the answer instead of a reset */
-		char sink[4096];
-		size_t total = 0;
-
-		while (total < (1u << 20)) {
-			struct pollfd pf = { fd, POLLIN, 0 };
-			ssize_t n;
-
-			if (poll(&pf, 1, 1000) <= 0)
-				break;
-			n = read(fd, sink, sizeof(sink));
-			if (n <= 0 || memchr(sink, '\n', (size_t)n) != NULL)
-				break;
-			total += (size_t)n;
+		if (c->state == C_READ && room == 0) {
+			/* no newline in CTL_LINE_MAX bytes: read the rest of the line and drop it,
+			 * so that the client can read the answer instead of a reset */
+			c->state = C_DISCARD;
+			continue;
 		}
-		return -E2BIG;
+		n = read(c->fd, buf, room);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n < 0) {
+			conn_close(c);
+			return;
+		}
+		if (n == 0) {	/* the client is done sending: a line without its newline */
+			if (c->state == C_DISCARD) {
+				ctl_answer_error(c->out, sizeof(c->out), "request longer than "
+						 RTE_STR(CTL_LINE_MAX) " bytes");
+				conn_answer(c, now);
+			} else if (c->len > 0) {
+				conn_request(s, c, c->len, now);
+			} else {
+				ctl_answer_error(c->out, sizeof(c->out), "no request line");
+				conn_answer(c, now);
+			}
+			return;
+		}
+		nl = memchr(buf, '\n', (size_t)n);
+		if (c->state == C_DISCARD) {
+			c->dropped += (size_t)n;
+			if (nl != NULL || c->dropped >= CTL_DISCARD_MAX) {
+				ctl_answer_error(c->out, sizeof(c->out), "request longer than "
+						 RTE_STR(CTL_LINE_MAX) " bytes");
+				conn_answer(c, now);
+				return;
+			}
+			continue;
+		}
+		if (nl != NULL) {	/* what follows the newline is ignored */
+			conn_request(s, c, (size_t)(nl - c->line), now);
+			return;
+		}
+		c->len += (size_t)n;
 	}
-	*line_len = nl != NULL ? (size_t)(nl - buf) : k;
-	buf[*line_len] = '\0';
-	return k > 0 ? 0 : -EIO;
+}
+
+/* A connection past its deadline: answered if it still can be, or dropped. */
+static void
+conn_expire(struct ctl_conn *c, uint64_t now)
+{
+	switch (c->state) {
+	case C_READ:
+	case C_DISCARD:
+		ctl_answer_error(c->out, sizeof(c->out), "no request line within "
+				 RTE_STR(CTL_REQUEST_MS) " ms");
+		conn_answer(c, now);
+		break;
+	case C_WAIT:
+		/* the data plane frees the request when it gets to it; its answer is dropped */
+		ctl_answer_error(c->out, sizeof(c->out), "the data plane did not answer (the run "
+				 "ended?)");
+		conn_answer(c, now);
+		break;
+	case C_WRITE:
+		conn_close(c);	/* the client does not read its answer */
+		break;
+	}
+}
+
+/* Take every pending connection; past CTL_MAX_CONNS, refuse them politely. */
+static void
+accept_all(struct ctl_server *s, uint64_t now)
+{
+	static const char busy[] = "{\"ok\": false, \"error\": \"too many connections (" \
+		RTE_STR(CTL_MAX_CONNS) " open): try again\"}\n";
+
+	for (;;) {
+		struct ctl_conn *c;
+		int fd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0 && errno == EINTR)
+			continue;
+		if (fd < 0)
+			return;	/* EAGAIN: no more; anything else: the next poll tries again */
+		c = s->nconn < CTL_MAX_CONNS ? malloc(sizeof(*c)) : NULL;
+		if (c == NULL) {
+			if (send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+				/* nothing more to do for it */
+			}
+			close(fd);
+			continue;
+		}
+		c->fd = fd;
+		c->state = C_READ;
+		c->deadline = now + CTL_REQUEST_MS;
+		c->len = c->dropped = c->off = c->outlen = 0;
+		s->conn[s->nconn++] = c;
+	}
+}
+
+/* The data plane's answers: each to the connection waiting for it; late ones are dropped. */
+static void
+take_answers(struct ctl_server *s, uint64_t now)
+{
+	void *obj;
+	unsigned int i;
+
+	while (rte_ring_dequeue(s->p.resp, &obj) == 0) {
+		struct dp_tune_resp *r = obj;
+
+		for (i = 0; i < s->nconn; i++) {
+			struct ctl_conn *c = s->conn[i];
+
+			if (c->fd >= 0 && c->state == C_WAIT && c->pend.id == r->id) {
+				ctl_change_answer(&c->pend, r, c->out, sizeof(c->out));
+				conn_answer(c, now);
+				break;
+			}
+		}
+		free(r);
+	}
 }
 
 static void *
 serve(void *arg)
 {
 	struct ctl_server *s = arg;
-	char line[LINE_MAX_LEN + 1], out[4096];
+	struct pollfd pf[2 + CTL_MAX_CONNS];
 
 	for (;;) {
-		struct pollfd pf[2] = { { s->fd, POLLIN, 0 }, { s->stop[0], POLLIN, 0 } };
-		const char *bad;
-		int c, rc;
-		size_t n = 0;
+		uint64_t now = now_ms();
+		bool waiting = false;
+		int timeout = -1;
+		unsigned int i, k;
 
-		if (poll(pf, 2, -1) < 0 && errno != EINTR)
+		pf[0] = (struct pollfd){ .fd = s->fd, .events = POLLIN };
+		pf[1] = (struct pollfd){ .fd = s->stop[0], .events = POLLIN };
+		for (i = 0; i < s->nconn; i++) {
+			struct ctl_conn *c = s->conn[i];
+			int64_t left = (int64_t)(c->deadline - now);
+
+			pf[2 + i] = (struct pollfd){
+				.fd = c->state == C_WAIT ? -1 : c->fd,
+				.events = c->state == C_WRITE ? POLLOUT : POLLIN,
+			};
+			waiting |= c->state == C_WAIT;
+			if (left < 0)
+				left = 0;
+			if (timeout < 0 || left < timeout)
+				timeout = (int)left;
+		}
+		if (waiting && (timeout < 0 || timeout > 1))
+			timeout = 1;	/* the answer ring has no descriptor: look at it often */
+		if (poll(pf, 2 + s->nconn, timeout) < 0 && errno != EINTR)
 			break;
 		if (pf[1].revents)
 			break;
-		if (!(pf[0].revents & POLLIN))
-			continue;
-		c = accept(s->fd, NULL, NULL);
-		if (c < 0)
-			continue;
-		rc = read_line(c, line, sizeof(line), &n);
-		if (rc == 0 && (bad = not_text(line, n)) != NULL)
-			answer_error(out, sizeof(out), bad);
-		else if (rc == 0)
-			handle(s, line, out, sizeof(out));
-		else if (rc == -E2BIG)
-			answer_error(out, sizeof(out), "request longer than "
-				     RTE_STR(LINE_MAX_LEN) " bytes");
-		else
-			answer_error(out, sizeof(out), "no request line within a second");
-		/* MSG_NOSIGNAL: a client gone away is no SIGPIPE for the run */
-		if (send(c, out, strlen(out), MSG_NOSIGNAL) < 0) {
-			/* nothing to do */
+		now = now_ms();
+		for (i = 0; i < s->nconn; i++) {
+			struct ctl_conn *c = s->conn[i];
+			short ev = pf[2 + i].revents;
+
+			if (c->fd < 0 || ev == 0)
+				continue;
+			if (c->state == C_WRITE)
+				conn_write(c);
+			else if (c->state == C_READ || c->state == C_DISCARD)
+				conn_read(s, c, now);
 		}
-		close(c);
+		if (waiting)
+			take_answers(s, now);
+		for (i = 0; i < s->nconn; i++)
+			if (s->conn[i]->fd >= 0 && (int64_t)(s->conn[i]->deadline - now) <= 0)
+				conn_expire(s->conn[i], now);
+		/* forget the closed ones (before accepting, so that their places are free) */
+		for (i = 0, k = 0; i < s->nconn; i++) {
+			if (s->conn[i]->fd >= 0)
+				s->conn[k++] = s->conn[i];
+			else
+				free(s->conn[i]);
+		}
+		s->nconn = k;
+		if (pf[0].revents & POLLIN)
+			accept_all(s, now);
 	}
 	return NULL;
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Start and stop */
 
 struct ctl_server *
 ctl_server_start(const struct ctl_params *p, char *err, size_t errlen)
 {
 	struct ctl_server *s = calloc(1, sizeof(*s));
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct stat st;
+	bool stale;
 	mode_t old;
 
 	if (s == NULL) {
@@ -383,39 +444,43 @@ ctl_server_start(const struct ctl_params *p, char *err, size_t errlen)
 		return NULL;
 	}
 	s->p = *p;
+	s->req.p = &s->p;
 	s->fd = -1;
 	s->stop[0] = s->stop[1] = -1;
-	if (strlen(p->path) >= sizeof(a.sun_path)) {
-		snprintf(err, errlen, "--ctl: the path %s is too long for a socket", p->path);
+	if (path_state(p->path, &stale, err, errlen) != 0)
 		goto fail;
-	}
 	snprintf(s->path, sizeof(s->path), "%s", p->path);
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s", p->path);
-	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (s->fd < 0 || pipe(s->stop) != 0) {
+	if (pipe2(s->stop, O_CLOEXEC) != 0) {
 		snprintf(err, errlen, "--ctl: %s", strerror(errno));
 		goto fail;
 	}
-	/* a socket nobody listens on is stale: replace it; one in use is someone else's */
-	if (connect(s->fd, (struct sockaddr *)&a, sizeof(a)) == 0) {
-		snprintf(err, errlen, "--ctl: %s is in use by another process", p->path);
+	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s->fd < 0) {
+		snprintf(err, errlen, "--ctl: %s", strerror(errno));
 		goto fail;
 	}
-	close(s->fd);
-	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	unlink(p->path);
+	/* a stale socket is replaced; nothing else is (path_state() refused it) */
+	if (stale && unlink(p->path) != 0 && errno != ENOENT) {
+		snprintf(err, errlen, "--ctl: cannot replace the stale socket %s: %s", p->path,
+			 strerror(errno));
+		goto fail;
+	}
 	old = umask(0077);
-	if (s->fd < 0 || bind(s->fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+	if (bind(s->fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
 		umask(old);
 		snprintf(err, errlen, "--ctl: cannot bind %s: %s", p->path, strerror(errno));
 		goto fail;
 	}
 	umask(old);
-	if (chmod(p->path, 0600) != 0 || listen(s->fd, 8) != 0) {
+	if (lstat(p->path, &st) != 0 || chmod(p->path, 0600) != 0 ||
+	    listen(s->fd, CTL_MAX_CONNS) != 0) {
 		snprintf(err, errlen, "--ctl: %s: %s", p->path, strerror(errno));
 		unlink(p->path);
 		goto fail;
 	}
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
 	if (pthread_create(&s->thread, NULL, serve, s) != 0) {
 		snprintf(err, errlen, "--ctl: cannot start its thread");
 		unlink(p->path);
@@ -436,67 +501,24 @@ fail:
 void
 ctl_server_stop(struct ctl_server *s)
 {
+	struct stat st;
+	unsigned int i;
 	char b = 1;
 
 	if (s == NULL)
 		return;
 	if (write(s->stop[1], &b, 1) == 1)
 		pthread_join(s->thread, NULL);
+	for (i = 0; i < s->nconn; i++) {
+		conn_close(s->conn[i]);
+		free(s->conn[i]);
+	}
 	close(s->fd);
 	close(s->stop[0]);
 	close(s->stop[1]);
-	unlink(s->path);
+	/* only our own socket: another server may have replaced it */
+	if (lstat(s->path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == s->dev &&
+	    st.st_ino == s->ino)
+		unlink(s->path);
 	free(s);
-}
-
-int
-ctl_client(const char *path, const char *line, char *out, size_t outlen, int timeout_ms,
-	   char *err, size_t errlen)
-{
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	size_t k = 0;
-	int fd, rc = 0;
-
-	if (strlen(path) >= sizeof(a.sun_path)) {
-		snprintf(err, errlen, "the path %s is too long for a socket", path);
-		return -ENAMETOOLONG;
-	}
-	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
-		rc = -errno;
-		snprintf(err, errlen, "no syncemu is listening on %s: %s%s", path, strerror(errno),
-			 errno == ENOENT ? " (start one with syncemu run --ctl PATH)" :
-			 errno == ECONNREFUSED ? " (the run ended?)" : "");
-		if (fd >= 0)
-			close(fd);
-		return rc;
-	}
-	if (write(fd, line, strlen(line)) < 0 || write(fd, "\n", 1) < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		close(fd);
-		return rc;
-	}
-	while (k + 1 < outlen) {
-		struct pollfd pf = { fd, POLLIN, 0 };
-		ssize_t n;
-
-		if (poll(&pf, 1, timeout_ms) <= 0) {
-			snprintf(err, errlen, "%s: no answer within %d ms", path, timeout_ms);
-			close(fd);
-			return -ETIMEDOUT;
-		}
-		n = read(fd, out + k, outlen - 1 - k);
-		if (n <= 0)
-			break;
-		k += (size_t)n;
-	}
-	out[k] = '\0';
-	close(fd);
-	if (k == 0) {
-		snprintf(err, errlen, "%s: the connection closed without an answer", path);
-		return -EIO;
-	}
-	return 0;
 }

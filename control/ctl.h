@@ -15,6 +15,10 @@
  * KEY is one of module.budget_low, module.budget_high, module.planes, module.latency_pluggable,
  * module.latency_network, module.port, module.fpga_rate, wan.bandwidth, wan.latency,
  * background.load.  A change lasts for the rest of the run in progress.
+ *
+ * The server serves up to 64 connections at once; each must send its line within 2 s of
+ * connecting and take its answer within 2 s, or it is answered with an error (if it can be)
+ * and closed; a change waits up to 3 s for the data plane, while the others are served.
  */
 #ifndef SC_CTL_H
 #define SC_CTL_H
@@ -39,14 +43,25 @@ struct ctl_params {
 };
 
 /**
- * Listen on the socket (a stale one is replaced; one in use is an error) and serve requests from
- * a thread of its own.
+ * Whether the server can listen at @p path, before it starts: 0 if nothing is there, or a stale
+ * socket (nothing answers on it: it will be replaced); -EADDRINUSE a socket that answers (another
+ * process serves it); -EEXIST anything else (a file, a directory, a FIFO, a symlink, a device:
+ * refused, never replaced); -ENAMETOOLONG; -errno.  The message names the path and what is there.
+ */
+int ctl_path_check(const char *path, char *err, size_t errlen);
+
+/**
+ * Listen on the socket (a stale one is replaced; one in use, or anything that is not a socket,
+ * is an error: ctl_path_check()) and serve requests from a thread of its own.
  *
  * @return the server, or NULL with a message
  */
 struct ctl_server *ctl_server_start(const struct ctl_params *p, char *err, size_t errlen);
 
-/** Stop serving and remove the socket; NULL is a no-op. */
+/**
+ * Stop serving and remove the socket if it is still the one this server bound (another server
+ * may have replaced it); NULL is a no-op.
+ */
 void ctl_server_stop(struct ctl_server *s);
 
 /**
@@ -56,11 +71,13 @@ void ctl_server_stop(struct ctl_server *s);
 int ctl_telemetry_register(struct dp_status *status);
 
 /**
- * The client: send @p line to the socket at @p path and read the answer into @p out.
+ * The client: send @p line to the socket at @p path and read the whole answer line (it can be
+ * long) into *@p answer (allocated, with its newline; the caller frees it), all within
+ * @p timeout_ms.
  *
- * @return 0, or -errno with a message (no socket, refused, no answer in @p timeout_ms)
+ * @return 0, or -errno with a message (no socket, refused, no answer in time)
  */
-int ctl_client(const char *path, const char *line, char *out, size_t outlen, int timeout_ms,
-	       char *err, size_t errlen);
+int ctl_client(const char *path, const char *line, char **answer, int timeout_ms, char *err,
+	       size_t errlen);
 
 #endif /* SC_CTL_H */

@@ -42,12 +42,29 @@ sc_err(struct loader *ld, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* "file:line" or "--set 'text'" */
+/*
+ * How messages name an override: "--set 'text'", or the option, its value and the key it sets
+ * ("-n '0' (run.steps)").
+ */
+static void
+override_name(const char *text, const char *from, char *buf, size_t len)
+{
+	const char *eq = strchr(text, '=');
+
+	if (from != NULL && eq != NULL)
+		snprintf(buf, len, "%s '%s' (%.*s)", from, eq + 1, (int)(eq - text), text);
+	else if (from != NULL)
+		snprintf(buf, len, "%s '%s'", from, text);
+	else
+		snprintf(buf, len, "--set '%s'", text);
+}
+
+/* "file:line", "--set 'text'" or "-n '0'" */
 static void
 where(const struct loader *ld, const struct origin *o, char *buf, size_t len)
 {
 	if (o != NULL && o->set != NULL)
-		snprintf(buf, len, "--set '%s'", o->set);
+		override_name(o->set, o->from, buf, len);
 	else if (o != NULL && ld->path != NULL)
 		snprintf(buf, len, "%s:%u", ld->path, o->line);
 	else
@@ -57,85 +74,132 @@ where(const struct loader *ld, const struct origin *o, char *buf, size_t len)
 /* ------------------------------------------------------------------------------------------ */
 /* Step 2: the overrides, "section.key=value" */
 
-static int
-override_apply(struct loader *ld, struct rte_cfgfile *cfg, const char *text)
-{
-	char sec[CFG_NAME_LEN], key[CFG_NAME_LEN], val[CFG_VALUE_LEN], hint[1024];
-	const char *eq, *dot, *sp, *kp, *vp, *why;
-	size_t sn, kn, vn, col;
+/* The parts of an override, checked: its text, the section and the key it names. */
+struct override {
+	char sec[CFG_NAME_LEN], key[CFG_NAME_LEN], val[CFG_VALUE_LEN];
 	const struct sc_key *def;
-	struct origin *o = NULL;
-	unsigned int i;
-	int rc;
+};
+
+/*
+ * Split "section.key=value" (@p from: the option it came from, or NULL) into @p ov: 0;
+ * -ENOENT for an unknown section or key; -EINVAL for anything else wrong (a message in @p ld).
+ * With @p name_only, @p text is "section.key" alone (no value).
+ */
+static int
+override_split(struct loader *ld, const char *text, const char *from, bool name_only,
+	       struct override *ov)
+{
+	const char *eq, *dot, *sp, *kp, *vp, *why;
+	char who[CFG_VALUE_LEN + 96], hint[1024];
+	size_t sn, kn, vn, col;
 
 	why = sc_text_check(text, strlen(text), &col);
 	if (why != NULL) {
-		sc_err(ld, "--set: column %zu: %s", col, why);
+		sc_err(ld, "%s: column %zu: %s", from != NULL ? from : "--set", col, why);
 		return -EINVAL;
 	}
-	eq = strchr(text, '=');
+	if (name_only)
+		snprintf(who, sizeof(who), "%s '%s'", from, text);
+	else
+		override_name(text, from, who, sizeof(who));
+	if (name_only)	/* no value: the whole text is the name */
+		eq = strchr(text, '=') != NULL ? NULL : text + strlen(text);
+	else
+		eq = strchr(text, '=');
 	dot = eq != NULL ? memchr(text, '.', (size_t)(eq - text)) : NULL;
+	if (name_only && (eq == NULL || dot == NULL)) {
+		sc_err(ld, "%s: not a key (expected section.key, e.g. wan.bandwidth)", who);
+		return -EINVAL;
+	}
 	if (eq == NULL || dot == NULL) {
-		sc_err(ld, "--set '%s': missing '%c' (expected section.key=value, e.g. "
-			"wan.bandwidth=12.5GB/s)", text, eq == NULL ? '=' : '.');
+		sc_err(ld, "%s: missing '%c' (expected section.key=value, e.g. "
+		       "wan.bandwidth=12.5GB/s)", who, eq == NULL ? '=' : '.');
 		return -EINVAL;
 	}
 	sp = text;
 	sn = (size_t)(dot - text);
 	kp = dot + 1;
 	kn = (size_t)(eq - kp);
-	vp = eq + 1;
+	vp = name_only ? "-" : eq + 1;	/* name_only: a stand-in value, not used */
 	vn = strlen(vp);
 	sc_strip(&sp, &sn);
 	sc_strip(&kp, &kn);
 	sc_strip(&vp, &vn);
 	if (sn == 0 || sn >= CFG_NAME_LEN || !sc_name_ok(sp, sn, false) ||
 	    kn == 0 || kn >= CFG_NAME_LEN || !sc_name_ok(kp, kn, true)) {
-		sc_err(ld, "--set '%s': bad section or key name (expected section.key=value)", text);
+		sc_err(ld, "%s: bad section or key name (expected %s)", who,
+		       name_only ? "section.key" : "section.key=value");
 		return -EINVAL;
 	}
-	snprintf(sec, sizeof(sec), "%.*s", (int)sn, sp);
-	snprintf(key, sizeof(key), "%.*s", (int)kn, kp);
+	snprintf(ov->sec, sizeof(ov->sec), "%.*s", (int)sn, sp);
+	snprintf(ov->key, sizeof(ov->key), "%.*s", (int)kn, kp);
 	if (vn == 0 || vn >= CFG_VALUE_LEN) {
-		sc_err(ld, "--set '%s': [%s] %s: %s (at most %d characters)", text, sec, key,
-			vn == 0 ? "empty value" : "value too long", CFG_VALUE_LEN - 1);
+		sc_err(ld, "%s: [%s] %s: %s (at most %d characters)", who, ov->sec, ov->key,
+		       vn == 0 ? "empty value" : "value too long", CFG_VALUE_LEN - 1);
 		return -EINVAL;
 	}
-	snprintf(val, sizeof(val), "%.*s", (int)vn, vp);
-	if (sc_section_find(sec) < 0) {
-		sc_section_hint(sec, hint, sizeof(hint));
-		sc_err(ld, "--set '%s': unknown section [%s]%s", text, sec, hint);
-		return -EINVAL;
+	snprintf(ov->val, sizeof(ov->val), "%.*s", (int)vn, vp);
+	if (sc_section_find(ov->sec) < 0) {
+		sc_section_hint(ov->sec, hint, sizeof(hint));
+		sc_err(ld, "%s: unknown section [%s]%s", who, ov->sec, hint);
+		return -ENOENT;
 	}
-	def = sc_key_find(sec, key);
-	if (def == NULL) {
-		sc_key_hint(sec, key, hint, sizeof(hint));
-		sc_err(ld, "--set '%s': [%s] %s = '%s': unknown key%s", text, sec, key, val, hint);
-		return -EINVAL;
+	ov->def = sc_key_find(ov->sec, ov->key);
+	if (ov->def == NULL) {
+		sc_key_hint(ov->sec, ov->key, hint, sizeof(hint));
+		if (name_only)
+			sc_err(ld, "%s: [%s] %s: unknown key%s", who, ov->sec, ov->key, hint);
+		else
+			sc_err(ld, "%s: [%s] %s = '%s': unknown key%s", who, ov->sec, ov->key,
+			       ov->val, hint);
+		return -ENOENT;
 	}
+	return 0;
+}
+
+static int
+override_apply(struct loader *ld, struct rte_cfgfile *cfg, const char *text, const char *from)
+{
+	struct origin *o = NULL;
+	struct override ov;
+	unsigned int i;
+	int rc;
+
+	rc = override_split(ld, text, from, false, &ov);
+	if (rc != 0)
+		return -EINVAL;
 	/* Replace the file's entry, whether it used the key's name or its alias. */
 	for (i = 0; i < ld->n_orig && o == NULL; i++)
-		if (strcmp(ld->orig[i].sec, sec) == 0 && ld->orig[i].key[0] != '\0' &&
-		    sc_key_find(sec, ld->orig[i].key) == def)
+		if (strcmp(ld->orig[i].sec, ov.sec) == 0 && ld->orig[i].key[0] != '\0' &&
+		    sc_key_find(ov.sec, ld->orig[i].key) == ov.def)
 			o = &ld->orig[i];
 	if (o != NULL) {
-		rc = rte_cfgfile_set_entry(cfg, sec, o->key, val);
+		rc = rte_cfgfile_set_entry(cfg, ov.sec, o->key, ov.val);
 		o->line = 0;
 		o->set = text;
+		o->from = from;
 	} else {
 		rc = 0;
-		if (!rte_cfgfile_has_section(cfg, sec)) {
-			rc = rte_cfgfile_add_section(cfg, sec);
+		if (!rte_cfgfile_has_section(cfg, ov.sec)) {
+			rc = rte_cfgfile_add_section(cfg, ov.sec);
 			if (rc == 0)
-				rc = sc_origin_add(ld, sec, "", 0, text);
+				rc = sc_origin_add(ld, ov.sec, "", 0, text);
+			if (rc == 0)
+				ld->orig[ld->n_orig - 1].from = from;
 		}
 		if (rc == 0)
-			rc = rte_cfgfile_add_entry(cfg, sec, key, val);
+			rc = rte_cfgfile_add_entry(cfg, ov.sec, ov.key, ov.val);
 		if (rc == 0)
-			rc = sc_origin_add(ld, sec, key, 0, text);
+			rc = sc_origin_add(ld, ov.sec, ov.key, 0, text);
+		if (rc == 0)
+			ld->orig[ld->n_orig - 1].from = from;
 	}
-	if (rc != 0)
-		sc_err(ld, "--set '%s': cannot store it (%s)", text, strerror(-rc));
+	if (rc != 0) {
+		char who[CFG_VALUE_LEN + 96];
+
+		override_name(text, from, who, sizeof(who));
+		sc_err(ld, "%s: cannot store it (%s)", who, strerror(-rc));
+	}
 	return rc;
 }
 
@@ -627,8 +691,64 @@ sc_scenario_default(struct sc_scenario *s)
 }
 
 int
+sc_key_name_check(const char *name, const char *from, char *err, size_t errlen)
+{
+	struct loader ld = { .err = err, .errlen = errlen };
+	struct override ov;
+
+	if (name == NULL || from == NULL) {
+		sc_err(&ld, "sc_key_name_check: bad arguments");
+		return -EINVAL;
+	}
+	return override_split(&ld, name, from, true, &ov);
+}
+
+int
+sc_override_check(const char *set, const char *from, char *err, size_t errlen)
+{
+	struct loader ld = { .err = err, .errlen = errlen };
+	char who[CFG_VALUE_LEN + 96], why[1024];
+	struct sc_scenario *t;
+	struct override ov;
+	int rc;
+
+	if (set == NULL) {
+		sc_err(&ld, "sc_override_check: bad arguments");
+		return -EINVAL;
+	}
+	rc = override_split(&ld, set, from, false, &ov);
+	if (rc != 0)
+		return rc;
+	t = malloc(sizeof(*t));
+	if (t == NULL) {
+		sc_err(&ld, "out of memory");
+		return -ENOMEM;
+	}
+	/* the loader's own parser, into a scratch scenario */
+	sc_scenario_default(t);
+	rc = sc_key_parse(ov.def, ov.val, t, why, sizeof(why));
+	free(t);
+	if (rc != 0) {
+		override_name(set, from, who, sizeof(who));
+		if (from != NULL)
+			sc_err(&ld, "%s: %s", who, why);
+		else
+			sc_err(&ld, "%s: [%s] %s = '%s': %s", who, ov.sec, ov.key, ov.val, why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
 sc_scenario_load(struct sc_scenario *s, const char *path, const char *const *overrides,
 		 unsigned int n_overrides, char *err, size_t errlen)
+{
+	return sc_scenario_load_from(s, path, overrides, NULL, n_overrides, err, errlen);
+}
+
+int
+sc_scenario_load_from(struct sc_scenario *s, const char *path, const char *const *overrides,
+		      const char *const *from, unsigned int n_overrides, char *err, size_t errlen)
 {
 	struct loader ld = { .path = path, .err = err, .errlen = errlen };
 	struct rte_cfgfile *cfg = NULL;
@@ -677,7 +797,7 @@ sc_scenario_load(struct sc_scenario *s, const char *path, const char *const *ove
 			rc = -EINVAL;
 			goto out;
 		}
-		rc = override_apply(&ld, cfg, overrides[i]);
+		rc = override_apply(&ld, cfg, overrides[i], from != NULL ? from[i] : NULL);
 		if (rc != 0)
 			goto out;
 	}

@@ -174,6 +174,38 @@ int sc_scenario_load(struct sc_scenario *s, const char *path, const char *const 
 		     unsigned int n_overrides, char *err, size_t errlen);
 
 /**
+ * sc_scenario_load() with the command-line option each override came from: messages name
+ * override i as "<from[i]> '<value>' (<key>)" (e.g. "-n '0' (run.steps)") instead of
+ * "--set '<override>'".  @p from may be NULL, and so may any from[i] (an explicit --set).
+ */
+int sc_scenario_load_from(struct sc_scenario *s, const char *path, const char *const *overrides,
+			  const char *const *from, unsigned int n_overrides, char *err,
+			  size_t errlen);
+
+/**
+ * Check one override "section.key=value" alone, the way loading parses it (the key exists; the
+ * value is text, not empty, and parses by the key's own type, unit and range), without a file
+ * or the other overrides: a command-line option that sets a key is checked when it is parsed.
+ * What only the whole scenario can check (the checks across keys, the files a key names) is
+ * left to sc_scenario_load().
+ *
+ * @p from names the value as the user gave it: "-n" gives "-n '0' (run.steps): out of range
+ * (allowed: 1..1000000)"; NULL gives the loader's own "--set 'run.steps=0': [run] steps = '0':
+ * ...".
+ *
+ * @return 0; -ENOENT for an unknown section or key (with a suggestion); -EINVAL for a bad
+ *         value or a malformed override; -ENOMEM
+ */
+int sc_override_check(const char *set, const char *from, char *err, size_t errlen);
+
+/**
+ * Whether @p name ("section.key") is a key: 0; -ENOENT with a suggestion ("@p from 'wan.bandwith':
+ * [wan] bandwith: unknown key; did you mean 'bandwidth'? ..."); -EINVAL if it is not of that
+ * form.
+ */
+int sc_key_name_check(const char *name, const char *from, char *err, size_t errlen);
+
+/**
  * Write @p s as a scenario file that loads back to the same values (every key, with units).
  * An unset trace.file or background.sizes_csv ("") is written as a comment, which loads back
  * to "".

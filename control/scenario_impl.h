@@ -79,6 +79,8 @@ struct origin {
 	char key[CFG_NAME_LEN];		/**< "" for a section */
 	unsigned int line;		/**< 0 for an override */
 	const char *set;		/**< the override's text, or NULL */
+	const char *from;		/**< the option the override came from ("-n"), or NULL
+					 *   (an explicit --set) */
 };
 
 /** State of one load. */

@@ -55,6 +55,7 @@ sc_origin_add(struct loader *ld, const char *sec, const char *key, unsigned int 
 	snprintf(o->key, sizeof(o->key), "%s", key);
 	o->line = line;
 	o->set = set;
+	o->from = NULL;
 	return 0;
 }
 

@@ -570,6 +570,60 @@ test_bad_overrides(void **state)
 		       "breakeven.bandwidth_min", NULL);
 }
 
+/*
+ * One override alone, by the loader's own parser (what a command-line option is checked with),
+ * named as the option the user typed; and a whole-scenario error naming that option.
+ */
+static void
+test_override_check(void **state)
+{
+	const char *sets[2] = { "run.mtu=1500", NULL };
+	const char *from[2] = { "--mtu", NULL };
+	char err[ERRLEN];
+	struct sc_scenario s;
+
+	(void)state;
+	assert_int_equal(sc_override_check("run.steps=5", "-n", err, sizeof(err)), 0);
+	assert_int_equal(sc_override_check("run.seed=0x10", "--seed", err, sizeof(err)), 0);
+	assert_int_equal(sc_override_check("trace.capture=tx,rx", "-c", err, sizeof(err)), 0);
+	assert_int_equal(sc_override_check("run.steps=0", "-n", err, sizeof(err)), -EINVAL);
+	assert_has(err, "-n '0' (run.steps): out of range (allowed: 1..1000000)");
+	assert_null(strstr(err, "--set"));
+	assert_int_equal(sc_override_check("run.seed=-1", "--seed", err, sizeof(err)), -EINVAL);
+	assert_has(err, "--seed '-1' (run.seed): no sign allowed (allowed: 0..18446744073709551615");
+	assert_int_equal(sc_override_check("trace.snaplen=999999999", "--snaplen", err,
+					   sizeof(err)), -EINVAL);
+	assert_has(err, "--snaplen '999999999' (trace.snaplen): out of range (allowed: 0..262144)");
+	assert_int_equal(sc_override_check("trace.capture=nosuch", "--capture", err, sizeof(err)),
+			 -EINVAL);
+	assert_has(err, "--capture 'nosuch' (trace.capture): unknown name 'nosuch' (allowed: a comma list of tx");
+	assert_int_equal(sc_override_check("background.load=1", "-l", err, sizeof(err)), -EINVAL);
+	assert_has(err, "-l '1' (background.load): out of range (allowed: [0, 1))");
+	assert_int_equal(sc_override_check("run.steps=", "-n", err, sizeof(err)), -EINVAL);
+	assert_has(err, "empty value");
+	/* without an option: the loader's own message */
+	assert_int_equal(sc_override_check("run.steps=0", NULL, err, sizeof(err)), -EINVAL);
+	assert_has(err, "--set 'run.steps=0': [run] steps = '0': out of range");
+	assert_int_equal(sc_override_check("wan.bandwith=1GB/s", NULL, err, sizeof(err)),
+			 -ENOENT);
+	assert_has(err, "did you mean 'bandwidth'");
+	/* what only the whole can check passes alone */
+	assert_int_equal(sc_override_check("run.mtu=1500", "--mtu", err, sizeof(err)), 0);
+	assert_int_equal(sc_scenario_load_from(&s, NULL, sets, from, 1, err, sizeof(err)),
+			 -EINVAL);
+	assert_has(err, "--mtu '1500' (run.mtu): inconsistent scenario: run.frame_payload");
+	/* names */
+	assert_int_equal(sc_key_name_check("wan.bandwidth", "--key", err, sizeof(err)), 0);
+	assert_int_equal(sc_key_name_check("Ep", "--key", err, sizeof(err)), -EINVAL);
+	assert_has(err, "--key 'Ep': not a key");
+	assert_int_equal(sc_key_name_check("wan.bandwith", "--key", err, sizeof(err)), -ENOENT);
+	assert_has(err, "--key 'wan.bandwith': [wan] bandwith: unknown key; did you mean "
+		   "'bandwidth'");
+	assert_int_equal(sc_key_name_check("wann.bandwidth", "--key", err, sizeof(err)), -ENOENT);
+	assert_has(err, "unknown section [wann]");
+	assert_int_equal(sc_key_name_check("wan.bandwidth=1", "--key", err, sizeof(err)), -EINVAL);
+}
+
 static void
 test_preset_order(void **state)
 {
@@ -907,6 +961,7 @@ main(void)
 		cmocka_unit_test(test_mtu_and_payload),
 		cmocka_unit_test(test_name_from_file),
 		cmocka_unit_test(test_bad_overrides),
+		cmocka_unit_test(test_override_check),
 		cmocka_unit_test(test_preset_order),
 		cmocka_unit_test(test_syntax_accepted),
 		cmocka_unit_test(test_missing_file),

@@ -4,11 +4,21 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "kernel.h"
+#include "opts.h"
+#include "scenario.h"
 #include "variant.h"
+
+/* The option being parsed as typed, or @p dflt outside the parser. */
+static const char *
+spelled(const char *dflt)
+{
+	return opts_spelling()[0] != '\0' ? opts_spelling() : dflt;
+}
 
 static int
 parse_list(const char *arg, const char *what, int count, int (*parse)(const char *, int *),
@@ -64,14 +74,14 @@ budget_by_name(const char *s, int *out)
 int
 cli_parse_variants(const char *arg, unsigned int *mask, char *err, size_t errlen)
 {
-	return parse_list(arg, "--variant", SM_VAR_COUNT, variant_by_name,
+	return parse_list(arg, spelled("--variant"), SM_VAR_COUNT, variant_by_name,
 			  "A, B, C, E, C' (Cp), E' (Ep)", mask, err, errlen);
 }
 
 int
 cli_parse_budgets(const char *arg, unsigned int *mask, char *err, size_t errlen)
 {
-	return parse_list(arg, "--budget", SM_BUDGET_COUNT, budget_by_name, "low, high, free",
+	return parse_list(arg, spelled("--budget"), SM_BUDGET_COUNT, budget_by_name, "low, high, free",
 			  mask, err, errlen);
 }
 
@@ -83,5 +93,29 @@ cli_add_set(const char **sets, unsigned int *n, const char *arg, char *err, size
 		return -EINVAL;
 	}
 	sets[(*n)++] = arg;
+	return 0;
+}
+
+int
+cli_key_option(const char *key, const char *arg, char **set, char **from, char *err,
+	       size_t errlen)
+{
+	const char *opt = spelled(key);
+	int rc;
+
+	*set = *from = NULL;
+	if (asprintf(set, "%s=%s", key, arg) < 0) {
+		*set = NULL;
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = sc_override_check(*set, opt, err, errlen);
+	if (rc == 0 && (*from = strdup(opt)) == NULL)
+		rc = -ENOMEM;
+	if (rc != 0) {
+		free(*set);
+		*set = NULL;
+		return rc == -ENOMEM ? rc : -EINVAL;
+	}
 	return 0;
 }

@@ -27,6 +27,16 @@ enum {
 /** Append an override "section.key=value" (--set) to @p sets; -EINVAL past CLI_MAX_SETS. */
 int cli_add_set(const char **sets, unsigned int *n, const char *arg, char *err, size_t errlen);
 
+/**
+ * An option (as typed: opts_spelling()) that sets scenario key @p key to @p arg: the value is
+ * checked alone by the key's own rule (sc_override_check()), so that a bad one is a bad command
+ * line named as the user typed it; then "key=arg" goes to *@p set and the option's name to
+ * *@p from, for sc_scenario_load_from().  Both are allocated; the caller frees them.
+ * 0; -EINVAL with a message; -ENOMEM.
+ */
+int cli_key_option(const char *key, const char *arg, char **set, char **from, char *err,
+		   size_t errlen);
+
 /** "A,B,C',E'" or "all" to a mask of 1u << enum sm_variant; -EINVAL with a message. */
 int cli_parse_variants(const char *arg, unsigned int *mask, char *err, size_t errlen);
 

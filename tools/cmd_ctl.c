@@ -2,10 +2,14 @@
 /*
  * syncemu ctl: talk to a running `syncemu run --ctl SOCKET`.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "cli.h"
 #include "ctl.h"
@@ -14,7 +18,7 @@
 enum { O_TIMEOUT, O_HELP };
 
 static const struct opt ctl_optv[] = {
-	{ "timeout", 0, "MS", "how long to wait for the answer [5000]", O_TIMEOUT },
+	{ "timeout", 0, "MS", "how long to wait for the answer, 1..600000 [5000]", O_TIMEOUT },
 	{ "help", 'h', NULL, "show this help", O_HELP },
 };
 
@@ -26,7 +30,7 @@ struct ctl_opts {
 };
 
 static int
-ctl_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
+ctl_opt(void *ctx, int id, const char *name, const char *arg, char *err, size_t errlen)
 {
 	struct ctl_opts *o = ctx;
 	char *end;
@@ -36,13 +40,57 @@ ctl_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 		o->help = true;
 		return 0;
 	}
+	errno = 0;
 	v = strtol(arg, &end, 10);
-	if (*end != '\0' || end == arg || v < 1 || v > 600000) {
-		snprintf(err, errlen, "--timeout: '%s' is not a number of ms in 1..600000", arg);
+	if (errno != 0 || *end != '\0' || end == arg || v < 1 || v > 600000) {
+		snprintf(err, errlen, "%s: '%s' is not a number of ms in 1..600000", name, arg);
 		return -EINVAL;
 	}
 	o->timeout = (int)v;
 	return 0;
+}
+
+/*
+ * The options before SOCKET (by hand: the request after SOCKET may hold words that start with
+ * '-', values).  The index of SOCKET, or -1 with a message.
+ */
+static int
+ctl_args(int argc, char **argv, struct ctl_opts *o, char *err, size_t errlen)
+{
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
+		const char *a = argv[i], *eq = strchr(a, '='), *val;
+		size_t len = eq != NULL ? (size_t)(eq - a) : strlen(a);
+
+		if (strcmp(a, "--") == 0)
+			return i + 1;
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			o->help = true;
+			return i + 1;
+		}
+		if (len < 3 || strncmp(a, "--timeout", len) != 0) {
+			snprintf(err, errlen, "unknown option %s", a);
+			return -1;
+		}
+		if (eq != NULL) {
+			val = eq + 1;
+		} else if (i + 1 == argc) {
+			snprintf(err, errlen, "%s needs a value", a);
+			return -1;
+		} else {
+			val = argv[++i];
+			/* a value that is an option: the value was left out (a negative number
+			 * is a value, refused by its range) */
+			if (val[0] == '-' && val[1] != '\0' && !isdigit((unsigned char)val[1])) {
+				snprintf(err, errlen, "%s needs a value; '%s' is an option", a, val);
+				return -1;
+			}
+		}
+		if (ctl_opt(o, O_TIMEOUT, eq != NULL ? "--timeout" : a, val, err, errlen) != 0)
+			return -1;
+	}
+	return i;
 }
 
 static void
@@ -70,52 +118,53 @@ int
 cmd_ctl(int argc, char **argv)
 {
 	struct ctl_opts o = { 5000, false };
-	char err[512], line[1024], out[8192];
+	char err[512], line[1024], *answer;
+	json_error_t jerr;
 	size_t k = 0;
-	int i = 1, rc;
+	json_t *j;
+	int i, w, rc;
 
-	/* options up to SOCKET; the request after it may start with '-' (a value) */
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			ctl_usage(stdout);
-			return 0;
-		}
-		if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
-			if (ctl_opt(&o, O_TIMEOUT, argv[++i], err, sizeof(err)) != 0) {
-				fprintf(stderr, "syncemu ctl: %s\n", err);
-				return CLI_EXIT_USAGE;
-			}
-			continue;
-		}
-		fprintf(stderr, "syncemu ctl: unknown option %s\n(try 'syncemu ctl --help')\n",
-			argv[i]);
+	i = ctl_args(argc, argv, &o, err, sizeof(err));
+	if (i < 0) {
+		fprintf(stderr, "syncemu ctl: %s\n(try 'syncemu ctl --help')\n", err);
 		return CLI_EXIT_USAGE;
+	}
+	if (o.help) {
+		ctl_usage(stdout);
+		return 0;
 	}
 	if (argc - i < 2) {
 		fprintf(stderr, "syncemu ctl: needs SOCKET and a request\n"
 			"(try 'syncemu ctl --help')\n");
 		return CLI_EXIT_USAGE;
 	}
-	for (int j = i + 1; j < argc && k < sizeof(line); j++)
-		k += (size_t)snprintf(line + k, sizeof(line) - k, "%s%s", j > i + 1 ? " " : "",
-				      argv[j]);
+	for (w = i + 1; w < argc && k < sizeof(line); w++)
+		k += (size_t)snprintf(line + k, sizeof(line) - k, "%s%s", w > i + 1 ? " " : "",
+				      argv[w]);
 	if (k >= sizeof(line)) {
 		fprintf(stderr, "syncemu ctl: the request is too long\n");
 		return CLI_EXIT_USAGE;
 	}
-	rc = ctl_client(argv[i], line, out, sizeof(out), o.timeout, err, sizeof(err));
+	rc = ctl_client(argv[i], line, &answer, o.timeout, err, sizeof(err));
 	if (rc != 0) {
 		fprintf(stderr, "syncemu ctl: %s\n", err);
 		return CLI_EXIT_FAIL;
 	}
-	fputs(out, stdout);
-	if (strstr(out, "\"ok\": true") == NULL) {
-		const char *e = strstr(out, "\"error\": \"");
+	fputs(answer, stdout);
+	rc = CLI_EXIT_FAIL;
+	j = json_loads(answer, JSON_DECODE_ANY, &jerr);
+	if (j == NULL || !json_is_object(j)) {
+		fprintf(stderr, "syncemu ctl: %s: not an answer of syncemu (%s)\n", argv[i],
+			j == NULL ? jerr.text : "not a JSON object");
+	} else if (json_is_true(json_object_get(j, "ok"))) {
+		rc = 0;
+	} else {
+		/* the refusal whole, unescaped */
+		const char *why = json_string_value(json_object_get(j, "error"));
 
-		if (e != NULL)
-			fprintf(stderr, "syncemu ctl: refused: %.*s\n",
-				(int)strcspn(e + 10, "\""), e + 10);
-		return CLI_EXIT_FAIL;
+		fprintf(stderr, "syncemu ctl: refused: %s\n", why != NULL ? why : "(no reason given)");
 	}
-	return 0;
+	json_decref(j);
+	free(answer);
+	return rc;
 }

@@ -75,6 +75,10 @@ parse_tables(const char *arg, unsigned int *mask, char *err, size_t errlen)
 	char buf[256], *tok, *save = NULL;
 	int i;
 
+	if (strlen(arg) >= sizeof(buf)) {
+		snprintf(err, errlen, "%s: list too long", opts_spelling());
+		return -EINVAL;
+	}
 	snprintf(buf, sizeof(buf), "%s", arg);
 	*mask = 0;
 	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
@@ -86,13 +90,14 @@ parse_tables(const char *arg, unsigned int *mask, char *err, size_t errlen)
 			if (strcmp(tok, table_info[i].name) == 0)
 				break;
 		if (i == T_COUNT) {
-			snprintf(err, errlen, "--table: unknown table '%s' (see --help)", tok);
+			snprintf(err, errlen, "%s: unknown table '%s' (see --help)", opts_spelling(),
+				 tok);
 			return -EINVAL;
 		}
 		*mask |= 1u << i;
 	}
 	if (*mask == 0) {
-		snprintf(err, errlen, "--table: empty list");
+		snprintf(err, errlen, "%s: empty list", opts_spelling());
 		return -EINVAL;
 	}
 	return 0;

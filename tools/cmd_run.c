@@ -32,8 +32,9 @@
 
 struct run_opts {
 	const char *sets[CLI_MAX_SETS];
+	const char *from[CLI_MAX_SETS];	/* the option an override came from; NULL: --set */
 	unsigned int nsets;
-	char *owned[8];			/* option values turned into overrides */
+	char *owned[16];		/* option values turned into overrides, their names */
 	unsigned int nowned;
 	unsigned int variants, budgets;
 	const char *eal;
@@ -88,30 +89,37 @@ static const struct opt run_optv[] = {
 	{ "queue-csv", 0, "FILE", "write the WAN queues' occupancy over time as CSV", O_QCSV },
 	{ "background-only", 0, "TIME", "no sync: background alone for TIME (e.g. 2s)", O_BGONLY },
 	{ "ctl", 0, "SOCKET", "serve runtime control on this UNIX socket (see syncemu ctl)", O_CTL },
-	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults (" DP_EAL_DEFAULT ")", O_EAL },
+	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults (" DP_EAL_DEFAULT ")",
+	  O_EAL | OPT_DASH_VALUE },
 	{ "mbufs", 0, "N", "size of the mbuf pool [from the plan]", O_MBUFS },
 	{ "help", 'h', NULL, "show this help", O_HELP },
 };
 
 #define N_OPTS (sizeof(run_optv) / sizeof(run_optv[0]))
 
-/* An option that is a scenario key becomes an override, so that it is checked the same way. */
+/*
+ * An option that is a scenario key becomes an override: its value is checked now by the key's
+ * own rule (a bad one is a bad command line), and the loader names the option in what only the
+ * whole scenario can check.
+ */
 static int
 as_set(struct run_opts *o, const char *key, const char *arg, char *err, size_t errlen)
 {
-	char *s;
-
+	char *s, *from;
 	int rc;
 
-	if (o->nowned == 8) {
+	if (o->nowned + 2 > sizeof(o->owned) / sizeof(o->owned[0])) {
 		snprintf(err, errlen, "too many overrides");
 		return -EINVAL;
 	}
-	if (asprintf(&s, "%s=%s", key, arg) < 0)
-		return -ENOMEM;
+	rc = cli_key_option(key, arg, &s, &from, err, errlen);
+	if (rc != 0)
+		return rc;
 	o->owned[o->nowned++] = s;
-	rc = cli_add_set(o->sets, &o->nsets, s, err, errlen);
-	return rc;
+	o->owned[o->nowned++] = from;
+	if (o->nsets < CLI_MAX_SETS)
+		o->from[o->nsets] = from;
+	return cli_add_set(o->sets, &o->nsets, s, err, errlen);
 }
 
 static int
@@ -146,8 +154,8 @@ run_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 	case O_BGONLY:
 		if (sc_unit_parse(SC_UNIT_TIME, arg, &o->bg_only, err, errlen) != 0 ||
 		    !(o->bg_only > 0) || o->bg_only > 3600) {
-			snprintf(err, errlen, "--background-only: '%s' is not a time in (0, 1 h]",
-				 arg);
+			snprintf(err, errlen, "%s: '%s' is not a time in (0, 1 h]",
+				 opts_spelling(), arg);
 			return -EINVAL;
 		}
 		return 0;
@@ -205,8 +213,9 @@ run_usage(FILE *f)
 		   "(processor sharing and FIFO, same seed and syncs) and the transfers' wait\n"
 		   "beside M/G/1.\n"
 		   "\nDuring a run, --ctl SOCKET takes changes of the module, the WAN and the load\n"
-		   "(syncemu ctl), DPDK telemetry answers /syncemu/status and /syncemu/params (on a\n"
-		   "socket of its own, named on stderr: dpdk-telemetry.py -f syncemu-PID), and\n"
+		   "(syncemu ctl; a stale socket there is replaced, anything else is refused), DPDK\n"
+		   "telemetry answers /syncemu/status and /syncemu/params (on a socket of its own,\n"
+		   "named on stderr: dpdk-telemetry.py -f syncemu-PID), and\n"
 		   "syncemu top -p PID shows the hot spots live. A link-kernel program replaces the\n"
 		   "module's ops per byte: --set module.kernel=build/dataplane/kernels/modular.bpf.o.\n"
 		   "Real time: --set run.clock=real --set run.dilation=50 --set ports.dc0=ring:w\n"
@@ -224,8 +233,12 @@ run_usage(FILE *f)
 		   "Ctrl-C (SIGINT) or SIGTERM ends the run after its current step and still writes\n"
 		   "the report and the trace of what was done (exit 130); a second one ends the\n"
 		   "process at once and leaves no temporary file.\n"
-		   "Exit codes: 0 ok, 1 a run failed, 2 bad command line, 3 bad scenario, 130\n"
-		   "interrupted.\n"
+		   "The options that are scenario keys (--steps, --seed, --load, --trace, --capture,\n"
+		   "--snaplen) and the values of --set are checked by the key's rule as they are\n"
+		   "parsed.\n"
+		   "Exit codes: 0 ok, 1 a run failed, 2 bad command line (a bad option or --set\n"
+		   "value, a refused output or --ctl path included), 3 bad scenario (a file, or\n"
+		   "values that only the whole scenario refuses), 130 interrupted.\n"
 		   "\nexamples:\n"
 		   "  syncemu run\n"
 		   "  syncemu run scenarios/2dc4-8g.ini -v A -n 50 --trace a.pcapng\n"
@@ -1093,7 +1106,14 @@ cmd_run(int argc, char **argv)
 		run_usage(stdout);
 		goto out;
 	}
-	if (sc_scenario_load(sc, npos ? pos[0] : NULL, o.sets, o.nsets, err, sizeof(err)) != 0) {
+	/* the --ctl path is the command line's: refused before anything runs */
+	if (o.ctl != NULL && ctl_path_check(o.ctl, err, sizeof(err)) != 0) {
+		fprintf(stderr, "syncemu run: %s\n", err);
+		status = CLI_EXIT_USAGE;
+		goto out;
+	}
+	if (sc_scenario_load_from(sc, npos ? pos[0] : NULL, o.sets, o.from, o.nsets, err,
+				  sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu run: %s\n", err);
 		status = CLI_EXIT_INPUT;
 		goto out;

@@ -14,6 +14,8 @@
 struct scenario_opts {
 	const char *sets[CLI_MAX_SETS];
 	unsigned int nsets;
+	char markdown_opt[32];		/* --markdown as typed, when given */
+	char set_opt[32];		/* the first --set as typed, when given */
 	bool markdown;
 	bool help;
 };
@@ -21,7 +23,7 @@ struct scenario_opts {
 enum { O_SET, O_MARKDOWN, O_HELP };
 
 static const struct opt scenario_optv[] = {
-	{ "set", 's', "SECTION.KEY=VALUE", "override a key (repeatable)", O_SET },
+	{ "set", 's', "SECTION.KEY=VALUE", "check, dump: override a key (repeatable)", O_SET },
 	{ "markdown", 'm', NULL, "keys: print a markdown table", O_MARKDOWN },
 	{ "help", 'h', NULL, "show this help", O_HELP },
 };
@@ -35,8 +37,11 @@ scenario_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 
 	switch (id) {
 	case O_SET:
+		if (o->set_opt[0] == '\0')
+			snprintf(o->set_opt, sizeof(o->set_opt), "%s", opts_spelling());
 		return cli_add_set(o->sets, &o->nsets, arg, err, errlen);
 	case O_MARKDOWN:
+		snprintf(o->markdown_opt, sizeof(o->markdown_opt), "%s", opts_spelling());
 		o->markdown = true;
 		return 0;
 	case O_HELP:
@@ -78,6 +83,17 @@ cmd_scenario(int argc, char **argv)
 	if (npos == 0) {
 		fprintf(stderr, "syncemu scenario: missing action: check, dump or keys\n"
 			"(try 'syncemu scenario --help')\n");
+		return CLI_EXIT_USAGE;
+	}
+	/* --markdown is for keys, --set for check and dump */
+	if (o.markdown && strcmp(pos[0], "keys") != 0) {
+		fprintf(stderr, "syncemu scenario: %s is for 'keys', not '%s'\n"
+			"(try 'syncemu scenario --help')\n", o.markdown_opt, pos[0]);
+		return CLI_EXIT_USAGE;
+	}
+	if (o.nsets > 0 && strcmp(pos[0], "keys") == 0) {
+		fprintf(stderr, "syncemu scenario: %s is for 'check' and 'dump', not 'keys'\n"
+			"(try 'syncemu scenario --help')\n", o.set_opt);
 		return CLI_EXIT_USAGE;
 	}
 	if (strcmp(pos[0], "keys") == 0 && npos == 1) {

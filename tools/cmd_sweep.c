@@ -20,6 +20,7 @@
 #include "opts.h"
 #include "outputs.h"
 #include "runner.h"
+#include "scenario.h"
 #include "variant.h"
 
 #define MAX_VALUES 256
@@ -34,8 +35,12 @@ struct sweep_opts {
 	const char *eal;
 	uint32_t mbufs;
 	unsigned int variants, budgets;
-	char *owned[4];
+	const char *from[CLI_MAX_SETS];	/* the option an override came from; NULL: --set */
+	char *owned[8];
 	unsigned int nowned;
+	char values_from[32];		/* --values or --range, as typed */
+	int values_id;			/* O_VALUES or O_RANGE */
+	char both[80];			/* "--values and --range": both were given */
 	bool json, quiet, help;
 };
 
@@ -54,7 +59,7 @@ static const struct opt sweep_optv[] = {
 	{ "out", 'o', "DIR", "write DIR/sweep.csv, sweep.json, sweep.svg [sweep-KEY]", O_OUT },
 	{ "json", 'j', NULL, "print the JSON on stdout too", O_JSON },
 	{ "quiet", 'q', NULL, "no progress on stderr", O_QUIET },
-	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults", O_EAL },
+	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults", O_EAL | OPT_DASH_VALUE },
 	{ "mbufs", 0, "N", "size of the mbuf pool [from the plans]", O_MBUFS },
 	{ "help", 'h', NULL, "show this help", O_HELP },
 };
@@ -69,7 +74,7 @@ add_value(struct sweep_opts *o, const char *v, size_t len, char *err, size_t err
 		return -EINVAL;
 	}
 	if (len == 0) {
-		snprintf(err, errlen, "--values: an empty value");
+		snprintf(err, errlen, "%s: an empty value", opts_spelling());
 		return -EINVAL;
 	}
 	o->values[o->nvalues] = strndup(v, len);
@@ -105,26 +110,27 @@ parse_range(struct sweep_opts *o, const char *arg, char *err, size_t errlen)
 	unsigned int k, n;
 
 	if (strlen(arg) >= sizeof(buf)) {
-		snprintf(err, errlen, "--range: too long");
+		snprintf(err, errlen, "%s: too long", opts_spelling());
 		return -EINVAL;
 	}
 	snprintf(buf, sizeof(buf), "%s", arg);
 	for (i = 0; i < 3; i++) {
 		part[i] = strtok_r(i ? NULL : buf, ":", &save);
 		if (part[i] == NULL || split_number(part[i], &v[i], &unit[i]) != 0) {
-			snprintf(err, errlen, "--range: '%s' is not FROM:TO:STEP (numbers, each "
-				 "with the same unit if any)", arg);
+			snprintf(err, errlen, "%s: '%s' is not FROM:TO:STEP (numbers, each "
+				 "with the same unit if any)", opts_spelling(), arg);
 			return -EINVAL;
 		}
 	}
 	if (strtok_r(NULL, ":", &save) != NULL || strcmp(unit[0], unit[1]) != 0 ||
 	    (unit[2][0] && strcmp(unit[0], unit[2]) != 0) || !(v[2] > 0) || v[1] < v[0]) {
-		snprintf(err, errlen, "--range: '%s': need FROM <= TO, STEP > 0 and one unit", arg);
+		snprintf(err, errlen, "%s: '%s': need FROM <= TO, STEP > 0 and one unit",
+			 opts_spelling(), arg);
 		return -EINVAL;
 	}
 	n = (unsigned int)floor((v[1] - v[0]) / v[2] + 1e-9) + 1;
 	if (n > MAX_VALUES) {
-		snprintf(err, errlen, "--range: %u values, at most %d", n, MAX_VALUES);
+		snprintf(err, errlen, "%s: %u values, at most %d", opts_spelling(), n, MAX_VALUES);
 		return -EINVAL;
 	}
 	for (k = 0; k < n; k++) {
@@ -143,7 +149,7 @@ sweep_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 {
 	struct sweep_opts *o = ctx;
 	const char *p, *q;
-	char *s;
+	char *s, *f;
 	unsigned long v;
 	int rc;
 
@@ -151,13 +157,21 @@ sweep_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 	case O_SET:
 		return cli_add_set(o->sets, &o->nsets, arg, err, errlen);
 	case O_KEY:
-		if (strchr(arg, '.') == NULL || strchr(arg, '=') != NULL) {
-			snprintf(err, errlen, "--key: '%s' is not SECTION.KEY", arg);
+		if (sc_key_name_check(arg, opts_spelling(), err, errlen) != 0)
 			return -EINVAL;
-		}
 		o->key = arg;
 		return 0;
 	case O_VALUES:
+	case O_RANGE:
+		/* one way to give the values: --values or --range, not both */
+		if (o->values_from[0] != '\0' && id != o->values_id) {
+			snprintf(o->both, sizeof(o->both), "%s and %s", o->values_from,
+				 opts_spelling());
+		}
+		o->values_id = id;
+		snprintf(o->values_from, sizeof(o->values_from), "%s", opts_spelling());
+		if (id == O_RANGE)
+			return parse_range(o, arg, err, errlen);
 		for (p = arg; *p != '\0'; p = *q ? q + 1 : q) {
 			q = strchr(p, ',');
 			if (q == NULL)
@@ -167,16 +181,22 @@ sweep_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 				return rc;
 		}
 		return 0;
-	case O_RANGE:
-		return parse_range(o, arg, err, errlen);
 	case O_VARIANT:
 		return cli_parse_variants(arg, &o->variants, err, errlen);
 	case O_BUDGET:
 		return cli_parse_budgets(arg, &o->budgets, err, errlen);
 	case O_STEPS:
-		if (o->nowned == 4 || asprintf(&s, "run.steps=%s", arg) < 0)
-			return -ENOMEM;
+		if (o->nowned + 2 > sizeof(o->owned) / sizeof(o->owned[0])) {
+			snprintf(err, errlen, "too many overrides");
+			return -EINVAL;
+		}
+		rc = cli_key_option("run.steps", arg, &s, &f, err, errlen);
+		if (rc != 0)
+			return rc;
 		o->owned[o->nowned++] = s;
+		o->owned[o->nowned++] = f;
+		if (o->nsets < CLI_MAX_SETS)
+			o->from[o->nsets] = f;
 		return cli_add_set(o->sets, &o->nsets, s, err, errlen);
 	case O_OUT:
 		o->out = arg;
@@ -214,7 +234,8 @@ sweep_usage(FILE *f)
 		   "every point:\n"
 		   "the packet-level closed form and the fluid step at zero load, the fluid shared-WAN\n"
 		   "model (processor sharing and FIFO) under load. Every value is checked before any\n"
-		   "run starts. Progress and the time left go to stderr.\n"
+		   "run starts: alone by the key's rule (a bad one is a bad command line, exit 2),\n"
+		   "then with the whole scenario (exit 3). Progress and the time left go to stderr.\n"
 		   "DIR is made if missing. Its files are replaced whole or not at all (a link writes\n"
 		   "its target, a FIFO is streamed; a device, a directory, a socket or the scenario\n"
 		   "file is refused before any run), the plot only if gnuplot succeeds; a signal\n"
@@ -471,7 +492,7 @@ cmd_sweep(int argc, char **argv)
 	struct runner r = { .eal = NULL };
 	struct output outs[F_COUNT] = { { .path = NULL } };
 	char err[512], *pos[1], *dir = NULL, *paths[F_COUNT] = { NULL };
-	const char **sets = NULL;
+	const char **sets = NULL, **from = NULL;
 	unsigned int i, j, total = 0, done = 0;
 	uint32_t need = 0, frame = 0;
 	int npos, status = CLI_EXIT_OK, rc;
@@ -491,21 +512,47 @@ cmd_sweep(int argc, char **argv)
 		sweep_usage(stdout);
 		goto out;
 	}
+	if (o.both[0] != '\0') {
+		fprintf(stderr, "syncemu sweep: %s exclude each other: give the values one way\n"
+			"(try 'syncemu sweep --help')\n", o.both);
+		status = CLI_EXIT_USAGE;
+		goto out;
+	}
 	if (o.key == NULL || o.nvalues == 0) {
 		fprintf(stderr, "syncemu sweep: needs --key and --values or --range\n"
 			"(try 'syncemu sweep --help')\n");
 		status = CLI_EXIT_USAGE;
 		goto out;
 	}
+	/* each value alone, by the key's own rule: a bad one is a bad command line */
+	for (i = 0; i < o.nvalues; i++) {
+		char *kv;
+
+		if (asprintf(&kv, "%s=%s", o.key, o.values[i]) < 0) {
+			status = CLI_EXIT_FAIL;
+			goto out;
+		}
+		rc = sc_override_check(kv, o.values_from, err, sizeof(err));
+		free(kv);
+		if (rc != 0) {
+			fprintf(stderr, "syncemu sweep: value %u of %s: %s\n"
+				"(try 'syncemu sweep --help')\n", i + 1, o.key, err);
+			status = rc == -ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+			goto out;
+		}
+	}
 	pt = calloc(o.nvalues, sizeof(*pt));
 	sets = calloc(o.nsets + 2, sizeof(*sets));
-	if (pt == NULL || sets == NULL) {
+	from = calloc(o.nsets + 2, sizeof(*from));
+	if (pt == NULL || sets == NULL || from == NULL) {
 		status = CLI_EXIT_FAIL;
 		goto out;
 	}
-	/* every value is checked before anything runs */
+	/* every value is checked with the whole scenario before anything runs */
 	memcpy(sets, o.sets, o.nsets * sizeof(*sets));
+	memcpy(from, o.from, o.nsets * sizeof(*from));
 	sets[o.nsets + 1] = "trace.file=none";
+	from[o.nsets] = o.values_from;
 	for (i = 0; i < o.nvalues; i++) {
 		char *kv;
 
@@ -520,8 +567,8 @@ cmd_sweep(int argc, char **argv)
 			goto out;
 		}
 		sets[o.nsets] = kv;
-		rc = sc_scenario_load(pt[i].sc, npos ? pos[0] : NULL, sets, o.nsets + 2, err,
-				      sizeof(err));
+		rc = sc_scenario_load_from(pt[i].sc, npos ? pos[0] : NULL, sets, from, o.nsets + 2,
+					   err, sizeof(err));
 		free(kv);
 		if (rc != 0) {
 			fprintf(stderr, "syncemu sweep: value %u of %s: %s\n", i + 1, o.key, err);
@@ -657,6 +704,7 @@ out:
 	runner_stop(&r);
 	free(pt);
 	free(sets);
+	free(from);
 	free(dir);
 	return status;
 }

@@ -14,17 +14,17 @@
 #include <sys/mman.h>
 
 #include <jansson.h>
+#include <pcap/pcap.h>
 
 #include "cli.h"
 #include "kernel.h"
 #include "opts.h"
-#include "packet.h"
 #include "reader.h"
 #include "scenario.h"
-#include "step.h"
 #include "syncs.h"
 #include "table.h"
 #include "units.h"
+#include "validate.h"
 #include "variant.h"
 
 struct val_opts {
@@ -34,6 +34,8 @@ struct val_opts {
 	const char *filter;
 	char *filter_owned;
 	double gap, period, alpha, beta, tolerance;
+	char gap_opt[32], period_opt[32];	/* as typed, when given */
+	char variant_opt[32], budget_opt[32];
 	bool generic, payload, json, help, have_alpha, have_beta;
 	unsigned int variants, budgets;
 };
@@ -48,16 +50,17 @@ static const struct opt val_optv[] = {
 	{ "generic", 'g', NULL, "ignore syncemu headers: cut the trace into bursts", O_GENERIC },
 	{ "filter", 'f', "BPF", "select packets with a libpcap filter, e.g. 'tcp and host 10.0.0.1'",
 	  O_FILTER },
-	{ "hosts", 0, "A,B,...", "select packets between these addresses", O_HOSTS },
-	{ "ports", 0, "P,Q,...", "select packets to or from these ports", O_PORTS },
+	{ "hosts", 0, "A,B,...", "select packets between these IPv4/IPv6 addresses", O_HOSTS },
+	{ "ports", 0, "P,Q,...", "select packets to or from these ports (0..65535)", O_PORTS },
 	{ "gap", 0, "TIME", "an idle gap this long ends a burst [automatic]", O_GAP },
-	{ "period", 0, "TIME", "cut into periods of this length instead of at gaps", O_PERIOD },
+	{ "period", 0, "TIME", "cut into periods of this length instead of at gaps (not with "
+	  "--gap)", O_PERIOD },
 	{ "bytes", 0, "wire|payload", "count frame bytes or TCP/UDP payload [wire]", O_BYTES },
 	{ "alpha", 0, "TIME", "latency of a given alpha-beta model [fitted]", O_ALPHA },
 	{ "beta", 0, "RATE", "bandwidth of a given alpha-beta model [fitted]", O_BETA },
 	{ "variant", 'v', "V", "compare bursts with this variant's sync (needs --scenario)",
 	  O_VARIANT },
-	{ "budget", 'b', "B", "its module budget [free]", O_BUDGET },
+	{ "budget", 'b', "B", "its module budget (needs --variant) [free]", O_BUDGET },
 	{ "tolerance", 't', "PERCENT", "exit 4 if any step or burst is off by more", O_TOL },
 	{ "json", 'j', NULL, "print JSON instead of text", O_JSON },
 	{ "help", 'h', NULL, "show this help", O_HELP },
@@ -65,33 +68,61 @@ static const struct opt val_optv[] = {
 
 #define N_OPTS (sizeof(val_optv) / sizeof(val_optv[0]))
 
+/* One item of --hosts (an IPv4 or IPv6 address) or --ports (a port, 0..65535), strictly. */
+static int
+list_item(bool port, const char *item, char *err, size_t errlen)
+{
+	unsigned char addr[sizeof(struct in6_addr)];
+	size_t n = strspn(item, "0123456789");
+
+	if (item[0] == '\0') {
+		snprintf(err, errlen, "%s: an empty item in the list", opts_spelling());
+		return -EINVAL;
+	}
+	if (port && (n == 0 || item[n] != '\0' || n > 5 || strtoul(item, NULL, 10) > 65535)) {
+		snprintf(err, errlen, "%s: '%s' is not a port (allowed: 0..65535, separated by "
+			 "commas)", opts_spelling(), item);
+		return -EINVAL;
+	}
+	if (!port && inet_pton(AF_INET, item, addr) != 1 && inet_pton(AF_INET6, item, addr) != 1) {
+		snprintf(err, errlen, "%s: '%s' is not an IPv4 or IPv6 address (e.g. 10.0.0.1, "
+			 "fd00::1; separated by commas)", opts_spelling(), item);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* "a,b" -> "(host a or host b)" (or port), and-ed with what --hosts or --ports gave before. */
 static int
 list_filter(struct val_opts *o, const char *word, const char *arg, char *err, size_t errlen)
 {
-	char *copy = strdup(arg), *item, *save = NULL, *f = NULL, *n;
+	const char *p = arg, *comma;
+	char *f = NULL, *n, item[64];
 	int rc = 0;
 
-	if (copy == NULL)
-		return -ENOMEM;
-	for (item = strtok_r(copy, ",", &save); item != NULL; item = strtok_r(NULL, ",", &save)) {
-		if (strpbrk(item, " ()'\"\\;") != NULL) {
-			snprintf(err, errlen, "--%ss: '%s' is not one %s", word, item, word);
+	do {
+		size_t len;
+
+		comma = strchr(p, ',');
+		len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+		if (len >= sizeof(item)) {
+			snprintf(err, errlen, "%s: '%.*s' is too long for one %s", opts_spelling(),
+				 (int)len, p, word);
 			rc = -EINVAL;
 			break;
 		}
+		snprintf(item, sizeof(item), "%.*s", (int)len, p);
+		rc = list_item(strcmp(word, "port") == 0, item, err, errlen);
+		if (rc != 0)
+			break;
 		if (asprintf(&n, "%s%s%s %s", f ? f : "(", f ? " or " : "", word, item) < 0) {
 			rc = -ENOMEM;
 			break;
 		}
 		free(f);
 		f = n;
-	}
-	free(copy);
-	if (rc == 0 && f == NULL) {
-		snprintf(err, errlen, "--%ss: an empty list", word);
-		rc = -EINVAL;
-	}
+		p = comma != NULL ? comma + 1 : NULL;
+	} while (p != NULL);
 	if (rc == 0) {
 		if (asprintf(&n, "%s%s%s)", o->filter_owned ? o->filter_owned : "",
 			     o->filter_owned ? " and " : "", f) < 0) {
@@ -103,6 +134,44 @@ list_filter(struct val_opts *o, const char *word, const char *arg, char *err, si
 	}
 	free(f);
 	return rc;
+}
+
+/*
+ * A libpcap filter, compiled now for Ethernet frames so that a bad one is a bad command line
+ * with libpcap's reason.  (A filter that only some other link type cannot take, e.g. 'ether
+ * host' on raw IP frames, is found when the trace is read: a trace error.)
+ */
+static int
+filter_check(const char *arg, char *err, size_t errlen)
+{
+	pcap_t *dead = pcap_open_dead(DLT_EN10MB, 262144);
+	struct bpf_program prog;
+	int rc = 0;
+
+	if (dead == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (pcap_compile(dead, &prog, arg, 1, PCAP_NETMASK_UNKNOWN) != 0) {
+		snprintf(err, errlen, "%s '%s': %s", opts_spelling(), arg, pcap_geterr(dead));
+		rc = -EINVAL;
+	} else {
+		pcap_freecode(&prog);
+	}
+	pcap_close(dead);
+	return rc;
+}
+
+/* validate compares with one variant and one budget: a list of more is refused. */
+static int
+one_of(unsigned int mask, const char *arg, const char *what, char *err, size_t errlen)
+{
+	if (mask & (mask - 1)) {
+		snprintf(err, errlen, "%s '%s': one %s (the bursts are compared with one sync)",
+			 opts_spelling(), arg, what);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int
@@ -121,6 +190,8 @@ val_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 		o->generic = true;
 		return 0;
 	case O_FILTER:
+		if (filter_check(arg, err, errlen) != 0)
+			return -EINVAL;
 		o->filter = arg;
 		return 0;
 	case O_HOSTS:
@@ -128,15 +199,20 @@ val_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 	case O_PORTS:
 		return list_filter(o, "port", arg, err, errlen);
 	case O_GAP:
+		snprintf(o->gap_opt, sizeof(o->gap_opt), "%s", opts_spelling());
 		return sc_unit_parse(SC_UNIT_TIME, arg, &o->gap, err, errlen) != 0 || !(o->gap > 0) ?
-			(snprintf(err, errlen, "--gap: '%s' is not a time > 0", arg), -EINVAL) : 0;
+			(snprintf(err, errlen, "%s: '%s' is not a time > 0", opts_spelling(), arg),
+			 -EINVAL) : 0;
 	case O_PERIOD:
+		snprintf(o->period_opt, sizeof(o->period_opt), "%s", opts_spelling());
 		return sc_unit_parse(SC_UNIT_TIME, arg, &o->period, err, errlen) != 0 ||
 			!(o->period > 0) ?
-			(snprintf(err, errlen, "--period: '%s' is not a time > 0", arg), -EINVAL) : 0;
+			(snprintf(err, errlen, "%s: '%s' is not a time > 0", opts_spelling(), arg),
+			 -EINVAL) : 0;
 	case O_BYTES:
 		if (strcmp(arg, "wire") != 0 && strcmp(arg, "payload") != 0) {
-			snprintf(err, errlen, "--bytes: '%s' (allowed: wire, payload)", arg);
+			snprintf(err, errlen, "%s: '%s' (allowed: wire, payload)", opts_spelling(),
+				 arg);
 			return -EINVAL;
 		}
 		o->payload = strcmp(arg, "payload") == 0;
@@ -145,21 +221,29 @@ val_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 		o->have_alpha = true;
 		return sc_unit_parse(SC_UNIT_TIME, arg, &o->alpha, err, errlen) != 0 ||
 			o->alpha < 0 ?
-			(snprintf(err, errlen, "--alpha: '%s' is not a time >= 0", arg), -EINVAL) : 0;
+			(snprintf(err, errlen, "%s: '%s' is not a time >= 0", opts_spelling(), arg),
+			 -EINVAL) : 0;
 	case O_BETA:
 		o->have_beta = true;
 		return sc_unit_parse(SC_UNIT_BYTE_RATE, arg, &o->beta, err, errlen) != 0 ||
 			!(o->beta > 0) ?
-			(snprintf(err, errlen, "--beta: '%s' is not a rate > 0 (e.g. 12.5MB/s)", arg),
-			 -EINVAL) : 0;
+			(snprintf(err, errlen, "%s: '%s' is not a rate > 0 (e.g. 12.5MB/s)",
+				  opts_spelling(), arg), -EINVAL) : 0;
 	case O_VARIANT:
-		return cli_parse_variants(arg, &o->variants, err, errlen);
+		snprintf(o->variant_opt, sizeof(o->variant_opt), "%s", opts_spelling());
+		if (cli_parse_variants(arg, &o->variants, err, errlen) != 0)
+			return -EINVAL;
+		return one_of(o->variants, arg, "variant", err, errlen);
 	case O_BUDGET:
-		return cli_parse_budgets(arg, &o->budgets, err, errlen);
+		snprintf(o->budget_opt, sizeof(o->budget_opt), "%s", opts_spelling());
+		if (cli_parse_budgets(arg, &o->budgets, err, errlen) != 0)
+			return -EINVAL;
+		return one_of(o->budgets, arg, "budget", err, errlen);
 	case O_TOL:
 		o->tolerance = strtod(arg, &end);
 		if (end == arg || *end != '\0' || !(o->tolerance >= 0) || !isfinite(o->tolerance)) {
-			snprintf(err, errlen, "--tolerance: '%s' is not a percentage >= 0", arg);
+			snprintf(err, errlen, "%s: '%s' is not a percentage >= 0", opts_spelling(),
+				 arg);
 			return -EINVAL;
 		}
 		return 0;
@@ -193,6 +277,9 @@ val_usage(FILE *f)
 		   "--filter, --hosts or --ports; an alpha-beta model (latency + bytes / bandwidth)\n"
 		   "is fitted to the bursts, or given with --alpha and --beta, and with --scenario\n"
 		   "and --variant each burst is compared with the variant's sync time.\n"
+		   "\n"
+		   "The options are checked before the trace is read: --filter is compiled by\n"
+		   "libpcap (for Ethernet frames), --hosts takes addresses and --ports numbers.\n"
 		   "\n"
 		   "Exit codes: 0 ok, 1 failed, 2 bad command line, 3 bad trace or scenario,\n"
 		   "4 an error beyond --tolerance.",
@@ -239,328 +326,6 @@ trace_scenario(struct tr_reader *r, const struct val_opts *o, struct sc_scenario
 		rc = sc_scenario_load(sc, path, o->sets, o->nsets, err, errlen);
 	close(fd);
 	return rc;
-}
-
-/* The label of run @id in the trace's comment ("runs: 1=A 2=E'[free]"). */
-static int
-run_label(const char *comment, uint32_t id, enum sm_variant *v, enum sm_budget *b, char *label,
-	  size_t len)
-{
-	char key[16], name[16], *br;
-	const char *p = strstr(comment, "runs:");
-	int n;
-
-	if (p == NULL)
-		return -ENOENT;
-	snprintf(key, sizeof(key), " %u=", id);
-	p = strstr(p, key);
-	if (p == NULL)
-		return -ENOENT;
-	p += strlen(key);
-	n = (int)strcspn(p, " \n");
-	if (n <= 0 || n >= (int)sizeof(name))
-		return -ENOENT;
-	snprintf(name, sizeof(name), "%.*s", n, p);
-	snprintf(label, len, "%s", name);
-	*b = SM_BUDGET_FREE;
-	br = strchr(name, '[');
-	if (br != NULL) {
-		char *close = strchr(br, ']');
-
-		if (close == NULL)
-			return -ENOENT;
-		*close = '\0';
-		if (sm_budget_parse(br + 1, b) != 0)
-			return -ENOENT;
-		*br = '\0';
-	}
-	return sm_variant_parse(name, v);
-}
-
-struct verdict {
-	double worst;		/* max |error| %, over what was compared */
-	bool compared;
-};
-
-static void
-verdict_add(struct verdict *v, double err_pct)
-{
-	if (!isfinite(err_pct))
-		return;
-	v->compared = true;
-	if (fabs(err_pct) > v->worst)
-		v->worst = fabs(err_pct);
-}
-
-static struct table *
-points_table(const struct tr_syncs *s)
-{
-	static const struct tcol cols[] = {
-		{ "capture point", "point", -1 }, { "frames", "frames", 0 },
-		{ "bytes", "bytes", 0 }, { "background %", "background_pct", 1 },
-		{ "queued frames", "delays", 0 }, { "mean delay us", "mean_delay_us", 3 },
-		{ "sync mean us", "sync_mean_delay_us", 3 }, { "max delay us", "max_delay_us", 3 },
-	};
-	struct table *t = table_create("points", "Capture points: frames, background, queueing",
-				       cols, sizeof(cols) / sizeof(cols[0]));
-	uint32_t i;
-
-	for (i = 0; t != NULL && i < s->npoints; i++) {
-		const struct tr_point *p = &s->point[i];
-
-		table_str(t, p->name);
-		table_num(t, (double)p->frames);
-		table_num(t, (double)p->bytes);
-		table_num(t, p->bytes ? 100.0 * p->bg_bytes / p->bytes : NAN);
-		table_num(t, (double)p->delays);
-		table_num(t, p->delays ? p->delay_sum_ns / p->delays / 1e3 : NAN);
-		table_num(t, p->fg_delays ? p->fg_delay_sum_ns / p->fg_delays / 1e3 : NAN);
-		table_num(t, p->delays ? p->delay_max_ns / 1e3 : NAN);
-	}
-	if (t != NULL)
-		table_note(t, "a queue's delay: from a frame's record at <queue>.in to its record at "
-			   "<queue>.out (matched by the syncemu header)");
-	return t;
-}
-
-/* One run of a syncemu trace against the model. */
-static struct table *
-run_table(struct tr_reader *r, const struct tr_run *run, const struct sc_scenario *sc,
-	  bool have_sc, struct verdict *v, double *mean_ms, char *label, size_t llen)
-{
-	static const struct tcol cols[] = {
-		{ "step", "step", 0 }, { "trace ms", "trace_ms", 6 },
-		{ "packet model ms", "packet_model_ms", 6 }, { "error %", "error_pct", 6 },
-		{ "fluid ms", "fluid_ms", 6 }, { "vs fluid %", "vs_fluid_pct", 4 },
-		{ "rounds", "rounds", 0 }, { "frames", "frames", 0 },
-	};
-	struct sm_packet_step *pm = NULL;
-	enum sm_variant var = SM_VAR_A;
-	enum sm_budget bud = SM_BUDGET_FREE;
-	struct sm_program *prog = NULL;
-	double fluid = NAN, budget = 0, sum = 0;
-	uint64_t prev = 0, compute_ns = 0;
-	char title[160];
-	struct table *t;
-	bool know = false, loaded = have_sc && sc->background.load > 0;
-	uint32_t s, n = 0;
-
-	snprintf(label, llen, "run %u", run->run_id);
-	if (run_label(tr_reader_comment(r), run->run_id, &var, &bud, label, llen) == 0 && have_sc)
-		know = true;
-	if (know) {
-		struct sm_step fl;
-
-		budget = sm_budget_value(&sc->model.mod, bud);
-		if (sm_step_eval(&sc->model, var, budget, &fl) == 0)
-			fluid = fl.total;
-		prog = malloc(sizeof(*prog));
-		if (prog != NULL && sm_program_build(&sc->model, var, budget, prog) == 0)
-			compute_ns = prog->compute_ps / 1000;
-		pm = calloc(run->nsteps ? run->nsteps : 1, sizeof(*pm));
-		if (pm != NULL && (loaded || sm_packet_model(&sc->model, &sc->run.pk, var, budget,
-							     run->nsteps, pm) != 0)) {
-			free(pm);
-			pm = NULL;
-		}
-	}
-	free(prog);
-	snprintf(title, sizeof(title), "Run %u (%s): steps rebuilt from the trace%s", run->run_id,
-		 label, run->ends_at_rx ? "" : " (no rx points: ends at the last record)");
-	t = table_create("steps", title, cols, sizeof(cols) / sizeof(cols[0]));
-	for (s = 0; t != NULL && s < run->nsteps; s++) {
-		const struct tr_step *st = &run->step[s];
-		double ms, pmms = NAN, e;
-
-		if (st->end_ns == 0)
-			continue;
-		if (s == 0) {
-			/* the run began a compute phase before its first frame left */
-			prev = know && st->first_dep_ns != UINT64_MAX ? st->first_dep_ns - compute_ns :
-								     st->first_ns;
-		}
-		ms = (double)(st->end_ns - prev) / 1e6;
-		prev = st->end_ns;
-		if (pm != NULL)
-			pmms = pm[s].time_ps / 1e9;
-		e = 100.0 * (ms - pmms) / pmms;
-		if (!loaded)
-			verdict_add(v, isfinite(pmms) ? e : 100.0 * (ms / 1e3 - fluid) / fluid);
-		table_num(t, s);
-		table_num(t, ms);
-		table_num(t, pmms);
-		table_num(t, e);
-		table_num(t, fluid * 1e3);
-		table_num(t, 100.0 * (ms / 1e3 - fluid) / fluid);
-		table_num(t, st->rounds);
-		table_num(t, (double)st->frames);
-		sum += ms;
-		n++;
-	}
-	*mean_ms = n ? sum / n : NAN;
-	if (t != NULL && loaded)
-		table_note(t, "the scenario had background load %.3g: compare the mean with `syncemu "
-			   "run`'s models; no per-step closed form", sc->background.load);
-	if (t != NULL && !know)
-		table_note(t, "no scenario or run label: the trace alone");
-	free(pm);
-	return t;
-}
-
-/* The share of the run's time each resource held, from the rounds' ends, beside the model's. */
-static struct table *
-hotspot_table(struct tr_reader *r, const struct tr_run *run, const struct sc_scenario *sc)
-{
-	static const struct tcol cols[] = {
-		{ "resource", "resource", -1 }, { "trace %", "trace_pct", 1 },
-		{ "model %", "model_pct", 1 },
-	};
-	double span[SM_RES_COUNT] = { 0 }, model[SM_RES_COUNT], total = 0;
-	enum sm_variant var;
-	enum sm_budget bud;
-	struct sm_program *prog;
-	struct sm_step fl;
-	struct table *t;
-	char label[32], title[96];
-	uint64_t prev = 0;
-	uint32_t s, k;
-
-	if (run_label(tr_reader_comment(r), run->run_id, &var, &bud, label, sizeof(label)) != 0)
-		return NULL;
-	prog = malloc(sizeof(*prog));
-	if (prog == NULL || sm_program_build(&sc->model, var, sm_budget_value(&sc->model.mod, bud),
-					      prog) != 0 ||
-	    sm_step_eval(&sc->model, var, sm_budget_value(&sc->model.mod, bud), &fl) != 0) {
-		free(prog);
-		return NULL;
-	}
-	sm_step_shares(&fl, model);
-	for (s = 0; s < run->nsteps; s++) {
-		const struct tr_step *st = &run->step[s];
-		uint64_t mark;
-
-		if (st->end_ns == 0 || st->first_dep_ns == UINT64_MAX)
-			continue;
-		if (s == 0)
-			prev = st->first_dep_ns - prog->compute_ps / 1000;
-		/* compute: until the step's first frame left */
-		mark = st->first_dep_ns > prev ? st->first_dep_ns : prev;
-		span[SM_RES_COMPUTE] += (double)(mark - prev);
-		for (k = 0; k < st->rounds && k < prog->n && k < st->round_cap; k++) {
-			uint64_t end = st->round_end[k];
-
-			/* a round no worker receives (the module's) ends when the next one starts */
-			if (end == 0 && k + 1 < st->rounds && st->round_dep[k + 1] != UINT64_MAX)
-				end = st->round_dep[k + 1];
-
-			if (end > mark) {
-				span[prog->r[k].res] += (double)(end - mark);
-				mark = end;
-			}
-		}
-		prev = st->end_ns;
-	}
-	free(prog);
-	for (k = 0; k < SM_RES_COUNT; k++)
-		total += span[k];
-	snprintf(title, sizeof(title), "Run %u (%s): hot spots", run->run_id, label);
-	t = table_create("hotspots", title, cols, sizeof(cols) / sizeof(cols[0]));
-	for (k = 0; t != NULL && k < SM_RES_COUNT; k++) {
-		if (span[k] == 0 && model[k] == 0)
-			continue;
-		table_str(t, sm_resource_name(k));
-		table_num(t, total > 0 ? 100.0 * span[k] / total : NAN);
-		table_num(t, 100.0 * model[k]);
-	}
-	if (t != NULL)
-		table_note(t, "each round charged to the resource the model charges it to, from the "
-			   "last record of the round (rx points) to the next");
-	if (t != NULL && var == SM_VAR_EP)
-		table_note(t, "E': the dense hop to the module is inside the module's round here "
-			   "(the model charges it to the intra-DC link)");
-	return t;
-}
-
-/* The flows of a generic trace, largest first: where the bytes went. */
-static struct table *
-flows_table(const struct tr_bursts *b)
-{
-	static const struct tcol cols[] = {
-		{ "flow", "flow", -1 }, { "proto", "proto", -1 }, { "packets", "packets", 0 },
-		{ "bytes", "bytes", 0 }, { "share %", "share_pct", 1 },
-	};
-	struct table *t = table_create("flows", "Flows (one direction of a 5-tuple), largest first",
-				       cols, sizeof(cols) / sizeof(cols[0]));
-	uint64_t total = 0;
-	uint32_t i;
-
-	for (i = 0; i < b->nflows; i++)
-		total += b->flow[i].bytes;
-	for (i = 0; t != NULL && i < b->nflows && i < 20; i++) {
-		const struct tr_flow *f = &b->flow[i];
-		char a[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
-
-		inet_ntop(f->family == 6 ? AF_INET6 : AF_INET, f->src, a, sizeof(a));
-		inet_ntop(f->family == 6 ? AF_INET6 : AF_INET, f->dst, d, sizeof(d));
-		table_strf(t, "%s:%u > %s:%u", a, f->sport, d, f->dport);
-		table_str(t, f->proto == 6 ? "tcp" : f->proto == 17 ? "udp" : "ip");
-		table_num(t, (double)f->packets);
-		table_num(t, (double)f->bytes);
-		table_num(t, total ? 100.0 * f->bytes / total : NAN);
-	}
-	if (t != NULL && b->nflows > 20)
-		table_note(t, "%u flows; the 20 largest shown", b->nflows);
-	return t;
-}
-
-/* Bursts of a generic trace against the alpha-beta model and, optionally, a scenario. */
-static struct table *
-bursts_table(const struct tr_bursts *b, const struct tr_fit *m, const struct sc_scenario *sc,
-	     bool have_sc, enum sm_variant var, double budget, struct verdict *v)
-{
-	static const struct tcol cols[] = {
-		{ "burst", "burst", 0 }, { "start s", "start_s", 6 },
-		{ "duration ms", "duration_ms", 6 }, { "bytes", "bytes", 0 },
-		{ "packets", "packets", 0 }, { "flows", "flows", 0 },
-		{ "alpha-beta ms", "alpha_beta_ms", 6 }, { "error %", "error_pct", 3 },
-		{ "model sync ms", "model_sync_ms", 6 }, { "vs model %", "vs_model_pct", 3 },
-		{ "period ms", "period_ms", 6 }, { "model step ms", "model_step_ms", 6 },
-	};
-	struct table *t = table_create("bursts", "Bursts of the trace", cols,
-				       sizeof(cols) / sizeof(cols[0]));
-	double sync = NAN, step = NAN;
-	uint32_t i;
-
-	if (have_sc) {
-		struct sm_step fl;
-
-		if (sm_step_eval(&sc->model, var, budget, &fl) == 0) {
-			step = fl.total;
-			sync = sm_step_sync(&fl);
-		}
-	}
-	for (i = 0; t != NULL && i < b->n; i++) {
-		const struct tr_burst *x = &b->b[i];
-		double d = (x->end_ns - x->start_ns) / 1e9, ab = m->alpha + x->bytes / m->beta;
-		double e = 100.0 * (d - ab) / ab;
-
-		verdict_add(v, e);
-		if (have_sc)
-			verdict_add(v, 100.0 * (d - sync) / sync);
-		table_num(t, i);
-		table_num(t, (x->start_ns - b->b[0].start_ns) / 1e9);
-		table_num(t, d * 1e3);
-		table_num(t, (double)x->bytes);
-		table_num(t, (double)x->packets);
-		table_num(t, x->flows);
-		table_num(t, ab * 1e3);
-		table_num(t, e);
-		table_num(t, sync * 1e3);
-		table_num(t, 100.0 * (d - sync) / sync);
-		table_num(t, i + 1 < b->n ? (b->b[i + 1].start_ns - x->start_ns) / 1e6 : NAN);
-		table_num(t, step * 1e3);
-	}
-	return t;
 }
 
 static void
@@ -617,6 +382,23 @@ cmd_validate(int argc, char **argv)
 		val_usage(stdout);
 		goto out;
 	}
+	/* what goes together, and what does not */
+	if (o.gap_opt[0] != '\0' && o.period_opt[0] != '\0')
+		snprintf(err, sizeof(err), "%s and %s exclude each other (cut at idle gaps, or into "
+			 "periods)", o.gap_opt, o.period_opt);
+	else if (o.variant_opt[0] != '\0' && o.scenario == NULL)
+		snprintf(err, sizeof(err), "%s needs --scenario (the model whose sync the bursts "
+			 "are compared with)", o.variant_opt);
+	else if (o.budget_opt[0] != '\0' && o.variant_opt[0] == '\0')
+		snprintf(err, sizeof(err), "%s needs --variant (the budget is that variant's "
+			 "module's)", o.budget_opt);
+	else
+		err[0] = '\0';
+	if (err[0] != '\0') {
+		fprintf(stderr, "syncemu validate: %s\n(try 'syncemu validate --help')\n", err);
+		status = CLI_EXIT_USAGE;
+		goto out;
+	}
 	if (o.filter != NULL && o.filter_owned != NULL) {
 		char *both;
 
@@ -659,17 +441,17 @@ cmd_validate(int argc, char **argv)
 			char label[32];
 			double mean;
 
-			tabs[nt++] = run_table(r, &syn.run[i], sc, have_sc, &v, &mean, label,
+			tabs[nt++] = validate_run_table(r, &syn.run[i], sc, have_sc, &v, &mean, label,
 					       sizeof(label));
 			if (have_sc && syn.has_rx && nt < 38)
-				tabs[nt++] = hotspot_table(r, &syn.run[i], sc);
+				tabs[nt++] = validate_hotspot_table(r, &syn.run[i], sc);
 			json_array_append_new(runs, json_pack("{s:i, s:s, s:i, s:f, s:b}", "run_id",
 					      (int)syn.run[i].run_id, "label", label, "steps",
 					      (int)syn.run[i].nsteps, "mean_ms",
 					      isfinite(mean) ? mean : 0.0, "ends_at_rx",
 					      syn.run[i].ends_at_rx));
 		}
-		tabs[nt++] = points_table(&syn);
+		tabs[nt++] = validate_points_table(&syn);
 		json_object_set_new(root, "mode", json_string("syncemu"));
 		json_object_set_new(root, "runs", runs);
 		json_object_set_new(root, "frames", json_pack("{s:I, s:I, s:I}", "all",
@@ -737,9 +519,9 @@ cmd_validate(int argc, char **argv)
 			model.alpha = o.have_alpha ? o.alpha : 0;
 		if (o.have_beta)
 			model.beta = o.beta;
-		tabs[nt++] = bursts_table(&bur, &model, sc, have_sc, var,
+		tabs[nt++] = validate_bursts_table(&bur, &model, sc, have_sc, var,
 					  have_sc ? sm_budget_value(&sc->model.mod, bud) : 0, &v);
-		tabs[nt++] = flows_table(&bur);
+		tabs[nt++] = validate_flows_table(&bur);
 		json_object_set_new(root, "mode", json_string("bursts"));
 		json_object_set_new(root, "split", json_pack(
 			"{s:s, s:I, s:I, s:I, s:i, s:o, s:o, s:o}", "how", bur.how,

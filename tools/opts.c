@@ -2,14 +2,69 @@
 /*
  * Table-driven options over getopt_long.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "opts.h"
 
 #define OPTS_MAX 48
+
+/* The option being handled, as typed (opts_spelling()). */
+static char spelled[64];
+
+const char *
+opts_spelling(void)
+{
+	return spelled;
+}
+
+/* A negative number ("-1", "-0.5", "-.5"): a value, not an option. */
+static bool
+negative_number(const char *s)
+{
+	return s[0] == '-' && (isdigit((unsigned char)s[1]) ||
+			       (s[1] == '.' && isdigit((unsigned char)s[2])));
+}
+
+/*
+ * How the user typed option @p o that getopt_long just returned (@p c): "--name" (or the prefix
+ * typed), or "-x".  @p word is the argv word it was in.
+ */
+static void
+spell(const struct opt *o, int c, const char *word)
+{
+	if (c >= 256 && word != NULL && strncmp(word, "--", 2) == 0)
+		snprintf(spelled, sizeof(spelled), "%.*s", (int)strcspn(word, "="), word);
+	else if (c >= 256)
+		snprintf(spelled, sizeof(spelled), "--%s", o->name);
+	else
+		snprintf(spelled, sizeof(spelled), "-%c", o->short_name);
+}
+
+/* "--s" that begins several long names: say which, in @p err. */
+static bool
+ambiguous(const char *word, const struct opt *tab, unsigned int n, char *err, size_t errlen)
+{
+	size_t len, used;
+	unsigned int i, hits = 0;
+
+	if (strncmp(word, "--", 2) != 0)
+		return false;
+	len = strcspn(word + 2, "=");
+	for (i = 0; i < n; i++)
+		hits += strncmp(tab[i].name, word + 2, len) == 0;
+	if (hits < 2)
+		return false;
+	used = (size_t)snprintf(err, errlen, "option %.*s is ambiguous:", (int)(len + 2), word);
+	for (i = 0; i < n && used < errlen; i++)
+		if (strncmp(tab[i].name, word + 2, len) == 0)
+			used += (size_t)snprintf(err + used, errlen - used, " --%s", tab[i].name);
+	return true;
+}
 
 int
 opts_parse(int argc, char **argv, const struct opt *tab, unsigned int n, opt_cb cb, void *ctx,
@@ -20,6 +75,7 @@ opts_parse(int argc, char **argv, const struct opt *tab, unsigned int n, opt_cb 
 	size_t k = 0;
 	unsigned int i;
 	int npos = 0, c, li, rc;
+	bool sep;
 
 	if (n > OPTS_MAX)
 		return -EINVAL;
@@ -58,10 +114,12 @@ opts_parse(int argc, char **argv, const struct opt *tab, unsigned int n, opt_cb 
 			const char *what = argv[optind - 1];
 
 			if (optopt != 0 && optopt < 256)
-				snprintf(err, errlen, c == ':' ? "option -%c needs an argument" :
+				snprintf(err, errlen, c == ':' ? "option -%c needs a value" :
 					 "unknown option -%c", optopt);
+			else if (c == '?' && ambiguous(what, tab, n, err, errlen))
+				;
 			else
-				snprintf(err, errlen, c == ':' ? "option %s needs an argument" :
+				snprintf(err, errlen, c == ':' ? "option %s needs a value" :
 					 "unknown option %s", what);
 			return -EINVAL;
 		}
@@ -75,7 +133,18 @@ opts_parse(int argc, char **argv, const struct opt *tab, unsigned int n, opt_cb 
 			snprintf(err, errlen, "unknown option");
 			return -EINVAL;
 		}
-		rc = cb(ctx, o->id, optarg, err, errlen);
+		/* a value given as the next word is that word itself; attached ones
+		 * ("--steps=5", "-n5") point inside the option's word */
+		sep = o->arg != NULL && optarg == argv[optind - 1] && optind >= 2;
+		spell(o, c, argv[optind - (sep ? 2 : 1)]);
+		if (sep && optarg[0] == '-' && optarg[1] != '\0' && !negative_number(optarg) &&
+		    !(o->id & OPT_DASH_VALUE)) {
+			snprintf(err, errlen, "%s needs a value; '%s' is an option", spelled, optarg);
+			spelled[0] = '\0';
+			return -EINVAL;
+		}
+		rc = cb(ctx, o->id & ~OPT_FLAGS, optarg, err, errlen);
+		spelled[0] = '\0';
 		if (rc != 0)
 			return rc;
 	}
@@ -116,7 +185,9 @@ opts_count(const char *name, const char *arg, unsigned long lo, unsigned long hi
 	errno = 0;
 	*v = strtoul(arg, &end, 10);
 	if (errno != 0 || *end != '\0' || end == arg || arg[0] == '-' || *v < lo || *v > hi) {
-		snprintf(err, errlen, "--%s: '%s' is not a count in %lu..%lu", name, arg, lo, hi);
+		snprintf(err, errlen, "%s%s: '%s' is not a count in %lu..%lu",
+			 spelled[0] != '\0' ? "" : "--", spelled[0] != '\0' ? spelled : name, arg,
+			 lo, hi);
 		return -EINVAL;
 	}
 	return 0;

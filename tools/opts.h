@@ -15,10 +15,23 @@ struct opt {
 	char short_name;	/**< 0 if none */
 	const char *arg;	/**< argument placeholder ("FILE"), NULL for a flag */
 	const char *help;	/**< one line; the default in brackets where there is one */
-	int id;			/**< passed to the callback */
+	int id;			/**< passed to the callback; OR-ed with OPT_* flags, which the
+				 *   callback does not see */
 };
 
-/** Called once per option found; return 0, or -EINVAL with a message in @p err. */
+/**
+ * A flag of struct opt's id: the option's value may start with '-' ("--eal '--no-huge ...'").
+ * Without it, a value given as the next word that looks like an option ("-n --trace") is
+ * refused: the option needs a value and the user left it out.  A negative number ("-1", "-.5")
+ * is always a value.
+ */
+#define OPT_DASH_VALUE 0x10000
+#define OPT_FLAGS OPT_DASH_VALUE
+
+/**
+ * Called once per option found; return 0, or -EINVAL with a message in @p err.  Inside it,
+ * opts_spelling() is the option as the user typed it.
+ */
 typedef int (*opt_cb)(void *ctx, int id, const char *arg, char *err, size_t errlen);
 
 /**
@@ -31,8 +44,14 @@ int opts_parse(int argc, char **argv, const struct opt *tab, unsigned int n, opt
 	       char **pos, int maxpos, char *err, size_t errlen);
 
 /**
+ * The option being handled, as the user typed it: "-n", "--steps", or an abbreviation such as
+ * "--ste" (getopt_long takes unambiguous prefixes).  Valid inside an opt_cb; "" outside.
+ */
+const char *opts_spelling(void);
+
+/**
  * The count @p arg of option @p name, in [@p lo, @p hi], into *@p v.  0, or -EINVAL with a
- * message naming the option and the range.
+ * message naming the option (as typed, inside an opt_cb) and the range.
  */
 int opts_count(const char *name, const char *arg, unsigned long lo, unsigned long hi,
 	       unsigned long *v, char *err, size_t errlen);

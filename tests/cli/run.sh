@@ -71,9 +71,9 @@ expect_grep "$tmp/out" "ok" "it matches the closed form"
 expect_rc 0 "sync none on a flat ring" -- "$se" run scenarios/1dc8.ini -v A -n 3 -q --trace none --set run.sync=none
 
 # bad input: a clear error, a non-zero exit, no trace left behind
-expect_rc 3 "steps 0" -- "$se" run -n 0 --trace "$tmp/bad.pcapng"
+expect_rc 2 "steps 0" -- "$se" run -n 0 --trace "$tmp/bad.pcapng"
 expect_grep "$tmp/err" "steps" "names the key"
-expect_rc 3 "unknown capture point" -- "$se" run -c tx,bogus --trace "$tmp/bad.pcapng"
+expect_rc 2 "unknown capture point" -- "$se" run -c tx,bogus --trace "$tmp/bad.pcapng"
 expect_grep "$tmp/err" "bogus" "names the capture point"
 expect_rc 3 "payload too big for the MTU" -- "$se" run --set run.mtu=1500 --set run.frame_payload=1500B --trace "$tmp/bad.pcapng"
 expect_grep "$tmp/err" "frame_payload" "names run.frame_payload"

@@ -78,13 +78,13 @@ expect_rc 0 "sweep of the WAN rate, JSON on stdout" -- "$se" sweep -k wan.bandwi
 python3 -c "import json,sys; d=json.load(open('$tmp/out')); assert d['key']=='wan.bandwidth' and len(d['points'])==2" && ok "sweep --json" || bad "sweep --json"
 
 # bad input
-expect_rc 3 "an unknown key" -- "$se" sweep -k wan.bandwith -V 1GB/s -o "$tmp/bad"
+expect_rc 2 "an unknown key" -- "$se" sweep -k wan.bandwith -V 1GB/s -o "$tmp/bad"
 expect_grep "$tmp/err" "bandwidth" "suggests the key"
-expect_rc 3 "a bad value" -- "$se" sweep -k wan.bandwidth -V "1GB/s,fast" -o "$tmp/bad"
+expect_rc 2 "a bad value" -- "$se" sweep -k wan.bandwidth -V "1GB/s,fast" -o "$tmp/bad"
 expect_grep "$tmp/err" "value 2" "names the value"
 expect_rc 2 "a bad range" -- "$se" sweep -k background.load -r 0:0.9
 expect_rc 2 "no values" -- "$se" sweep -k background.load
-expect_rc 3 "a load of 1" -- "$se" run --load 1 --trace none
+expect_rc 2 "a load of 1" -- "$se" run --load 1 --trace none
 expect_rc 2 "background-only without load" -- "$se" run --background-only 1s --trace none
 expect_rc 0 "sweep --help" -- "$se" sweep --help
 

@@ -79,7 +79,7 @@ expect_grep "$tmp/err" "byte" "names the byte offset"
 echo "not a capture at all" >"$tmp/text.pcap"
 expect_rc 3 "not a capture" -- "$se" validate "$tmp/text.pcap"
 expect_rc 3 "a missing file" -- "$se" validate "$tmp/none.pcap"
-expect_rc 3 "a bad filter" -- "$se" validate "$tmp/t.pcapng" --filter 'tcp and and'
+expect_rc 2 "a bad filter" -- "$se" validate "$tmp/t.pcapng" --filter 'tcp and and'
 expect_grep "$tmp/err" "filter" "names the filter"
 expect_rc 2 "no trace" -- "$se" validate
 expect_rc 2 "a bad tolerance" -- "$se" validate "$tmp/t.pcapng" --tolerance abc

@@ -100,8 +100,8 @@ static int
 time_arg(const char *name, const char *arg, double *v, char *err, size_t errlen)
 {
 	if (sc_unit_parse(SC_UNIT_TIME, arg, v, err, errlen) != 0 || !(*v > 0) || *v > 86400) {
-		snprintf(err, errlen, "--%s: '%s' is not a time in (0, 1 d] (e.g. 500ms, 2s)", name,
-			 arg);
+		snprintf(err, errlen, "%s: '%s' is not a time in (0, 1 d] (e.g. 500ms, 2s)",
+			 opts_spelling()[0] != '\0' ? opts_spelling() : name, arg);
 		return -EINVAL;
 	}
 	return 0;
@@ -119,21 +119,21 @@ top_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 		errno = 0;
 		v = strtol(arg, &end, 10);
 		if (errno != 0 || *end != '\0' || end == arg || v <= 0 || v > INT32_MAX) {
-			snprintf(err, errlen, "--pid: '%s' is not a process id", arg);
+			snprintf(err, errlen, "%s: '%s' is not a process id", opts_spelling(), arg);
 			return -EINVAL;
 		}
 		o->pid = (pid_t)v;
 		return 0;
 	case O_INTERVAL:
-		return time_arg("interval", arg, &o->interval, err, errlen);
+		return time_arg("--interval", arg, &o->interval, err, errlen);
 	case O_DURATION:
-		return time_arg("duration", arg, &o->duration, err, errlen);
+		return time_arg("--duration", arg, &o->duration, err, errlen);
 	case O_SCENARIO:
 		o->scenario = arg;
 		return 0;
 	case O_SET:
 		if (o->nsets == TOP_SETS) {
-			snprintf(err, errlen, "--set: at most %d", TOP_SETS);
+			snprintf(err, errlen, "%s: at most %d", opts_spelling(), TOP_SETS);
 			return -EINVAL;
 		}
 		o->sets[o->nsets++] = arg;

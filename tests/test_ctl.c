@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tier 1 tests of the control socket's server (control/ctl.c), no EAL: the rings are initialised
+ * in plain memory and the test plays the data plane.  A change waiting for the data plane does
+ * not hold up the other clients (status, keys and get are answered meanwhile), its answer comes
+ * when the data plane's does, or an error when none comes; the path check; at exit the socket is
+ * removed only if it is still the server's own.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <rte_ring.h>
+
+#include "ctl.h"
+
+#define assert_has(hay, needle)							\
+	do {									\
+		if (strstr((hay), (needle)) == NULL)				\
+			fail_msg("'%s' not in '%s'", (needle), (hay));		\
+	} while (0)
+
+struct fixture {
+	char dir[64], path[128];
+	struct rte_ring *req, *resp;
+	struct dp_status status;
+	struct ctl_server *srv;
+};
+
+static struct rte_ring *
+ring_new(const char *name)
+{
+	ssize_t size = rte_ring_get_memsize(64);
+	struct rte_ring *r;
+
+	assert_true(size > 0);
+	r = aligned_alloc(RTE_CACHE_LINE_SIZE, (size_t)size);
+	assert_non_null(r);
+	assert_int_equal(rte_ring_init(r, name, 64, RING_F_SP_ENQ | RING_F_SC_DEQ), 0);
+	return r;
+}
+
+static struct ctl_server *
+server_start(struct fixture *f)
+{
+	struct ctl_params p = { .path = f->path, .req = f->req, .resp = f->resp,
+				.status = &f->status };
+	char err[512] = "";
+	struct ctl_server *s = ctl_server_start(&p, err, sizeof(err));
+
+	if (s == NULL)
+		fail_msg("ctl_server_start: %s", err);
+	return s;
+}
+
+static int
+setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	uint64_t bits;
+	double bw = 12.5e9;
+
+	assert_non_null(f);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/syncemu-test-ctl-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->path, sizeof(f->path), "%s/ctl.sock", f->dir);
+	f->req = ring_new("test_ctl_req");
+	f->resp = ring_new("test_ctl_resp");
+	atomic_store(&f->status.running, 1);
+	atomic_store(&f->status.var, UINT32_MAX);
+	atomic_store(&f->status.budget, UINT32_MAX);
+	atomic_store(&f->status.binding, -1);
+	memcpy(&bits, &bw, sizeof(bits));
+	atomic_store(&f->status.value_bits[DP_P_WAN_BW], bits);
+	f->srv = server_start(f);
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fixture *f = *state;
+	void *obj;
+
+	ctl_server_stop(f->srv);
+	while (rte_ring_dequeue(f->req, &obj) == 0)
+		free(obj);
+	while (rte_ring_dequeue(f->resp, &obj) == 0)
+		free(obj);
+	free(f->req);
+	free(f->resp);
+	unlink(f->path);
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+/* A raw client: connected, @p line sent (with its newline). */
+static int
+raw_send(const char *path, const char *line)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(write(fd, line, strlen(line)), (ssize_t)strlen(line));
+	return fd;
+}
+
+/* Its answer, up to the server's close, waiting @p ms at most for each part. */
+static void
+raw_answer(int fd, char *buf, size_t len, int ms)
+{
+	size_t k = 0;
+
+	while (k + 1 < len) {
+		struct pollfd pf = { fd, POLLIN, 0 };
+		ssize_t n;
+
+		if (poll(&pf, 1, ms) <= 0)
+			break;
+		n = read(fd, buf + k, len - 1 - k);
+		if (n <= 0)
+			break;
+		k += (size_t)n;
+	}
+	buf[k] = '\0';
+	close(fd);
+}
+
+/* The next request the server queued for the data plane (10 s at most). */
+static struct dp_tune_req *
+next_request(struct fixture *f)
+{
+	void *obj;
+	int i;
+
+	for (i = 0; i < 10000; i++) {
+		if (rte_ring_dequeue(f->req, &obj) == 0)
+			return obj;
+		usleep(1000);
+	}
+	fail_msg("no request reached the data plane's ring");
+	return NULL;
+}
+
+static void
+ask(struct fixture *f, const char *line, const char *want)
+{
+	char err[512], *answer = NULL;
+
+	if (ctl_client(f->path, line, &answer, 5000, err, sizeof(err)) != 0)
+		fail_msg("%s: %s", line, err);
+	assert_has(answer, want);
+	free(answer);
+}
+
+/* A change waits for the data plane; every other client is served meanwhile. */
+static void
+test_pending_change(void **state)
+{
+	struct fixture *f = *state;
+	struct dp_tune_resp *resp = calloc(1, sizeof(*resp));
+	struct dp_tune_req *req;
+	struct pollfd pf;
+	char out[4096];
+	int fd;
+
+	assert_non_null(resp);
+	fd = raw_send(f->path, "set wan.bandwidth 6GB/s\n");
+	req = next_request(f);
+	assert_int_equal(req->param, DP_P_WAN_BW);
+	assert_true(req->value == 6e9);
+	/* the change waits: others are answered */
+	ask(f, "status", "\"ok\": true, \"running\": 1");
+	ask(f, "keys", "\"wan.bandwidth\"");
+	ask(f, "get wan.bandwidth", "\"value\": 12500000000");
+	ask(f, "set wan.colour blue", "wan.colour cannot change during a run");
+	pf = (struct pollfd){ fd, POLLIN, 0 };
+	assert_int_equal(poll(&pf, 1, 0), 0);	/* no answer to the change yet */
+	/* the data plane answers: so does the server */
+	resp->id = req->id;
+	resp->rc = 0;
+	resp->run_id = 1;
+	resp->old = 12.5e9;
+	resp->at = 2000000000;
+	free(req);
+	assert_int_equal(rte_ring_enqueue(f->resp, resp), 0);
+	raw_answer(fd, out, sizeof(out), 5000);
+	assert_has(out, "{\"ok\": true, \"key\": \"wan.bandwidth\", \"value\": 6000000000, "
+		   "\"old\": 12500000000, \"run\": 1, \"at_ms\": 2.0");
+}
+
+/* No answer from the data plane: an error, after the change's deadline; a late one dropped. */
+static void
+test_change_unanswered(void **state)
+{
+	struct fixture *f = *state;
+	struct dp_tune_resp *late = calloc(1, sizeof(*late));
+	struct dp_tune_req *req;
+	char out[4096];
+	int fd;
+
+	assert_non_null(late);
+	fd = raw_send(f->path, "set wan.latency 5ms\n");
+	req = next_request(f);
+	raw_answer(fd, out, sizeof(out), 10000);
+	assert_has(out, "the data plane did not answer");
+	late->id = req->id;
+	free(req);
+	assert_int_equal(rte_ring_enqueue(f->resp, late), 0);
+	/* the next change gets its own answer, not the late one */
+	fd = raw_send(f->path, "set wan.bandwidth 3GB/s\n");
+	req = next_request(f);
+	late = calloc(1, sizeof(*late));
+	assert_non_null(late);
+	late->id = req->id;
+	late->rc = -EINVAL;
+	snprintf(late->msg, sizeof(late->msg), "refused by the \"data plane\"");
+	free(req);
+	assert_int_equal(rte_ring_enqueue(f->resp, late), 0);
+	raw_answer(fd, out, sizeof(out), 5000);
+	assert_has(out, "{\"ok\": false, \"error\": \"refused by the \\\"data plane\\\"\"}");
+}
+
+/* The path: in use while served; anything but a socket refused; a stale socket is free. */
+static void
+test_path(void **state)
+{
+	struct fixture *f = *state;
+	char err[512], file[160];
+	FILE *fp;
+
+	assert_int_equal(ctl_path_check(f->path, err, sizeof(err)), -EADDRINUSE);
+	assert_has(err, "is in use by another process");
+	snprintf(file, sizeof(file), "%s/file", f->dir);
+	fp = fopen(file, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	assert_int_equal(ctl_path_check(file, err, sizeof(err)), -EEXIST);
+	assert_has(err, "is a regular file, not a socket");
+	assert_int_equal(ctl_path_check(f->dir, err, sizeof(err)), -EEXIST);
+	assert_has(err, "is a directory");
+	unlink(file);
+	assert_int_equal(ctl_path_check(file, err, sizeof(err)), 0);
+}
+
+/* A server removes its socket at exit only if it is still its own. */
+static void
+test_replaced_socket(void **state)
+{
+	struct fixture *f = *state;
+	struct ctl_server *second;
+	struct stat st;
+	char err[512];
+
+	assert_int_equal(unlink(f->path), 0);	/* the first server's socket is gone */
+	second = server_start(f);
+	ctl_server_stop(f->srv);		/* the first ends: the second's socket stays */
+	f->srv = second;
+	assert_int_equal(lstat(f->path, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	ask(f, "status", "\"ok\": true");
+	assert_int_equal(ctl_path_check(f->path, err, sizeof(err)), -EADDRINUSE);
+	ctl_server_stop(second);
+	f->srv = NULL;
+	assert_int_equal(lstat(f->path, &st), -1);	/* the second removed its own */
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_pending_change, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_change_unanswered, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replaced_socket, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
