@@ -577,8 +577,8 @@ test_bad_overrides(void **state)
 static void
 test_override_check(void **state)
 {
-	const char *sets[2] = { "run.mtu=1500", NULL };
-	const char *from[2] = { "--mtu", NULL };
+	const char *sets[2] = { "run.frame_payload=9000", NULL };
+	const char *from[2] = { "-V", NULL };
 	char err[ERRLEN];
 	struct sc_scenario s;
 
@@ -608,10 +608,10 @@ test_override_check(void **state)
 			 -ENOENT);
 	assert_has(err, "did you mean 'bandwidth'");
 	/* what only the whole can check passes alone */
-	assert_int_equal(sc_override_check("run.mtu=1500", "--mtu", err, sizeof(err)), 0);
+	assert_int_equal(sc_override_check("run.frame_payload=9000", "-V", err, sizeof(err)), 0);
 	assert_int_equal(sc_scenario_load_from(&s, NULL, sets, from, 1, err, sizeof(err)),
 			 -EINVAL);
-	assert_has(err, "--mtu '1500' (run.mtu): inconsistent scenario: run.frame_payload");
+	assert_has(err, "-V '9000' (run.frame_payload): inconsistent scenario: run.frame_payload");
 	/* names */
 	assert_int_equal(sc_key_name_check("wan.bandwidth", "--key", err, sizeof(err)), 0);
 	assert_int_equal(sc_key_name_check("Ep", "--key", err, sizeof(err)), -EINVAL);

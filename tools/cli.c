@@ -92,6 +92,10 @@ cli_add_set(const char **sets, unsigned int *n, const char *arg, char *err, size
 		snprintf(err, errlen, "--set: at most %d overrides", CLI_MAX_SETS);
 		return -EINVAL;
 	}
+	/* a value the key's own rule refuses is a bad command line (exit 2); what only the
+	 * whole scenario can refuse is left to the load (exit 3) */
+	if (sc_override_check(arg, NULL, err, errlen) != 0)
+		return -EINVAL;
 	sets[(*n)++] = arg;
 	return 0;
 }

@@ -54,7 +54,7 @@ expect_rc 2 "unknown variant" -- "$se" model --variant A,Q
 expect_rc 2 "two scenario files" -- "$se" model a.ini b.ini
 expect_rc 3 "missing scenario file" -- "$se" model /nonexistent/x.ini
 expect_grep "$tmp/err" "/nonexistent/x.ini" "names the missing file"
-expect_rc 3 "bad --set value" -- "$se" model --set wan.bandwidth=-1GB/s
+expect_rc 2 "bad --set value (a bad command line)" -- "$se" model --set wan.bandwidth=-1GB/s
 expect_grep "$tmp/err" "bandwidth" "names the key"
 
 printf '[wan]\nbandwidth = 12.5 GB\n' >"$tmp/bad.ini"

@@ -61,7 +61,8 @@ rows=(
 	"2|--background-only needs background.load > 0|run --background-only 1s"	# guard
 	"2|--mbufs: '5' is not a count in 1024..100000000|run --mbufs 5"	# guard
 	"2|unknown option --frobnicate|run --frobnicate"		# guard
-	"3|--set 'run.steps=0': [run] steps = '0': out of range|run --set run.steps=0"	# guard: --set is the scenario's, exit 3
+	"2|--set 'run.steps=0': [run] steps = '0': out of range|run --set run.steps=0"	# before: exit 3 (a --set value the key's rule refuses is a bad command line)
+	"3|2dc4-100g.ini:146: inconsistent scenario: run.frame_payload|run $src/scenarios/2dc4-100g.ini --set run.mtu=1500"	# guard: what only the whole scenario refuses stays exit 3
 	"3|/nonexistent.ini: cannot open|run /nonexistent.ini"		# guard
 	# -- sweep
 	"2|--values and --range exclude each other|sweep -k background.load --values 0.1 --range 0:0.2:0.1 -v A -n 1 -q -o sw"	# before: exit 0, both swept (the example)
@@ -70,7 +71,7 @@ rows=(
 	"2|--key 'Ep': not a key (expected section.key|sweep --key Ep -V 1"	# before: "--key: 'Ep' is not SECTION.KEY"
 	"2|value 2 of wan.bandwidth: -V 'fast' (wan.bandwidth): 'fast' is not a number|sweep -k wan.bandwidth -V 1GB/s,fast"	# before: exit 3, --set
 	"2|value 3 of background.load: -r '1' (background.load): out of range|sweep -k background.load -r 0:1:0.5"	# before: exit 3, --set
-	"3|value 1 of run.mtu: -V '1500' (run.mtu): inconsistent scenario: run.frame_payload|sweep -k run.mtu -V 1500"	# before: "--set 'run.mtu=1500'" (whole scenario: exit 3, the option named)
+	"3|value 1 of run.frame_payload: -V '9000' (run.frame_payload): inconsistent scenario: run.frame_payload|sweep -k run.frame_payload -V 9000 -n 1"	# before: "--set 'run.mtu=1500'" (whole scenario: exit 3, the option named)
 	"2|-n '0' (run.steps): out of range|sweep -k run.mtu -V 9000 -n 0"		# before: exit 3, --set
 	"2|-r: '0:0.9' is not FROM:TO:STEP|sweep -k background.load -r 0:0.9"	# before: named --range, not -r
 	"2|needs --key and --values or --range|sweep -k background.load"	# guard
@@ -95,7 +96,7 @@ rows=(
 	"2|-t needs a value; '--json' is an option|model -t --json"	# before: "--table: unknown table '--json'"
 	"2|option --table needs a value|model --table"			# before: "needs an argument"
 	"2|unexpected argument 'b.ini'|model a.ini b.ini"		# guard
-	"3|--set 'wan.bandwidth=-1GB/s'|model --set wan.bandwidth=-1GB/s"	# guard
+	"2|--set 'wan.bandwidth=-1GB/s'|model --set wan.bandwidth=-1GB/s"	# before: exit 3
 	# -- scenario
 	"2|-m is for 'keys', not 'check'|scenario check $ini -m"	# before: exit 0, -m ignored
 	"2|--set is for 'check' and 'dump', not 'keys'|scenario keys --set wan.bandwidth=1GB/s"	# before: exit 0, --set ignored
