@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../traces/outfile.h"
 #include "ctl_impl.h"
 
 #define CTL_MAX_CONNS 64		/**< connections served at once */
@@ -86,24 +87,6 @@ now_ms(void)
 /* ------------------------------------------------------------------------------------------ */
 /* The path */
 
-static const char *
-kind_of(mode_t m)
-{
-	if (S_ISREG(m))
-		return "a regular file";
-	if (S_ISDIR(m))
-		return "a directory";
-	if (S_ISFIFO(m))
-		return "a FIFO";
-	if (S_ISLNK(m))
-		return "a symbolic link";
-	if (S_ISCHR(m))
-		return "a character device";
-	if (S_ISBLK(m))
-		return "a block device";
-	return "not a socket";
-}
-
 /*
  * What is at @p path: 0 nothing (or, *@p stale, a socket nobody answers on); -EADDRINUSE a
  * socket that answers; -EEXIST anything else; -ENAMETOOLONG; -errno.  A message in @p err.
@@ -131,7 +114,7 @@ path_state(const char *path, bool *stale, char *err, size_t errlen)
 	if (!S_ISSOCK(st.st_mode)) {
 		snprintf(err, errlen, "--ctl: %s is %s, not a socket: refused (it is left as it "
 			 "is; give a path where nothing is, or a stale socket)", path,
-			 kind_of(st.st_mode));
+			 outfile_kind_name(st.st_mode));
 		return -EEXIST;
 	}
 	/* a socket: in use if something answers, stale if nothing does */

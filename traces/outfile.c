@@ -174,18 +174,24 @@ dir_of(const char *path)
 	return strndup(path, (size_t)(slash - path));
 }
 
-static const char *
-kind_name(mode_t m)
+const char *
+outfile_kind_name(mode_t m)
 {
+	if (S_ISREG(m))
+		return "a regular file";
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISLNK(m))
+		return "a symbolic link";
 	if (S_ISCHR(m))
 		return "a character device";
 	if (S_ISBLK(m))
 		return "a block device";
-	if (S_ISDIR(m))
-		return "a directory";
 	if (S_ISSOCK(m))
 		return "a socket";
-	return "neither a regular file nor a FIFO";
+	return "of an unknown kind";
 }
 
 /*
@@ -317,7 +323,7 @@ classify(struct outfile *o, char *err, size_t errlen)
 	if (!S_ISREG(st.st_mode)) {
 		say(err, errlen, "%s %s%s is %s: syncemu writes a regular file, a FIFO or '-' "
 		    "(the standard output) and leaves anything else as it is", o->what, o->path,
-		    shown, kind_name(st.st_mode));
+		    shown, outfile_kind_name(st.st_mode));
 		return -EINVAL;
 	}
 	o->kind = OUTFILE_REGULAR;

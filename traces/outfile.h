@@ -35,9 +35,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /** An output file (opaque). */
 struct outfile;
+
+/** "a regular file", "a directory", "a FIFO", "a symbolic link", "a character device", "a block
+ *  device", "a socket": what a file of mode @p m is, for messages. */
+const char *outfile_kind_name(mode_t m);
 
 /** What an output path names, as outfile_new() found it. */
 enum outfile_kind {
