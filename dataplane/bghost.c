@@ -138,7 +138,7 @@ bghost_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
 {
 	e->c.rx++;
 	e->c.drop++;	/* a host takes no frames */
-	rte_pktmbuf_free(m);
+	dp_frame_end(e->eng, m);
 }
 
 static uint64_t
@@ -264,7 +264,7 @@ sink_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
 			s->cur_open = !(meta->flags & DP_SE_F_LAST);
 			s->cur_id = meta->step;
 			s->cur_bytes = UINT64_MAX;	/* marks it broken */
-			rte_pktmbuf_free(m);
+			dp_frame_end(e->eng, m);
 			return;
 		}
 		{
@@ -290,7 +290,7 @@ sink_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
 			s->stats->incomplete++;
 		s->cur_open = false;
 	}
-	rte_pktmbuf_free(m);
+	dp_frame_end(e->eng, m);
 }
 
 static void

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame.h"
 #include "link.h"
 #include "probe.h"
 #include "usdt.h"
@@ -59,7 +60,7 @@ probe_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
 {
 	e->c.rx++;
 	e->c.drop++;
-	rte_pktmbuf_free(m);
+	dp_frame_end(e->eng, m);
 }
 
 static uint64_t
