@@ -27,6 +27,7 @@
 #include "queueing.h"
 #include "run.h"
 #include "topology.h"
+#include "tune.h"
 #include "variant.h"
 
 #define POOL_N 48000
@@ -318,12 +319,96 @@ test_real_stall_found_at_once(void **state)
 	assert_non_null(strstr(loaded, "in a round"));
 }
 
+/*
+ * A long run keeps its WAN queue samples within DP_PROBE_MEM: every other one is dropped and the
+ * interval doubled each time it fills, so the samples stay evenly spaced over the whole run.
+ */
+static void
+test_long_run_probe_thins(void **state)
+{
+	struct sm_params p = P0;
+	struct dp_run_params rp;
+	struct dp_run_result res;
+	struct sm_packet_step pm[1];
+	uint64_t max = DP_PROBE_MEM / (8 + 2 * 8) & ~UINT64_C(1), i;
+	dp_time_t gap;
+	char err[512];
+
+	p.wan.lat = 9;				/* an 18 s step */
+	rp = params(&p, &PK0, SM_VAR_A, 0, 1);
+	rp.bg.probe_every = 2000000;		/* 2 us: 9e6 samples, more than it keeps */
+	if (dp_run(&rp, &res, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(sm_packet_model(&p, &PK0, SM_VAR_A, 0, 1, pm), 0);
+	assert_true(res.step[0].time == pm[0].time_ps);
+	assert_int_equal(res.q_links, 2);
+	assert_true(res.q_n > max / 2 && res.q_n <= max);
+	gap = res.q_t[1] - res.q_t[0];
+	assert_true(gap == 2 * rp.bg.probe_every);
+	for (i = 1; i < res.q_n; i++)
+		assert_true(res.q_t[i] - res.q_t[i - 1] == gap);
+	assert_true(res.q_t[res.q_n - 1] + gap > res.step[0].end);
+	dp_run_result_free(&res);
+}
+
+/* Background set to load 0 during a run stops its arrivals; set back above 0, they resume. */
+static void
+test_background_load_to_zero_and_back(void **state)
+{
+	struct sm_program *prog = malloc(sizeof(*prog));
+	struct dp_topo *t = calloc(1, sizeof(*t));
+	struct sm_params model = P0;
+	struct sm_size_dist sizes;
+	struct dp_topo_params tp = {
+		.model = &P0, .pk = &PK0, .prog = prog, .run_id = 1, .steps = 1,
+		.q_nic = 2000000, .q_port = 2000000, .q_sw = 16000000, .q_wan = 64000000,
+		.pool = pool,
+	};
+	uint64_t before, stopped, resumed;
+	char err[512], msg[160];
+	double old;
+
+	assert_non_null(prog);
+	assert_non_null(t);
+	assert_int_equal(sm_size_fixed(&sizes, 1e5), 0);
+	assert_int_equal(sm_program_build(&P0, SM_VAR_A, 0, prog), 0);
+	tp.bg.load = 0.5;
+	tp.bg.sizes = &sizes;
+	tp.bg.host_bw = 50000000000ULL;
+	tp.bg.seed = 5;
+	tp.bg.directions = UINT32_MAX;
+	tp.bg.fg_lossless = true;
+	assert_int_equal(dp_topo_build(t, &tp, err, sizeof(err)), 0);
+	dp_topo_start(t, true);				/* background alone */
+	assert_int_equal(dp_engine_run(&t->eng, 10000000000ULL, NULL, NULL), 0);	/* 10 ms */
+	before = t->bgstats.started;
+	assert_true(before > 100);
+	assert_int_equal(dp_topo_tune(t, &model, -1, DP_P_BG_LOAD, 0, t->eng.now, &old, msg,
+				      sizeof(msg)), 0);
+	assert_int_equal(dp_engine_run(&t->eng, 20000000000ULL, NULL, NULL), 0);
+	stopped = t->bgstats.started - before;
+	assert_true(stopped <= 2);			/* at most the arrivals already drawn */
+	assert_int_equal(dp_topo_tune(t, &model, -1, DP_P_BG_LOAD, 0.5, t->eng.now, &old, msg,
+				      sizeof(msg)), 0);
+	assert_int_equal(dp_engine_run(&t->eng, 30000000000ULL, NULL, NULL), 0);
+	resumed = t->bgstats.started - before - stopped;
+	assert_true(resumed > 100);
+	dp_topo_stop(t);
+	dp_topo_free(t);
+	assert_int_equal(rte_mempool_avail_count(pool), POOL_N);
+	sm_size_free(&sizes);
+	free(prog);
+	free(t);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slow_elements_are_not_stalls),
 		cmocka_unit_test(test_real_stall_found_at_once),
+		cmocka_unit_test(test_long_run_probe_thins),
+		cmocka_unit_test(test_background_load_to_zero_and_back),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
