@@ -441,6 +441,14 @@ dp_run_result_free(struct dp_run_result *res)
 uint32_t
 dp_run_pool_need(const struct dp_run_params *p)
 {
+	uint64_t need = dp_run_pool_count(p);
+
+	return need > UINT32_MAX ? UINT32_MAX : (uint32_t)need;
+}
+
+uint64_t
+dp_run_pool_count(const struct dp_run_params *p)
+{
 	struct sm_program *prog = malloc(sizeof(*prog));
 	uint32_t w_count = sm_workers(p->model), n = p->model->topo.per_dc;
 	uint64_t need = 0, frame = SM_HDR_BYTES + p->pk->payload, wan_round = 0, dense = 0;
@@ -469,5 +477,5 @@ dp_run_pool_need(const struct dp_run_params *p)
 	need = (uint64_t)w_count * (4 * p->pk->burst + 64);
 	need += wan_round * p->model->topo.n_dc + (uint64_t)w_count * dense;
 	need += need / 4 + 1024;
-	return need > UINT32_MAX ? UINT32_MAX : (uint32_t)need;
+	return need;
 }
