@@ -32,7 +32,6 @@
 
 #include <rte_cfgfile.h>
 
-#include "../dataplane/run.h"
 #include "../models/kernel.h"
 #include "../models/variant.h"
 #include "bgsizes.h"
@@ -106,12 +105,14 @@ static void
 set_num(struct sc_scenario *t, const struct sc_key *def, double x)
 {
 	char *f = (char *)t + def->off;
-	uint32_t u = (uint32_t)x;
+	uint32_t u;
 
-	if (def->type == KT_UINT)
+	if (def->type == KT_UINT) {
+		u = (uint32_t)x;	/* within the key's range, at most 2^32 - 1 */
 		memcpy(f, &u, sizeof(u));
-	else
+	} else {
 		memcpy(f, &x, sizeof(x));
+	}
 }
 
 static double
@@ -385,34 +386,32 @@ static int
 lim_pool(const struct lim_ctx *c, const char *arg, char *why, size_t len)
 {
 	const struct sc_scenario *t = c->t;
-	int v, b;
+	struct sm_program *prog = malloc(sizeof(*prog));
+	int v, b, rc = 0;
 
-	for (v = 0; v < SM_VAR_COUNT; v++)
-		for (b = 0; b < SM_BUDGET_COUNT; b++) {
-			struct dp_run_params rp;
+	for (v = 0; prog != NULL && rc == 0 && v < SM_VAR_COUNT; v++)
+		for (b = 0; rc == 0 && b < SM_BUDGET_COUNT; b++) {
 			uint64_t need;
 			char name[32];
 
-			if (!covered(c, v, b))
-				continue;
-			memset(&rp, 0, sizeof(rp));
-			rp.model = &t->model;
-			rp.pk = &t->run.pk;
-			rp.var = (enum sm_variant)v;
-			rp.budget = sm_budget_value(&t->model.mod, (enum sm_budget)b);
-			rp.q_wan = (uint64_t)t->queues.wan;
-			rp.bg.load = t->background.load;
-			rp.bg.fg_lossless = t->queues.sync_lossless;
-			need = dp_run_pool_count(&rp);
+			if (!covered(c, v, b) ||
+			    sm_program_build(&t->model, (enum sm_variant)v,
+					     sm_budget_value(&t->model.mod, (enum sm_budget)b),
+					     prog) != 0)
+				continue;	/* the rounds' limit says why */
+			need = sm_packet_pool_count(&t->model, &t->run.pk, prog,
+						    (uint64_t)t->queues.wan, t->queues.sync_lossless,
+						    t->background.load > 0);
 			if ((double)need <= POOL_MAX)
 				continue;
 			contender_name(v, b, name, sizeof(name));
 			snprintf(why, len, "a run of %s needs %" PRIu64 " mbufs (what a WAN round and "
 				 "the background can put in the WAN queues, the module's whole dense "
 				 "input), more than the %.0f a mempool counts", name, need, POOL_MAX);
-			return -ERANGE;
+			rc = -ERANGE;
 		}
-	return 0;
+	free(prog);
+	return rc;
 }
 
 /* The zero-load upper bound of the runs' virtual time, ps (and the slowest step's contender). */
@@ -609,13 +608,15 @@ holds(const struct lim_load *ld, const struct limit *l, struct sc_scenario *t,
 	return true;
 }
 
-/* Every limit of the load holds for @p t. */
+/* Every limit of the load holds for @p t, and the loader's checks of the whole. */
 static bool
 all_hold(const struct lim_load *ld, const struct sc_scenario *t)
 {
 	char why[512];
 	unsigned int i;
 
+	if (sm_params_check(&t->model, NULL, 0) != 0 || sm_packet_check(&t->run.pk, NULL, 0) != 0)
+		return false;
 	for (i = 0; i < N_LIMITS; i++)
 		if (applies(ld, &limits[i]) && eval(ld, &limits[i], t, why, sizeof(why)) != 0)
 			return false;
@@ -643,8 +644,8 @@ from_bits(uint64_t b)
 
 /*
  * A value of @p def on the @p dir side of @p x0 (smaller for dir > 0) that holds(): the end of
- * the key's range, else the first of x0 halved (or doubled) over and over that does (the end of
- * the range may break another check: job.parameters = 1 is below job.topk_kept).
+ * the key's range, else the first of x0 divided (or multiplied) by 1024 over and over that does
+ * (the end of the range may break another check: job.parameters = 1 is below job.topk_kept).
  */
 static bool
 working_end(const struct lim_load *ld, const struct limit *l, struct sc_scenario *t,
@@ -668,11 +669,11 @@ working_end(const struct lim_load *ld, const struct limit *l, struct sc_scenario
 		return true;
 	}
 	x = x0;
-	for (i = 0; i < 2200; i++) {
+	for (i = 0; i < 120; i++) {	/* 1024 times each: the whole range of doubles */
 		if (dir > 0)
-			x = def->type == KT_UINT ? floor(x / 2) : x / 2;
+			x = def->type == KT_UINT ? floor(x / 1024) : x / 1024;
 		else
-			x = x == 0 ? (def->type == KT_UINT ? 1 : DBL_TRUE_MIN) : x * 2;
+			x = x == 0 ? (def->type == KT_UINT ? 1 : DBL_TRUE_MIN) : x * 1024;
 		if (dir > 0 ? !(x > end) : !(x < end))
 			return false;
 		if (holds(ld, l, t, def, dir, x)) {

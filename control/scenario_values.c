@@ -490,14 +490,15 @@ mask_text(const struct sc_key *def, unsigned int m, char *buf, size_t len)
 	}
 }
 
-/* Text as a scenario file writes it: ';' escaped; -EINVAL for a control character or no NUL. */
+/* Text as a scenario file writes it: ';' escaped; -EINVAL for a control character (but a tab,
+ * which a line may hold inside a value) or no NUL. */
 static int
 text_format(const char *field, size_t size, char *buf, size_t len)
 {
 	size_t used = 0, i, fl = strnlen(field, size);
 
 	for (i = 0; i < fl && used + 3 < len; i++) {
-		if ((unsigned char)field[i] < 0x20 || field[i] == 0x7f)
+		if (((unsigned char)field[i] < 0x20 && field[i] != '\t') || field[i] == 0x7f)
 			return -EINVAL;
 		if (field[i] == COMMENT)
 			buf[used++] = '\\';

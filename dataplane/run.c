@@ -450,32 +450,11 @@ uint64_t
 dp_run_pool_count(const struct dp_run_params *p)
 {
 	struct sm_program *prog = malloc(sizeof(*prog));
-	uint32_t w_count = sm_workers(p->model), n = p->model->topo.per_dc;
-	uint64_t need = 0, frame = SM_HDR_BYTES + p->pk->payload, wan_round = 0, dense = 0;
-	uint32_t i;
+	uint64_t need = 0;
 
-	if (prog == NULL || sm_program_build(p->model, p->var, p->budget, prog) != 0) {
-		free(prog);
-		return 0;
-	}
-	for (i = 0; i < prog->n; i++) {
-		uint64_t k = sm_frames(prog->r[i].bytes, p->pk->payload, NULL);
-
-		if (prog->r[i].hop == SM_HOP_WAN && k * n > wan_round)
-			wan_round = k * n;
-		if (prog->r[i].hop == SM_HOP_MODULE && prog->plan.placement == SM_PLACE_NETWORK)
-			dense = k;
-	}
+	if (prog != NULL && sm_program_build(p->model, p->var, p->budget, prog) == 0)
+		need = sm_packet_pool_count(p->model, p->pk, prog, p->q_wan, p->bg.fg_lossless,
+					    p->bg.load > 0);
 	free(prog);
-	/* a round of the sync in each WAN queue (above the limit if its class is lossless) and
-	 * background up to the limit */
-	if (!p->bg.fg_lossless && wan_round > p->q_wan / frame + 1)
-		wan_round = p->q_wan / frame + 1;
-	if (p->bg.load > 0)
-		wan_round += p->q_wan / frame + 1;
-	/* bursts and frames in flight on each worker's hops, rounds overlapping without sync */
-	need = (uint64_t)w_count * (4 * p->pk->burst + 64);
-	need += wan_round * p->model->topo.n_dc + (uint64_t)w_count * dense;
-	need += need / 4 + 1024;
 	return need;
 }

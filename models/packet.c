@@ -67,7 +67,12 @@ sm_packet_check(const struct sm_packet *pk, char *err, unsigned long errlen)
 uint64_t
 sm_ps(double seconds)
 {
-	return (uint64_t)llround(seconds * 1e12);
+	double ps = seconds * 1e12;
+
+	/* beyond llround()'s range: saturated (the scenario loader refuses such values) */
+	if (!(ps < 0x1p63))
+		return ps > 0 ? (uint64_t)INT64_MAX : 0;
+	return ps > 0 ? (uint64_t)llround(ps) : 0;
 }
 
 uint64_t
@@ -75,6 +80,8 @@ sm_rate(double bytes_per_s)
 {
 	double r = nearbyint(bytes_per_s);
 
+	if (!(r < 0x1p64))	/* saturated, as sm_ps() */
+		return r > 0 ? UINT64_MAX : 1;
 	return r < 1 ? 1 : (uint64_t)r;
 }
 
@@ -690,4 +697,33 @@ sm_packet_step_bound_ps(const struct sm_params *p, const struct sm_packet *pk,
 		t += flow_ps(pk, k, last, l.intra_bw, true) + (double)l.down_delay;
 	}
 	return t;
+}
+
+uint64_t
+sm_packet_pool_count(const struct sm_params *p, const struct sm_packet *pk,
+		     const struct sm_program *prog, uint64_t q_wan, bool lossless, bool background)
+{
+	uint32_t w_count = sm_workers(p), n = p->topo.per_dc;
+	uint64_t need, frame = SM_HDR_BYTES + pk->payload, wan_round = 0, dense = 0;
+	unsigned int i;
+
+	for (i = 0; i < prog->n; i++) {
+		uint64_t k = sm_frames(prog->r[i].bytes, pk->payload, NULL);
+
+		if (prog->r[i].hop == SM_HOP_WAN && k * n > wan_round)
+			wan_round = k * n;
+		if (prog->r[i].hop == SM_HOP_MODULE && prog->plan.placement == SM_PLACE_NETWORK)
+			dense = k;
+	}
+	/* a round of the sync in each WAN queue (above the limit if its class is lossless) and
+	 * background up to the limit */
+	if (!lossless && wan_round > q_wan / frame + 1)
+		wan_round = q_wan / frame + 1;
+	if (background)
+		wan_round += q_wan / frame + 1;
+	/* bursts and frames in flight on each worker's hops, rounds overlapping without sync */
+	need = (uint64_t)w_count * (4 * pk->burst + 64);
+	need += wan_round * p->topo.n_dc + (uint64_t)w_count * dense;
+	need += need / 4 + 1024;
+	return need;
 }

@@ -66,10 +66,10 @@ sm_ser_ps(uint64_t bytes, uint64_t bw)
 	return (bytes * UINT64_C(1000000000000) + bw - 1) / bw;
 }
 
-/** Seconds to picoseconds, rounded to nearest. */
+/** Seconds to picoseconds, rounded to nearest; 0 below 0, 2^63 - 1 at and past 2^63 ps. */
 uint64_t sm_ps(double seconds);
 
-/** A rate in B/s as the integer the packet level uses (rounded, at least 1). */
+/** A rate in B/s as the integer the packet level uses (rounded, at least 1, at most 2^64 - 1). */
 uint64_t sm_rate(double bytes_per_s);
 
 /** Bytes a link charges for a frame carrying @p payload gradient bytes. */
@@ -198,6 +198,16 @@ int sm_packet_model(const struct sm_params *p, const struct sm_packet *pk, enum 
  */
 double sm_packet_step_bound_ps(const struct sm_params *p, const struct sm_packet *pk,
 			       const struct sm_program *prog);
+
+/**
+ * Mbufs a run of @p prog needs at most, uncapped (dp_run_pool_need() caps it to a mempool's 32
+ * bits): a few bursts per worker, a whole WAN round of a data centre's flows in each WAN queue
+ * (up to @p q_wan frame bytes unless the sync is @p lossless), @p q_wan of background with
+ * @p background, and for a module in the network its whole dense input per module.
+ */
+uint64_t sm_packet_pool_count(const struct sm_params *p, const struct sm_packet *pk,
+			      const struct sm_program *prog, uint64_t q_wan, bool lossless,
+			      bool background);
 
 /**
  * Bound on (packet - fluid) / fluid for one step of @p prog at zero load, payload accounting and

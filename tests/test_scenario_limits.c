@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -420,6 +421,48 @@ test_limits_name_the_last_key(void **state)
 	}
 }
 
+/* What the scenario fuzzer found: each loads (or is refused) and round-trips, without UB. */
+static void
+test_found_by_fuzzing(void **state)
+{
+	char err[ERRLEN], dir[] = "/tmp/test_scenario_limits.XXXXXX", path[128], *buf = NULL;
+	struct sc_scenario back;
+	size_t n = 0;
+	FILE *f;
+
+	/* a tab inside a text value loads, so the dump must write it (it refused it) */
+	assert_int_equal(load_set("scenario.name=a\tb", err), 0);
+	f = open_memstream(&buf, &n);
+	assert_non_null(f);
+	assert_int_equal(sc_scenario_dump(&sc, f), 0);
+	fclose(f);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/back.ini", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fwrite(buf, 1, n, f);
+	fclose(f);
+	assert_int_equal(sc_scenario_load(&back, path, NULL, 0, err, ERRLEN), 0);
+	assert_string_equal(back.name, "a\tb");
+	unlink(path);
+	rmdir(dir);
+	free(buf);
+	/* the conversions saturate rather than overflow (the search for a value that works goes
+	 * to the ends of a key's range) */
+	assert_true(sm_rate(1.7976931348623157e308) == UINT64_MAX);
+	assert_true(sm_rate(0x1p64) == UINT64_MAX);
+	assert_true(sm_rate(-5) == 1);
+	assert_true(sm_ps(1e300) == (uint64_t)INT64_MAX);
+	assert_true(sm_ps(-1) == 0);
+	assert_true(sm_ps(20e-6) == 20000000);
+	/* a limit's search on a number key stores doubles, not a 32-bit copy of them */
+	assert_int_equal(load_with("scenarios/2dc4-25g.ini", NULL, "wan.latency=1e300 s", false, 0,
+				   err), -EINVAL);
+	assert_int_equal(load_with("scenarios/2dc4-25g.ini", NULL, "intra.bandwidth=1e-5 B/s",
+				   true, 0, err), -EINVAL);
+	assert_has(err, "the smallest value that works is");
+}
+
 int
 main(void)
 {
@@ -428,6 +471,7 @@ main(void)
 		cmocka_unit_test(test_limits_largest_value),
 		cmocka_unit_test(test_limits_are_the_widths),
 		cmocka_unit_test(test_limits_name_the_last_key),
+		cmocka_unit_test(test_found_by_fuzzing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
