@@ -213,7 +213,8 @@ sweep_usage(FILE *f)
 		   "every point:\n"
 		   "the packet-level closed form and the fluid step at zero load, the fluid shared-WAN\n"
 		   "model (processor sharing and FIFO) under load. Every value is checked before any\n"
-		   "run starts. Progress and the time left go to stderr.",
+		   "run starts, the data plane's limits included (a value they cannot hold is refused\n"
+		   "with the largest that works). Progress and the time left go to stderr.",
 		   sweep_optv, N_OPTS);
 	fprintf(f, "\nexamples:\n"
 		   "  syncemu sweep --key background.load --range 0:0.9:0.1 -v A,\"E'\" -b free -n 200"
