@@ -117,7 +117,8 @@ check_value(const struct ctl_params *p, enum dp_param prm, const char *key, cons
 		if (p->nsets > 0)
 			memcpy(sets, p->sets, p->nsets * sizeof(*sets));
 		sets[p->nsets] = kv;
-		rc = sc_scenario_load(sc, p->scenario, sets, p->nsets + 1, why, len);
+		rc = sc_scenario_load_run(sc, p->scenario, sets, NULL, p->nsets + 1, p->variants,
+					  p->budgets, why, len);
 		if (rc == 0)
 			*si = prm == DP_P_BG_LOAD ? sc->background.load :
 						    dp_param_get(&sc->model, prm);

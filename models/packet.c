@@ -67,7 +67,12 @@ sm_packet_check(const struct sm_packet *pk, char *err, unsigned long errlen)
 uint64_t
 sm_ps(double seconds)
 {
-	return (uint64_t)llround(seconds * 1e12);
+	double ps = seconds * 1e12;
+
+	/* beyond llround()'s range: saturated (the scenario loader refuses such values) */
+	if (!(ps < 0x1p63))
+		return ps > 0 ? (uint64_t)INT64_MAX : 0;
+	return ps > 0 ? (uint64_t)llround(ps) : 0;
 }
 
 uint64_t
@@ -75,6 +80,8 @@ sm_rate(double bytes_per_s)
 {
 	double r = nearbyint(bytes_per_s);
 
+	if (!(r < 0x1p64))	/* saturated, as sm_ps() */
+		return r > 0 ? UINT64_MAX : 1;
 	return r < 1 ? 1 : (uint64_t)r;
 }
 
@@ -638,4 +645,85 @@ sm_packet_fluid_bound(const struct sm_params *p, const struct sm_packet *pk,
 		bound += fill(frame, bw, nh);
 	}
 	return bound / s.total;
+}
+
+/* Serialisation of one flow's @k frames (the last of @last bytes) at @bw, as the links charge them. */
+static double
+flow_ps(const struct sm_packet *pk, uint64_t k, uint32_t last, uint64_t bw, bool charged)
+{
+	uint32_t full = charged ? sm_charge(pk->account, pk->payload) : pk->payload;
+	uint32_t tail = charged ? sm_charge(pk->account, last) : last;
+
+	if (bw == 0 || k == 0)
+		return 0;
+	return (double)(k - 1) * (double)sm_ser_ps(full, bw) + (double)sm_ser_ps(tail, bw);
+}
+
+double
+sm_packet_step_bound_ps(const struct sm_params *p, const struct sm_packet *pk,
+			const struct sm_program *prog)
+{
+	double t = (double)prog->compute_ps;
+	struct sm_links l;
+	unsigned int i;
+	int s;
+
+	if (sm_links_build(p, prog->budget, &l, NULL, 0) != 0)
+		return NAN;
+	for (i = 0; i < prog->n; i++) {
+		const struct sm_round *r = &prog->r[i];
+		uint32_t last;
+		uint64_t k = sm_frames(r->bytes, pk->payload, &last);
+		double flows = prog->plan.ph[r->phase].flows;
+
+		if (r->hop == SM_HOP_MODULE) {
+			for (s = 0; s < SM_STAGE_COUNT; s++)
+				t += flow_ps(pk, k, last, l.stage_bw[s], false);
+			if (prog->plan.placement == SM_PLACE_NETWORK) {
+				/* the dense hop: nic, then the link to the module */
+				t += flow_ps(pk, k, last, l.intra_bw, true) + (double)l.nic_delay;
+				t += flow_ps(pk, k, last, l.intra_bw, true) + (double)l.mlink_delay;
+				t += (double)l.mod_latency_network;
+			} else {
+				t += (double)l.mod_latency_port;
+			}
+			continue;
+		}
+		if (r->capped)
+			t += flow_ps(pk, k, last, l.port_bw, true);
+		t += flow_ps(pk, k, last, l.intra_bw, true) + (double)l.nic_delay;
+		if (r->hop == SM_HOP_WAN)	/* a data centre's flows share it */
+			t += flows * flow_ps(pk, k, last, l.wan_bw, true) + (double)l.wan_delay;
+		t += flow_ps(pk, k, last, l.intra_bw, true) + (double)l.down_delay;
+	}
+	return t;
+}
+
+uint64_t
+sm_packet_pool_count(const struct sm_params *p, const struct sm_packet *pk,
+		     const struct sm_program *prog, uint64_t q_wan, bool lossless, bool background)
+{
+	uint32_t w_count = sm_workers(p), n = p->topo.per_dc;
+	uint64_t need, frame = SM_HDR_BYTES + pk->payload, wan_round = 0, dense = 0;
+	unsigned int i;
+
+	for (i = 0; i < prog->n; i++) {
+		uint64_t k = sm_frames(prog->r[i].bytes, pk->payload, NULL);
+
+		if (prog->r[i].hop == SM_HOP_WAN && k * n > wan_round)
+			wan_round = k * n;
+		if (prog->r[i].hop == SM_HOP_MODULE && prog->plan.placement == SM_PLACE_NETWORK)
+			dense = k;
+	}
+	/* a round of the sync in each WAN queue (above the limit if its class is lossless) and
+	 * background up to the limit */
+	if (!lossless && wan_round > q_wan / frame + 1)
+		wan_round = q_wan / frame + 1;
+	if (background)
+		wan_round += q_wan / frame + 1;
+	/* bursts and frames in flight on each worker's hops, rounds overlapping without sync */
+	need = (uint64_t)w_count * (4 * pk->burst + 64);
+	need += wan_round * p->topo.n_dc + (uint64_t)w_count * dense;
+	need += need / 4 + 1024;
+	return need;
 }

@@ -66,10 +66,10 @@ sm_ser_ps(uint64_t bytes, uint64_t bw)
 	return (bytes * UINT64_C(1000000000000) + bw - 1) / bw;
 }
 
-/** Seconds to picoseconds, rounded to nearest. */
+/** Seconds to picoseconds, rounded to nearest; 0 below 0, 2^63 - 1 at and past 2^63 ps. */
 uint64_t sm_ps(double seconds);
 
-/** A rate in B/s as the integer the packet level uses (rounded, at least 1). */
+/** A rate in B/s as the integer the packet level uses (rounded, at least 1, at most 2^64 - 1). */
 uint64_t sm_rate(double bytes_per_s);
 
 /** Bytes a link charges for a frame carrying @p payload gradient bytes. */
@@ -185,6 +185,29 @@ struct sm_packet_step {
  */
 int sm_packet_model(const struct sm_params *p, const struct sm_packet *pk, enum sm_variant v,
 		    double budget, unsigned int steps, struct sm_packet_step *out);
+
+/**
+ * An upper bound, in picoseconds (as a double, so that it cannot overflow), on the time of one step
+ * of @p prog at zero load in any sync mode: the compute, then for every round all the work of
+ * the hops and stages its frames pass (each hop's serialisation of every frame of the flows that
+ * share it, the slowest path not singled out) plus the path's delays and the module's latency.  A
+ * step's critical path runs through each of these at most once, so the emulated step (and the
+ * closed form's) is never longer.  It reads the rates and delays of sm_links_build() at the
+ * program's budget; a link-kernel program's own stage times are taken at the model's ops per
+ * byte.  NAN if the links cannot be built.
+ */
+double sm_packet_step_bound_ps(const struct sm_params *p, const struct sm_packet *pk,
+			       const struct sm_program *prog);
+
+/**
+ * Mbufs a run of @p prog needs at most, uncapped (dp_run_pool_need() caps it to a mempool's 32
+ * bits): a few bursts per worker, a whole WAN round of a data centre's flows in each WAN queue
+ * (up to @p q_wan frame bytes unless the sync is @p lossless), @p q_wan of background with
+ * @p background, and for a module in the network its whole dense input per module.
+ */
+uint64_t sm_packet_pool_count(const struct sm_params *p, const struct sm_packet *pk,
+			      const struct sm_program *prog, uint64_t q_wan, bool lossless,
+			      bool background);
 
 /**
  * Bound on (packet - fluid) / fluid for one step of @p prog at zero load, payload accounting and

@@ -230,6 +230,11 @@ run_usage(FILE *f)
 		   "report, text or --json, goes to stderr. A device, a directory, a socket, or a\n"
 		   "file the run reads (the scenario, background.sizes_csv, module.kernel) is refused\n"
 		   "before the run.\n"
+		   "A step takes as long as it takes in virtual time; a run stalls only when nothing\n"
+		   "of the sync is left queued, in flight or pending while a worker waits (in real\n"
+		   "time: no step within ports.wait). A value the data plane cannot hold (a round of\n"
+		   "more than 2^32 frames, a run past 2^63 ps of virtual time, ...) is refused before\n"
+		   "anything runs, with the largest value that works (exit 3).\n"
 		   "Ctrl-C (SIGINT) or SIGTERM ends the run after its current step and still writes\n"
 		   "the report and the trace of what was done (exit 130); a second one ends the\n"
 		   "process at once and leaves no temporary file.\n"
@@ -964,7 +969,7 @@ start_ctl(const struct run_opts *o, const struct sc_scenario *sc, const char *pa
 	  struct runner *r, struct ctl_server **srv, char *err, size_t errlen)
 {
 	struct ctl_params cp = { .path = o->ctl, .scenario = path, .sets = o->sets,
-				 .nsets = o->nsets };
+				 .nsets = o->nsets, .variants = sc->variants, .budgets = sc->budgets };
 	int i;
 
 	/* static: DPDK's telemetry thread may read it until the process ends */
@@ -1112,8 +1117,8 @@ cmd_run(int argc, char **argv)
 		status = CLI_EXIT_USAGE;
 		goto out;
 	}
-	if (sc_scenario_load_from(sc, npos ? pos[0] : NULL, o.sets, o.from, o.nsets, err,
-				  sizeof(err)) != 0) {
+	if (sc_scenario_load_run(sc, npos ? pos[0] : NULL, o.sets, o.from, o.nsets, o.variants,
+				 o.budgets, err, sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu run: %s\n", err);
 		status = CLI_EXIT_INPUT;
 		goto out;

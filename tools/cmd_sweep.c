@@ -234,8 +234,10 @@ sweep_usage(FILE *f)
 		   "every point:\n"
 		   "the packet-level closed form and the fluid step at zero load, the fluid shared-WAN\n"
 		   "model (processor sharing and FIFO) under load. Every value is checked before any\n"
-		   "run starts: alone by the key's rule (a bad one is a bad command line, exit 2),\n"
-		   "then with the whole scenario (exit 3). Progress and the time left go to stderr.\n"
+		   "run starts, the data plane's limits included (a value they cannot hold is refused\n"
+		   "with the largest that works): alone by the key's rule (a bad one is a bad command\n"
+		   "line, exit 2), then with the whole scenario (exit 3). Progress and the time left\n"
+		   "go to stderr.\n"
 		   "DIR is made if missing. Its files are replaced whole or not at all (a link writes\n"
 		   "its target, a FIFO is streamed; a device, a directory, a socket or the scenario\n"
 		   "file is refused before any run), the plot only if gnuplot succeeds; a signal\n"
@@ -567,8 +569,8 @@ cmd_sweep(int argc, char **argv)
 			goto out;
 		}
 		sets[o.nsets] = kv;
-		rc = sc_scenario_load_from(pt[i].sc, npos ? pos[0] : NULL, sets, from, o.nsets + 2,
-					   err, sizeof(err));
+		rc = sc_scenario_load_run(pt[i].sc, npos ? pos[0] : NULL, sets, from, o.nsets + 2,
+					  o.variants, o.budgets, err, sizeof(err));
 		free(kv);
 		if (rc != 0) {
 			fprintf(stderr, "syncemu sweep: value %u of %s: %s\n", i + 1, o.key, err);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-# Regenerate the seed corpus of tests/fuzz/fuzz_reader.c in tests/fuzz/corpus/ (the files are
-# committed; run this only to change them): small valid pcap, pcap-ns, pcapng (syncemu-like,
+# Regenerate the seed corpus of tests/fuzz/fuzz_reader.c in tests/fuzz/corpus/reader/ (the files
+# are committed; run this only to change them): small valid pcap, pcap-ns, pcapng (syncemu-like,
 # dumpcap-like, big-endian, several sections), gzip'd ones, and a few broken ones.  Deterministic.
 # Usage: gen_corpus.py [OUTDIR]
 import gzip
@@ -9,7 +9,8 @@ import os
 import struct
 import sys
 
-out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus")
+out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus",
+                                                        "reader")
 
 
 def ipv4(proto, payload, src=b"\x0a\x00\x00\x01", dst=b"\x0a\x00\x00\x02"):
