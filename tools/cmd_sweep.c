@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,8 @@
 #include "outputs.h"
 #include "runner.h"
 #include "scenario.h"
+#include "sweep.h"
+#include "sweep_plot.h"
 #include "variant.h"
 
 #define MAX_VALUES 256
@@ -56,7 +59,8 @@ static const struct opt sweep_optv[] = {
 	{ "variant", 'v', "LIST", "variants [scenario's report]", O_VARIANT },
 	{ "budget", 'b', "LIST", "module budgets [scenario's report]", O_BUDGET },
 	{ "steps", 'n', "N", "steps per run [run.steps]", O_STEPS },
-	{ "out", 'o', "DIR", "write DIR/sweep.csv, sweep.json, sweep.svg [sweep-KEY]", O_OUT },
+	{ "out", 'o', "DIR", "write DIR/sweep.csv, .json, .svg, .png, .gp, .dat [sweep-KEY]",
+	  O_OUT },
 	{ "json", 'j', NULL, "print the JSON on stdout too", O_JSON },
 	{ "quiet", 'q', NULL, "no progress on stderr", O_QUIET },
 	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults", O_EAL | OPT_DASH_VALUE },
@@ -230,18 +234,27 @@ sweep_usage(FILE *f)
 		   "Run the data plane for every value of one scenario key (any key: the background\n"
 		   "load, the WAN rate, the module budget, bit planes, the MTU, ...) and write the\n"
 		   "mean step time against the key: DIR/sweep.csv (one row per value and variant),\n"
-		   "DIR/sweep.json, and DIR/sweep.svg and sweep.png (gnuplot), with the model beside\n"
+		   "DIR/sweep.json, and the plot DIR/sweep.svg and sweep.png, with the model beside\n"
 		   "every point:\n"
 		   "the packet-level closed form and the fluid step at zero load, the fluid shared-WAN\n"
-		   "model (processor sharing and FIFO) under load. Every value is checked before any\n"
+		   "model (processor sharing and FIFO) under load. gnuplot draws the plot from the\n"
+		   "script DIR/sweep.gp and its data DIR/sweep.dat, saved beside it: edit the script\n"
+		   "and draw again with  cd DIR && gnuplot sweep.gp. Every value is checked before any\n"
 		   "run starts, the data plane's limits included (a value they cannot hold is refused\n"
 		   "with the largest that works): alone by the key's rule (a bad one is a bad command\n"
 		   "line, exit 2), then with the whole scenario (exit 3). Progress and the time left\n"
 		   "go to stderr.\n"
 		   "DIR is made if missing. Its files are replaced whole or not at all (a link writes\n"
 		   "its target, a FIFO is streamed; a device, a directory, a socket or the scenario\n"
-		   "file is refused before any run), the plot only if gnuplot succeeds; a signal\n"
-		   "leaves no temporary file.",
+		   "file is refused before any run); the plot only if gnuplot succeeds and writes it\n"
+		   "whole, else exit 1 with gnuplot's message, the other four files written.\n"
+		   "SIGINT or SIGTERM ends the sweep after the run in progress, which keeps the steps\n"
+		   "it made: the files hold the runs done, marked partial (the CSV's status\n"
+		   "'interrupted' and 'not_run', the JSON's \"partial\": true and \"not_run\", the\n"
+		   "plot's title), exit 130; a second signal ends it at once, leaving no temporary\n"
+		   "file and each file not yet written as it was.\n"
+		   "Exit codes: 0 ok, 1 a run, a file or gnuplot failed, 2 bad command line, 3 bad\n"
+		   "scenario, 130 interrupted.",
 		   sweep_optv, N_OPTS);
 	fprintf(f, "\nexamples:\n"
 		   "  syncemu sweep --key background.load --range 0:0.9:0.1 -v A,\"E'\" -b free -n 200"
@@ -252,189 +265,52 @@ sweep_usage(FILE *f)
 		   "-n 3\n");
 }
 
-/* ---- one point of the sweep ---- */
-
-struct point {
-	char *value;
-	double x;
-	const char *unit;
-	struct sc_scenario *sc;
-	unsigned int nc;
-	struct contender c[RUNNER_MAX];
-	struct outcome o[RUNNER_MAX];
-};
-
-/* The model's figure for a point: PS under load, else the packet-level closed form. */
-static double
-model_ms(const struct outcome *o, bool fifo)
-{
-	double sum = 0;
-	uint32_t s;
-
-	if (o->rc != 0)
-		return NAN;
-	if (o->loaded)
-		return o->model_rc == 0 ? 1e3 * (fifo ? o->fifo.step.mean : o->ps.step.mean) : NAN;
-	if (fifo || o->pm == NULL || o->pm_rc != 0 || o->res.steps == 0)
-		return NAN;
-	for (s = 0; s < o->res.steps; s++)
-		sum += (double)o->pm[s].time_ps;
-	return sum / o->res.steps / 1e9;
-}
-
-/* The files of a sweep, in --out DIR. */
-enum { F_CSV, F_JSON, F_SVG, F_PNG, F_COUNT };
-
-static const char *const file_names[F_COUNT] = { "sweep.csv", "sweep.json", "sweep.svg",
-						 "sweep.png" };
-
-/* Write the CSV and commit it (or abort it on an error). */
-static int
-write_csv(struct outfile *out, const struct sweep_opts *o, struct point *pt)
-{
-	FILE *f = outfile_fp(out);
-	unsigned int i, j;
-
-	if (f == NULL) {
-		outfile_abort(out);
-		return -ENOMEM;
-	}
-	fprintf(f, "key,value,x,run,steps,mean_ms,ci95_ms,median_ms,p99_ms,model_ms,model_fifo_ms,"
-		   "fluid_ms,status\n");
-	for (i = 0; i < o->nvalues; i++) {
-		for (j = 0; j < pt[i].nc; j++) {
-			const struct outcome *r = &pt[i].o[j];
-
-			fprintf(f, "%s,\"%s\",%.10g,\"%s\",%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%s\n",
-				o->key, pt[i].value, pt[i].x, r->c.label, r->res.steps,
-				outcome_mean(r) * 1e3, r->all.ci95 * 1e3, r->all.median * 1e3,
-				r->all.p99 * 1e3, model_ms(r, false), model_ms(r, true),
-				r->fluid * 1e3, r->rc == 0 ? "ok" : "failed");
-		}
-	}
-	return outfile_commit(out);
-}
-
-static json_t *
-jnum(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *
-sweep_json(const struct sweep_opts *o, struct point *pt)
-{
-	json_t *root = json_object(), *pts = json_array();
-	unsigned int i, j;
-
-	if (root == NULL || pts == NULL) {
-		json_decref(root);
-		json_decref(pts);
-		return NULL;
-	}
-	json_object_set_new(root, "syncemu", json_string(SYNCEMU_VERSION));
-	json_object_set_new(root, "key", json_string(o->key));
-	json_object_set_new(root, "scenario", json_string(pt[0].sc->name));
-	json_object_set_new(root, "seed", json_integer((json_int_t)pt[0].sc->run.seed));
-	for (i = 0; i < o->nvalues; i++) {
-		for (j = 0; j < pt[i].nc; j++) {
-			const struct outcome *r = &pt[i].o[j];
-
-			json_array_append_new(pts, json_pack(
-				"{s:s, s:o, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}",
-				"value", pt[i].value, "x", jnum(pt[i].x), "run", r->c.label,
-				"steps", (int)r->res.steps, "mean_ms", jnum(outcome_mean(r) * 1e3),
-				"ci95_ms", jnum(r->all.ci95 * 1e3),
-				"p99_ms", jnum(r->all.p99 * 1e3), "model_ms", jnum(model_ms(r, false)),
-				"model_fifo_ms", jnum(model_ms(r, true)),
-				"fluid_ms", jnum(r->fluid * 1e3), "wall_s", jnum(r->wall),
-				"ok", r->rc == 0));
-		}
-	}
-	json_object_set_new(root, "points", pts);
-	return root;
-}
-
 /*
- * The plot, through gnuplot: emulated means with their CI as points, the model as lines.
- * gnuplot writes into the outputs' temporaries (outfile_child_path()), which are put in place
- * only if it succeeds; both outputs are committed or aborted here.
+ * SIGINT, SIGTERM: the run in progress ends after its step, and the files of the runs done are
+ * written, marked partial.  A second one, or SIGHUP, removes the temporary files, ends gnuplot
+ * and ends the process at once, as the default action would.  A signal ignored from the start
+ * (nohup, a script's background job) stays ignored.
  */
-static int
-write_plot(struct outfile *svg, struct outfile *png, const struct sweep_opts *o,
-	   struct point *pt, bool loaded, char *err, size_t errlen)
+static volatile sig_atomic_t stop_flag;
+
+static void
+on_stop(int sig)
 {
-	unsigned int i, j;
-	FILE *g;
-	int rc, rc2;
+	static const char msg[] = "syncemu sweep: interrupted: the runs done are written after "
+				  "the run in progress (a second signal ends it at once)\n";
 
-	if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
-		snprintf(err, errlen, "gnuplot is not installed (apt-get install gnuplot-nox): "
-			 "the plot was not drawn; the CSV and JSON are written");
-		outfile_abort(svg);
-		outfile_abort(png);
-		return -ENOENT;
+	if (stop_flag || sig == SIGHUP) {
+		outfile_signal_cleanup();
+		sweep_plot_signal_kill();
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
 	}
-	g = popen("gnuplot >/dev/null 2>&1", "w");
-	if (g == NULL) {
-		rc = -errno;
-		outfile_abort(svg);
-		outfile_abort(png);
-		return rc;
+	stop_flag = sig;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+		/* nothing to be done about it here */
 	}
-	/* one data block per variant: x, emulated mean, its CI, the model (PS), FIFO */
-	for (j = 0; j < pt[0].nc; j++) {
-		fprintf(g, "$D%u << EOD\n", j);
-		for (i = 0; i < o->nvalues; i++) {
-			const struct outcome *r = &pt[i].o[j];
-			double ci = r->all.ci95 * 1e3;
+}
 
-			fprintf(g, "%.10g %.9g %.9g %.9g %.9g\n", pt[i].x, outcome_mean(r) * 1e3,
-				isfinite(ci) ? ci : 0.0, model_ms(r, false), model_ms(r, true));
-		}
-		fprintf(g, "EOD\n");
-	}
-	fprintf(g, "set terminal svg size 900,560 dynamic font 'sans,11'\n"
-		   "set output '%s'\nset key outside right\nset grid\n"
-		   "set datafile missing 'nan'\n"
-		   "set title \"syncemu sweep of %s (%s)\" noenhanced\n"
-		   "set xlabel \"%s%s%s\" noenhanced\nset ylabel 'step time, ms'\n"
-		   "set yrange [0:*]\nset offsets graph 0.02, graph 0.02, 0, 0\nplot ",
-		outfile_child_path(svg), o->key,
-		pt[0].sc->name, o->key, pt[0].unit[0] ? ", " : "", pt[0].unit);
-	for (j = 0; j < pt[0].nc; j++) {
-		const char *l = pt[0].c[j].label;
+static void
+catch_stop(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa, old;
+	unsigned int i;
 
-		fprintf(g, "%s$D%u using 1:2:3 with yerrorbars lc %u pt 7 title \"%s emulated\" "
-			   "noenhanced, $D%u using 1:4 with lines lc %u dt 2 title \"%s %s\" "
-			   "noenhanced", j ? ", " : "", j, j + 1, l, j, j + 1, l,
-			loaded ? "model PS" : "packet model");
-		if (loaded)
-			fprintf(g, ", $D%u using 1:5 with lines lc %u dt 3 title \"%s model FIFO\" "
-				   "noenhanced", j, j + 1, l);
-	}
-	/* and the same as a PNG */
-	fprintf(g, "\nset terminal pngcairo size 900,560 font 'sans,10'\nset output '%s'\n"
-		   "replot\nset output\n", outfile_child_path(png));
-	rc = pclose(g) == 0 ? 0 : -EIO;
-	if (rc != 0) {
-		snprintf(err, errlen, "gnuplot failed on %s: no plot written", outfile_path(svg));
-		outfile_abort(svg);
-		outfile_abort(png);
-		return rc;
-	}
-	rc = outfile_commit(svg);
-	rc2 = outfile_commit(png);	/* both are committed, whatever the first gives */
-	if (rc == 0)
-		rc = rc2;
-	if (rc != 0)
-		snprintf(err, errlen, "cannot write the plot: %s", strerror(-rc));
-	return rc;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
 }
 
 /*
- * --out DIR: a directory (made if missing), and its four files checked and opened before any
- * run.  0 or an exit code with the message on stderr.
+ * --out DIR: a directory (made if missing), and its six files checked and opened before any
+ * run (a FIFO without a reader waited for, until a signal).  0 or an exit code with the message
+ * on stderr.
  */
 static int
 open_files(const char *dir, const struct sc_scenario *sc, const char *scenario,
@@ -462,15 +338,16 @@ open_files(const char *dir, const struct sc_scenario *sc, const char *scenario,
 			strerror(errno));
 		return CLI_EXIT_USAGE;
 	}
-	for (k = 0; k < F_COUNT; k++) {
-		if (asprintf(&paths[k], "%s/%s", dir, file_names[k]) < 0) {
+	for (k = 0; k < SW_FILES; k++) {
+		if (asprintf(&paths[k], "%s/%s", dir, sweep_file_names[k]) < 0) {
 			paths[k] = NULL;
 			return CLI_EXIT_FAIL;
 		}
 		outs[k] = (struct output){ .path = paths[k], .what = "--out", .code =
 					   CLI_EXIT_USAGE };
 	}
-	rc = outputs_open(outs, F_COUNT, in, sizeof(in) / sizeof(in[0]), "syncemu sweep", NULL,
+	rc = outputs_open(outs, SW_FILES, in, sizeof(in) / sizeof(in[0]), "syncemu sweep",
+			  &stop_flag,
 			  err, sizeof(err));
 	if (rc != 0)
 		fprintf(stderr, "syncemu sweep: %s\n", err);
@@ -486,24 +363,92 @@ wall_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+
+/* "DIR" quoted for a shell when it needs it ('...', a quote in it as '\''). */
+static void
+put_shell_word(FILE *f, const char *s)
+{
+	const char *p;
+
+	for (p = s; *p != '\0'; p++)
+		if (strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./+:,@",
+			   *p) == NULL)
+			break;
+	if (*p == '\0' && *s != '\0') {
+		fputs(s, f);
+		return;
+	}
+	fputc('\'', f);
+	for (p = s; *p != '\0'; p++) {
+		if (*p == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*p, f);
+	}
+	fputc('\'', f);
+}
+
+/* The table on stdout, then what is partial and which files were written. */
+static void
+print_text(const struct sweep *sw, const char *dir, const struct sweep_point *cut_pt,
+	   const struct outcome *cut, unsigned int done, unsigned int total, unsigned int written)
+{
+	const struct sweep_point *pt = sw->pt;
+	unsigned int i, j, k, n = 0;
+
+	printf("syncemu sweep of %s over %u values (%s)%s\n", sw->key, sw->nvalues,
+	       pt[0].sc->name, done < total || cut != NULL ? ", partial (interrupted)" : "");
+	printf("  %-14s %-10s %10s %10s %12s %12s\n", "value", "run", "mean ms", "95% CI",
+	       sw->loaded ? "model PS" : "packet model", sw->loaded ? "model FIFO" : "fluid ms");
+	for (i = 0; i < sw->nvalues; i++)
+		for (j = 0; j < pt[i].nc; j++) {
+			const struct outcome *q = &pt[i].o[j];
+
+			if (!pt[i].ran[j])
+				continue;
+			printf("  %-14s %-10s %10.4f %10.4f %12.4f %12.4f\n", pt[i].value,
+			       q->c.label, outcome_mean(q) * 1e3, q->all.ci95 * 1e3,
+			       sweep_model_ms(q, false),
+			       sw->loaded ? sweep_model_ms(q, true) : q->fluid * 1e3);
+		}
+	if (cut != NULL)
+		printf("interrupted: %s=%s %s stopped after step %u of %u\n", sw->key,
+		       cut_pt->value, cut->c.label, cut->res.steps, cut_pt->sc->run.steps);
+	if (done < total)
+		printf("not run: %u of %u runs\n", total - done, total);
+	for (k = 0; k < SW_FILES; k++) {
+		if (!(written & 1u << k))
+			continue;
+		if (n++ == 0)
+			printf("wrote %s/%s", dir, sweep_file_names[k]);
+		else
+			printf(", %s", sweep_file_names[k]);
+	}
+	if (n > 0)
+		putchar('\n');
+}
+
 int
 cmd_sweep(int argc, char **argv)
 {
 	struct sweep_opts o = { .nsets = 0 };
-	struct point *pt = NULL;
+	struct sweep_point *pt = NULL;
 	struct runner r = { .eal = NULL };
-	struct output outs[F_COUNT] = { { .path = NULL } };
-	char err[512], *pos[1], *dir = NULL, *paths[F_COUNT] = { NULL };
+	struct output outs[SW_FILES] = { { .path = NULL } };
+	char err[512], mark[96], *pos[1], *dir = NULL, *paths[SW_FILES] = { NULL };
 	const char **sets = NULL, **from = NULL;
-	unsigned int i, j, total = 0, done = 0;
+	const struct outcome *cut = NULL;
+	const struct sweep_point *cut_pt = NULL;
+	unsigned int i, j, total = 0, done = 0, written = 0;
 	uint32_t need = 0, frame = 0;
 	int npos, status = CLI_EXIT_OK, rc;
-	bool loaded = false;
+	bool loaded = false, partial;
 	double t0;
+	struct sweep sw;
 	json_t *js = NULL;
 	FILE *f;
 
-	outfile_catch_signals();	/* a signal leaves no temporary behind */
+	catch_stop();
 	npos = opts_parse(argc, argv, sweep_optv, N_OPTS, sweep_opt, &o, pos, 1, err, sizeof(err));
 	if (npos < 0) {
 		fprintf(stderr, "syncemu sweep: %s\n(try 'syncemu sweep --help')\n", err);
@@ -617,81 +562,113 @@ cmd_sweep(int argc, char **argv)
 		goto out;
 	r.eal = o.eal;
 	r.mbufs = o.mbufs;
+	r.stop = &stop_flag;
 	if (runner_start(&r, need, frame, err, sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu sweep: %s\n", err);
 		status = CLI_EXIT_FAIL;
 		goto out;
 	}
 	t0 = wall_now();
-	for (i = 0; i < o.nvalues; i++) {
-		for (j = 0; j < pt[i].nc; j++) {
+	/* after a signal no run starts; the one in progress ends after its step */
+	for (i = 0; i < o.nvalues && !stop_flag; i++) {
+		for (j = 0; j < pt[i].nc && !stop_flag; j++) {
+			struct outcome *q = &pt[i].o[j];
 			double el;
 
-			if (runner_run(&r, pt[i].sc, &pt[i].c[j], 0, &pt[i].o[j]) != 0) {
+			pt[i].ran[j] = true;
+			if (runner_run(&r, pt[i].sc, &pt[i].c[j], 0, q) != 0) {
 				fprintf(stderr, "syncemu sweep: %s=%s %s: %s\n", o.key, pt[i].value,
-					pt[i].c[j].label, pt[i].o[j].err);
+					pt[i].c[j].label, q->err);
 				status = CLI_EXIT_FAIL;
 			}
 			done++;
+			if (q->rc == 0 && q->res.interrupted) {
+				cut = q;
+				cut_pt = &pt[i];
+			}
 			el = wall_now() - t0;
-			if (!o.quiet)
-				fprintf(stderr, "sweep %u/%u: %s=%s %s: %.3f ms; %.1f s so far, about "
-					"%.1f s left\n", done, total, o.key, pt[i].value,
-					pt[i].c[j].label, outcome_mean(&pt[i].o[j]) * 1e3, el,
+			if (o.quiet)
+				continue;
+			if (cut == q)
+				fprintf(stderr, "sweep %u/%u: %s=%s %s: interrupted after "
+					"step %u of %u: %.3f ms\n", done, total, o.key, pt[i].value,
+					pt[i].c[j].label, q->res.steps, pt[i].sc->run.steps,
+					outcome_mean(q) * 1e3);
+			else
+				fprintf(stderr, "sweep %u/%u: %s=%s %s: %.3f ms; %.1f s so "
+					"far, about %.1f s left\n", done, total, o.key, pt[i].value,
+					pt[i].c[j].label, outcome_mean(q) * 1e3, el,
 					el / done * (total - done));
 		}
 	}
-	rc = write_csv(outs[F_CSV].f, &o, pt);
-	outs[F_CSV].f = NULL;
-	if (rc != 0) {
-		fprintf(stderr, "syncemu sweep: cannot write %s: %s\n", paths[F_CSV], strerror(-rc));
-		status = CLI_EXIT_FAIL;
+	partial = done < total || cut != NULL;
+	if (stop_flag && done == 0) {
+		fprintf(stderr, "syncemu sweep: interrupted (signal %d) before the first run: "
+			"nothing written, the files in %s as they were\n", (int)stop_flag, dir);
+		status = CLI_EXIT_INTERRUPTED;
 		goto out;
 	}
-	js = sweep_json(&o, pt);
-	f = outfile_fp(outs[F_JSON].f);
-	if (js == NULL || f == NULL ||
-	    json_dumpf(js, f, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) != 0) {
-		fprintf(stderr, "syncemu sweep: cannot write %s\n", paths[F_JSON]);
-		status = CLI_EXIT_FAIL;
-		goto out;
+	if (partial) {
+		fprintf(stderr, "syncemu sweep: interrupted (signal %d): %u of %u runs done",
+			(int)stop_flag, done, total);
+		if (cut != NULL)
+			fprintf(stderr, ", the last (%s=%s %s) up to its last whole step, %u of %u",
+				o.key, cut_pt->value, cut->c.label, cut->res.steps,
+				cut_pt->sc->run.steps);
+		fprintf(stderr, "; the files hold them, marked partial\n");
+		snprintf(mark, sizeof(mark), "partial (interrupted): %u of %u runs%s", done, total,
+			 cut != NULL ? ", the last cut short" : "");
 	}
-	rc = outfile_commit(outs[F_JSON].f);
-	outs[F_JSON].f = NULL;
-	if (rc != 0) {
-		fprintf(stderr, "syncemu sweep: cannot write %s: %s\n", paths[F_JSON],
+	sw = (struct sweep){ .key = o.key, .nvalues = o.nvalues, .pt = pt, .loaded = loaded };
+	rc = sweep_write_csv(outs[SW_CSV].f, &sw);
+	outs[SW_CSV].f = NULL;
+	if (rc == 0) {
+		written |= 1u << SW_CSV;
+	} else {
+		fprintf(stderr, "syncemu sweep: cannot write %s: %s\n", paths[SW_CSV],
 			strerror(-rc));
 		status = CLI_EXIT_FAIL;
-		goto out;
 	}
-	rc = write_plot(outs[F_SVG].f, outs[F_PNG].f, &o, pt, loaded, err, sizeof(err));
-	outs[F_SVG].f = outs[F_PNG].f = NULL;
-	if (rc != 0) {
-		fprintf(stderr, "syncemu sweep: %s\n", err);
+	js = sweep_json(&sw, partial);
+	f = outfile_fp(outs[SW_JSON].f);
+	if (js == NULL || f == NULL ||
+	    json_dumpf(js, f, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) != 0)
+		rc = outfile_error(outs[SW_JSON].f) != 0 ? outfile_error(outs[SW_JSON].f) : -ENOMEM;
+	else
+		rc = 0;
+	if (rc == 0) {
+		rc = outfile_commit(outs[SW_JSON].f);
+		outs[SW_JSON].f = NULL;
+	}
+	if (rc == 0) {
+		written |= 1u << SW_JSON;
+	} else {
+		fprintf(stderr, "syncemu sweep: cannot write %s: %s\n", paths[SW_JSON],
+			strerror(-rc));
 		status = CLI_EXIT_FAIL;
 	}
-	if (o.json)
-		json_dumpf(js, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
-	else {
-		printf("syncemu sweep of %s over %u values (%s)\n", o.key, o.nvalues,
-		       pt[0].sc->name);
-		printf("  %-14s %-10s %10s %10s %12s %12s\n", "value", "run", "mean ms", "95% CI",
-		       loaded ? "model PS" : "packet model", loaded ? "model FIFO" : "fluid ms");
-		for (i = 0; i < o.nvalues; i++)
-			for (j = 0; j < pt[i].nc; j++) {
-				const struct outcome *q = &pt[i].o[j];
-
-				printf("  %-14s %-10s %10.4f %10.4f %12.4f %12.4f\n", pt[i].value,
-				       q->c.label, outcome_mean(q) * 1e3, q->all.ci95 * 1e3,
-				       model_ms(q, false), loaded ? model_ms(q, true) :
-				       q->fluid * 1e3);
-			}
-		printf("wrote %s/sweep.csv, %s/sweep.json%s\n", dir, dir,
-		       status == CLI_EXIT_OK ? ", sweep.svg and sweep.png" : "");
+	if (sweep_write_plot(outs, &sw, partial ? mark : NULL, &written) != 0)
+		status = CLI_EXIT_FAIL;
+	if ((written & 1u << SW_GP) && !(written & 1u << SW_SVG)) {
+		fprintf(stderr, "syncemu sweep: the plot's script and data are saved: draw it "
+			"with  cd ");
+		put_shell_word(stderr, dir);
+		fprintf(stderr, " && gnuplot sweep.gp\n");
 	}
+	if (o.json) {
+		if (js != NULL)
+			json_dumpf(js, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+	} else {
+		print_text(&sw, dir, cut_pt, cut, done, total, written);
+	}
+	if (stop_flag && !partial)
+		fprintf(stderr, "syncemu sweep: interrupted (signal %d) after the last run: its "
+			"files are whole\n", (int)stop_flag);
+	if (stop_flag && status == CLI_EXIT_OK)
+		status = CLI_EXIT_INTERRUPTED;
 out:
-	outputs_abort(outs, F_COUNT);
-	for (i = 0; i < F_COUNT; i++)
+	outputs_abort(outs, SW_FILES);
+	for (i = 0; i < SW_FILES; i++)
 		free(paths[i]);
 	json_decref(js);
 	for (i = 0; pt != NULL && i < o.nvalues; i++) {

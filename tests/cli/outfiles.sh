@@ -262,10 +262,11 @@ mkdir "$tmp/sw" "$tmp/bin"
 printf 'old svg\n' >"$tmp/old.svg"
 ln -s ../old.svg "$tmp/sw/sweep.svg"
 printf 'old png\n' >"$tmp/sw/sweep.png"
-# a gnuplot that writes into every 'set output' file it is given, then fails
+# a gnuplot that writes into both outputs it is given (-e "svg='F'; png='F'; dat='F'"), then fails
 cat >"$tmp/bin/gnuplot" <<'SH'
 #!/bin/sh
-sed -n "s/^set output '\(.*\)'$/\1/p" | while read -r f; do echo partial >"$f"; done
+printf '%s\n' "$2" | tr ';' '\n' | sed -n "s/^ *\(svg\|png\)='\(.*\)'$/\2/p" |
+	while read -r f; do echo partial >"$f"; done
 exit 1
 SH
 chmod +x "$tmp/bin/gnuplot"
@@ -345,20 +346,23 @@ for named in 0 1; do
 	fi
 	no_tmp "$tmp" "a trace file, two signals (named temporaries: $named)"
 done
-# sweep: a signal leaves its named temporaries behind no more (SIGTERM: a script's background
-# job starts with SIGINT ignored, and sweep keeps it so)
+# sweep: SIGTERM ends it after the run in progress, its files replaced whole by those of the runs
+# done (marked partial), no named temporary left (SIGTERM: a script's background job starts with
+# SIGINT ignored, and sweep keeps it so; the second value never ends by itself)
 mkdir "$tmp/sws"
 printf 'the old csv\n' >"$tmp/sws/sweep.csv"
-SYNCEMU_OUTFILE_NAMED=1 "$se" sweep -k wan.bandwidth -V 1GB/s,2GB/s -v A -n 1000000 -q -o "$tmp/sws" >/dev/null 2>&1 &
+SYNCEMU_OUTFILE_NAMED=1 "$se" sweep -k run.steps -V 1,1000000 -v A --set job.parameters=400e6 -o "$tmp/sws" >/dev/null 2>"$tmp/sws.err" &
 run=$!
 pids+=("$run")
-for _ in $(seq 300); do ls "$tmp/sws"/sweep.csv.tmp.* >/dev/null 2>&1 && break; sleep 0.1; done
+for _ in $(seq 300); do grep -q "^sweep 1/2" "$tmp/sws.err" && break; sleep 0.1; done
+ls "$tmp/sws"/sweep.csv.tmp.* >/dev/null 2>&1 && ok "sweep: a named temporary while it runs" || bad "sweep: no named temporary"
 kill -TERM "$run"
 rc=0
 wait "$run" || rc=$?
-[ "$rc" = 143 ] && ok "sweep: SIGTERM ends it" || bad "sweep: SIGTERM: exit $rc"
+[ "$rc" = 130 ] && ok "sweep: SIGTERM ends it, exit 130" || bad "sweep: SIGTERM: exit $rc"
 no_tmp "$tmp/sws" "sweep, SIGTERM"
-[ "$(cat "$tmp/sws/sweep.csv")" = "the old csv" ] && ok "sweep: the old CSV is as it was" || bad "sweep: the old CSV changed"
+tail -1 "$tmp/sws/sweep.csv" | grep -q ',interrupted$' && ok "sweep: the CSV replaced by the partial one" ||
+	bad "sweep: the CSV after SIGTERM: $(cat "$tmp/sws/sweep.csv")"
 
 # -- telemetry: with --ctl each process has a prefix of its own, names its socket, and answers
 # its own status through DPDK's dpdk-telemetry.py; its runtime directory goes at the end

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Runs under load and sweeps: the statistics and the models beside them, the background's wait
-# against M/G/1, the WAN queue over time, and syncemu sweep's CSV, JSON and plot.
+# against M/G/1, the WAN queue over time, and syncemu sweep's CSV, JSON and plot; the plot's
+# saved script and data (gnuplot on them draws the same files), quoting (' " $ and a space in -o
+# and in the scenario's name), a failing gnuplot, none, a full disk (a small tmpfs, as root);
+# signals: one during a run (the files of the runs done, marked partial, exit 130), two during
+# a run and two while gnuplot draws (no temporary left, gnuplot ended).
 # Usage: sweep.sh SYNCEMU_BINARY (run from the source root)
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -76,6 +80,202 @@ assert all(r["model_ms"] not in ("", "nan") for r in rows)
 PY
 expect_rc 0 "sweep of the WAN rate, JSON on stdout" -- "$se" sweep -k wan.bandwidth -V "1GB/s,12.5GB/s" -v "C'" -n 2 -q -o "$tmp/sw2" --json
 python3 -c "import json,sys; d=json.load(open('$tmp/out')); assert d['key']=='wan.bandwidth' and len(d['points'])==2" && ok "sweep --json" || bad "sweep --json"
+
+# the plot's script and data beside it: gnuplot on the saved script draws the same plot, byte for
+# byte (cd DIR && gnuplot sweep.gp); the script reads and writes by relative names only
+gp=$(command -v gnuplot || true)
+expect_rc 0 "a sweep writes sweep.gp and sweep.dat" -- "$se" sweep -k wan.bandwidth -V 1GB/s,2GB/s -v A,C -n 2 -q -o "$tmp/gp"
+[ -s "$tmp/gp/sweep.gp" ] && [ -s "$tmp/gp/sweep.dat" ] && ! grep -q "$tmp" "$tmp/gp/sweep.gp" &&
+	ok "sweep.gp and sweep.dat saved, no absolute path in the script" || bad "sweep.gp, sweep.dat"
+if [ -n "$gp" ]; then
+	mkdir "$tmp/gp/orig"
+	mv "$tmp/gp/sweep.svg" "$tmp/gp/sweep.png" "$tmp/gp/orig/"
+	(cd "$tmp/gp" && gnuplot sweep.gp) 2>"$tmp/gp.err" &&
+		cmp -s "$tmp/gp/sweep.svg" "$tmp/gp/orig/sweep.svg" && cmp -s "$tmp/gp/sweep.png" "$tmp/gp/orig/sweep.png" &&
+		ok "cd DIR && gnuplot sweep.gp draws the same SVG and PNG again" || bad "the saved script does not redraw the plot: $(head -3 "$tmp/gp.err")"
+fi
+
+# quoting: -o with a quote, a space, a double quote and a dollar, and a scenario named with the
+# characters gnuplot's strings and SVG treat specially
+odd="$tmp/it's a \"plot\" \$HOME"
+printf '[scenario]\nname = it'"'"'s "q" \\ $x & <b>\n' >"$tmp/odd.ini"
+expect_rc 0 "sweep -o DIR with ' \" \$ and a space, a scenario named it's \"q\" \\ \$x & <b>" -- "$se" sweep "$tmp/odd.ini" -k wan.bandwidth -V 1GB/s,2GB/s -v A -n 1 -q -o "$odd"
+if [ -n "$gp" ]; then
+	grep -qF "syncemu sweep of wan.bandwidth (it's \"q\" \\ \$x &amp; &lt;b>)" "$odd/sweep.svg" &&
+		ok "the SVG's title has the scenario's name as written" || bad "the title in the SVG: $(grep -o 'syncemu sweep of[^<]*' "$odd/sweep.svg")"
+	mv "$odd/sweep.svg" "$tmp/odd.svg"
+	(cd "$odd" && gnuplot sweep.gp) 2>"$tmp/gp.err" && cmp -s "$odd/sweep.svg" "$tmp/odd.svg" &&
+		ok "the saved script redraws it in that directory" || bad "redraw in $odd: $(head -3 "$tmp/gp.err")"
+fi
+expect_rc 0 "sweep of a key with a double quote in a value" -- "$se" sweep -k scenario.name -V "it's,a \"b\" \$c" -v A -n 1 -q -o "$tmp/qv"
+python3 - "$tmp/qv/sweep.csv" <<'PY' && ok "the CSV quotes a value with a double quote" || bad "CSV quoting"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [r["value"] for r in rows] == ["it's", 'a "b" $c'], rows
+assert all(r["status"] == "ok" for r in rows)
+PY
+
+# a failing gnuplot: exit 1, the files named and gnuplot's own message quoted (with the saved
+# script's name and line), the CSV, JSON, script and data written, no plot, no temporary; the
+# real gnuplot, told to write its SVG into a directory that does not exist
+if [ -n "$gp" ]; then
+	mkdir "$tmp/gpbad"
+	cat >"$tmp/gpbad/gnuplot" <<SH
+#!/bin/sh
+# syncemu runs: gnuplot -e "svg='...'; png='...'; dat='...'" SCRIPT
+exec "$gp" -e "\$2; svg='$tmp/no/such/dir/x.svg'" "\$3"
+SH
+	chmod +x "$tmp/gpbad/gnuplot"
+	rc=0
+	PATH="$tmp/gpbad:$PATH" "$se" sweep -k wan.bandwidth -V 1GB/s,2GB/s -v A -n 1 -q -o "$tmp/gf" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	[ "$rc" = 1 ] && ok "a failing gnuplot: exit 1" || bad "a failing gnuplot: exit $rc"
+	expect_grep "$tmp/err" "gnuplot failed on $tmp/gf/sweep.svg and $tmp/gf/sweep.png (exit 1)" "names the files and gnuplot's exit"
+	expect_grep "$tmp/err" "\"$tmp/gf/sweep.gp\" line 11: cannot open file; output not changed" "quotes gnuplot's message, naming the saved script and its line"
+	expect_grep "$tmp/err" "cd $tmp/gf && gnuplot sweep.gp" "says how to draw the plot from the saved script"
+	[ ! -e "$tmp/gf/sweep.svg" ] && [ ! -e "$tmp/gf/sweep.png" ] && ok "no plot written" || bad "a plot was written"
+	python3 -m json.tool "$tmp/gf/sweep.json" >/dev/null 2>&1 && [ "$(wc -l <"$tmp/gf/sweep.csv")" = 3 ] &&
+		ok "the CSV and the JSON are written" || bad "CSV, JSON after a failing gnuplot"
+	[ "$(ls -A "$tmp/gf" | sort | tr '\n' ' ')" = "sweep.csv sweep.dat sweep.gp sweep.json " ] &&
+		ok "nothing else in the directory (no temporary)" || bad "left in $tmp/gf: $(ls -A "$tmp/gf")"
+	(cd "$tmp/gf" && gnuplot sweep.gp) && grep -q "</svg>" "$tmp/gf/sweep.svg" &&
+		ok "the saved script draws the plot" || bad "the saved script after a failing gnuplot"
+fi
+# no gnuplot at all: the same, said so
+mkdir "$tmp/nobin"
+rc=0
+PATH="$tmp/nobin" "$se" sweep -k wan.bandwidth -V 1GB/s -v A -n 1 -q -o "$tmp/ng" >"$tmp/out" 2>"$tmp/err" || rc=$?
+[ "$rc" = 1 ] && ok "no gnuplot: exit 1" || bad "no gnuplot: exit $rc"
+expect_grep "$tmp/err" "gnuplot is not installed (apt-get install gnuplot-nox): $tmp/ng/sweep.svg and $tmp/ng/sweep.png not drawn" "says so, naming the files"
+[ -s "$tmp/ng/sweep.csv" ] && [ -s "$tmp/ng/sweep.json" ] && [ -s "$tmp/ng/sweep.gp" ] && [ -s "$tmp/ng/sweep.dat" ] &&
+	[ ! -e "$tmp/ng/sweep.svg" ] && ok "the CSV, JSON, script and data written, no plot" || bad "no gnuplot: $(ls -A "$tmp/ng")"
+
+# a full disk: gnuplot exits 0 and leaves its SVG short or empty; that is an error naming the
+# file, no plot is put in place, the results are whole.  A tmpfs of 4 pages holds the CSV, the
+# JSON, the data and the script (under 4 KiB each) and nothing more: an empty SVG; of 6 pages, a
+# short one (it is ~24 KiB).
+if [ -z "$gp" ]; then
+	echo "skip - a full disk: gnuplot is not installed"
+elif [ "$(id -u)" != 0 ]; then
+	echo "skip - a full disk: needs root (mount -t tmpfs)"
+elif ! { mkdir "$tmp/full" && mount -t tmpfs -o size=16k tmpfs "$tmp/full"; }; then
+	echo "skip - a full disk: cannot mount a tmpfs here"
+else
+	trap 'umount "$tmp/full" 2>/dev/null; rm -rf "$tmp"' EXIT
+	for size in 16k 24k; do
+		mount -o remount,size=$size "$tmp/full"
+		rm -rf "$tmp/full/o"
+		rc=0
+		"$se" sweep -k wan.bandwidth -V 1GB/s,2GB/s -v A -n 1 -q -o "$tmp/full/o" >"$tmp/out" 2>"$tmp/err" || rc=$?
+		[ "$rc" = 1 ] && ok "a full disk ($size): exit 1" || bad "a full disk ($size): exit $rc"
+		expect_grep "$tmp/err" "gnuplot exited 0 but left $tmp/full/o/sweep.svg $([ $size = 16k ] && echo empty || echo short) (" "names the $([ $size = 16k ] && echo empty || echo short) SVG"
+		expect_grep "$tmp/err" "its file system is full: neither plot written" "says the file system is full"
+		[ ! -e "$tmp/full/o/sweep.svg" ] && [ ! -e "$tmp/full/o/sweep.png" ] && ok "no plot put in place" || bad "a short plot was put in place"
+		python3 -m json.tool "$tmp/full/o/sweep.json" >/dev/null 2>&1 && [ "$(wc -l <"$tmp/full/o/sweep.csv")" = 3 ] &&
+			[ "$(tail -1 "$tmp/full/o/sweep.gp")" = "set output" ] && ok "the CSV, JSON and script are whole" || bad "the results on a full disk"
+		[ "$(ls -A "$tmp/full/o" | wc -l)" = 4 ] && ok "no temporary left" || bad "left: $(ls -A "$tmp/full/o")"
+	done
+	umount "$tmp/full"
+fi
+
+# -- signals.  A script's background job starts with SIGINT ignored, and sweep keeps an ignored
+# signal ignored (nohup); env --default-signal=INT gives it the SIGINT of a terminal's Ctrl-C.
+# Each step of these runs takes about a second (job.parameters = 400e6); the second value has a
+# million steps, so it never ends by itself while the test runs.
+# wait_for PID FILE PATTERN: until FILE has PATTERN (at most 5 min, on a loaded machine); false
+# if it has not when PID ends
+wait_for() {
+	local n
+	for n in $(seq 3000); do
+		grep -qF -- "$3" "$2" 2>/dev/null && return 0
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -qF -- "$3" "$2" 2>/dev/null
+}
+long=(-k run.steps -V 1,1000000,1 -v A --set job.parameters=400e6)
+
+# one SIGINT during the second value: that run ends after its step and is kept, marked
+# interrupted; the third is not run; the files hold what was done, marked partial; exit 130
+env --default-signal=INT "$se" sweep "${long[@]}" -o "$tmp/int" >"$tmp/int.out" 2>"$tmp/int.err" &
+pid=$!
+wait_for "$pid" "$tmp/int.err" "sweep 1/3: run.steps=1 A" || bad "no progress line for the first value"
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+[ "$rc" = 130 ] && ok "SIGINT during the second value: exit 130" || bad "SIGINT: exit $rc: $(tail -2 "$tmp/int.err")"
+expect_grep "$tmp/int.err" "syncemu sweep: interrupted (signal 2): 2 of 3 runs done, the last (run.steps=1000000 A) up to its last whole step" "says what was done"
+python3 - "$tmp/int" <<'PY' && ok "CSV, JSON and data: the first value ok, the second interrupted with its steps, the third not run, partial" || bad "the partial files"
+import csv, json, sys
+d = sys.argv[1]
+rows = list(csv.DictReader(open(d + "/sweep.csv")))
+assert [(r["value"], r["status"]) for r in rows] == [("1", "ok"), ("1000000", "interrupted"), ("1", "not_run")], rows
+assert rows[0]["steps"] == "1" and 1 <= int(rows[1]["steps"]) < 1000000, rows
+assert float(rows[1]["mean_ms"]) > 0 and rows[2]["steps"] == "0" and rows[2]["mean_ms"] == "", rows
+j = json.load(open(d + "/sweep.json"))
+assert j["partial"] is True, j
+assert [(p["value"], p["status"]) for p in j["points"]] == [("1", "ok"), ("1000000", "interrupted")], j["points"]
+assert j["not_run"] == [{"value": "1", "x": 1.0, "run": "A"}], j["not_run"]
+dat = open(d + "/sweep.dat").read()
+assert "partial (interrupted): 2 of 3 runs, the last cut short" in dat.splitlines()[0], dat
+assert len([l for l in dat.splitlines() if l and not l.startswith("#")]) == 2, dat
+PY
+if [ -n "$gp" ]; then
+	grep -qF "syncemu sweep of run.steps (2dc4-100g), partial (interrupted): 2 of 3 runs, the last cut short" "$tmp/int/sweep.svg" &&
+		ok "the plot's title says partial" || bad "the plot's title: $(grep -o 'syncemu sweep of[^<]*' "$tmp/int/sweep.svg")"
+fi
+grep -q "partial (interrupted)" "$tmp/int.out" && grep -q "^interrupted: run.steps=1000000 A stopped after step" "$tmp/int.out" &&
+	grep -q "^not run: 1 of 3 runs" "$tmp/int.out" && ok "the table says so too" || bad "the table: $(cat "$tmp/int.out")"
+[ "$(ls -A "$tmp/int" | wc -l)" = 6 ] && ok "six files, no temporary" || bad "in $tmp/int: $(ls -A "$tmp/int")"
+
+# two signals during a run: the first ends it after its step, the second (within that step)
+# ends the process at once: no temporary (named ones too) and the old CSV as it was.  If that
+# step ended in between, the sweep wrote its files (whole) before the second: no temporary then
+# either.
+mkdir "$tmp/two"
+printf 'the old csv\n' >"$tmp/two/sweep.csv"
+SYNCEMU_OUTFILE_NAMED=1 env --default-signal=INT "$se" sweep "${long[@]}" -o "$tmp/two" >/dev/null 2>"$tmp/two.err" &
+pid=$!
+wait_for "$pid" "$tmp/two.err" "sweep 1/3: run.steps=1 A" || bad "no progress line for the first value"
+ls "$tmp/two"/sweep.csv.tmp.* >/dev/null 2>&1 && ok "named temporaries while the sweep runs" || bad "no named temporary to clean up"
+kill -INT "$pid"
+wait_for "$pid" "$tmp/two.err" "syncemu sweep: interrupted: the runs done are written" || bad "no word of the first signal"
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+if [ "$rc" = 130 ] && ! grep -q "the files hold them" "$tmp/two.err"; then
+	[ "$(cat "$tmp/two/sweep.csv")" = "the old csv" ] && ok "two SIGINTs during a run: exit 130, the old CSV as it was" ||
+		bad "two signals: the old CSV changed"
+elif [ "$rc" = 130 ]; then
+	grep -q ',interrupted$' "$tmp/two/sweep.csv" && ok "two SIGINTs: the step ended first, the files whole" || bad "two signals: a half CSV"
+else
+	bad "two signals during a run: exit $rc"
+fi
+[ -z "$(ls -A "$tmp/two" | grep '\.tmp\.')" ] && ok "two signals during a run: no temporary" || bad "left: $(ls -A "$tmp/two")"
+
+# two signals while gnuplot draws (a gnuplot that never ends): the first lets it draw on, the
+# second ends the sweep at once, ends gnuplot, and removes the plots' named temporaries
+mkdir "$tmp/slow"
+cat >"$tmp/slow/gnuplot" <<SH
+#!/bin/sh
+echo \$\$ >"$tmp/gp.pid"
+exec sleep 600
+SH
+chmod +x "$tmp/slow/gnuplot"
+SYNCEMU_OUTFILE_NAMED=1 PATH="$tmp/slow:$PATH" env --default-signal=INT "$se" sweep -k wan.bandwidth -V 1GB/s,2GB/s -v A -n 1 -q -o "$tmp/gpw" >/dev/null 2>"$tmp/gpw.err" &
+pid=$!
+for _ in $(seq 3000); do [ -s "$tmp/gp.pid" ] || ! kill -0 "$pid" 2>/dev/null && break; sleep 0.1; done
+ls "$tmp/gpw"/sweep.svg.tmp.* "$tmp/gpw"/sweep.png.tmp.* >/dev/null 2>&1 && ok "the plots' named temporaries while gnuplot runs" || bad "no plot temporaries"
+kill -INT "$pid"
+wait_for "$pid" "$tmp/gpw.err" "syncemu sweep: interrupted: the runs done are written" || bad "no word of the first signal"
+kill -0 "$pid" 2>/dev/null && ok "the first signal lets gnuplot draw on" || bad "the first signal ended the sweep"
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+[ "$rc" = 130 ] && ok "the second SIGINT ends it (exit 130)" || bad "the second SIGINT: exit $rc"
+[ -z "$(ls -A "$tmp/gpw" | grep '\.tmp\.')" ] && [ ! -e "$tmp/gpw/sweep.svg" ] && ok "no temporary, no plot" || bad "left: $(ls -A "$tmp/gpw")"
+gone=no
+for _ in $(seq 100); do kill -0 "$(cat "$tmp/gp.pid")" 2>/dev/null || { gone=yes; break; }; sleep 0.1; done
+[ $gone = yes ] && ok "gnuplot is ended too" || { bad "gnuplot is still running"; kill "$(cat "$tmp/gp.pid")"; }
 
 # bad input
 expect_rc 2 "an unknown key" -- "$se" sweep -k wan.bandwith -V 1GB/s -o "$tmp/bad"

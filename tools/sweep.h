@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * syncemu sweep's results and the files that hold them: cmd_sweep.c runs the sweep,
+ * sweep_files.c writes its CSV, JSON and the plot's data and script, sweep_plot.c has gnuplot
+ * draw the plot.
+ */
+#ifndef SYNCEMU_SWEEP_H
+#define SYNCEMU_SWEEP_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "outputs.h"
+#include "runner.h"
+
+/** The files of a sweep in --out DIR, in the order they are written. */
+enum { SW_CSV, SW_JSON, SW_DAT, SW_GP, SW_SVG, SW_PNG, SW_FILES };
+
+/** "sweep.csv", ... */
+extern const char *const sweep_file_names[SW_FILES];
+
+/** One value of the swept key and its runs. */
+struct sweep_point {
+	char *value;			/**< as given: "1GB/s" */
+	double x;			/**< its number, or its position if it has none */
+	const char *unit;		/**< what follows the number: "GB/s" */
+	struct sc_scenario *sc;
+	unsigned int nc;
+	struct contender c[RUNNER_MAX];
+	struct outcome o[RUNNER_MAX];
+	bool ran[RUNNER_MAX];		/**< started (else not run: the sweep was interrupted) */
+};
+
+/** A sweep's results. */
+struct sweep {
+	const char *key;
+	unsigned int nvalues;
+	struct sweep_point *pt;		/**< [nvalues] */
+	bool loaded;			/**< a value has background load: the model is PS, FIFO */
+};
+
+/** The model's figure for a run, ms: PS (or FIFO) under load, else the packet-level form. */
+double sweep_model_ms(const struct outcome *o, bool fifo);
+
+/**
+ * What became of run @p j of @p p: "ok", "failed", "interrupted" (a signal stopped it after a
+ * whole step: the steps it made stand, as in syncemu run), "not_run" (the sweep stopped first).
+ */
+const char *sweep_run_status(const struct sweep_point *p, unsigned int j);
+
+/** Write the CSV (a row for every value and run) and commit it, or abort it; 0 or -errno. */
+int sweep_write_csv(struct outfile *out, const struct sweep *sw);
+
+/** The JSON: the runs that ran as "points", the others as "not_run"; NULL: out of memory. */
+json_t *sweep_json(const struct sweep *sw, bool partial);
+
+/**
+ * The plot of the runs that ran: its data and script written to outs[SW_DAT] and outs[SW_GP]
+ * whatever gnuplot does, then gnuplot on them into outs[SW_SVG] and outs[SW_PNG].  @p mark is
+ * NULL or what the title adds.  Every plot output is committed or aborted (its f set NULL);
+ * *@p written gets the bit 1 << SW_ of each file written.  0 or -errno, said on stderr.
+ */
+int sweep_write_plot(struct output *outs, const struct sweep *sw, const char *mark,
+		     unsigned int *written);
+
+#endif /* SYNCEMU_SWEEP_H */

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The files of a sweep (see sweep.h): the CSV and the JSON of its runs, and the plot's data and
+ * script, handed to gnuplot (sweep_plot.c).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sweep.h"
+#include "sweep_plot.h"
+
+const char *const sweep_file_names[SW_FILES] = { "sweep.csv", "sweep.json", "sweep.dat",
+						  "sweep.gp", "sweep.svg", "sweep.png" };
+
+/* The model's figure for a point: PS under load, else the packet-level closed form. */
+double
+sweep_model_ms(const struct outcome *o, bool fifo)
+{
+	double sum = 0;
+	uint32_t s;
+
+	if (o->rc != 0)
+		return NAN;
+	if (o->loaded)
+		return o->model_rc == 0 ? 1e3 * (fifo ? o->fifo.step.mean : o->ps.step.mean) : NAN;
+	if (fifo || o->pm == NULL || o->pm_rc != 0 || o->res.steps == 0)
+		return NAN;
+	for (s = 0; s < o->res.steps; s++)
+		sum += (double)o->pm[s].time_ps;
+	return sum / o->res.steps / 1e9;
+}
+
+const char *
+sweep_run_status(const struct sweep_point *p, unsigned int j)
+{
+	if (!p->ran[j])
+		return "not_run";
+	if (p->o[j].rc != 0)
+		return "failed";
+	return p->o[j].res.interrupted ? "interrupted" : "ok";
+}
+
+/* A CSV field in double quotes, a double quote in it doubled. */
+static void
+csv_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s != '\0'; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* Write the CSV and commit it (or abort it on an error): a row for every value and run. */
+int
+sweep_write_csv(struct outfile *out, const struct sweep *sw)
+{
+	const struct sweep_point *pt = sw->pt;
+	FILE *f = outfile_fp(out);
+	unsigned int i, j;
+
+	if (f == NULL) {
+		outfile_abort(out);
+		return -ENOMEM;
+	}
+	fprintf(f, "key,value,x,run,steps,mean_ms,ci95_ms,median_ms,p99_ms,model_ms,model_fifo_ms,"
+		   "fluid_ms,status\n");
+	for (i = 0; i < sw->nvalues; i++) {
+		for (j = 0; j < pt[i].nc; j++) {
+			const struct outcome *r = &pt[i].o[j];
+
+			fprintf(f, "%s,", sw->key);
+			csv_str(f, pt[i].value);
+			fprintf(f, ",%.10g,", pt[i].x);
+			csv_str(f, pt[i].c[j].label);
+			if (!pt[i].ran[j]) {
+				fprintf(f, ",0,,,,,,,,not_run\n");
+				continue;
+			}
+			fprintf(f, ",%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%s\n", r->res.steps,
+				outcome_mean(r) * 1e3, r->all.ci95 * 1e3, r->all.median * 1e3,
+				r->all.p99 * 1e3, sweep_model_ms(r, false), sweep_model_ms(r, true),
+				r->fluid * 1e3, sweep_run_status(&pt[i], j));
+		}
+	}
+	return outfile_commit(out);
+}
+
+static json_t *
+jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *
+sweep_json(const struct sweep *sw, bool partial)
+{
+	const struct sweep_point *pt = sw->pt;
+	json_t *root = json_object(), *pts = json_array(), *nr = json_array();
+	unsigned int i, j;
+
+	if (root == NULL || pts == NULL || nr == NULL) {
+		json_decref(root);
+		json_decref(pts);
+		json_decref(nr);
+		return NULL;
+	}
+	json_object_set_new(root, "syncemu", json_string(SYNCEMU_VERSION));
+	json_object_set_new(root, "key", json_string(sw->key));
+	json_object_set_new(root, "scenario", json_string(pt[0].sc->name));
+	json_object_set_new(root, "seed", json_integer((json_int_t)pt[0].sc->run.seed));
+	json_object_set_new(root, "partial", json_boolean(partial));
+	for (i = 0; i < sw->nvalues; i++) {
+		for (j = 0; j < pt[i].nc; j++) {
+			const struct outcome *r = &pt[i].o[j];
+
+			if (!pt[i].ran[j]) {
+				json_array_append_new(nr, json_pack("{s:s, s:o, s:s}", "value",
+					pt[i].value, "x", jnum(pt[i].x), "run", pt[i].c[j].label));
+				continue;
+			}
+			json_array_append_new(pts, json_pack(
+				"{s:s, s:o, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:s}",
+				"value", pt[i].value, "x", jnum(pt[i].x), "run", r->c.label,
+				"steps", (int)r->res.steps, "mean_ms", jnum(outcome_mean(r) * 1e3),
+				"ci95_ms", jnum(r->all.ci95 * 1e3),
+				"p99_ms", jnum(r->all.p99 * 1e3),
+				"model_ms", jnum(sweep_model_ms(r, false)),
+				"model_fifo_ms", jnum(sweep_model_ms(r, true)),
+				"fluid_ms", jnum(r->fluid * 1e3), "wall_s", jnum(r->wall),
+				"ok", r->rc == 0, "status", sweep_run_status(&pt[i], j)));
+		}
+	}
+	json_object_set_new(root, "points", pts);
+	json_object_set_new(root, "not_run", nr);
+	return root;
+}
+
+/* Write @p len bytes of @p text to output @p k and commit it; 0 or -errno, said on stderr. */
+static int
+write_text(struct output *outs, unsigned int k, const char *text, size_t len)
+{
+	int rc = outfile_write(outs[k].f, text, len), rc2;
+
+	rc2 = outfile_commit(outs[k].f);
+	outs[k].f = NULL;
+	if (rc == 0)
+		rc = rc2;
+	if (rc != 0)
+		fprintf(stderr, "syncemu sweep: cannot write %s: %s\n", outs[k].path,
+			strerror(-rc));
+	return rc;
+}
+
+/*
+ * The plot of the runs that ran (a run that a signal stopped with the steps it made): its data
+ * and script saved as DIR/sweep.dat and sweep.gp whatever gnuplot does, then gnuplot on them
+ * into sweep.svg and sweep.png (sweep_plot.h).  Every plot output is committed or aborted here;
+ * *@p written gets a bit (1 << F_) for each file written.  0 or -errno, said on stderr.
+ */
+int
+sweep_write_plot(struct output *outs, const struct sweep *sw, const char *mark,
+		 unsigned int *written)
+{
+	const struct sweep_point *pt = sw->pt;
+	struct plot_series s[RUNNER_MAX];
+	struct sweep_plot p = { .key = sw->key, .scenario = pt[0].sc->name, .unit = pt[0].unit,
+				.mark = mark, .nvalues = sw->nvalues, .loaded = sw->loaded,
+				.s = s };
+	char *text[2] = { NULL, NULL }, err[2048];
+	size_t len[2] = { 0, 0 };
+	unsigned int i, j, k;
+	int rc = 0;
+	FILE *f;
+
+	for (j = 0; j < pt[0].nc; j++) {
+		struct plot_series *ps = &s[p.ns];
+
+		ps->label = pt[0].c[j].label;
+		ps->n = 0;
+		ps->p = calloc(sw->nvalues, sizeof(*ps->p));
+		if (ps->p == NULL) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < sw->nvalues; i++) {
+			const struct outcome *r = &pt[i].o[j];
+
+			if (j >= pt[i].nc || !pt[i].ran[j] || r->rc != 0)
+				continue;
+			ps->p[ps->n++] = (struct plot_point){ .x = pt[i].x,
+				.mean = outcome_mean(r) * 1e3, .ci95 = r->all.ci95 * 1e3,
+				.model = sweep_model_ms(r, false),
+				.fifo = sweep_model_ms(r, true) };
+		}
+		if (ps->n > 0)
+			p.ns++;
+		else
+			free(ps->p);
+	}
+	if (p.ns == 0) {
+		fprintf(stderr, "syncemu sweep: no run gave a step time: no plot drawn\n");
+		rc = -ENODATA;
+		goto out;
+	}
+	for (k = 0; k < 2; k++) {
+		f = open_memstream(&text[k], &len[k]);
+		if (f == NULL) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		if (k == 0)
+			sweep_plot_data(f, &p);
+		else
+			sweep_plot_script(f, &p);
+		if (fclose(f) != 0) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
+	rc = write_text(outs, SW_DAT, text[0], len[0]);
+	if (rc == 0)
+		*written |= 1u << SW_DAT;
+	if (write_text(outs, SW_GP, text[1], len[1]) == 0)
+		*written |= 1u << SW_GP;
+	else
+		rc = -EIO;
+	if (rc != 0)
+		goto out;
+	rc = sweep_plot_draw(text[1], len[1], text[0], len[0], outs[SW_SVG].f, outs[SW_PNG].f,
+			     outs[SW_GP].path, outs[SW_DAT].path, err, sizeof(err));
+	outs[SW_SVG].f = outs[SW_PNG].f = NULL;
+	if (rc == 0)
+		*written |= 1u << SW_SVG | 1u << SW_PNG;
+	else
+		fprintf(stderr, "syncemu sweep: %s\n", err);
+out:
+	if (rc == -ENOMEM)
+		fprintf(stderr, "syncemu sweep: out of memory: no plot drawn\n");
+	for (k = SW_DAT; k < SW_FILES; k++) {
+		outfile_abort(outs[k].f);
+		outs[k].f = NULL;
+	}
+	for (k = 0; k < p.ns; k++)
+		free(s[k].p);
+	free(text[0]);
+	free(text[1]);
+	return rc;
+}
+
