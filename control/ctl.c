@@ -5,9 +5,10 @@
  * One thread accepts connections on a UNIX socket (mode 0600), reads one line, answers one line
  * and closes.  A change is checked the way a scenario file is (the scenario is loaded again with
  * the change as one more override, so a bad value gets the same message that names the key, the
- * value and what is allowed), then sent to the data plane through a ring; the data plane applies
- * it between two events and answers through another ring.  The control thread waits for that
- * answer with a timeout; the data plane never waits for the control plane.
+ * value and what is allowed, and a value beyond the run's limits the largest that works), then
+ * sent to the data plane through a ring; the data plane applies it between two events and
+ * answers through another ring.  The control thread waits for that answer with a timeout; the
+ * data plane never waits for the control plane.
  */
 #include <errno.h>
 #include <math.h>
@@ -138,7 +139,8 @@ check_value(struct ctl_server *s, enum dp_param p, const char *key, const char *
 	if (sc != NULL && sets != NULL && asprintf(&kv, "%s=%s", key, value) >= 0) {
 		memcpy(sets, s->p.sets, s->p.nsets * sizeof(*sets));
 		sets[s->p.nsets] = kv;
-		rc = sc_scenario_load(sc, s->p.scenario, sets, s->p.nsets + 1, why, len);
+		rc = sc_scenario_load_run(sc, s->p.scenario, sets, s->p.nsets + 1, s->p.variants,
+					  s->p.budgets, why, len);
 		if (rc == 0)
 			*si = p == DP_P_BG_LOAD ? sc->background.load : dp_param_get(&sc->model, p);
 	} else {

@@ -33,6 +33,8 @@ struct ctl_params {
 	const char *scenario;		/**< scenario file, NULL: the built-in default */
 	const char *const *sets;	/**< its overrides */
 	unsigned int nsets;
+	unsigned int variants, budgets;	/**< what the invocation runs (a change is checked
+					 *   against these runs' limits: sc_scenario_load_run()) */
 	struct rte_ring *req;		/**< to the data plane (struct dp_tune_req *) */
 	struct rte_ring *resp;		/**< from it (struct dp_tune_resp *) */
 	struct dp_status *status;	/**< what the data plane publishes */

@@ -14,7 +14,9 @@
  *      then the other keys, so an explicit key overrides its section's preset wherever it appears;
  *   4. a relative background.sizes_csv is resolved against the scenario file's directory;
  *      sm_params_check() and sm_packet_check() check the whole, then the background's size CSV
- *      is loaded once (bgsizes.c) when it is used, and only then is the caller's struct written.
+ *      is loaded once (bgsizes.c) when it is used, then the limits of the widths the values go
+ *      into (scenario_limits.c: the model's, and for a run the data plane's), and only then is
+ *      the caller's struct written.
  * keys[] also drives sc_scenario_keys() (the --help listing) and sc_scenario_dump().
  */
 #include <errno.h>
@@ -142,13 +144,8 @@ override_apply(struct loader *ld, struct rte_cfgfile *cfg, const char *text)
 /* ------------------------------------------------------------------------------------------ */
 /* Step 3: every entry through the table, into a temporary */
 
-/* "<where>: [section] key = 'value': <reason>" */
-static int
-key_err(struct loader *ld, const char *sec, const char *name, const char *value,
-	const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-static int
-key_err(struct loader *ld, const char *sec, const char *name, const char *value,
+int
+sc_key_err(struct loader *ld, const char *sec, const char *name, const char *value,
 	const char *fmt, ...)
 {
 	char w[512], why[1024];
@@ -177,7 +174,7 @@ apply_section(struct loader *ld, const char *sec, const struct rte_cfgfile_entry
 			def = sc_key_find(sec, e[i].name);
 			if (pass == 0 && def == NULL) {
 				sc_key_hint(sec, e[i].name, why, sizeof(why));
-				return key_err(ld, sec, e[i].name, e[i].value, "unknown key%s", why);
+				return sc_key_err(ld, sec, e[i].name, e[i].value, "unknown key%s", why);
 			}
 			/* The same key set earlier in the section, by its name or its alias. */
 			for (j = 0, o = NULL; pass == 0 && j < i && o == NULL; j++)
@@ -185,13 +182,13 @@ apply_section(struct loader *ld, const char *sec, const struct rte_cfgfile_entry
 					o = sc_origin_find(ld, sec, e[j].name);
 			if (o != NULL) {
 				where(ld, o, w, sizeof(w));
-				return key_err(ld, sec, e[i].name, e[i].value, "duplicate key: '%s' "
+				return sc_key_err(ld, sec, e[i].name, e[i].value, "duplicate key: '%s' "
 					       "at %s sets the same value", o->key, w);
 			}
 			if ((pass == 0) != (def->type == KT_PRESET))
 				continue;
 			if (sc_key_parse(def, e[i].value, t, why, sizeof(why)) != 0)
-				return key_err(ld, sec, e[i].name, e[i].value, "%s", why);
+				return sc_key_err(ld, sec, e[i].name, e[i].value, "%s", why);
 		}
 	}
 	return 0;
@@ -351,12 +348,12 @@ path_resolve(struct loader *ld, const char *section, const char *key, char *fiel
 	}
 	cwd[0] = '\0';
 	if ((dir_len == 0 || file[0] != '/') && getcwd(cwd, sizeof(cwd)) == NULL)
-		return key_err(ld, section, key, field, "cannot resolve the relative path: "
+		return sc_key_err(ld, section, key, field, "cannot resolve the relative path: "
 			       "getcwd: %s", strerror(errno));
 	sep = cwd[0] != '\0' && cwd[strlen(cwd) - 1] != '/' ? "/" : "";
 	n = snprintf(out, sizeof(out), "%s%s%.*s%s", cwd, sep, dir_len, file, field);
 	if (n < 0 || (size_t)n >= size)
-		return key_err(ld, section, key, field, "the path made absolute is too long (at "
+		return sc_key_err(ld, section, key, field, "the path made absolute is too long (at "
 			       "most %zu characters)", size - 1);
 	memset(field, 0, size);
 	memcpy(field, out, (size_t)n);
@@ -397,13 +394,13 @@ check_ports(struct loader *ld, struct sc_scenario *t)
 			unsigned long v = strtoul(tok, &end, 10);
 
 			if (*end != '\0' || end == tok || v >= n)
-				return key_err(ld, "ports", "local", t->ports.local, "'%s' is not a "
+				return sc_key_err(ld, "ports", "local", t->ports.local, "'%s' is not a "
 					       "data centre of the topology's %u (allowed: all, or "
 					       "numbers 0 to %u separated by commas)", tok, n, n - 1);
 			mask |= 1u << v;
 		}
 		if (mask == 0)
-			return key_err(ld, "ports", "local", t->ports.local, "no data centre "
+			return sc_key_err(ld, "ports", "local", t->ports.local, "no data centre "
 				       "(allowed: all, or a list such as 0 or 4,5,6,7)");
 	}
 	for (d = n; d < SC_PORTS_MAX; d++)
@@ -411,7 +408,7 @@ check_ports(struct loader *ld, struct sc_scenario *t)
 			char key[8];
 
 			snprintf(key, sizeof(key), "dc%u", d);
-			return key_err(ld, "ports", key, t->ports.dc[d], "the topology has %u data "
+			return sc_key_err(ld, "ports", key, t->ports.dc[d], "the topology has %u data "
 				       "centres (0 to %u)", n, n - 1);
 		}
 	for (i = 0; i < SC_LINKS_MAX; i++) {
@@ -424,9 +421,9 @@ check_ports(struct loader *ld, struct sc_scenario *t)
 		snprintf(key, sizeof(key), "link%u", i);
 		if (sc_port_link_parse(t->ports.link[i], n, t->model.topo.per_dc, &l, why,
 				       sizeof(why)) != 0)
-			return key_err(ld, "ports", key, t->ports.link[i], "%s", why);
+			return sc_key_err(ld, "ports", key, t->ports.link[i], "%s", why);
 		if (!(mask & (1u << l.dc)))
-			return key_err(ld, "ports", key, t->ports.link[i], "%s is in data centre "
+			return sc_key_err(ld, "ports", key, t->ports.link[i], "%s is in data centre "
 				       "%u, which runs in the other process ([ports] local = %s): "
 				       "map it there", l.name, l.dc, t->ports.local);
 		for (j = 0; j < i; j++)
@@ -436,12 +433,12 @@ check_ports(struct loader *ld, struct sc_scenario *t)
 			    (strcmp(o.name, l.name) == 0 || strcmp(o.tx, l.tx) == 0 ||
 			     strcmp(o.rx, l.rx) == 0 || strcmp(o.tx, l.rx) == 0 ||
 			     strcmp(o.rx, l.tx) == 0))
-				return key_err(ld, "ports", key, t->ports.link[i], "link%u already "
+				return sc_key_err(ld, "ports", key, t->ports.link[i], "link%u already "
 					       "maps %s through %s: a link and a device go in one "
 					       "mapping", j, o.name, o.tx);
 		for (d = 0; d < n; d++)
 			if (strcmp(t->ports.dc[d], l.tx) == 0 || strcmp(t->ports.dc[d], l.rx) == 0)
-				return key_err(ld, "ports", key, t->ports.link[i], "[ports] dc%u "
+				return sc_key_err(ld, "ports", key, t->ports.link[i], "[ports] dc%u "
 					       "uses the same device", d);
 	}
 	t->ports.local_mask = mask;
@@ -550,7 +547,7 @@ check_kernel(struct loader *ld, struct rte_cfgfile *cfg, struct sc_scenario *t)
 		dp_kernel_free(k);
 	}
 	if (rc != 0) {
-		key_err(ld, "module", "kernel", val != NULL ? val : t->kernel.file, "%s", why);
+		sc_key_err(ld, "module", "kernel", val != NULL ? val : t->kernel.file, "%s", why);
 		return rc == -ENOMEM ? rc : -EINVAL;
 	}
 	return check_all(ld, t);
@@ -581,7 +578,7 @@ check_sizes(struct loader *ld, struct rte_cfgfile *cfg, const struct sc_scenario
 		return 0;
 	}
 	val = rte_cfgfile_get_entry(cfg, "background", "sizes_csv");
-	key_err(ld, "background", "sizes_csv", val != NULL ? val : bg->sizes_csv, "%s", why);
+	sc_key_err(ld, "background", "sizes_csv", val != NULL ? val : bg->sizes_csv, "%s", why);
 	return rc == -ENOMEM || rc == -EIO ? rc : -EINVAL;
 }
 
@@ -626,11 +623,12 @@ sc_scenario_default(struct sc_scenario *s)
 	snprintf(s->kernel.section, sizeof(s->kernel.section), "%s", SYNCEMU_KERNEL_SECTION);
 }
 
-int
-sc_scenario_load(struct sc_scenario *s, const char *path, const char *const *overrides,
-		 unsigned int n_overrides, char *err, size_t errlen)
+static int
+load(struct sc_scenario *s, const char *path, const char *const *overrides,
+     unsigned int n_overrides, const struct sc_run_sel *run, char *err, size_t errlen)
 {
-	struct loader ld = { .path = path, .err = err, .errlen = errlen };
+	struct loader ld = { .path = path, .overrides = overrides, .n_overrides = n_overrides,
+			     .err = err, .errlen = errlen };
 	struct rte_cfgfile *cfg = NULL;
 	struct sc_scenario t;
 	unsigned int i;
@@ -694,9 +692,13 @@ sc_scenario_load(struct sc_scenario *s, const char *path, const char *const *ove
 	if (rc == 0)
 		rc = check_sizes(&ld, cfg, &t);
 	if (rc == 0)
+		rc = sc_limits_check(&ld, cfg, &t, run, true);
+	if (rc == 0)
 		rc = check_kernel(&ld, cfg, &t);
 	if (rc == 0)
 		rc = check_ports(&ld, &t);
+	if (rc == 0)
+		rc = sc_limits_check(&ld, cfg, &t, run, false);
 	if (rc == 0)
 		memcpy(s, &t, sizeof(t));
 out:
@@ -704,4 +706,21 @@ out:
 		rte_cfgfile_close(cfg);
 	free(ld.orig);
 	return rc;
+}
+
+int
+sc_scenario_load(struct sc_scenario *s, const char *path, const char *const *overrides,
+		 unsigned int n_overrides, char *err, size_t errlen)
+{
+	return load(s, path, overrides, n_overrides, NULL, err, errlen);
+}
+
+int
+sc_scenario_load_run(struct sc_scenario *s, const char *path, const char *const *overrides,
+		     unsigned int n_overrides, unsigned int variants, unsigned int budgets,
+		     char *err, size_t errlen)
+{
+	struct sc_run_sel run = { .variants = variants, .budgets = budgets };
+
+	return load(s, path, overrides, n_overrides, &run, err, errlen);
 }

@@ -174,6 +174,30 @@ int sc_scenario_load(struct sc_scenario *s, const char *path, const char *const 
 		     unsigned int n_overrides, char *err, size_t errlen);
 
 /**
+ * Load a scenario to run it on the data plane (syncemu run, sweep, a change during a run): as
+ * sc_scenario_load(), and then the run's limits too, for the variants @p variants and budgets
+ * @p budgets it runs (masks as sc_scenario.variants and .budgets; 0: the scenario's [report]).
+ *
+ * sc_scenario_load() refuses what the model's numbers cannot hold, for every variant and budget:
+ * a time beyond 2^63 ps (about 106 days), a rate beyond what the links' integer rates take, a
+ * step of the model that is not finite.  A run's limits add what the data plane's widths cannot
+ * hold: a worker's program of more than SM_ROUNDS_MAX rounds, a round of more frames than the
+ * 32-bit sequence number counts, a queue limit beyond 64 bits, an mbuf pool beyond 32 bits, a
+ * background transfer of more than 2^32 frames, background on more than 56 data centres (the
+ * hosts' addresses), a kernel program's 32-bit fields, and runs whose virtual time at zero load
+ * (an upper bound of each step: sm_packet_step_bound_ps()) would pass 2^63 ps.  The message
+ * names the key (of those a limit depends on, the one set last), the value, what overflows, and
+ * the largest (or smallest) value of the key that works with the scenario's other values:
+ *   "--set 'wan.latency=1e300 s': [wan] latency = '1e300 s': too large: 1e+300 s is 1e+312 ps,
+ *    beyond ...; the largest value that works is ..."
+ *
+ * @return as sc_scenario_load()
+ */
+int sc_scenario_load_run(struct sc_scenario *s, const char *path, const char *const *overrides,
+			 unsigned int n_overrides, unsigned int variants, unsigned int budgets,
+			 char *err, size_t errlen);
+
+/**
  * Write @p s as a scenario file that loads back to the same values (every key, with units).
  * An unset trace.file or background.sizes_csv ("") is written as a comment, which loads back
  * to "".

@@ -9,6 +9,8 @@
  *                    sc_scenario_dump();
  *   scenario_values.c  a value per kind of key: parsing, formatting (for the dump) and the text
  *                    of what is allowed;
+ *   scenario_limits.c  the limits of the widths values go into (a time in picoseconds, a round's
+ *                    frames against the 32-bit sequence number, the run's virtual time);
  *   scenario.c       loading: the overrides, the table applied to a temporary, the whole-scenario
  *                    check, then the commit.
  *
@@ -84,6 +86,8 @@ struct origin {
 /** State of one load. */
 struct loader {
 	const char *path;
+	const char *const *overrides;	/**< the --set texts, in order */
+	unsigned int n_overrides;
 	struct origin *orig;		/**< every section and key seen */
 	unsigned int n_orig, cap_orig;
 	char *err;
@@ -95,6 +99,30 @@ struct loader {
 /** Write the error message of @p ld (a no-op without an error buffer). */
 void
 sc_err(struct loader *ld, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/**
+ * "<where>: [section] key = 'value': <reason>" at the line (or override) that set @p name of
+ * @p sec; -EINVAL.
+ */
+int
+sc_key_err(struct loader *ld, const char *sec, const char *name, const char *value,
+	   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* scenario_limits.c */
+
+/** The contenders a run covers (0: the scenario's [report] variants and budgets). */
+struct sc_run_sel {
+	unsigned int variants, budgets;
+};
+
+/**
+ * The limits of the widths the values go into: the model's, and with @p run also a run's (@p early:
+ * only those to check before a link-kernel program first runs).  0, or -EINVAL with a message
+ * naming the key, its value, what overflows and the largest (or smallest) value that works.
+ */
+int
+sc_limits_check(struct loader *ld, struct rte_cfgfile *cfg, const struct sc_scenario *t,
+		const struct sc_run_sel *run, bool early);
 
 /* scenario_lint.c */
 

@@ -163,6 +163,31 @@ next_item(const char **p, char *item, size_t len)
 	return true;
 }
 
+/* The bit of one item of a KT_VARIANTS, KT_BUDGETS or KT_OPS list; -EINVAL if it names none. */
+static int
+mask_item(const struct sc_key *def, const char *item, unsigned int *bit)
+{
+	enum sm_variant v;
+	enum sm_budget b;
+	enum sm_op op;
+
+	/* each parser writes its result only on success: read it only then */
+	if (def->type == KT_VARIANTS) {
+		if (sm_variant_parse(item, &v) != 0)
+			return -EINVAL;
+		*bit = 1u << v;
+	} else if (def->type == KT_BUDGETS) {
+		if (sm_budget_parse(item, &b) != 0)
+			return -EINVAL;
+		*bit = 1u << b;
+	} else {
+		if (sm_op_parse(item, &op) != 0)
+			return -EINVAL;
+		*bit = 1u << op;
+	}
+	return 0;
+}
+
 static int
 parse_mask(const struct sc_key *def, const char *value, unsigned int *mask, char *why,
 	   size_t len)
@@ -170,10 +195,6 @@ parse_mask(const struct sc_key *def, const char *value, unsigned int *mask, char
 	char item[CFG_VALUE_LEN], allowed[256];
 	unsigned int m = 0, n = 0, bit, all;
 	const char *p = value;
-	enum sm_variant v;
-	enum sm_budget b;
-	enum sm_op op;
-	int rc;
 
 	all = def->type == KT_VARIANTS ? (1u << SM_VAR_COUNT) - 1 :
 	      def->type == KT_BUDGETS ? (1u << SM_BUDGET_COUNT) - 1 : (1u << SM_OP_COUNT) - 1;
@@ -186,21 +207,11 @@ parse_mask(const struct sc_key *def, const char *value, unsigned int *mask, char
 			*mask = strcasecmp(item, "all") == 0 ? all : 0;
 			return 0;
 		}
-		if (def->type == KT_VARIANTS) {
-			rc = sm_variant_parse(item, &v);
-			bit = 1u << v;
-		} else if (def->type == KT_BUDGETS) {
-			rc = sm_budget_parse(item, &b);
-			bit = 1u << b;
-		} else {
-			rc = sm_op_parse(item, &op);
-			bit = 1u << op;
-		}
 		if (item[0] == '\0') {
 			snprintf(why, len, "empty item in the list (allowed: %s)", allowed);
 			return -EINVAL;
 		}
-		if (rc != 0) {
+		if (mask_item(def, item, &bit) != 0) {
 			snprintf(why, len, "unknown %s '%s' (allowed: %s)",
 				 def->type == KT_VARIANTS ? "variant" :
 				 def->type == KT_BUDGETS ? "budget" : "op", item, allowed);

@@ -22,12 +22,18 @@
 
 #define QMIN 64
 
+/* The next arrival after @now: an exponential gap, at least 1 ps; one that would fall after the
+ * end of the 64-bit clock (at a load so small, or a load set to 0 during the run) never comes. */
 static dp_time_t
-gap(struct dp_bghost *h)
+arrival_after(struct dp_bghost *h, dp_time_t now)
 {
 	double g = sm_rng_exp(&h->rng, h->mean_gap_ps);
+	dp_time_t d;
 
-	return g < 1 ? 1 : (dp_time_t)g;
+	if (!(g < 0x1p63))
+		return DP_NEVER;
+	d = g < 1 ? 1 : (dp_time_t)g;
+	return d < DP_NEVER - now ? now + d : DP_NEVER;
 }
 
 static dp_time_t
@@ -124,7 +130,7 @@ bghost_event(struct dp_elem *e, dp_time_t now)
 				       e->name);
 			return;
 		}
-		h->next_arrival = now + gap(h);
+		h->next_arrival = arrival_after(h, now);
 		if (idle)
 			emit(h, now);
 	}
@@ -138,7 +144,7 @@ bghost_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
 {
 	e->c.rx++;
 	e->c.drop++;	/* a host takes no frames */
-	rte_pktmbuf_free(m);
+	dp_frame_end(e->eng, m);
 }
 
 static uint64_t
@@ -190,8 +196,19 @@ dp_bghost_init(struct dp_bghost *h, struct dp_engine *eng, const struct dp_bghos
 void
 dp_bghost_start(struct dp_bghost *h, dp_time_t now)
 {
-	h->next_arrival = now + gap(h);
+	h->next_arrival = arrival_after(h, now);
 	dp_sched(&h->e, next_event(h));
+}
+
+void
+dp_bghost_set_rate(struct dp_bghost *h, double rate, dp_time_t now)
+{
+	h->mean_gap_ps = rate > 0 ? 1e12 / rate : INFINITY;
+	if (rate > 0 && !h->stopped && h->next_arrival == DP_NEVER) {
+		/* none pending (the load was 0): Poisson arrivals start afresh from now */
+		h->next_arrival = arrival_after(h, now);
+		dp_sched(&h->e, next_event(h));
+	}
 }
 
 void
@@ -264,7 +281,7 @@ sink_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
 			s->cur_open = !(meta->flags & DP_SE_F_LAST);
 			s->cur_id = meta->step;
 			s->cur_bytes = UINT64_MAX;	/* marks it broken */
-			rte_pktmbuf_free(m);
+			dp_frame_end(e->eng, m);
 			return;
 		}
 		{
@@ -290,7 +307,7 @@ sink_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
 			s->stats->incomplete++;
 		s->cur_open = false;
 	}
-	rte_pktmbuf_free(m);
+	dp_frame_end(e->eng, m);
 }
 
 static void

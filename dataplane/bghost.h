@@ -72,6 +72,11 @@ struct dp_bghost {
 /** Set up a host; it starts at the engine's time when dp_bghost_start() is called. */
 int dp_bghost_init(struct dp_bghost *h, struct dp_engine *eng, const struct dp_bghost_params *p);
 void dp_bghost_start(struct dp_bghost *h, dp_time_t now);
+/**
+ * A new arrival rate (transfers per second; 0: none) from @p now: the next arrival already drawn
+ * stands; with none pending, one is drawn from @p now.
+ */
+void dp_bghost_set_rate(struct dp_bghost *h, double rate, dp_time_t now);
 /** Stop: no new transfers; what is not yet made into frames is counted as unsent. */
 void dp_bghost_stop(struct dp_bghost *h);
 void dp_bghost_fini(struct dp_bghost *h);

@@ -7,6 +7,7 @@
  * frames in the same order, byte for byte.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +179,13 @@ dp_engine_run(struct dp_engine *eng, dp_time_t until, bool (*done)(void *arg), v
 
 		if (e->next == DP_NEVER || e->next > until)
 			break;
+		if (e->next < eng->now) {
+			/* a time past the 64 bits of dp_time_t wrapped around: stop, never go back */
+			dp_engine_fail(eng, -ERANGE, "%s: an event due at %" PRIu64 " ps, before now (%"
+				       PRIu64 " ps): virtual time overflowed its 64-bit picoseconds",
+				       e->name, e->next, eng->now);
+			break;
+		}
 		eng->now = e->next;
 		e->ops->event(e, eng->now);
 		eng->events++;

@@ -96,6 +96,15 @@ struct dp_engine {
 	struct rte_mempool *pool;
 	struct dp_capture *cap_ctx;	/**< NULL: no trace */
 	uint64_t events;
+	/*
+	 * The sync's work in progress (virtual time): its frames alive anywhere (made by a worker
+	 * and not yet received, consumed by a module or dropped) plus its pending events (a
+	 * worker's compute, a worker's round with frames still to make, a module's stream not yet
+	 * done).  Background traffic and the probe do not count.  With nothing in progress, a
+	 * worker still waiting can never finish its step: the run has stalled (dp_topo_advance()).
+	 * In real time frames also leave and arrive through ports, out of this count.
+	 */
+	int64_t sync_wip;
 	int error;			/**< first fatal error, -errno; the run stops */
 	char errmsg[256];
 	/* the control plane's hook: called between events every poll_mask + 1 events */
@@ -133,6 +142,20 @@ void dp_sched(struct dp_elem *e, dp_time_t t);
  * @return 0, or the element's error
  */
 int dp_engine_run(struct dp_engine *eng, dp_time_t until, bool (*done)(void *arg), void *arg);
+
+/** One more piece of the sync's work in progress (dp_engine.sync_wip). */
+static inline void
+dp_sync_hold(struct dp_engine *eng)
+{
+	eng->sync_wip++;
+}
+
+/** A piece of the sync's work in progress is over. */
+static inline void
+dp_sync_release(struct dp_engine *eng)
+{
+	eng->sync_wip--;
+}
 
 /** Record a fatal error (the first one wins) with a message naming the element. */
 void dp_engine_fail(struct dp_engine *eng, int err, const char *fmt, ...)

@@ -39,6 +39,7 @@
 #include <rte_udp.h>
 
 #include "../models/packet.h"
+#include "engine.h"
 
 #define DP_SE_MAGIC 0x53594e43u
 #define DP_SE_VERSION 1
@@ -90,6 +91,18 @@ static inline struct dp_meta *
 dp_meta(struct rte_mbuf *m)
 {
 	return (struct dp_meta *)rte_mbuf_to_priv(m);
+}
+
+/**
+ * A frame's journey ends here (received, consumed or dropped): free it; a frame of the sync is no
+ * longer part of the sync's work in progress (dp_engine.sync_wip).
+ */
+static inline void
+dp_frame_end(struct dp_engine *eng, struct rte_mbuf *m)
+{
+	if (!(dp_meta(m)->flags & DP_SE_F_BG))
+		dp_sync_release(eng);
+	rte_pktmbuf_free(m);
 }
 
 /** The headers of one flow (source, destination, round), written into each of its frames. */

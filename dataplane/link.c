@@ -160,7 +160,7 @@ dp_link_push(struct dp_link *l, struct rte_mbuf *m, dp_time_t now, dp_time_t *st
 					       (unsigned long)l->cap_bytes);
 			l->e.c.drop++;
 			l->e.c.drop_bytes += rte_pktmbuf_pkt_len(m);
-			rte_pktmbuf_free(m);
+			dp_frame_end(l->e.eng, m);
 			return -ENOBUFS;
 		}
 		l->fg_over++;	/* the sync's class is lossless: held upstream on a real link */
@@ -169,7 +169,7 @@ dp_link_push(struct dp_link *l, struct rte_mbuf *m, dp_time_t now, dp_time_t *st
 		dp_engine_fail(l->e.eng, -ENOMEM, "%s: out of memory for its queue", l->e.name);
 		l->e.c.drop++;
 		l->e.c.drop_bytes += rte_pktmbuf_pkt_len(m);
-		rte_pktmbuf_free(m);
+		dp_frame_end(l->e.eng, m);
 		return -ENOBUFS;
 	}
 	dp_capture_frame(l->e.eng, l->cap_in, m, now);

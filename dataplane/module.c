@@ -217,6 +217,8 @@ stream(struct dp_module *mod, struct dp_module_slot *slot, dp_time_t t)
 	slot->exit = t;
 	mod->streamed += len;
 	if (mod->streamed == mod->expect) {
+		if (mod->done_at == DP_NEVER)
+			dp_sync_hold(mod->e.eng);	/* until its worker is told */
 		mod->done_at = t + mod->latency;
 		mod->streamed = 0;
 		stream_done(mod, t);
@@ -242,7 +244,7 @@ dp_module_push(struct dp_module *mod, struct rte_mbuf *m, dp_time_t now, dp_time
 
 	if (mod->tail - mod->head > mod->mask && grow(mod) != 0) {
 		dp_engine_fail(mod->e.eng, -ENOMEM, "%s: out of memory for its queue", mod->e.name);
-		rte_pktmbuf_free(m);
+		dp_frame_end(mod->e.eng, m);
 		return -ENOMEM;
 	}
 	mod->e.c.rx++;
@@ -259,7 +261,7 @@ dp_module_push(struct dp_module *mod, struct rte_mbuf *m, dp_time_t now, dp_time
 		slot->m = NULL;
 		mod->e.c.tx++;
 		mod->e.c.tx_bytes += rte_pktmbuf_pkt_len(m);
-		rte_pktmbuf_free(m);
+		dp_frame_end(mod->e.eng, m);
 	}
 	if (!mod->gather) {
 		first = stream(mod, slot, now);
@@ -301,10 +303,11 @@ module_event(struct dp_elem *e, dp_time_t now)
 		dp_capture_frame(e->eng, mod->cap_out, m, now);
 		e->c.tx++;	/* consumed: the frame's journey ends here */
 		e->c.tx_bytes += rte_pktmbuf_pkt_len(m);
-		rte_pktmbuf_free(m);
+		dp_frame_end(e->eng, m);
 	}
 	if (mod->done_at <= now) {
 		mod->done_at = DP_NEVER;
+		dp_sync_release(e->eng);	/* the step's stream is done */
 		mod->step++;
 		mod->done(mod->arg, now);
 	}

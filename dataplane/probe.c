@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The probe element: reads each link's queue (frame bytes waiting, not yet serialising) at
- * now, every interval.  It only reads; the links' frames do not notice it.
+ * now, every interval.  It only reads; the links' frames do not notice it.  Past DP_PROBE_MEM of
+ * samples it thins them to every other one and doubles its interval.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame.h"
 #include "link.h"
 #include "probe.h"
 #include "usdt.h"
@@ -39,6 +41,19 @@ probe_event(struct dp_elem *e, dp_time_t now)
 		dp_sched(e, DP_NEVER);
 		return;
 	}
+	if (p->n == p->max) {
+		/* full: keep every other sample (this one, at index max, is one of them) */
+		uint64_t k;
+
+		for (k = 0; k < p->n / 2; k++) {
+			p->t[k] = p->t[2 * k];
+			memmove(&p->bytes[k * p->nlinks], &p->bytes[2 * k * p->nlinks],
+				p->nlinks * sizeof(*p->bytes));
+		}
+		p->n /= 2;
+		if (p->every <= DP_NEVER / 2)
+			p->every *= 2;
+	}
 	if (p->n == p->cap && grow(p) != 0) {
 		dp_engine_fail(e->eng, -ENOMEM, "%s: out of memory for its samples", e->name);
 		return;
@@ -59,7 +74,7 @@ probe_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
 {
 	e->c.rx++;
 	e->c.drop++;
-	rte_pktmbuf_free(m);
+	dp_frame_end(e->eng, m);
 }
 
 static uint64_t
@@ -89,6 +104,7 @@ dp_probe_init(struct dp_probe *p, struct dp_engine *eng, const char *name, dp_ti
 		return rc;
 	p->every = every;
 	p->nlinks = nlinks;
+	p->max = DP_PROBE_MEM / (sizeof(*p->t) + nlinks * sizeof(*p->bytes)) & ~UINT64_C(1);
 	memcpy(p->links, links, nlinks * sizeof(*links));
 	return 0;
 }

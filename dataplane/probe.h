@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A probe: samples the queues of chosen links at a fixed interval of virtual time, for the WAN
- * queue's occupancy over time.
+ * queue's occupancy over time.  It keeps at most DP_PROBE_MEM bytes of samples: a run long
+ * enough to take more keeps every other sample and samples half as often from then on, so the
+ * series stays evenly spaced however long the run.
  */
 #ifndef DP_PROBE_H
 #define DP_PROBE_H
@@ -11,10 +13,12 @@
 struct dp_link;
 
 #define DP_PROBE_LINKS 16
+#define DP_PROBE_MEM (UINT64_C(128) << 20)	/**< bytes of samples kept at most */
 
 struct dp_probe {
 	struct dp_elem e;
-	dp_time_t every;			/**< sampling interval */
+	dp_time_t every;			/**< sampling interval (doubles as it thins) */
+	uint64_t max;				/**< samples kept at most (even) */
 	uint32_t nlinks;
 	struct dp_link *links[DP_PROBE_LINKS];
 	uint64_t n, cap;			/**< samples taken */

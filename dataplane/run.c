@@ -23,13 +23,6 @@
 #include "topology.h"
 #include "usdt.h"
 
-#define WATCHDOG UINT64_C(10000000000000)	/* 10 s of virtual time without a step */
-
-struct watch {
-	const struct dp_topo *t;
-	uint32_t seen;
-};
-
 /* Runtime control of a run: requests from the control plane, applied between two events. */
 struct runctl {
 	const struct dp_run_params *p;
@@ -132,14 +125,6 @@ run_poll(void *arg, dp_time_t now)
 		atomic_store(&st->binding, rec->binding);
 		atomic_store(&st->budget_flops, (uint64_t)(rec->budget + 0.5));
 	}
-}
-
-static bool
-step_finished(void *arg)
-{
-	struct watch *wt = arg;
-
-	return wt->t->rec.steps_done != wt->seen;
 }
 
 static void
@@ -259,10 +244,11 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 {
 	struct sm_program *prog;
 	struct dp_topo *t;
-	struct watch wt;
 	struct runctl ctl;
 	enum sm_resource module_res;
-	dp_time_t watchdog = WATCHDOG;
+	dp_time_t watchdog = 0;		/* virtual time: stalls are found exactly */
+	uint32_t seen = 0;
+	bool stalled = false;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -341,8 +327,6 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	}
 	DP_USDT_RUN_START(p->run_id, p->var, dp_usdt_mflops(p->budget), p->steps, t->w_count);
 	dp_topo_start(t, p->bg_only > 0);
-	wt.t = t;
-	wt.seen = 0;
 	if (p->bg_only > 0) {
 		/* background alone for a while, then it stops and drains */
 		rc = dp_engine_run(&t->eng, p->t0 + p->bg_only, NULL, NULL);
@@ -351,19 +335,22 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 			rc = dp_engine_run(&t->eng, DP_NEVER, NULL, NULL);
 	}
 	while (p->bg_only == 0) {
-		/* a watchdog: background and the probe never run out of events, so a sync that
-		 * makes no step for WATCHDOG of virtual time has stalled */
-		rc = dp_engine_run(&t->eng, t->eng.now + watchdog, step_finished, &wt);
-		if (rc != 0 || t->rec.steps_done == wt.seen)
+		/* virtual time: until a step is done or nothing of the sync is left in progress
+		 * (however long a step takes); real time: [ports] wait without a step */
+		rc = dp_topo_advance(t, watchdog);
+		if (rc <= 0) {
+			stalled = rc == 0;
 			break;
-		wt.seen = t->rec.steps_done;
+		}
+		rc = 0;
+		seen = t->rec.steps_done;
 		if (p->progress != NULL)
-			p->progress(p->progress_arg, wt.seen, p->steps, t->rec.frames[wt.seen - 1]);
-		if (wt.seen < p->steps && p->stop != NULL && *p->stop) {
+			p->progress(p->progress_arg, seen, p->steps, t->rec.frames[seen - 1]);
+		if (seen < p->steps && p->stop != NULL && *p->stop) {
 			res->interrupted = true;	/* the steps done stand */
 			break;
 		}
-		if (wt.seen == p->steps) {
+		if (seen == p->steps) {
 			/* the sync is done: background stops, what is in flight drains (in real
 			 * time also what the ports still bring, and the peer's record) */
 			dp_topo_stop(t);
@@ -374,7 +361,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 			break;
 		}
 	}
-	if (p->bg_only == 0 && wt.seen != p->steps)
+	if (p->bg_only == 0 && seen != p->steps)
 		dp_topo_stop(t);	/* stalled or failed: the background stops too */
 	if (p->status != NULL) {
 		run_poll(&ctl, t->eng.now);
@@ -384,10 +371,19 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	res->nchanges = ctl.n;
 	res->t_end = t->eng.now;
 	res->events = t->eng.events;
-	if (rc != 0 && t->eng.error != 0)
+	if (rc != 0 && t->eng.error != 0) {
 		snprintf(err, errlen, "%s", t->eng.errmsg);
-	else if (rc == 0 && !res->interrupted)	/* frames are still in flight when interrupted */
+	} else if (stalled && p->rt == NULL && t->eng.sync_wip == 0) {
+		char where[240];
+
+		dp_topo_waiting(t, where, sizeof(where));
+		snprintf(err, errlen, "the run stalled: %s; nothing of the sync is queued, in flight or "
+			 "pending at %.12g s of virtual time, so no step can finish", where,
+			 (double)(t->eng.now - p->t0) / 1e12);
+		rc = -EPROTO;
+	} else if (rc == 0 && !res->interrupted) {	/* frames are in flight when interrupted */
 		rc = dp_topo_check(t, err, errlen);
+	}
 	if (rc != 0 && p->rt != NULL)
 		ports_say(p->rt, err, errlen);
 	module_res = prog->module_res;
@@ -445,6 +441,14 @@ dp_run_result_free(struct dp_run_result *res)
 uint32_t
 dp_run_pool_need(const struct dp_run_params *p)
 {
+	uint64_t need = dp_run_pool_count(p);
+
+	return need > UINT32_MAX ? UINT32_MAX : (uint32_t)need;
+}
+
+uint64_t
+dp_run_pool_count(const struct dp_run_params *p)
+{
 	struct sm_program *prog = malloc(sizeof(*prog));
 	uint32_t w_count = sm_workers(p->model), n = p->model->topo.per_dc;
 	uint64_t need = 0, frame = SM_HDR_BYTES + p->pk->payload, wan_round = 0, dense = 0;
@@ -473,5 +477,5 @@ dp_run_pool_need(const struct dp_run_params *p)
 	need = (uint64_t)w_count * (4 * p->pk->burst + 64);
 	need += wan_round * p->model->topo.n_dc + (uint64_t)w_count * dense;
 	need += need / 4 + 1024;
-	return need > UINT32_MAX ? UINT32_MAX : (uint32_t)need;
+	return need;
 }

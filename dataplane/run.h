@@ -106,4 +106,10 @@ void dp_run_result_free(struct dp_run_result *res);
  */
 uint32_t dp_run_pool_need(const struct dp_run_params *p);
 
+/**
+ * The same count, not clamped to the 32 bits of a mempool's size (scenario limits refuse a run
+ * whose count does not fit); 0 if the program cannot be built.
+ */
+uint64_t dp_run_pool_count(const struct dp_run_params *p);
+
 #endif /* DP_RUN_H */

@@ -36,7 +36,7 @@ switch_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
 		s->no_route++;
 		e->c.drop++;
 		e->c.drop_bytes += rte_pktmbuf_pkt_len(m);
-		rte_pktmbuf_free(m);
+		dp_frame_end(e->eng, m);
 		return;
 	}
 	e->c.tx++;

@@ -464,6 +464,61 @@ dp_topo_stop(struct dp_topo *t)
 		dp_probe_stop(t->probe);
 }
 
+struct advance {
+	const struct dp_topo *t;
+	uint32_t seen;		/* steps done when it began */
+	bool exact;		/* virtual time: stop when nothing of the sync is in progress */
+};
+
+static bool
+advanced(void *arg)
+{
+	const struct advance *a = arg;
+
+	return a->t->rec.steps_done != a->seen || (a->exact && a->t->eng.sync_wip == 0);
+}
+
+int
+dp_topo_advance(struct dp_topo *t, dp_time_t watchdog)
+{
+	struct advance a = { .t = t, .seen = t->rec.steps_done, .exact = t->eng.rt == NULL };
+	dp_time_t until = DP_NEVER;
+	int rc;
+
+	if (!a.exact)
+		until = t->eng.now < DP_NEVER - watchdog ? t->eng.now + watchdog : DP_NEVER;
+	rc = dp_engine_run(&t->eng, until, advanced, &a);
+	if (rc != 0)
+		return rc;
+	return t->rec.steps_done != a.seen ? 1 : 0;
+}
+
+int
+dp_topo_waiting(const struct dp_topo *t, char *buf, size_t len)
+{
+	const struct dp_worker *first = NULL, *in_round = NULL;
+	uint32_t i, left = 0;
+	char where[200];
+
+	for (i = 0; i < t->w_count; i++) {
+		const struct dp_worker *w = &t->workers[i];
+
+		if (!(t->local & (1u << (i / t->n))) || w->state == DP_W_DONE)
+			continue;	/* another process runs it, or it is done */
+		left++;
+		if (first == NULL)
+			first = w;
+		if (in_round == NULL && w->state == DP_W_ROUND)
+			in_round = w;
+	}
+	if (first == NULL)
+		return snprintf(buf, len, "every worker is done");
+	dp_worker_describe(in_round != NULL ? in_round : first, where, sizeof(where));
+	if (left == 1)
+		return snprintf(buf, len, "%s", where);
+	return snprintf(buf, len, "%s (%u workers not done)", where, left);
+}
+
 /* rx = tx + drop + held, and nothing held at the end. */
 static int
 check_elem(const struct dp_elem *e, char *err, size_t errlen)
@@ -506,9 +561,9 @@ dp_topo_check(const struct dp_topo *t, char *err, size_t errlen)
 		if (!(t->local & (1u << (i / t->n))))
 			continue;	/* another process runs it */
 		if (w->state != DP_W_DONE) {
-			char where[160];
+			char where[240];
 
-			dp_worker_describe(w, where, sizeof(where));
+			dp_topo_waiting(t, where, sizeof(where));
 			snprintf(err, errlen, "the run stalled: %s", where);
 			return -EPROTO;
 		}
@@ -537,6 +592,12 @@ dp_topo_check(const struct dp_topo *t, char *err, size_t errlen)
 			 " came in through ports; received %" PRIu64 ", modules consumed %" PRIu64
 			 ", dropped %" PRIu64 ", %" PRIu64 " went out through ports", made, wire_in,
 			 got, consumed, dropped, wire_out);
+		return -EPROTO;
+	}
+	if (t->eng.rt == NULL && t->eng.sync_wip != 0) {
+		snprintf(err, errlen, "invariant: the sync's work in progress is %" PRId64 " at the "
+			 "end, not 0 (frames made and not received, or events pending)",
+			 t->eng.sync_wip);
 		return -EPROTO;
 	}
 	if (t->pool != NULL && rte_mempool_avail_count(t->pool) != t->pool->size) {

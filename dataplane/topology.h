@@ -93,9 +93,32 @@ void dp_topo_start(struct dp_topo *t, bool no_sync);
 void dp_topo_stop(struct dp_topo *t);
 
 /**
+ * Run the calendar of a started topology until one more step is done, or the run can make no
+ * more progress, or an element fails.
+ *
+ * In virtual time (@p watchdog 0) the run has stalled exactly when nothing of the sync is in
+ * progress (dp_engine.sync_wip: no frame of it queued or in flight anywhere, no compute, round or
+ * module stream pending) while a worker has not finished: it stops at the event that ended the
+ * last of it, however long a step takes, and background traffic or the probe neither hide a stall
+ * nor cause one.  In real time frames on a wire are out of sight: a run that makes no step for
+ * @p watchdog ps of emulated time has stalled.
+ *
+ * @return 1 (a step more is done), 0 (no step: stalled, or nothing left to run), or the engine's
+ *         error (< 0)
+ */
+int dp_topo_advance(struct dp_topo *t, dp_time_t watchdog);
+
+/**
+ * Where the run waits: the first worker in a round (waiting for frames or its module), else the
+ * first that has not finished, as dp_worker_describe() gives it, and how many have not finished.
+ */
+int dp_topo_waiting(const struct dp_topo *t, char *buf, size_t len);
+
+/**
  * The end-of-run invariants: every worker done; every link, switch and module empty, with
- * frames in = out + dropped; frames made = received + consumed by modules + dropped; the mbuf pool
- * full again.  0, or -EPROTO with a message naming the element.
+ * frames in = out + dropped; frames made = received + consumed by modules + dropped; in virtual
+ * time nothing of the sync left in progress (dp_engine.sync_wip 0); the mbuf pool full again.
+ * 0, or -EPROTO with a message naming the element.
  */
 int dp_topo_check(const struct dp_topo *t, char *err, size_t errlen);
 

@@ -89,19 +89,17 @@ dp_param_get(const struct sm_params *model, enum dp_param p)
 
 /* The rates of the background hosts for a load. */
 static void
-retune_background(struct dp_topo *t, double load)
+retune_background(struct dp_topo *t, double load, dp_time_t now)
 {
 	uint32_t d;
 
 	t->bg_load = load;
 	for (d = 0; t->bg != NULL && d < t->d; d++) {
 		struct dp_bghost *h = &t->bg[d];
-		double rate;
 
-		if (h->link == NULL)
-			continue;
-		rate = load * (double)t->links.wan_bw / h->sizes->mean;
-		h->mean_gap_ps = rate > 0 ? 1e12 / rate : 1e30;
+		if (h->link == NULL || !(t->local & (1u << d)))
+			continue;	/* no host, or the other process runs it */
+		dp_bghost_set_rate(h, load * (double)t->links.wan_bw / h->sizes->mean, now);
 	}
 }
 
@@ -129,7 +127,7 @@ dp_topo_tune(struct dp_topo *t, struct sm_params *model, int budget_kind, enum d
 			snprintf(msg, len, "this run has no background hosts (it started at load 0)");
 			return -ENOTSUP;
 		}
-		retune_background(t, value);
+		retune_background(t, value, now);
 		return 0;
 	}
 	f = field(&next, p);
@@ -169,7 +167,6 @@ dp_topo_tune(struct dp_topo *t, struct sm_params *model, int budget_kind, enum d
 		t->wan[d].last_charge = UINT32_MAX;
 	}
 	if (p == DP_P_WAN_BW)
-		retune_background(t, t->bg_load);	/* the load is a fraction of the rate */
-	(void)now;
+		retune_background(t, t->bg_load, now);	/* the load is a fraction of the rate */
 	return 0;
 }

@@ -76,6 +76,7 @@ begin_step(struct dp_worker *w, dp_time_t now)
 {
 	w->state = DP_W_COMPUTE;
 	w->round = 0;
+	dp_sync_hold(w->e.eng);		/* its compute, until it ends */
 	dp_sched(&w->e, now + w->prog->compute_ps);
 }
 
@@ -110,6 +111,7 @@ tx_burst(struct dp_worker *w, dp_time_t now)
 				       w->e.eng->pool->size, w->step, w->round);
 			return;
 		}
+		dp_sync_hold(w->e.eng);	/* a frame of the sync, until its journey ends */
 		w->tx_off += len;
 		w->tx_seq++;
 		w->frames_made++;
@@ -133,6 +135,7 @@ tx_burst(struct dp_worker *w, dp_time_t now)
 		return;
 	}
 	w->tx_active = false;
+	dp_sync_release(w->e.eng);	/* every frame of the round is made */
 	dp_sched(&w->e, DP_NEVER);
 	check_round(w, now);
 }
@@ -192,6 +195,7 @@ begin_round(struct dp_worker *w, uint32_t round, dp_time_t now)
 	dp_flow_init(&w->flow, w->per_dc, w->run_id, w->step, (uint16_t)round, r->phase,
 		     (uint16_t)pos, w->id, dst, kind, flags, w->pk->payload);
 	w->tx_active = true;
+	dp_sync_hold(w->e.eng);		/* frames still to make, until the last is */
 	w->tx_off = 0;
 	w->tx_seq = 0;
 	tx_burst(w, now);
@@ -285,6 +289,7 @@ worker_event(struct dp_elem *e, dp_time_t now)
 
 	if (w->state == DP_W_COMPUTE) {
 		dp_sched(e, DP_NEVER);
+		dp_sync_release(e->eng);	/* its compute is over */
 		dp_record_max(&w->rec->compute_end[w->step], now);
 		begin_round(w, 0, now);
 	} else if (w->tx_active) {
@@ -312,13 +317,13 @@ worker_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
 			       w->step, w->round);
 		e->c.drop++;
 		e->c.drop_bytes += rte_pktmbuf_pkt_len(m);
-		rte_pktmbuf_free(m);
+		dp_frame_end(e->eng, m);
 		return;
 	}
 	w->got[step & 1][round] += meta->payload;
 	w->frames_got++;
 	w->bytes_got += meta->payload;
-	rte_pktmbuf_free(m);
+	dp_frame_end(e->eng, m);
 	if (step == w->step && round == w->round)
 		check_round(w, now);
 }

@@ -53,6 +53,7 @@ double sm_kernel_budget_unbinds(const struct sm_module *m, double bytes_in, doub
 
 const char *sm_stage_name(enum sm_stage s);	/**< "optics", "compute", "fpga", "port" */
 const char *sm_budget_name(enum sm_budget b);	/**< "low", "high", "free" */
+/** A budget or op by name; 0, or -EINVAL if unknown (the result is then not written). */
 int sm_budget_parse(const char *s, enum sm_budget *b);
 const char *sm_op_name(enum sm_op op);		/**< "fft", "add", ... */
 int sm_op_parse(const char *s, enum sm_op *op);

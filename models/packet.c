@@ -639,3 +639,55 @@ sm_packet_fluid_bound(const struct sm_params *p, const struct sm_packet *pk,
 	}
 	return bound / s.total;
 }
+
+/* Serialisation of one flow's @k frames (the last of @last bytes) at @bw, as the links charge them. */
+static double
+flow_ps(const struct sm_packet *pk, uint64_t k, uint32_t last, uint64_t bw, bool charged)
+{
+	uint32_t full = charged ? sm_charge(pk->account, pk->payload) : pk->payload;
+	uint32_t tail = charged ? sm_charge(pk->account, last) : last;
+
+	if (bw == 0 || k == 0)
+		return 0;
+	return (double)(k - 1) * (double)sm_ser_ps(full, bw) + (double)sm_ser_ps(tail, bw);
+}
+
+double
+sm_packet_step_bound_ps(const struct sm_params *p, const struct sm_packet *pk,
+			const struct sm_program *prog)
+{
+	double t = (double)prog->compute_ps;
+	struct sm_links l;
+	unsigned int i;
+	int s;
+
+	if (sm_links_build(p, prog->budget, &l, NULL, 0) != 0)
+		return NAN;
+	for (i = 0; i < prog->n; i++) {
+		const struct sm_round *r = &prog->r[i];
+		uint32_t last;
+		uint64_t k = sm_frames(r->bytes, pk->payload, &last);
+		double flows = prog->plan.ph[r->phase].flows;
+
+		if (r->hop == SM_HOP_MODULE) {
+			for (s = 0; s < SM_STAGE_COUNT; s++)
+				t += flow_ps(pk, k, last, l.stage_bw[s], false);
+			if (prog->plan.placement == SM_PLACE_NETWORK) {
+				/* the dense hop: nic, then the link to the module */
+				t += flow_ps(pk, k, last, l.intra_bw, true) + (double)l.nic_delay;
+				t += flow_ps(pk, k, last, l.intra_bw, true) + (double)l.mlink_delay;
+				t += (double)l.mod_latency_network;
+			} else {
+				t += (double)l.mod_latency_port;
+			}
+			continue;
+		}
+		if (r->capped)
+			t += flow_ps(pk, k, last, l.port_bw, true);
+		t += flow_ps(pk, k, last, l.intra_bw, true) + (double)l.nic_delay;
+		if (r->hop == SM_HOP_WAN)	/* a data centre's flows share it */
+			t += flows * flow_ps(pk, k, last, l.wan_bw, true) + (double)l.wan_delay;
+		t += flow_ps(pk, k, last, l.intra_bw, true) + (double)l.down_delay;
+	}
+	return t;
+}

@@ -187,6 +187,19 @@ int sm_packet_model(const struct sm_params *p, const struct sm_packet *pk, enum 
 		    double budget, unsigned int steps, struct sm_packet_step *out);
 
 /**
+ * An upper bound, in picoseconds (as a double, so that it cannot overflow), on the time of one step
+ * of @p prog at zero load in any sync mode: the compute, then for every round all the work of
+ * the hops and stages its frames pass (each hop's serialisation of every frame of the flows that
+ * share it, the slowest path not singled out) plus the path's delays and the module's latency.  A
+ * step's critical path runs through each of these at most once, so the emulated step (and the
+ * closed form's) is never longer.  It reads the rates and delays of sm_links_build() at the
+ * program's budget; a link-kernel program's own stage times are taken at the model's ops per
+ * byte.  NAN if the links cannot be built.
+ */
+double sm_packet_step_bound_ps(const struct sm_params *p, const struct sm_packet *pk,
+			       const struct sm_program *prog);
+
+/**
  * Bound on (packet - fluid) / fluid for one step of @p prog at zero load, payload accounting and
  * phase sync: per round, one frame's time on every hop of its path but the slowest (the
  * store-and-forward a tandem adds to the slowest hop's time for the chunk); for the module, one

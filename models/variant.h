@@ -13,7 +13,7 @@ const char *sm_variant_name(enum sm_variant v);
 const char *sm_variant_id(enum sm_variant v);
 /** One-line description. */
 const char *sm_variant_desc(enum sm_variant v);
-/** Parse a variant by name or id (case-insensitive); -EINVAL if unknown. */
+/** Parse a variant by name or id (case-insensitive); -EINVAL if unknown (*v not written). */
 int sm_variant_parse(const char *s, enum sm_variant *v);
 /** True for the two variants that use a module (E, E'). */
 bool sm_variant_has_module(enum sm_variant v);

@@ -45,20 +45,22 @@ static int
 variant_by_name(const char *s, int *out)
 {
 	enum sm_variant v;
-	int rc = sm_variant_parse(s, &v);
 
+	if (sm_variant_parse(s, &v) != 0)
+		return -EINVAL;		/* v is not written: do not read it */
 	*out = (int)v;
-	return rc;
+	return 0;
 }
 
 static int
 budget_by_name(const char *s, int *out)
 {
 	enum sm_budget b;
-	int rc = sm_budget_parse(s, &b);
 
+	if (sm_budget_parse(s, &b) != 0)
+		return -EINVAL;
 	*out = (int)b;
-	return rc;
+	return 0;
 }
 
 int

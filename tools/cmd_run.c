@@ -951,7 +951,7 @@ start_ctl(const struct run_opts *o, const struct sc_scenario *sc, const char *pa
 	  struct runner *r, struct ctl_server **srv, char *err, size_t errlen)
 {
 	struct ctl_params cp = { .path = o->ctl, .scenario = path, .sets = o->sets,
-				 .nsets = o->nsets };
+				 .nsets = o->nsets, .variants = sc->variants, .budgets = sc->budgets };
 	int i;
 
 	/* static: DPDK's telemetry thread may read it until the process ends */
@@ -1093,7 +1093,8 @@ cmd_run(int argc, char **argv)
 		run_usage(stdout);
 		goto out;
 	}
-	if (sc_scenario_load(sc, npos ? pos[0] : NULL, o.sets, o.nsets, err, sizeof(err)) != 0) {
+	if (sc_scenario_load_run(sc, npos ? pos[0] : NULL, o.sets, o.nsets, o.variants, o.budgets,
+				 err, sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu run: %s\n", err);
 		status = CLI_EXIT_INPUT;
 		goto out;

@@ -520,8 +520,8 @@ cmd_sweep(int argc, char **argv)
 			goto out;
 		}
 		sets[o.nsets] = kv;
-		rc = sc_scenario_load(pt[i].sc, npos ? pos[0] : NULL, sets, o.nsets + 2, err,
-				      sizeof(err));
+		rc = sc_scenario_load_run(pt[i].sc, npos ? pos[0] : NULL, sets, o.nsets + 2,
+					  o.variants, o.budgets, err, sizeof(err));
 		free(kv);
 		if (rc != 0) {
 			fprintf(stderr, "syncemu sweep: value %u of %s: %s\n", i + 1, o.key, err);

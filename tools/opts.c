@@ -111,13 +111,15 @@ int
 opts_count(const char *name, const char *arg, unsigned long lo, unsigned long hi,
 	   unsigned long *v, char *err, size_t errlen)
 {
+	unsigned long x;
 	char *end;
 
 	errno = 0;
-	*v = strtoul(arg, &end, 10);
-	if (errno != 0 || *end != '\0' || end == arg || arg[0] == '-' || *v < lo || *v > hi) {
+	x = strtoul(arg, &end, 10);
+	if (errno != 0 || *end != '\0' || end == arg || arg[0] == '-' || x < lo || x > hi) {
 		snprintf(err, errlen, "--%s: '%s' is not a count in %lu..%lu", name, arg, lo, hi);
 		return -EINVAL;
 	}
+	*v = x;		/* written only on success */
 	return 0;
 }
