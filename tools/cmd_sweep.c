@@ -245,18 +245,13 @@ struct point {
 static double
 model_ms(const struct outcome *o, bool fifo)
 {
-	double sum = 0;
-	uint32_t s;
-
 	if (o->rc != 0)
 		return NAN;
 	if (o->loaded)
 		return o->model_rc == 0 ? 1e3 * (fifo ? o->fifo.step.mean : o->ps.step.mean) : NAN;
-	if (fifo || o->pm == NULL || o->pm_rc != 0 || o->res.steps == 0)
+	if (fifo || o->pm_rc != 0 || o->pm_steps == 0)
 		return NAN;
-	for (s = 0; s < o->res.steps; s++)
-		sum += (double)o->pm[s].time_ps;
-	return sum / o->res.steps / 1e9;
+	return o->pm_mean * 1e3;	/* over the steps compared, as they ran */
 }
 
 /* The files of a sweep, in --out DIR. */
@@ -281,12 +276,15 @@ write_csv(struct outfile *out, const struct sweep_opts *o, struct point *pt)
 	for (i = 0; i < o->nvalues; i++) {
 		for (j = 0; j < pt[i].nc; j++) {
 			const struct outcome *r = &pt[i].o[j];
+			char st[160];
 
-			fprintf(f, "%s,\"%s\",%.10g,\"%s\",%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%s\n",
+			/* the status of syncemu run: "ok" only where the model columns apply */
+			fprintf(f, "%s,\"%s\",%.10g,\"%s\",%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,\"%s\"\n",
 				o->key, pt[i].value, pt[i].x, r->c.label, r->res.steps,
 				outcome_mean(r) * 1e3, r->all.ci95 * 1e3, r->all.median * 1e3,
 				r->all.p99 * 1e3, model_ms(r, false), model_ms(r, true),
-				r->fluid * 1e3, r->rc == 0 ? "ok" : "failed");
+				r->fluid * 1e3, r->rc == 0 ? outcome_status(r, st, sizeof(st)) :
+				"failed");
 		}
 	}
 	return outfile_commit(out);
