@@ -84,8 +84,10 @@ static const struct opt run_optv[] = {
 	  O_SNAPLEN },
 	{ "json", 'j', NULL, "print JSON instead of text", O_JSON },
 	{ "quiet", 'q', NULL, "no progress on stderr", O_QUIET },
-	{ "every-step", 'e', NULL, "print every step (default: up to 20 steps)", O_EVERY },
-	{ "queue-csv", 0, "FILE", "write the WAN queues' occupancy over time as CSV", O_QCSV },
+	{ "every-step", 'e', NULL, "print every step (default: up to 20; past 2000, the first and "
+	  "last 1000)", O_EVERY },
+	{ "queue-csv", 0, "FILE", "write every sample of the WAN queues as CSV, as it is taken",
+	  O_QCSV },
 	{ "background-only", 0, "TIME", "no sync: background alone for TIME (e.g. 2s)", O_BGONLY },
 	{ "ctl", 0, "SOCKET", "serve runtime control on this UNIX socket (see syncemu ctl)", O_CTL },
 	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults (" DP_EAL_DEFAULT ")", O_EAL },
@@ -204,6 +206,16 @@ run_usage(FILE *f)
 		   "With background load, each run is also set beside the fluid shared-WAN model\n"
 		   "(processor sharing and FIFO, same seed and syncs) and the transfers' wait\n"
 		   "beside M/G/1.\n"
+		   "\nThe status is ok only when every model column applies; otherwise it says\n"
+		   "which of these hold (JSON: status and flags): drops (frames dropped at a queue:\n"
+		   "the fluid models have unlimited buffers), changed live (a set landed while a step\n"
+		   "ran: that step is left out, every other one compared with the closed form of the\n"
+		   "parameters in force during it), bound not valid (the fluid bound's claim does not\n"
+		   "hold here, e.g. 3 or more data centres of 2 or more workers), rounds overlap, no\n"
+		   "closed form, differs from the closed form, no model, interrupted, real time.\n"
+		   "Memory does not grow with the steps: each step goes into the statistics as it\n"
+		   "ends (median and p99 exact up to 2048 values, within 0.1 %% beyond); --json keeps\n"
+		   "a run's first and last 1000 steps and 2000 points per WAN queue.\n"
 		   "\nDuring a run, --ctl SOCKET takes changes of the module, the WAN and the load\n"
 		   "(syncemu ctl), DPDK telemetry answers /syncemu/status and /syncemu/params (on a\n"
 		   "socket of its own, named on stderr: dpdk-telemetry.py -f syncemu-PID), and\n"
