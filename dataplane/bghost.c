@@ -233,6 +233,10 @@ dp_bghost_fini(struct dp_bghost *h)
 static int
 record(struct dp_bgstats *st, double fct, double wait)
 {
+	if (st->on_done != NULL) {	/* streamed: nothing kept */
+		st->done++;
+		return st->on_done(st->arg, fct, wait);
+	}
 	if (st->done == st->cap) {
 		uint64_t cap = st->cap ? 2 * st->cap : 4096;
 		double *f = realloc(st->fct, cap * sizeof(*f));
@@ -301,8 +305,8 @@ sink_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
 	if (meta->flags & DP_SE_F_LAST) {
 		if (s->cur_bytes != UINT64_MAX &&
 		    record(s->stats, (now - created_ps) / 1e12, s->wait_first / 1e12) != 0)
-			dp_engine_fail(e->eng, -ENOMEM, "%s: out of memory for its records",
-				       e->name);
+			dp_engine_fail(e->eng, -ENOMEM, "%s: out of memory for the transfers' "
+				       "records or statistics", e->name);
 		else if (s->cur_bytes == UINT64_MAX)
 			s->stats->incomplete++;
 		s->cur_open = false;

@@ -23,6 +23,10 @@ struct dp_bgstats {
 	double *fct;			/**< [done]: completion times, s (creation to last frame) */
 	double *wait;			/**< [done]: waits for the WAN, s (see dp_sink) */
 	uint64_t cap;
+	/** If set, each transfer goes here as it completes and fct, wait stay NULL: 0 or
+	 *  -ENOMEM (the run then fails). */
+	int (*on_done)(void *arg, double fct, double wait);
+	void *arg;
 };
 
 /** Configuration of a background host. */

@@ -270,7 +270,8 @@ dp_module_push(struct dp_module *mod, struct rte_mbuf *m, dp_time_t now, dp_time
 		/* the whole input is in: stream it all from now */
 		mod->gathered_at = now;
 		if (mod->rec != NULL && mod->step < mod->rec->steps)
-			dp_record_max(&mod->rec->gathered[mod->step], now);
+			dp_record_max(&mod->rec->gathered[dp_record_slot(mod->rec, mod->step)],
+				      now);
 		while (mod->started != mod->tail)
 			stream(mod, &mod->ring[mod->started++ & mod->mask], now);
 	}

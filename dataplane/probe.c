@@ -41,6 +41,18 @@ probe_event(struct dp_elem *e, dp_time_t now)
 		dp_sched(e, DP_NEVER);
 		return;
 	}
+	if (p->on_sample != NULL) {
+		uint64_t b[DP_PROBE_LINKS];
+
+		for (i = 0; i < p->nlinks; i++) {
+			b[i] = dp_link_backlog(p->links[i], now);
+			DP_USDT_QUEUE_SAMPLE(p->links[i]->e.id, b[i], now);
+		}
+		p->on_sample(p->arg, now, b, p->names, p->nlinks);
+		p->n++;
+		dp_sched(e, now + p->every);
+		return;
+	}
 	if (p->n == p->max) {
 		/* full: keep every other sample (this one, at index max, is one of them) */
 		uint64_t k;
@@ -106,6 +118,8 @@ dp_probe_init(struct dp_probe *p, struct dp_engine *eng, const char *name, dp_ti
 	p->nlinks = nlinks;
 	p->max = DP_PROBE_MEM / (sizeof(*p->t) + nlinks * sizeof(*p->bytes)) & ~UINT64_C(1);
 	memcpy(p->links, links, nlinks * sizeof(*links));
+	for (uint32_t i = 0; i < nlinks; i++)
+		p->names[i] = links[i]->e.name;
 	return 0;
 }
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A probe: samples the queues of chosen links at a fixed interval of virtual time, for the WAN
- * queue's occupancy over time.  It keeps at most DP_PROBE_MEM bytes of samples: a run long
- * enough to take more keeps every other sample and samples half as often from then on, so the
- * series stays evenly spaced however long the run.
+ * queue's occupancy over time.  With dp_probe.on_sample set (what syncemu run does) every sample
+ * goes there as it is taken and none is kept, however long the run.  Without, it keeps them, at
+ * most DP_PROBE_MEM bytes: a run long enough to take more keeps every other sample and samples
+ * half as often from then on, so the series stays evenly spaced (and bounded) for a caller that
+ * reads them at the end.
  */
 #ifndef DP_PROBE_H
 #define DP_PROBE_H
@@ -25,6 +27,11 @@ struct dp_probe {
 	dp_time_t *t;				/**< [n] sample times */
 	uint64_t *bytes;			/**< [n x nlinks] frame bytes queued */
 	bool stopped;
+	/** If set: each sample goes here (the links' frame bytes and names), none is kept. */
+	void (*on_sample)(void *arg, dp_time_t t, const uint64_t *bytes,
+			  const char *const *names, uint32_t nlinks);
+	void *arg;
+	const char *names[DP_PROBE_LINKS];
 };
 
 /** Set up a probe of @p nlinks links every @p every ps; 0 or -errno. */

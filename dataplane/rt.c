@@ -141,10 +141,11 @@ bitsd(uint64_t b)
 /* The record's arrays, as the follower sends them and the leader merges them. */
 enum rt_array { A_COMPUTE, A_ROUND, A_STEP, A_FRAMES, A_GATHERED, A_FINISHED, A_COUNT };
 
+/* A split run's record holds every step (record.h): slot i is step i. */
 static uint64_t
 array_len(const struct dp_record *r, int a)
 {
-	return a == A_ROUND ? (uint64_t)r->steps * r->rounds : r->steps;
+	return a == A_ROUND ? (uint64_t)r->slots * r->rounds : r->slots;
 }
 
 static uint64_t

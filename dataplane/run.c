@@ -31,9 +31,16 @@ struct runctl {
 	double bg_load;
 	struct dp_change *ch;
 	uint32_t n, cap;
-	uint32_t frames_upto;		/* steps counted in frames */
-	uint64_t frames;		/* made in those steps */
 	uint32_t drop_scan;		/* polls until the next sum of drops */
+};
+
+/* Turning a finished step of the record into its result (the record's retire hook). */
+struct retirer {
+	const struct dp_run_params *p;
+	const struct sm_program *prog;
+	struct dp_run_result *res;
+	struct runctl *ctl;
+	uint32_t ch_next;		/* the first change not yet placed in a step */
 };
 
 static void
@@ -76,7 +83,7 @@ apply(struct runctl *rc, struct dp_tune_req *req, dp_time_t now)
 	if (r == 0 && rc->n < rc->cap) {
 		char note[160];
 
-		rc->ch[rc->n++] = (struct dp_change){ now, req->param, old, req->value };
+		rc->ch[rc->n++] = (struct dp_change){ now, req->param, old, req->value, UINT32_MAX };
 		snprintf(note, sizeof(note), "syncemu set %s %.12g (was %.12g) in run %u",
 			 dp_param_key(req->param), req->value, old, rc->p->run_id);
 		dp_capture_note(&rc->t->eng, note, now);
@@ -107,8 +114,6 @@ run_poll(void *arg, dp_time_t now)
 	if (st != NULL) {
 		const struct dp_record *rec = &rc->t->rec;
 
-		while (rc->frames_upto < rec->steps_done)
-			rc->frames += rec->frames[rc->frames_upto++];
 		if (rc->drop_scan-- == 0) {	/* every 64th poll: a walk over the elements */
 			uint64_t drops = 0;
 			uint32_t i;
@@ -119,7 +124,7 @@ run_poll(void *arg, dp_time_t now)
 			rc->drop_scan = 63;
 		}
 		atomic_store(&st->steps_done, rec->steps_done);
-		atomic_store(&st->frames, rc->frames);
+		atomic_store(&st->frames, rec->frames_done);
 		atomic_store(&st->events, rc->t->eng.events);
 		atomic_store(&st->now_ps, now);
 		atomic_store(&st->binding, rec->binding);
@@ -127,30 +132,45 @@ run_poll(void *arg, dp_time_t now)
 	}
 }
 
+/*
+ * Step @s is done by every worker: its time, frames and shares (the module rounds' apart: the
+ * stage they are charged to is the run's busiest, known at its end), and the changes that landed
+ * during it; into the result's step[] or to the sink.
+ */
 static void
-fill_steps(const struct dp_topo *t, const struct sm_program *prog, dp_time_t t0,
-	   enum sm_resource module_res, struct dp_run_result *res)
+retire(void *arg, const struct dp_record *rec, uint32_t s, dp_time_t prev)
 {
-	const struct dp_record *rec = &t->rec;
-	dp_time_t prev = t0;
-	uint32_t s;
+	struct retirer *rt = arg;
+	const struct dp_run_sink *sink = rt->p->sink;
+	struct runctl *ctl = rt->ctl;
+	struct dp_step_result sr;
+	dp_time_t span[SM_RES_COUNT], mod;
+	uint32_t k = dp_record_slot(rec, s);
+	double total;
+	int r;
 
-	for (s = 0; s < rec->steps_done; s++) {
-		struct dp_step_result *sr = &res->step[s];
-		dp_time_t span[SM_RES_COUNT];
-		double total = 0;
-		int k;
-
-		sr->end = rec->step_end[s];
-		sr->time = sr->end - prev;
-		sr->frames = rec->frames[s];
-		dp_step_spans(rec, prog, s, prev, module_res, span);	/* as the step_end probe */
-		for (k = 0; k < SM_RES_COUNT; k++)
-			total += (double)span[k];
-		for (k = 0; k < SM_RES_COUNT; k++)
-			sr->share[k] = total > 0 ? (double)span[k] / total : 0;
-		prev = sr->end;
+	memset(&sr, 0, sizeof(sr));
+	sr.end = rec->step_end[k];
+	sr.time = sr.end - prev;
+	sr.frames = rec->frames[k];
+	dp_step_spans_apart(rec, rt->prog, s, prev, span, &mod);	/* as the step_end probe */
+	total = (double)mod;
+	for (r = 0; r < SM_RES_COUNT; r++)
+		total += (double)span[r];
+	for (r = 0; r < SM_RES_COUNT; r++)
+		sr.share[r] = total > 0 ? (double)span[r] / total : 0;
+	sr.module_share = total > 0 ? (double)mod / total : 0;
+	/* the changes applied at or after the previous step's end and before this one's */
+	sr.changes_before = rt->ch_next;
+	while (rt->ch_next < ctl->n && ctl->ch[rt->ch_next].at < sr.end) {
+		ctl->ch[rt->ch_next++].step = s;
+		sr.changed = true;
 	}
+	rt->res->frames += sr.frames;
+	if (rt->res->step != NULL)
+		rt->res->step[s] = sr;
+	if (sink != NULL && sink->step != NULL)
+		sink->step(sink->arg, s, &sr, ctl->ch, ctl->n);
 }
 
 /* Move the background's records and the queue samples into the result. */
@@ -165,7 +185,7 @@ take_background(struct dp_topo *t, struct dp_run_result *res)
 		return;
 	res->q_links = t->probe->nlinks;
 	for (i = 0; i < t->probe->nlinks; i++)
-		snprintf(res->q_names[i], sizeof(res->q_names[i]), "%s", t->probe->links[i]->e.name);
+		snprintf(res->q_names[i], sizeof(res->q_names[i]), "%s", t->probe->names[i]);
 	res->q_n = t->probe->n;
 	res->q_t = t->probe->t;
 	res->q_bytes = t->probe->bytes;
@@ -245,6 +265,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	struct sm_program *prog;
 	struct dp_topo *t;
 	struct runctl ctl;
+	struct retirer rtr;
 	enum sm_resource module_res;
 	dp_time_t watchdog = 0;		/* virtual time: stalls are found exactly */
 	uint32_t seen = 0;
@@ -254,8 +275,8 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	memset(res, 0, sizeof(*res));
 	prog = malloc(sizeof(*prog));
 	t = malloc(sizeof(*t));
-	res->step = calloc(p->steps ? p->steps : 1, sizeof(*res->step));
-	if (prog == NULL || t == NULL || res->step == NULL) {
+	res->step = p->sink == NULL ? calloc(p->steps ? p->steps : 1, sizeof(*res->step)) : NULL;
+	if (prog == NULL || t == NULL || (p->sink == NULL && res->step == NULL)) {
 		free(prog);
 		free(t);
 		dp_run_result_free(res);
@@ -276,6 +297,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 			.steps = p->steps, .q_nic = p->q_nic, .q_port = p->q_port,
 			.q_sw = p->q_sw, .q_wan = p->q_wan, .cap = p->cap, .pool = p->pool,
 			.t0 = p->t0, .bg = p->bg, .kernel = p->kernel,
+			.hold_record = p->hold_record,
 			.local = p->rt != NULL ? p->rt->local : 0,
 			.dc_port = p->rt != NULL ? p->rt->dc_port : NULL,
 			.link_port = lp, .n_link_ports = n_lp,
@@ -303,9 +325,18 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	ctl.model = *p->model;
 	ctl.ch = NULL;
 	ctl.n = ctl.cap = 0;
-	ctl.frames_upto = 0;
-	ctl.frames = 0;
 	ctl.drop_scan = 0;
+	rtr = (struct retirer){ .p = p, .prog = prog, .res = res, .ctl = &ctl };
+	t->rec.retire = retire;
+	t->rec.retire_arg = &rtr;
+	if (p->sink != NULL && t->probe != NULL && p->sink->sample != NULL) {
+		t->probe->on_sample = p->sink->sample;
+		t->probe->arg = p->sink->arg;
+	}
+	if (p->sink != NULL && p->sink->transfer != NULL) {
+		t->bgstats.on_done = p->sink->transfer;
+		t->bgstats.arg = p->sink->arg;
+	}
 	if (p->ctl_req != NULL || p->status != NULL) {
 		t->eng.poll = run_poll;
 		t->eng.poll_arg = &ctl;
@@ -345,7 +376,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		rc = 0;
 		seen = t->rec.steps_done;
 		if (p->progress != NULL)
-			p->progress(p->progress_arg, seen, p->steps, t->rec.frames[seen - 1]);
+			p->progress(p->progress_arg, seen, p->steps, t->rec.last_frames);
 		if (seen < p->steps && p->stop != NULL && *p->stop) {
 			res->interrupted = true;	/* the steps done stand */
 			break;
@@ -367,8 +398,8 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		run_poll(&ctl, t->eng.now);
 		atomic_store(&p->status->running, 0);
 	}
-	res->changes = ctl.ch;
-	res->nchanges = ctl.n;
+	if (t->rec.hold)
+		dp_record_retire_all(&t->rec);	/* the merged record of a split run */
 	res->t_end = t->eng.now;
 	res->events = t->eng.events;
 	if (rc != 0 && t->eng.error != 0) {
@@ -403,9 +434,11 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		module_res = dp_stage_res(res->binding);
 	}
 	res->steps = t->rec.steps_done;
-	fill_steps(t, prog, p->t0, module_res, res);
-	for (uint32_t s = 0; s < res->steps; s++)
-		res->frames += res->step[s].frames;
+	res->record_slots = t->rec.slots_max;
+	res->changes = ctl.ch;
+	res->nchanges = ctl.n;
+	for (uint32_t s = 0; res->step != NULL && s < res->steps; s++)
+		res->step[s].share[module_res] += res->step[s].module_share;
 	take_background(t, res);
 	if (summarise(t, res) != 0 && rc == 0) {
 		snprintf(err, errlen, "out of memory");

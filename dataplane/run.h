@@ -17,6 +17,24 @@
 #include "tune.h"
 
 struct rte_ring;
+struct dp_step_result;
+
+/**
+ * Where a run's steps, queue samples and background transfers go as they are made
+ * (dp_run_params.sink), so that nothing of them is kept in the run's memory.  Each is called from
+ * inside the run, between two events: it must not block.
+ */
+struct dp_run_sink {
+	void *arg;
+	/** Step @p s is done by every worker; @p changes: those applied so far (tune.h). */
+	void (*step)(void *arg, uint32_t s, const struct dp_step_result *sr,
+		     const struct dp_change *changes, uint32_t nchanges);
+	/** The WAN queues at @p t (may be NULL): frame bytes of each of @p n links. */
+	void (*sample)(void *arg, dp_time_t t, const uint64_t *bytes, const char *const *names,
+		       uint32_t n);
+	/** A background transfer completed (may be NULL): 0, or -ENOMEM to fail the run. */
+	int (*transfer)(void *arg, double fct, double wait);
+};
 
 struct dp_run_params {
 	const struct sm_params *model;
@@ -43,6 +61,12 @@ struct dp_run_params {
 	/** Called as steps finish (may be NULL). */
 	void (*progress)(void *arg, uint32_t done, uint32_t steps, uint64_t frames);
 	void *progress_arg;
+	/** NULL: the result keeps every step, queue sample and transfer (step[], q_t, q_bytes,
+	 *  bg.fct, bg.wait); else they go to the sink as they are made and the result keeps
+	 *  their counts and totals only. */
+	const struct dp_run_sink *sink;
+	bool hold_record;			/**< for the tests: the record keeps every step to
+						 *   the end, as a run split over two processes */
 };
 
 /** One step as emulated. */
@@ -50,7 +74,15 @@ struct dp_step_result {
 	dp_time_t end;				/**< when the last worker finished it */
 	dp_time_t time;				/**< end minus the previous step's end */
 	uint64_t frames;			/**< frames the workers made */
-	double share[SM_RES_COUNT];		/**< of the step, by resource */
+	double share[SM_RES_COUNT];		/**< of the step, by resource: in step[] with the
+						 *   module rounds' at the run's binding stage; to a
+						 *   sink without them (module_share) */
+	double module_share;			/**< the module rounds' share: a sink adds it at
+						 *   dp_run_result.binding when the run ends */
+	bool changed;				/**< a live change landed during the step: at or
+						 *   after the previous step's end, before its own */
+	uint32_t changes_before;		/**< changes that landed before the step began: the
+						 *   parameters in force are the run's with these */
 };
 
 /** An element's totals. */
@@ -66,7 +98,7 @@ struct dp_elem_summary {
 
 struct dp_run_result {
 	uint32_t steps;
-	struct dp_step_result *step;		/**< [steps] */
+	struct dp_step_result *step;		/**< [steps]; NULL with a sink */
 	uint64_t frames;			/**< made by the workers */
 	uint64_t events;
 	uint64_t drops;
@@ -79,14 +111,15 @@ struct dp_run_result {
 	/* the WAN queues sampled over time (owned) */
 	uint32_t q_links;			/**< links sampled */
 	char q_names[DP_PROBE_LINKS][32];
-	uint64_t q_n;				/**< samples */
-	dp_time_t *q_t;				/**< [q_n] */
-	uint64_t *q_bytes;			/**< [q_n x q_links] */
+	uint64_t q_n;				/**< samples (kept, or given to the sink) */
+	dp_time_t *q_t;				/**< [q_n]; NULL with a sink */
+	uint64_t *q_bytes;			/**< [q_n x q_links]; NULL with a sink */
 	struct dp_rt_report rt;			/**< real time: the clock, ports, lateness */
 	bool interrupted;			/**< ended by dp_run_params.stop before its
 						 *   steps were done (steps: those done) */
 	uint32_t nchanges;			/**< changes applied during the run */
 	struct dp_change *changes;		/**< [nchanges] (owned) */
+	uint32_t record_slots;			/**< steps the record held at once, at most */
 };
 
 /**

@@ -26,24 +26,34 @@ void
 dp_step_spans(const struct dp_record *rec, const struct sm_program *prog, uint32_t s,
 	      dp_time_t prev, enum sm_resource module_res, dp_time_t span[SM_RES_COUNT])
 {
-	dp_time_t mark = rec->compute_end[s];
-	uint32_t r;
+	dp_time_t mod;
+
+	dp_step_spans_apart(rec, prog, s, prev, span, &mod);
+	span[module_res] += mod;
+}
+
+void
+dp_step_spans_apart(const struct dp_record *rec, const struct sm_program *prog, uint32_t s,
+		    dp_time_t prev, dp_time_t span[SM_RES_COUNT], dp_time_t *module)
+{
+	uint32_t k = dp_record_slot(rec, s), r;
+	dp_time_t mark = rec->compute_end[k], gathered = rec->gathered[k];
 
 	memset(span, 0, SM_RES_COUNT * sizeof(*span));
+	*module = 0;
 	span[SM_RES_COMPUTE] = mark > prev ? mark - prev : 0;
 	for (r = 0; r < prog->n; r++) {
-		dp_time_t end = rec->round_end[(size_t)s * prog->n + r];
-		enum sm_resource res_r = prog->r[r].res;
-		dp_time_t from = mark;
+		dp_time_t end = rec->round_end[(size_t)k * prog->n + r];
+		dp_time_t from = mark, *to = &span[prog->r[r].res];
 
 		if (prog->r[r].hop == SM_HOP_MODULE) {
-			res_r = module_res;
-			if (rec->gathered[s] > mark && rec->gathered[s] <= end) {
-				span[SM_RES_INTRA] += rec->gathered[s] - mark;
-				from = rec->gathered[s];
+			to = module;
+			if (gathered > mark && gathered <= end) {
+				span[SM_RES_INTRA] += gathered - mark;
+				from = gathered;
 			}
 		}
-		span[res_r] += end > from ? end - from : 0;
+		*to += end > from ? end - from : 0;
 		if (end > mark)
 			mark = end;
 	}

@@ -20,9 +20,17 @@ enum sm_resource dp_stage_res(enum sm_stage s);
  * span from the latest end so far to the last worker's end of the round, charged to the round's
  * resource (struct sm_round.res), a module round to @p module_res (for a module in the network,
  * the wait for its whole input is charged to the intra-DC links).  With phase sync the spans add
- * up to the step.  Every time of step @p s in @p rec must be final (every worker finished it).
+ * up to the step.  Every time of step @p s in @p rec must be final (every worker finished it), and
+ * the step still in the record (not yet retired: record.h).
  */
 void dp_step_spans(const struct dp_record *rec, const struct sm_program *prog, uint32_t s,
 		   dp_time_t prev, enum sm_resource module_res, dp_time_t span[SM_RES_COUNT]);
+
+/**
+ * The same spans with the module rounds' apart in *@p module (not in @p span): for a run that
+ * charges them to the stage that bound it over the whole run, known only at its end.
+ */
+void dp_step_spans_apart(const struct dp_record *rec, const struct sm_program *prog, uint32_t s,
+			 dp_time_t prev, dp_time_t span[SM_RES_COUNT], dp_time_t *module);
 
 #endif /* DP_SPANS_H */

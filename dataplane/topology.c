@@ -28,43 +28,6 @@ release(void *arg, uint32_t who, dp_time_t now)
 	dp_worker_release(&t->workers[t->local_w[who]], now);
 }
 
-static int
-record_init(struct dp_record *r, uint32_t steps, uint32_t rounds, uint32_t workers)
-{
-	memset(r, 0, sizeof(*r));
-	r->steps = steps;
-	r->rounds = rounds;
-	r->workers = workers;
-	r->compute_end = calloc(steps, sizeof(*r->compute_end));
-	r->round_end = calloc((size_t)steps * rounds, sizeof(*r->round_end));
-	r->step_end = calloc(steps, sizeof(*r->step_end));
-	r->frames = calloc(steps, sizeof(*r->frames));
-	r->finished = calloc(steps, sizeof(*r->finished));
-	r->gathered = calloc(steps, sizeof(*r->gathered));
-	r->round_in = calloc((size_t)steps * rounds, sizeof(*r->round_in));
-	r->round_out = calloc((size_t)steps * rounds, sizeof(*r->round_out));
-	r->binding = -1;
-	if (r->compute_end == NULL || r->round_end == NULL || r->step_end == NULL ||
-	    r->frames == NULL || r->finished == NULL || r->gathered == NULL ||
-	    r->round_in == NULL || r->round_out == NULL)
-		return -ENOMEM;
-	return 0;
-}
-
-static void
-record_free(struct dp_record *r)
-{
-	free(r->compute_end);
-	free(r->round_end);
-	free(r->step_end);
-	free(r->frames);
-	free(r->finished);
-	free(r->gathered);
-	free(r->round_in);
-	free(r->round_out);
-	memset(r, 0, sizeof(*r));
-}
-
 /* Bytes each module takes per step: those of the program's module round. */
 static uint64_t
 module_bytes(const struct sm_program *prog)
@@ -276,11 +239,14 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 			t->local_w[t->n_local++] = w;
 	n_elems = 6 * t->w_count + 6 * t->d + 2 + 2 * t->n_link_ports;
 	rc = dp_engine_init(&t->eng, n_elems, p->pool, p->t0);
-	if (rc == 0)
-		rc = record_init(&t->rec, p->steps, prog->n, t->n_local);
+	if (rc == 0)	/* split over two processes: every step, merged with the other's at the end */
+		rc = dp_record_init(&t->rec, p->steps, prog->n, t->n_local,
+				    p->hold_record || t->n_local < t->w_count,
+				    p->pk->sync != SM_SYNC_NONE);
 	if (rc != 0)
 		goto nomem;
 	t->rec.t0 = p->t0;
+	t->rec.last_end = p->t0;
 	t->rec.budget = prog->budget;
 	t->eng.cap_ctx = p->cap;
 	t->workers = calloc(t->w_count, sizeof(*t->workers));
@@ -664,7 +630,7 @@ dp_topo_free(struct dp_topo *t)
 	free(t->wan);
 	free(t->mod);
 	free(t->sw);
-	record_free(&t->rec);
+	dp_record_free(&t->rec);
 	dp_engine_fini(&t->eng);
 	memset(t, 0, sizeof(*t));
 }

@@ -52,6 +52,8 @@ struct dp_topo_params {
 	dp_time_t t0;				/**< virtual time the run starts at */
 	struct dp_bg_params bg;
 	const struct dp_kernel *kernel;		/**< link-kernel program, NULL: built in */
+	bool hold_record;			/**< keep every step's record to the end (as a
+						 *   run split over two processes does) */
 	/* real time */
 	uint32_t local;				/**< data centres run here (1u << d); 0: all */
 	struct dp_port **dc_port;		/**< [n_dc]: a DC's port, or NULL (none) */

@@ -87,6 +87,17 @@ dp_param_get(const struct sm_params *model, enum dp_param p)
 	return f != NULL ? *f : NAN;
 }
 
+int
+dp_param_set(struct sm_params *model, enum dp_param p, double value)
+{
+	double *f = (unsigned int)p < DP_P_COUNT ? field(model, p) : NULL;
+
+	if (f == NULL)
+		return -EINVAL;
+	*f = value;
+	return 0;
+}
+
 /* The rates of the background hosts for a load. */
 static void
 retune_background(struct dp_topo *t, double load, dp_time_t now)

@@ -56,6 +56,8 @@ struct dp_change {
 	dp_time_t at;
 	enum dp_param param;
 	double old, value;
+	uint32_t step;		/**< the step during which it landed (dp_step_result.changed);
+				 *   UINT32_MAX: after the last step done */
 };
 
 /** What the telemetry endpoints read: written by the data plane, read by any thread. */
@@ -83,5 +85,12 @@ int dp_topo_tune(struct dp_topo *t, struct sm_params *model, int budget_kind, en
 
 /** The current value of @p p in @p model. */
 double dp_param_get(const struct sm_params *model, enum dp_param p);
+
+/**
+ * Set @p p in @p model, as a change applied during a run did (unchecked: the run checked it):
+ * what the parameters in force were after it.  0, or -EINVAL for background.load, which is not
+ * in the model.
+ */
+int dp_param_set(struct sm_params *model, enum dp_param p, double value);
 
 #endif /* DP_TUNE_H */

@@ -74,6 +74,15 @@ worker_held(const struct dp_elem *e)
 static void
 begin_step(struct dp_worker *w, dp_time_t now)
 {
+	int rc = dp_record_begin(w->rec, w->step);
+
+	if (rc != 0) {
+		dp_engine_fail(w->e.eng, rc, "%s: step %u begins with %u steps in flight (from step "
+			       "%u) and the record holding %u: %s", w->e.name, w->step,
+			       w->step - w->rec->steps_done + 1, w->rec->steps_done, w->rec->slots,
+			       rc == -ENOMEM ? "out of memory" : "more than the sync mode allows");
+		return;
+	}
 	w->state = DP_W_COMPUTE;
 	w->round = 0;
 	dp_sync_hold(w->e.eng);		/* its compute, until it ends */
@@ -129,7 +138,7 @@ tx_burst(struct dp_worker *w, dp_time_t now)
 			return;
 		}
 	}
-	w->rec->frames[w->step] += i;
+	w->rec->frames[dp_record_slot(w->rec, w->step)] += i;
 	if (w->tx_off < r->bytes) {
 		dp_sched(&w->e, start);	/* when the last one queued starts */
 		return;
@@ -157,7 +166,7 @@ static void
 probe_step_end(const struct dp_worker *w, uint32_t s, dp_time_t now)
 {
 	const struct dp_record *rec = w->rec;
-	dp_time_t prev = s > 0 ? rec->step_end[s - 1] : rec->t0, span[SM_RES_COUNT];
+	dp_time_t prev = rec->last_end, span[SM_RES_COUNT];
 	enum sm_resource module_res = w->prog->module_res;
 
 	if (!DP_USDT)
@@ -181,7 +190,8 @@ begin_round(struct dp_worker *w, uint32_t round, dp_time_t now)
 
 	w->state = DP_W_ROUND;
 	w->round = round;
-	if (DP_USDT && w->rec->round_in[(size_t)w->step * w->prog->n + round]++ == 0)
+	if (DP_USDT && w->rec->round_in[(size_t)dp_record_slot(w->rec, w->step) * w->prog->n +
+					round]++ == 0)
 		probe_round_in(w, round, now);
 	if (r->hop == SM_HOP_MODULE) {
 		dst = w->id;
@@ -205,12 +215,12 @@ static void
 step_done(struct dp_worker *w, dp_time_t now)
 {
 	struct dp_record *rec = w->rec;
-	uint32_t s = w->step;
+	uint32_t s = w->step, k = dp_record_slot(rec, s);
 
-	dp_record_max(&rec->step_end[s], now);
-	if (++rec->finished[s] == rec->workers) {
-		rec->steps_done = s + 1;
+	dp_record_max(&rec->step_end[k], now);
+	if (++rec->finished[k] == rec->workers) {
 		probe_step_end(w, s, now);
+		dp_record_done(rec, s);	/* retired: its slot is free for a later step */
 	}
 	memset(w->got[s & 1], 0, sizeof(w->got[s & 1]));
 	w->mod_done[s & 1] = false;
@@ -235,6 +245,7 @@ check_round(struct dp_worker *w, dp_time_t now)
 	const struct sm_program *prog = w->prog;
 	const struct sm_round *r;
 	uint32_t next;
+	size_t k;
 	bool in;
 
 	if (w->state != DP_W_ROUND || w->tx_active)
@@ -244,10 +255,11 @@ check_round(struct dp_worker *w, dp_time_t now)
 				       w->got[w->step & 1][w->round] >= r->bytes;
 	if (!in)
 		return;
-	dp_record_max(&w->rec->round_end[(size_t)w->step * prog->n + w->round], now);
+	k = (size_t)dp_record_slot(w->rec, w->step) * prog->n + w->round;
+	dp_record_max(&w->rec->round_end[k], now);
 	next = w->round + 1;
-	if (DP_USDT && ++w->rec->round_out[(size_t)w->step * prog->n + w->round] ==
-		       w->rec->workers && (next == prog->n || prog->r[next].phase != r->phase))
+	if (DP_USDT && ++w->rec->round_out[k] == w->rec->workers &&
+	    (next == prog->n || prog->r[next].phase != r->phase))
 		DP_USDT_PHASE_END(w->run_id, w->step, r->phase, now);	/* the last one out */
 	if (next == prog->n) {
 		step_done(w, now);
@@ -290,7 +302,7 @@ worker_event(struct dp_elem *e, dp_time_t now)
 	if (w->state == DP_W_COMPUTE) {
 		dp_sched(e, DP_NEVER);
 		dp_sync_release(e->eng);	/* its compute is over */
-		dp_record_max(&w->rec->compute_end[w->step], now);
+		dp_record_max(&w->rec->compute_end[dp_record_slot(w->rec, w->step)], now);
 		begin_round(w, 0, now);
 	} else if (w->tx_active) {
 		tx_burst(w, now);

@@ -524,68 +524,219 @@ pmodel_init(struct pmodel *m, const struct sm_params *p, const struct sm_packet 
 	return 0;
 }
 
+/* An iterator of the closed form, step by step (see packet.h). */
+struct sm_packet_iter {
+	struct sm_params p;		/* copies: the caller's may change or go */
+	struct sm_packet pk;
+	struct sm_program prog;
+	struct pmodel m;
+	uint64_t *start, *end, prev_end;
+	int rc;				/* sticky: a step that failed fails every later one */
+	bool barrier;			/* every step starts when the last worker has finished */
+	/* a step from a quiescent state, and the state after it, for the next quiescent one */
+	bool cached;
+	uint64_t c_start, c_time, c_frames;
+	struct hop *snap, *snap_stage;	/* [4 w + d], [w x stages] */
+	uint64_t shortcuts;
+	bool no_shortcut;		/* the tests' reference: every step in full */
+};
+
+static size_t
+n_hops(const struct pmodel *m)
+{
+	return (size_t)4 * m->w_count + m->d;
+}
+
+/*
+ * Whether nothing of the earlier steps can touch a step starting at @t: every serialiser free
+ * and every earlier round's last arrival at or before t.  Every time of the step is then later
+ * than t (a frame takes at least a picosecond on its first hop), so the earlier state enters
+ * only through max() against later times: the step is the same as any other step from a
+ * quiescent state, shifted.
+ */
+static bool
+quiescent(const struct pmodel *m, uint64_t t)
+{
+	size_t i, n = n_hops(m);
+	uint32_t w;
+	int s;
+
+	for (i = 0; i < n; i++)
+		if (m->nic[i].busy > t || m->nic[i].prev_last > t)
+			return false;
+	for (w = 0; w < m->w_count; w++)
+		for (s = 0; s < SM_STAGE_COUNT; s++)
+			if (m->stage[w][s].busy > t || m->stage[w][s].prev_last > t)
+				return false;
+	return true;
+}
+
+static void
+shift_hops(struct hop *dst, const struct hop *src, size_t n, uint64_t delta)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		dst[i] = src[i];
+		dst[i].busy += delta;
+		dst[i].prev_last += delta;
+	}
+}
+
+int
+sm_packet_iter_create(const struct sm_params *p, const struct sm_packet *pk, enum sm_variant v,
+		      double budget, struct sm_packet_iter **out)
+{
+	struct sm_packet_iter *it;
+	int rc;
+
+	*out = NULL;
+	if (sm_packet_check(pk, NULL, 0) != 0)
+		return -EINVAL;
+	it = calloc(1, sizeof(*it));
+	if (it == NULL)
+		return -ENOMEM;
+	it->p = *p;
+	it->pk = *pk;
+	rc = sm_program_build(&it->p, v, budget, &it->prog);
+	if (rc == 0)
+		rc = pmodel_init(&it->m, &it->p, &it->pk, &it->prog);
+	if (rc != 0) {
+		free(it);
+		return rc;
+	}
+	it->start = calloc(it->m.w_count, sizeof(*it->start));
+	it->end = calloc(it->m.w_count, sizeof(*it->end));
+	it->snap = calloc(n_hops(&it->m), sizeof(*it->snap));
+	it->snap_stage = calloc((size_t)it->m.w_count * SM_STAGE_COUNT, sizeof(*it->snap_stage));
+	if (it->start == NULL || it->end == NULL || it->snap == NULL || it->snap_stage == NULL) {
+		sm_packet_iter_free(it);
+		return -ENOMEM;
+	}
+	it->barrier = pk->sync != SM_SYNC_NONE;
+	*out = it;
+	return 0;
+}
+
+void
+sm_packet_iter_free(struct sm_packet_iter *it)
+{
+	if (it == NULL)
+		return;
+	free(it->start);
+	free(it->end);
+	free(it->snap);
+	free(it->snap_stage);
+	pmodel_free(&it->m);
+	free(it);
+}
+
+uint64_t
+sm_packet_iter_shortcuts(const struct sm_packet_iter *it)
+{
+	return it->shortcuts;
+}
+
+void
+sm_packet_iter_no_shortcut(struct sm_packet_iter *it)
+{
+	it->no_shortcut = true;
+}
+
+/* One step of the recursion from the workers' starts. */
+static int
+full_step(struct sm_packet_iter *it, uint64_t *step_end, uint64_t *frames)
+{
+	struct pmodel *m = &it->m;
+	const struct sm_program *prog = &it->prog;
+	unsigned int i;
+	uint32_t w;
+	int rc = 0;
+
+	*frames = 0;
+	*step_end = 0;
+	for (w = 0; w < m->w_count; w++) {
+		/* a step barrier: every worker starts when the last has finished */
+		m->ready[w] = (it->barrier ? it->prev_end : it->end[w]) + prog->compute_ps;
+		m->txdone[w] = m->ready[w];
+	}
+	for (i = 0; i < prog->n && rc == 0; i++) {
+		const struct sm_round *r = &prog->r[i];
+
+		if (it->pk.sync == SM_SYNC_PHASE && i > 0 && r->phase != prog->r[i - 1].phase)
+			barrier(m);
+		for (w = 0; w < m->w_count; w++)
+			it->start[w] = m->ready[w] > m->txdone[w] ? m->ready[w] : m->txdone[w];
+		if (r->hop == SM_HOP_MODULE)
+			rc = module_round(m, r, it->start);
+		else
+			rc = peer_round(m, r, it->start);
+		*frames += m->w_count * sm_frames(r->bytes, it->pk.payload, NULL);
+	}
+	for (w = 0; w < m->w_count; w++) {
+		it->end[w] = m->ready[w] > m->txdone[w] ? m->ready[w] : m->txdone[w];
+		if (it->end[w] > *step_end)
+			*step_end = it->end[w];
+	}
+	return rc;
+}
+
+int
+sm_packet_iter_next(struct sm_packet_iter *it, struct sm_packet_step *out)
+{
+	struct pmodel *m = &it->m;
+	uint64_t step_end, frames, t = it->prev_end;
+	bool quiet;
+	uint32_t w;
+
+	if (it->rc != 0)
+		return it->rc;
+	quiet = it->barrier && !it->no_shortcut && quiescent(m, t);
+	if (quiet && it->cached) {
+		/* the cached quiescent step, shifted to start at t */
+		uint64_t delta = t - it->c_start;
+
+		shift_hops(m->nic, it->snap, n_hops(m), delta);
+		shift_hops(&m->stage[0][0], it->snap_stage, (size_t)m->w_count * SM_STAGE_COUNT,
+			   delta);
+		step_end = t + it->c_time;
+		frames = it->c_frames;
+		for (w = 0; w < m->w_count; w++)
+			it->end[w] = step_end;	/* a barrier: only their maximum is used */
+		it->shortcuts++;
+	} else {
+		it->rc = full_step(it, &step_end, &frames);
+		if (it->rc != 0)
+			return it->rc;
+		if (quiet) {
+			it->cached = true;
+			it->c_start = t;
+			it->c_time = step_end - t;
+			it->c_frames = frames;
+			memcpy(it->snap, m->nic, n_hops(m) * sizeof(*it->snap));
+			memcpy(it->snap_stage, &m->stage[0][0],
+			       (size_t)m->w_count * SM_STAGE_COUNT * sizeof(*it->snap_stage));
+		}
+	}
+	out->end_ps = step_end;
+	out->time_ps = step_end - t;
+	out->frames = frames;
+	it->prev_end = step_end;
+	return 0;
+}
+
 int
 sm_packet_model(const struct sm_params *p, const struct sm_packet *pk, enum sm_variant v,
 		double budget, unsigned int steps, struct sm_packet_step *out)
 {
-	struct sm_program *prog;
-	struct pmodel m;
-	uint64_t *start = NULL, *end = NULL, prev_end = 0;
-	unsigned int s, i;
-	uint32_t w;
+	struct sm_packet_iter *it;
+	unsigned int s;
 	int rc;
 
-	if (sm_packet_check(pk, NULL, 0) != 0)
-		return -EINVAL;
-	prog = malloc(sizeof(*prog));
-	if (prog == NULL)
-		return -ENOMEM;
-	rc = sm_program_build(p, v, budget, prog);
-	if (rc == 0)
-		rc = pmodel_init(&m, p, pk, prog);
-	if (rc != 0) {
-		free(prog);
-		return rc;
-	}
-	start = calloc(m.w_count, sizeof(*start));
-	end = calloc(m.w_count, sizeof(*end));
-	if (start == NULL || end == NULL)
-		rc = -ENOMEM;
-	for (s = 0; s < steps && rc == 0; s++) {
-		uint64_t frames = 0, step_end = 0;
-
-		for (w = 0; w < m.w_count; w++) {
-			/* a step barrier: every worker starts when the last has finished */
-			m.ready[w] = (pk->sync == SM_SYNC_NONE ? end[w] : prev_end) + prog->compute_ps;
-			m.txdone[w] = m.ready[w];
-		}
-		for (i = 0; i < prog->n && rc == 0; i++) {
-			const struct sm_round *r = &prog->r[i];
-
-			if (pk->sync == SM_SYNC_PHASE && i > 0 && r->phase != prog->r[i - 1].phase)
-				barrier(&m);
-			for (w = 0; w < m.w_count; w++)
-				start[w] = m.ready[w] > m.txdone[w] ? m.ready[w] : m.txdone[w];
-			if (r->hop == SM_HOP_MODULE)
-				rc = module_round(&m, r, start);
-			else
-				rc = peer_round(&m, r, start);
-			frames += m.w_count * sm_frames(r->bytes, pk->payload, NULL);
-		}
-		for (w = 0; w < m.w_count; w++) {
-			end[w] = m.ready[w] > m.txdone[w] ? m.ready[w] : m.txdone[w];
-			if (end[w] > step_end)
-				step_end = end[w];
-		}
-		out[s].end_ps = step_end;
-		out[s].time_ps = step_end - prev_end;
-		out[s].frames = frames;
-		prev_end = step_end;
-	}
-	free(start);
-	free(end);
-	pmodel_free(&m);
-	free(prog);
+	rc = sm_packet_iter_create(p, pk, v, budget, &it);
+	for (s = 0; s < steps && rc == 0; s++)
+		rc = sm_packet_iter_next(it, &out[s]);
+	sm_packet_iter_free(it);
 	return rc;
 }
 
@@ -645,6 +796,62 @@ sm_packet_fluid_bound(const struct sm_params *p, const struct sm_packet *pk,
 		bound += fill(frame, bw, nh);
 	}
 	return bound / s.total;
+}
+
+bool
+sm_packet_fluid_bound_holds(const struct sm_params *p, const struct sm_packet *pk,
+			    const struct sm_program *prog, char *why, size_t len)
+{
+	struct sm_links l;
+	unsigned int i;
+
+	if (why != NULL && len > 0)
+		why[0] = '\0';
+	if (pk->account != SM_ACCOUNT_PAYLOAD) {
+		if (why != NULL)
+			snprintf(why, len, "wire accounting: the links charge framing the fluid model "
+				 "does not have");
+		return false;
+	}
+	if (pk->sync != SM_SYNC_PHASE) {
+		if (why != NULL)
+			snprintf(why, len, "%s sync: phases overlap, which the fluid model's sum of "
+				 "phases does not", pk->sync == SM_SYNC_STEP ? "step" : "no");
+		return false;
+	}
+	for (i = 0; i < prog->plan.n; i++) {
+		const struct sm_phase *ph = &prog->plan.ph[i];
+
+		if (ph->rounds >= 2 && ph->flows >= 2) {
+			if (why != NULL)
+				snprintf(why, len, "%s: %u rounds of %u flows on each %s link, served "
+					 "in order of arrival: the flows drift apart over the rounds and "
+					 "a round's frames fill the latency of the one before, which the "
+					 "fluid model charges in full", ph->what, ph->rounds, ph->flows,
+					 ph->hop == SM_HOP_WAN ? "WAN" : "intra-DC");
+			return false;
+		}
+	}
+	if (prog->plan.n_modules > 0 && prog->plan.placement == SM_PLACE_PORT &&
+	    sm_links_build(p, prog->budget, &l, NULL, 0) == 0) {
+		double upstream = 0;
+		int s, slowest = SM_STAGE_PORT;
+
+		for (s = 0; s < SM_STAGE_COUNT; s++)
+			if (l.stage_bw[s] > 0 && l.stage_bw[s] < l.stage_bw[slowest])
+				slowest = s;
+		for (s = 0; s < slowest; s++)
+			if (l.stage_bw[s] > 0)
+				upstream += (double)pk->payload / (double)l.stage_bw[s];
+		if ((double)pk->burst * pk->payload / (double)l.stage_bw[slowest] < upstream) {
+			if (why != NULL)
+				snprintf(why, len, "a burst of %u frames at the module's slowest stage "
+					 "is shorter than a frame's time through the stages before it: "
+					 "the stage waits for its worker", pk->burst);
+			return false;
+		}
+	}
+	return true;
 }
 
 /* Serialisation of one flow's @k frames (the last of @last bytes) at @bw, as the links charge them. */

@@ -39,6 +39,7 @@
 #include "collective.h"
 #include "sharedwan.h"
 #include "step.h"
+#include "stream.h"
 
 /* An active background transfer (PS). */
 struct bgjob {
@@ -386,19 +387,6 @@ check_params(const struct sm_sharedwan_params *wp)
 	return 0;
 }
 
-static double
-mean_of(const double *x, unsigned int n)
-{
-	double s = 0;
-	unsigned int i;
-
-	if (n == 0)
-		return NAN;
-	for (i = 0; i < n; i++)
-		s += x[i];
-	return s / n;
-}
-
 /* Fill the background part of @res from the loaded links, advanced to the horizon. */
 static int
 summarise_links(struct swan *w, struct sm_sharedwan_result *res)
@@ -450,7 +438,8 @@ sm_sharedwan_run(const struct sm_params *p, const struct sm_sharedwan_params *wp
 	struct swan w;
 	struct sm_step s;
 	struct sm_plan plan;
-	double *x;
+	struct sm_stream st;
+	double warm = 0, rest = 0, x;
 	unsigned int i, off;
 	int rc;
 
@@ -473,9 +462,11 @@ sm_sharedwan_run(const struct sm_params *p, const struct sm_sharedwan_params *wp
 	w.loaded = wp->load > 0 ? (wp->directions == 1 ? 1 : w.links) : 0;
 	if (w.links == 0)
 		w.loaded = 0;
-	x = malloc(wp->n_syncs * sizeof(*x));
+	rc = sm_stream_init(&st, wp->n_syncs);
+	if (rc != 0)
+		return rc;
 	w.link = w.loaded > 0 ? calloc(w.loaded, sizeof(*w.link)) : NULL;
-	if (x == NULL || (w.loaded > 0 && w.link == NULL)) {
+	if (w.loaded > 0 && w.link == NULL) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -484,25 +475,33 @@ sm_sharedwan_run(const struct sm_params *p, const struct sm_sharedwan_params *wp
 			  sm_rng_stream_seed(wp->seed, i),
 			  wp->max_events > 0 ? wp->max_events : SM_SHAREDWAN_MAX_EVENTS);
 
+	/* each step into the summary as it is made: memory does not grow with the syncs */
 	for (i = 0; i < wp->n_syncs; i++) {
 		if (w.links == 0) {	/* no WAN: nothing is shared */
-			x[i] = s.total;
+			x = s.total;
 			w.t += s.total;
-			continue;
+		} else {
+			rc = one_step(&w, &s, &plan, off, &x);
+			if (rc != 0)
+				goto out;
 		}
-		rc = one_step(&w, &s, &plan, off, &x[i]);
+		if (step != NULL)
+			step[i] = x;
+		rc = sm_stream_add(&st, x);
 		if (rc != 0)
 			goto out;
+		if (i < wp->warmup)
+			warm += x;
+		else
+			rest += x;
 	}
-	if (step != NULL)
-		memcpy(step, x, wp->n_syncs * sizeof(*x));
 	if (res != NULL) {
 		memset(res, 0, sizeof(*res));
-		rc = sm_stats(x, wp->n_syncs, &res->step);
+		rc = sm_stream_stats(&st, &res->step);
 		if (rc != 0)
 			goto out;
-		res->warm_mean = mean_of(x, wp->warmup);
-		res->rest_mean = mean_of(x + wp->warmup, wp->n_syncs - wp->warmup);
+		res->warm_mean = wp->warmup > 0 ? warm / wp->warmup : NAN;
+		res->rest_mean = wp->n_syncs > wp->warmup ? rest / (wp->n_syncs - wp->warmup) : NAN;
 		res->closed = s.total;
 		res->wan_bytes = 0;
 		for (i = 0; i < plan.n; i++)
@@ -519,7 +518,7 @@ out:
 	for (i = 0; w.link != NULL && i < w.loaded; i++)
 		link_free(&w.link[i]);
 	free(w.link);
-	free(x);
+	sm_stream_free(&st);
 	return rc;
 }
 

@@ -52,7 +52,8 @@ struct sm_sharedwan_params {
 
 /** What a run measured. */
 struct sm_sharedwan_result {
-	struct sm_stats step;	/**< the n_syncs step times, s */
+	struct sm_stats step;	/**< the n_syncs step times, s (streamed: models/stream.h; exact
+				 *   quantiles up to SM_SKETCH_EXACT syncs) */
 	double warm_mean;	/**< mean of the first @c warmup steps (NAN if warmup is 0) */
 	double rest_mean;	/**< mean of the others (NAN if there are none) */
 	double closed;		/**< the closed form, sm_step_eval()'s total, s */

@@ -190,6 +190,138 @@ test_overlap_detected(void **state)
 	assert_int_equal(sm_packet_model(&p, &pk, SM_VAR_A, 0, 3, ps), 0);
 }
 
+/* A topology of @d data centres of @n workers on the default links. */
+static struct sm_params
+grid(unsigned int d, unsigned int n)
+{
+	struct sm_params p;
+
+	sm_params_default(&p);
+	p.topo.n_dc = d;
+	p.topo.per_dc = n;
+	return p;
+}
+
+/* The iterator's shifted copies of a quiescent step equal the steps computed in full, in every
+ * sync mode, on flat and hierarchical topologies; without sync nothing is copied. */
+static void
+test_iterator_copies_exact(void **state)
+{
+	static const unsigned int dn[][2] = { { 2, 4 }, { 1, 8 }, { 8, 1 }, { 3, 3 }, { 8, 2 } };
+	static const enum sm_sync syncs[] = { SM_SYNC_PHASE, SM_SYNC_STEP, SM_SYNC_NONE };
+	unsigned int i, k, steps = 5, checked = 0;
+
+	for (i = 0; i < sizeof(dn) / sizeof(dn[0]); i++) {
+		struct sm_params p = grid(dn[i][0], dn[i][1]);
+
+		for (k = 0; k < 3; k++) {
+			int v;
+
+			for (v = 0; v < SM_VAR_COUNT; v++) {
+				double budget = sm_budget_value(&p.mod, SM_BUDGET_HIGH);
+				struct sm_packet_iter *a, *b;
+				struct sm_packet pk;
+				unsigned int s;
+				int ra = 0, rb = 0;
+
+				sm_packet_default(&pk);
+				pk.sync = syncs[k];
+				assert_int_equal(sm_packet_iter_create(&p, &pk, v, budget, &a), 0);
+				assert_int_equal(sm_packet_iter_create(&p, &pk, v, budget, &b), 0);
+				sm_packet_iter_no_shortcut(b);
+				for (s = 0; s < steps && ra == 0; s++) {
+					struct sm_packet_step x, y;
+
+					ra = sm_packet_iter_next(a, &x);
+					rb = sm_packet_iter_next(b, &y);
+					assert_int_equal(ra, rb);
+					if (ra == 0 && (x.end_ps != y.end_ps || x.time_ps != y.time_ps ||
+							x.frames != y.frames))
+						fail_msg("%ux%u %s sync %d step %u: copy %lu ps, in full %lu",
+							 dn[i][0], dn[i][1], sm_variant_name(v), syncs[k], s,
+							 (unsigned long)x.time_ps, (unsigned long)y.time_ps);
+				}
+				if (ra == 0)
+					assert_int_equal(sm_packet_iter_shortcuts(a),
+							 syncs[k] == SM_SYNC_NONE ? 0 : steps - 1);
+				assert_int_equal(sm_packet_iter_shortcuts(b), 0);
+				sm_packet_iter_free(a);
+				sm_packet_iter_free(b);
+				checked++;
+			}
+		}
+	}
+	assert_int_equal(checked, 5 * 3 * SM_VAR_COUNT);
+}
+
+/* Where the fluid bound's claim holds, and why not elsewhere: the WAN phases of 3 or more data
+ * centres of 2 or more workers, where the packet step can be shorter than the fluid one. */
+static void
+test_fluid_bound_domain(void **state)
+{
+	unsigned int i, n;
+	const struct sm_deck_topology *t = sm_deck_topologies(&n);
+	struct sm_packet pk;
+	struct sm_program prog;
+	struct sm_packet_step ps[1];
+	struct sm_step fl;
+	struct sm_params p;
+	char why[300];
+	int v;
+
+	sm_packet_default(&pk);
+	for (i = 0; i < n; i++) {	/* every topology of the deck: D <= 2 or N = 1 */
+		sm_params_default(&p);
+		sm_apply_topology(&p, &t[i]);
+		for (v = 0; v < SM_VAR_COUNT; v++) {
+			assert_int_equal(sm_program_build(&p, v, 0, &prog), 0);
+			if (!sm_packet_fluid_bound_holds(&p, &pk, &prog, why, sizeof(why)))
+				fail_msg("%s %s: %s", t[i].name, sm_variant_name(v), why);
+			assert_string_equal(why, "");
+		}
+	}
+	/* 8 x 2 AdamW: shorter than the fluid step, and the claim says it does not hold */
+	p = grid(8, 2);
+	assert_int_equal(sm_program_build(&p, SM_VAR_A, 0, &prog), 0);
+	assert_false(sm_packet_fluid_bound_holds(&p, &pk, &prog, why, sizeof(why)));
+	assert_non_null(strstr(why, "reduce-scatter across DCs: 7 rounds of 2 flows"));
+	assert_int_equal(sm_packet_model(&p, &pk, SM_VAR_A, 0, 1, ps), 0);
+	assert_int_equal(sm_step_eval(&p, SM_VAR_A, 0, &fl), 0);
+	assert_true(ps[0].time_ps / 1e12 < fl.total * (1 - 0.02));
+	p = grid(64, 2);
+	assert_int_equal(sm_packet_model(&p, &pk, SM_VAR_A, 0, 1, ps), 0);
+	assert_int_equal(sm_step_eval(&p, SM_VAR_A, 0, &fl), 0);
+	assert_true(ps[0].time_ps / 1e12 < fl.total * (1 - 0.25));
+	/* 3 x 2: the smallest such grid; 8 x 1 and 2 x 8 stay inside */
+	p = grid(3, 2);
+	assert_int_equal(sm_program_build(&p, SM_VAR_C, 0, &prog), 0);
+	assert_false(sm_packet_fluid_bound_holds(&p, &pk, &prog, NULL, 0));
+	p = grid(2, 8);
+	assert_int_equal(sm_program_build(&p, SM_VAR_A, 0, &prog), 0);
+	assert_true(sm_packet_fluid_bound_holds(&p, &pk, &prog, NULL, 0));
+	/* the bound's other assumptions */
+	p = grid(2, 4);
+	assert_int_equal(sm_program_build(&p, SM_VAR_A, 0, &prog), 0);
+	pk.account = SM_ACCOUNT_WIRE;
+	assert_false(sm_packet_fluid_bound_holds(&p, &pk, &prog, why, sizeof(why)));
+	assert_non_null(strstr(why, "wire accounting"));
+	pk.account = SM_ACCOUNT_PAYLOAD;
+	pk.sync = SM_SYNC_STEP;
+	assert_false(sm_packet_fluid_bound_holds(&p, &pk, &prog, why, sizeof(why)));
+	assert_non_null(strstr(why, "step sync"));
+	pk.sync = SM_SYNC_PHASE;
+	/* a pluggable whose slowest stage (the port) barely trails optics and FPGA: one frame ahead
+	 * does not cover the two stages before it */
+	p.mod.fpga_rate = 56e9;		/* 4 ops per byte: 14 GB/s, as the optics */
+	p.mod.port_bw = 13.9e9;
+	pk.burst = 1;
+	assert_int_equal(sm_program_build(&p, SM_VAR_E, 0, &prog), 0);
+	assert_false(sm_packet_fluid_bound_holds(&p, &pk, &prog, why, sizeof(why)));
+	assert_non_null(strstr(why, "burst of 1 frames"));
+	pk.burst = 16;
+	assert_true(sm_packet_fluid_bound_holds(&p, &pk, &prog, NULL, 0));
+}
+
 int
 main(void)
 {
@@ -200,6 +332,8 @@ main(void)
 		cmocka_unit_test(test_links),
 		cmocka_unit_test(test_packet_against_fluid),
 		cmocka_unit_test(test_overlap_detected),
+		cmocka_unit_test(test_iterator_copies_exact),
+		cmocka_unit_test(test_fluid_bound_domain),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

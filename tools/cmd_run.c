@@ -85,8 +85,10 @@ static const struct opt run_optv[] = {
 	  O_SNAPLEN },
 	{ "json", 'j', NULL, "print JSON instead of text", O_JSON },
 	{ "quiet", 'q', NULL, "no progress on stderr", O_QUIET },
-	{ "every-step", 'e', NULL, "print every step (default: up to 20 steps)", O_EVERY },
-	{ "queue-csv", 0, "FILE", "write the WAN queues' occupancy over time as CSV", O_QCSV },
+	{ "every-step", 'e', NULL, "print every step (default: up to 20; past 2000, the first and "
+	  "last 1000)", O_EVERY },
+	{ "queue-csv", 0, "FILE", "write every sample of the WAN queues as CSV, as it is taken",
+	  O_QCSV },
 	{ "background-only", 0, "TIME", "no sync: background alone for TIME (e.g. 2s)", O_BGONLY },
 	{ "ctl", 0, "SOCKET", "serve runtime control on this UNIX socket (see syncemu ctl)", O_CTL },
 	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults (" DP_EAL_DEFAULT ")",
@@ -212,6 +214,16 @@ run_usage(FILE *f)
 		   "With background load, each run is also set beside the fluid shared-WAN model\n"
 		   "(processor sharing and FIFO, same seed and syncs) and the transfers' wait\n"
 		   "beside M/G/1.\n"
+		   "\nThe status is ok only when every model column applies; otherwise it says\n"
+		   "which of these hold (JSON: status and flags): drops (frames dropped at a queue:\n"
+		   "the fluid models have unlimited buffers), changed live (a set landed while a step\n"
+		   "ran: that step is left out, every other one compared with the closed form of the\n"
+		   "parameters in force during it), bound not valid (the fluid bound's claim does not\n"
+		   "hold here, e.g. 3 or more data centres of 2 or more workers), rounds overlap, no\n"
+		   "closed form, differs from the closed form, no model, interrupted, real time.\n"
+		   "Memory does not grow with the steps: each step goes into the statistics as it\n"
+		   "ends (median and p99 exact up to 2048 values, within 0.1 %% beyond); --json keeps\n"
+		   "a run's first and last 1000 steps and 2000 points per WAN queue.\n"
 		   "\nDuring a run, --ctl SOCKET takes changes of the module, the WAN and the load\n"
 		   "(syncemu ctl; a stale socket there is replaced, anything else is refused), DPDK\n"
 		   "telemetry answers /syncemu/status and /syncemu/params (on a socket of its own,\n"
@@ -266,31 +278,40 @@ steps_table(const struct outcome *r)
 		{ "frames", "frames", 0 }, { "compute %", "compute", 1 }, { "intra %", "intra", 1 },
 		{ "WAN %", "wan", 1 }, { "port %", "module_port", 1 },
 		{ "optics %", "module_optics", 1 }, { "mod compute %", "module_compute", 1 },
-		{ "FPGA %", "module_fpga", 1 },
+		{ "FPGA %", "module_fpga", 1 }, { "note", "note", -1 },
 	};
+	uint32_t ncols = sizeof(cols) / sizeof(cols[0]), i, n = outcome_kept(r);
 	char title[128];
 	struct table *t;
-	uint32_t s;
 	int k;
 
-	snprintf(title, sizeof(title), "Run %s: every step", r->c.label);
-	t = table_create("steps", title, cols, sizeof(cols) / sizeof(cols[0]));
+	snprintf(title, sizeof(title), "Run %s: %s", r->c.label,
+		 n < r->res.steps ? "its first and last steps" : "every step");
+	/* the note column only where a live change landed */
+	t = table_create("steps", title, cols, r->changed_steps ? ncols : ncols - 1);
 	if (t == NULL)
 		return NULL;
-	for (s = 0; s < r->res.steps; s++) {
-		const struct dp_step_result *st = &r->res.step[s];
-		double pm = r->pm != NULL && r->pm_rc == 0 ? (double)r->pm[s].time_ps : NAN;
+	for (i = 0; i < n; i++) {
+		const struct kept_step *ks = outcome_kept_step(r, i);
+		const struct dp_step_result *st = &ks->r;
+		double pm = r->pm_rc == 0 ? ks->pm_ps : NAN;
 
-		table_num(t, s);
+		table_num(t, ks->s);
 		table_num(t, st->time / 1e9);
 		table_num(t, pm / 1e9);
 		table_num(t, ((double)st->time - pm) / 1e3);
-		table_num(t, r->fluid * 1e3);
-		table_num(t, 100.0 * (st->time / 1e12 - r->fluid) / r->fluid);
+		table_num(t, ks->fluid * 1e3);
+		table_num(t, 100.0 * (st->time / 1e12 - ks->fluid) / ks->fluid);
 		table_num(t, (double)st->frames);
 		for (k = 0; k < SM_RES_COUNT; k++)
 			table_num(t, 100.0 * st->share[k]);
+		if (r->changed_steps)
+			table_str(t, st->changed ? "changed live: no model applies" : "");
 	}
+	if (n < r->res.steps)
+		table_note(t, "steps %u to %u not shown: a run keeps its first and last %u steps "
+			   "for the report (every step is in the statistics and compared with the "
+			   "closed form as it ends)", r->nfirst, r->res.steps - r->nlast - 1, r->keep);
 	return t;
 }
 
@@ -306,22 +327,15 @@ hot_spot(const struct outcome *r)
 	return hot;
 }
 
+/* The status column: "ok" only where every model column applies (outcome_flags()). */
 static const char *
 status(const struct outcome *r)
 {
-	if (r->rc != 0)
-		return "FAILED";
-	if (r->res.interrupted)
-		return "interrupted";
-	if (r->res.rt.on)
-		return "real time";
-	if (r->loaded)
-		return r->model_rc == 0 ? "ok" : "ok (no model)";
-	if (r->pm_rc == -ERANGE)
-		return "ok (rounds overlap: no closed form)";
-	if (r->pm_rc != 0)
-		return "ok (no closed form)";
-	return r->max_rel <= 1e-6 ? "ok" : "ok (differs from the closed form)";
+	static char buf[RUNNER_MAX][160];
+	static unsigned int next;
+	char *b = buf[next++ % RUNNER_MAX];
+
+	return outcome_status(r, b, sizeof(buf[0]));
 }
 
 static uint64_t
@@ -333,6 +347,64 @@ bg_drops(const struct outcome *r)
 	for (i = 0; i < r->res.n_elems; i++)
 		d += r->res.elems[i].bg_drop;
 	return d;
+}
+
+/* Why the fluid bound does not hold, once per reason, naming the runs it holds for. */
+static void
+bound_notes(struct table *t, const struct outcome *runs, unsigned int n)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		char names[256] = "";
+		size_t used = 0;
+		bool seen = false;
+
+		if (runs[i].rc != 0 || runs[i].bound_holds)
+			continue;
+		for (j = 0; j < i && !seen; j++)
+			seen = runs[j].rc == 0 && !runs[j].bound_holds &&
+			       strcmp(runs[j].bound_why, runs[i].bound_why) == 0;
+		if (seen)
+			continue;
+		for (j = i; j < n && used + 20 < sizeof(names); j++)
+			if (runs[j].rc == 0 && !runs[j].bound_holds &&
+			    strcmp(runs[j].bound_why, runs[i].bound_why) == 0)
+				used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
+							 used ? ", " : "", runs[j].c.label);
+		table_note(t, "bound not valid (%s): %s; the packet step may be shorter than the "
+			   "fluid one (README, \"Exact against the model\")", names, runs[i].bound_why);
+	}
+}
+
+/* What a run with live changes was compared with. */
+static void
+change_notes(struct table *t, const struct outcome *runs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const struct outcome *r = &runs[i];
+
+		if (r->rc != 0 || !(outcome_flags(r) & (1u << OF_CHANGED)))
+			continue;
+		table_note(t, "%s: changed live; %u step%s during which a change landed %s left out "
+			   "of max |diff| (no model applies to them), the %u others each against the "
+			   "model of the parameters in force during it; fluid and bound: those in "
+			   "force during the last step", r->c.label, r->changed_steps,
+			   r->changed_steps == 1 ? "" : "s", r->changed_steps == 1 ? "is" : "are",
+			   r->pm_steps);
+	}
+}
+
+/* The queue limits the run used, in MB. */
+static void
+queues_note(struct table *t, const struct sc_scenario *sc)
+{
+	table_note(t, "queues (frame bytes): WAN %.6g MB, NIC %.6g MB, switch %.6g MB, port %.6g "
+		   "MB; the sync %s", sc->queues.wan / 1e6, sc->queues.nic / 1e6,
+		   sc->queues.sw / 1e6, sc->queues.port / 1e6, sc->queues.sync_lossless ?
+		   "lossless (queued above the limit)" : "drop-tail too");
 }
 
 static struct table *
@@ -354,22 +426,15 @@ summary_zero(struct outcome *runs, unsigned int n, const struct sc_scenario *sc)
 		return NULL;
 	for (i = 0; i < n; i++) {
 		struct outcome *r = &runs[i];
-		double pm = NAN;
-		uint32_t s;
 
-		if (r->pm != NULL && r->pm_rc == 0 && r->res.steps > 0) {
-			pm = 0;
-			for (s = 0; s < r->res.steps; s++)
-				pm += (double)r->pm[s].time_ps / r->res.steps;
-		}
 		table_str(t, r->c.label);
 		table_num(t, r->res.steps);
 		table_num(t, outcome_mean(r) * 1e3);
-		table_num(t, pm / 1e9);
+		table_num(t, r->pm_rc == 0 ? r->pm_mean * 1e3 : NAN);
 		table_num(t, r->max_rel);
 		table_num(t, r->fluid * 1e3);
 		table_num(t, 100.0 * (outcome_mean(r) - r->fluid) / r->fluid);
-		table_num(t, 100.0 * r->bound);
+		table_num(t, r->bound_holds ? 100.0 * r->bound : NAN);
 		table_str(t, r->res.steps ? sm_resource_name(hot_spot(r)) : "-");
 		table_num(t, (double)r->res.frames);
 		table_num(t, (double)r->res.drops);
@@ -379,6 +444,8 @@ summary_zero(struct outcome *runs, unsigned int n, const struct sc_scenario *sc)
 	table_note(t, "packet model: the packet-level closed form (models/packet.c); fluid: the "
 		   "deck's model; bound: how far the packet step may exceed the fluid one (payload "
 		   "accounting, phase sync)");
+	bound_notes(t, runs, n);
+	change_notes(t, runs, n);
 	table_note(t, "%s accounting, %s sync, MTU %u, %u-byte payloads, seed %" PRIu64,
 		   sc->run.pk.account == SM_ACCOUNT_WIRE ? "wire" : "payload",
 		   sc->run.pk.sync == SM_SYNC_PHASE ? "phase" : sc->run.pk.sync == SM_SYNC_STEP ?
@@ -434,6 +501,16 @@ summary_loaded(struct outcome *runs, unsigned int n, const struct sc_scenario *s
 	table_note(t, "warm-up: the first %u steps (from an empty WAN queue); steady: the rest; "
 		   "capacity: the shortest step at which the WAN keeps up (reference model 2.9)",
 		   sc->run.warmup);
+	queues_note(t, sc);
+	for (i = 0; i < n; i++)
+		if (runs[i].rc == 0 && runs[i].res.drops > 0) {
+			table_note(t, "drops: frames dropped at a full queue (bg drops: the "
+				   "background's, at the WAN); the fluid models have unlimited "
+				   "buffers, so their columns do not apply to these runs: compare "
+				   "with a queues.wan deep enough not to drop");
+			break;
+		}
+	change_notes(t, runs, n);
 	return t;
 }
 
@@ -605,10 +682,15 @@ print_text(struct outcome *runs, unsigned int n, const struct sc_scenario *sc, b
 
 		for (k = 0; k < runs[i].res.nchanges; k++) {
 			const struct dp_change *ch = &runs[i].res.changes[k];
+			char when[64];
 
-			printf("%s run %s at %.6f ms: %s %.12g -> %.12g\n", k ? "      " : "change:",
-			       runs[i].c.label, ch->at / 1e9, dp_param_key(ch->param), ch->old,
-			       ch->value);
+			if (ch->step == UINT32_MAX)
+				snprintf(when, sizeof(when), "after the last step");
+			else
+				snprintf(when, sizeof(when), "during step %u", ch->step);
+			printf("%s run %s at %.6f ms, %s: %s %.12g -> %.12g\n", k ? "      " :
+			       "change:", runs[i].c.label, ch->at / 1e9, when,
+			       dp_param_key(ch->param), ch->old, ch->value);
 		}
 	}
 	if (n > 0 && runs[0].res.rt.on) {
@@ -669,24 +751,25 @@ stats_json(const struct sm_stats *st, double scale)
 			 "min", num(st->min * scale), "max", num(st->max * scale));
 }
 
-/* The WAN queues over time, at most 2000 points per link. */
+/* The WAN queues over time: at most QUEUE_POINTS per link, every stride-th sample. */
 static json_t *
-queues_json(const struct dp_run_result *res)
+queues_json(const struct outcome *r)
 {
+	const struct queue_points *qp = &r->qp;
 	json_t *o = json_object();
-	uint64_t step = res->q_n / 2000 + 1, k;
-	uint32_t i;
+	uint32_t i, k;
 
-	for (i = 0; o != NULL && i < res->q_links; i++) {
+	for (i = 0; o != NULL && i < r->nq; i++) {
 		json_t *t = json_array(), *b = json_array();
 
-		for (k = 0; k < res->q_n; k += step) {
-			json_array_append_new(t, json_real(res->q_t[k] / 1e12));
-			json_array_append_new(b, json_integer(
-				(json_int_t)res->q_bytes[k * res->q_links + i]));
+		for (k = 0; k < qp->n; k++) {
+			json_array_append_new(t, json_real(qp->t[k]));
+			json_array_append_new(b, json_integer((json_int_t)qp->bytes[k * r->nq + i]));
 		}
-		json_object_set_new(o, res->q_names[i], json_pack("{s:o, s:o}", "t_s", t,
-								  "bytes", b));
+		json_object_set_new(o, r->q[i].name, json_pack("{s:o, s:o, s:I, s:I}", "t_s", t,
+							       "bytes", b, "every_sample",
+							       (json_int_t)qp->stride,
+							       "samples", (json_int_t)qp->seen));
 	}
 	return o;
 }
@@ -749,11 +832,31 @@ run_json(const struct outcome *r, uint32_t run_id)
 	if (t != NULL)
 		json_object_set_new(o, "steps", table_json(t));
 	table_free(t);
+	json_object_set_new(o, "steps_kept", json_pack("{s:i, s:i, s:i}", "first", (int)r->nfirst,
+						       "last", (int)r->nlast, "of",
+						       (int)r->res.steps));
+	{
+		unsigned int f = outcome_flags(r);
+		json_t *fl = json_object();
+		char st[160];
+		int k;
+
+		for (k = 0; fl != NULL && k < OF_COUNT; k++)
+			json_object_set_new(fl, outcome_flag_id(k), json_boolean(f & (1u << k)));
+		json_object_set_new(o, "status", json_string(outcome_status(r, st, sizeof(st))));
+		json_object_set_new(o, "flags", fl);
+	}
+	json_object_set_new(o, "fluid_bound_holds", json_boolean(r->bound_holds));
+	if (!r->bound_holds)
+		json_object_set_new(o, "fluid_bound_why", json_string(r->bound_why));
+	json_object_set_new(o, "packet_model_ms", num(r->pm_rc == 0 ? r->pm_mean * 1e3 : NAN));
+	json_object_set_new(o, "compared_steps", json_integer(r->pm_steps));
+	json_object_set_new(o, "changed_steps", json_integer(r->changed_steps));
 	json_object_set_new(o, "step_ms", stats_json(&r->all, 1e3));
 	json_object_set_new(o, "steady_ms", stats_json(&r->steady, 1e3));
 	json_object_set_new(o, "warmup_mean_ms", num(r->warm_mean * 1e3));
 	json_object_set_new(o, "fluid_ms", num(r->fluid * 1e3));
-	json_object_set_new(o, "fluid_bound", num(r->bound));
+	json_object_set_new(o, "fluid_bound", num(r->bound_holds ? r->bound : NAN));
 	json_object_set_new(o, "max_rel_diff", num(r->max_rel));
 	json_object_set_new(o, "interrupted", json_boolean(r->res.interrupted));
 	json_object_set_new(o, "clock", json_string(r->res.rt.on ? "real" : "virtual"));
@@ -785,21 +888,37 @@ run_json(const struct outcome *r, uint32_t run_id)
 			"wait_us", stats_json(&r->wait, 1e6),
 			"mg1_wait_us", num(r->mg1_wait * 1e6),
 			"fct_us", stats_json(&r->fct, 1e6)));
-	if (r->res.q_links > 0)
-		json_object_set_new(o, "wan_queues", queues_json(&r->res));
+	if (r->nq > 0 && r->qp.n > 0)
+		json_object_set_new(o, "wan_queues", queues_json(r));
 	if (r->res.nchanges > 0) {
-		json_t *a = json_array();
+		json_t *a = json_array(), *g = json_array();
 		uint32_t k;
 
 		for (k = 0; a != NULL && k < r->res.nchanges; k++) {
 			const struct dp_change *ch = &r->res.changes[k];
 
-			json_array_append_new(a, json_pack("{s:f, s:s, s:f, s:f}", "at_ms",
+			json_array_append_new(a, json_pack("{s:f, s:s, s:f, s:f, s:o}", "at_ms",
 							   ch->at / 1e9, "key",
 							   dp_param_key(ch->param), "old", ch->old,
-							   "value", ch->value));
+							   "value", ch->value, "step",
+							   ch->step == UINT32_MAX ? json_null() :
+							   json_integer(ch->step)));
 		}
 		json_object_set_new(o, "changes", a);
+		/* the settings: the steps wholly under each, against its own closed form */
+		for (k = 0; g != NULL && k < r->nregimes; k++) {
+			const struct regime *x = &r->regimes[k];
+
+			json_array_append_new(g, json_pack(
+				"{s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:b}", "changes",
+				(int)x->changes, "first_step", (int)x->first, "last_step",
+				(int)x->last, "compared_steps", (int)x->steps, "packet_model_ms",
+				num(x->steps ? x->pm_sum / x->steps / 1e9 : NAN), "max_rel_diff",
+				num(x->max_rel), "fluid_ms", num(x->fluid * 1e3), "fluid_bound",
+				num(x->bound_holds ? x->bound : NAN), "fluid_bound_holds",
+				x->bound_holds));
+		}
+		json_object_set_new(o, "regimes", g);
 	}
 	return o;
 }
@@ -847,28 +966,6 @@ print_json(struct outcome *runs, unsigned int n, const struct sc_scenario *sc,
 	fputc('\n', stdout);
 	json_decref(root);
 	return rc;
-}
-
-/* The WAN queues of every run over time: run_id,run,t_s,link,bytes; commits or aborts @p out. */
-static int
-write_queue_csv(struct outfile *out, struct outcome *runs, unsigned int n)
-{
-	FILE *f = outfile_fp(out);
-	unsigned int i, l;
-	uint64_t k;
-
-	if (f == NULL) {
-		outfile_abort(out);
-		return -ENOMEM;
-	}
-	fprintf(f, "run_id,run,t_s,link,bytes\n");
-	for (i = 0; i < n; i++)
-		for (k = 0; k < runs[i].res.q_n; k++)
-			for (l = 0; l < runs[i].res.q_links; l++)
-				fprintf(f, "%u,%s,%.9f,%s,%" PRIu64 "\n", i + 1, runs[i].c.label,
-					runs[i].res.q_t[k] / 1e12, runs[i].res.q_names[l],
-					runs[i].res.q_bytes[k * runs[i].res.q_links + l]);
-	return outfile_commit(out);
 }
 
 /* ---- the command ---- */
@@ -1176,6 +1273,20 @@ cmd_run(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (outs[1].f != NULL) {
+		/* every sample goes out as it is taken: nothing of the series is held */
+		r.queue_csv = outfile_fp(outs[1].f);
+		if (r.queue_csv == NULL) {
+			fprintf(stderr, "syncemu run: --queue-csv %s: %s\n", o.queue_csv,
+				strerror(errno));
+			status = CLI_EXIT_FAIL;
+			goto out;
+		}
+		r.queue_csv_streams = outfile_streams(outs[1].f);
+		fprintf(r.queue_csv, "run_id,run,t_s,link,bytes\n");
+	}
+	r.keep = RUNNER_KEEP;
+	r.queue_points = o.json;
 	r.extra_mb = runner_rt_mem_mb(sc);
 	if (runner_start(&r, need, SM_HDR_BYTES + sc->run.pk.payload, err, sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu run: %s\n", err);
@@ -1239,14 +1350,18 @@ cmd_run(int argc, char **argv)
 		}
 	}
 	if (outs[1].f != NULL && (status == CLI_EXIT_OK || status == CLI_EXIT_INTERRUPTED)) {
-		int rc = write_queue_csv(outs[1].f, runs, n);
+		int rc = outfile_commit(outs[1].f);
 
 		outs[1].f = NULL;
+		r.queue_csv = NULL;
 		if (rc != 0) {
 			fprintf(stderr, "syncemu run: cannot write %s: %s\n", o.queue_csv,
 				strerror(-rc));
 			status = CLI_EXIT_FAIL;
 		}
+	} else if (outs[1].f != NULL && r.queue_csv_streams) {
+		fprintf(stderr, "syncemu run: a run failed: %s holds the samples streamed up to the "
+			"failure\n", o.queue_csv);
 	}
 	written = status == CLI_EXIT_OK || status == CLI_EXIT_INTERRUPTED;
 	if (o.json)

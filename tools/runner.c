@@ -19,6 +19,7 @@
 #include "kernel_prog.h"
 #include "pcapng.h"
 #include "runner.h"
+#include "runstats.h"
 #include "variant.h"
 
 unsigned int
@@ -255,6 +256,8 @@ on_step(void *arg, uint32_t done, uint32_t steps, uint64_t frames)
 	/* a trace streamed to a reader gets each step as it ends (an error shows at the next write) */
 	if (pg->r->cap != NULL && tr_pcapng_streams(pg->r->cap->w))
 		tr_pcapng_flush(pg->r->cap->w);
+	if (pg->r->queue_csv != NULL && pg->r->queue_csv_streams)
+		fflush(pg->r->queue_csv);
 	if (!pg->r->progress || (now - pg->last < (pg->r->tty ? 0.25 : 2.0) && done != steps))
 		return;
 	pg->last = now;
@@ -264,125 +267,6 @@ on_step(void *arg, uint32_t done, uint32_t steps, uint64_t frames)
 		pg->r->tty ? "   " : "\n");
 }
 
-/* The step statistics and mean shares of the run. */
-static void
-step_stats(const struct sc_scenario *sc, struct outcome *o)
-{
-	uint32_t n = o->res.steps, s, w = sc->run.warmup < n ? sc->run.warmup : n;
-	double *x = malloc((n ? n : 1) * sizeof(*x)), warm = 0;
-	int k;
-
-	memset(&o->all, 0, sizeof(o->all));
-	memset(&o->steady, 0, sizeof(o->steady));
-	o->warm_mean = NAN;
-	if (x == NULL || n == 0) {
-		free(x);
-		return;
-	}
-	for (s = 0; s < n; s++) {
-		x[s] = o->res.step[s].time / 1e12;
-		if (s < w)
-			warm += x[s];
-		for (k = 0; k < SM_RES_COUNT; k++)
-			o->share[k] += o->res.step[s].share[k] / n;
-	}
-	sm_stats(x, n, &o->all);
-	if (w > 0)
-		o->warm_mean = warm / w;
-	if (n > w)
-		sm_stats(x + w, n - w, &o->steady);
-	free(x);
-}
-
-/* Zero load: the packet-level closed form and the fluid bound. */
-static void
-zero_load_models(const struct sc_scenario *sc, struct outcome *o)
-{
-	struct sm_program *prog = malloc(sizeof(*prog));
-	uint32_t s;
-
-	if (prog != NULL && sm_program_build(&sc->model, o->c.var, o->c.budget, prog) == 0)
-		o->bound = sm_packet_fluid_bound(&sc->model, &sc->run.pk, prog);
-	free(prog);
-	if (o->res.steps == 0)
-		return;
-	o->pm = calloc(o->res.steps, sizeof(*o->pm));
-	if (o->pm == NULL)
-		return;
-	o->pm_rc = sm_packet_model(&sc->model, &sc->run.pk, o->c.var, o->c.budget, o->res.steps,
-				   o->pm);
-	if (o->pm_rc != 0)
-		return;
-	o->max_rel = 0;
-	for (s = 0; s < o->res.steps; s++) {
-		double d = fabs((double)o->res.step[s].time - (double)o->pm[s].time_ps) /
-			   (double)o->pm[s].time_ps;
-
-		if (d > o->max_rel)
-			o->max_rel = d;
-	}
-}
-
-/* Under load: the fluid shared-WAN model (PS and FIFO), M/G/1 for the background. */
-static void
-loaded_models(const struct sc_scenario *sc, const struct sm_size_dist *sizes, struct outcome *o)
-{
-	struct sm_sharedwan_params wp;
-	double lambda, es, es2, bw = sc->model.wan.bw;
-
-	o->loaded = true;
-	sm_sharedwan_default(&wp);
-	wp.var = o->c.var;
-	wp.budget = o->c.budget;
-	wp.load = sc->background.load;
-	wp.sizes = sizes;
-	wp.directions = sc->background.directions == SC_DIRECTIONS_ONE ? 1 : 2;
-	wp.seed = sc->run.seed;
-	wp.n_syncs = o->res.steps ? o->res.steps : 1;
-	wp.warmup = sc->run.warmup < wp.n_syncs ? sc->run.warmup : wp.n_syncs;
-	wp.disc = SM_WAN_PS;
-	wp.sync_one_flow = true;
-	o->model_rc = sm_sharedwan_run(&sc->model, &wp, NULL, &o->ps);
-	wp.disc = SM_WAN_FIFO;
-	if (o->model_rc == 0)
-		o->model_rc = sm_sharedwan_run(&sc->model, &wp, NULL, &o->fifo);
-	lambda = sm_bg_rate(sc->background.load, bw, sizes);
-	es = sizes->mean / bw;
-	es2 = sm_size_moment2(sizes) / (bw * bw);
-	o->mg1_wait = sm_mg1_wait(lambda, es, es2);
-	o->bg_util = sc->background.load;
-}
-
-static void
-background_stats(const struct dp_run_result *res, struct outcome *o)
-{
-	uint32_t i;
-	uint64_t k;
-
-	memset(&o->fct, 0, sizeof(o->fct));
-	memset(&o->wait, 0, sizeof(o->wait));
-	if (res->bg.done > 0) {
-		sm_stats(res->bg.fct, (unsigned int)res->bg.done, &o->fct);
-		sm_stats(res->bg.wait, (unsigned int)res->bg.done, &o->wait);
-	}
-	o->nq = res->q_links;
-	for (i = 0; i < res->q_links && res->q_n > 0; i++) {
-		double *x = malloc(res->q_n * sizeof(*x));
-		struct sm_stats st;
-
-		snprintf(o->q[i].name, sizeof(o->q[i].name), "%s", res->q_names[i]);
-		if (x == NULL)
-			continue;
-		for (k = 0; k < res->q_n; k++)
-			x[k] = (double)res->q_bytes[k * res->q_links + i];
-		sm_stats(x, (unsigned int)res->q_n, &st);
-		o->q[i].mean = st.mean;
-		o->q[i].p99 = st.p99;
-		o->q[i].max = st.max;
-		free(x);
-	}
-}
-
 int
 runner_run(struct runner *r, const struct sc_scenario *sc, const struct contender *c,
 	   double bg_only, struct outcome *o)
@@ -390,17 +274,20 @@ runner_run(struct runner *r, const struct sc_scenario *sc, const struct contende
 	struct dp_kernel *kernel = NULL;
 	struct sm_size_dist sizes;
 	struct dp_run_params rp;
+	struct dp_run_sink sink;
+	struct runstats *rs = NULL;
 	struct progress pg;
-	struct sm_step fl;
 	double start;
 
 	memset(o, 0, sizeof(*o));
 	o->c = *c;
 	o->pm_rc = -ENODATA;
 	o->max_rel = NAN;
+	o->pm_mean = NAN;
 	o->fluid = NAN;
 	o->bound = NAN;
 	o->mg1_wait = NAN;
+	o->warm_mean = NAN;
 	o->model_rc = -ENODATA;
 	memset(&sizes, 0, sizeof(sizes));
 	o->rc = sc_background_sizes(sc, &sizes, o->err, sizeof(o->err));
@@ -409,6 +296,7 @@ runner_run(struct runner *r, const struct sc_scenario *sc, const struct contende
 	base_params(sc, c, &rp);
 	rp.bg.sizes = &sizes;
 	rp.run_id = r->next_run_id++;
+	o->run_id = rp.run_id;
 	rp.t0 = r->t0;
 	rp.cap = r->cap;
 	rp.pool = r->pool;
@@ -436,6 +324,15 @@ runner_run(struct runner *r, const struct sc_scenario *sc, const struct contende
 		}
 		rp.kernel = kernel;
 	}
+	/* the steps, samples and transfers go into the statistics as they are made */
+	o->rc = runstats_begin(&rs, r, sc, o, &sink);
+	if (o->rc != 0) {
+		snprintf(o->err, sizeof(o->err), "out of memory");
+		dp_kernel_free(kernel);
+		sm_size_free(&sizes);
+		return o->rc;
+	}
+	rp.sink = &sink;
 	start = wall_now();
 	pg.t0 = pg.last = start;
 	o->rc = dp_run(&rp, &o->res, o->err, sizeof(o->err));
@@ -444,15 +341,11 @@ runner_run(struct runner *r, const struct sc_scenario *sc, const struct contende
 	if (o->rc == 0) {
 		/* the next run starts on a whole millisecond at least 1 ms later */
 		r->t0 = (o->res.t_end / 1000000000 + 2) * 1000000000;
-		if (sm_step_eval(&sc->model, c->var, c->budget, &fl) == 0)
-			o->fluid = fl.total;
-		step_stats(sc, o);
-		if (sc->background.load > 0)
-			loaded_models(sc, &sizes, o);
-		else
-			zero_load_models(sc, o);
-		background_stats(&o->res, o);
+		o->rc = runstats_end(rs, &sizes, o);
+		if (o->rc != 0)
+			dp_run_result_free(&o->res);
 	}
+	runstats_free(rs);
 	sm_size_free(&sizes);
 	return o->rc;
 }
@@ -461,12 +354,109 @@ void
 outcome_free(struct outcome *o)
 {
 	dp_run_result_free(&o->res);
-	free(o->pm);
-	o->pm = NULL;
+	free(o->first);
+	free(o->last);
+	free(o->regimes);
+	free(o->qp.t);
+	free(o->qp.bytes);
+	o->first = o->last = NULL;
+	o->regimes = NULL;
+	o->qp.t = NULL;
+	o->qp.bytes = NULL;
+	o->nfirst = o->nlast = o->nregimes = 0;
 }
 
 double
 outcome_mean(const struct outcome *o)
 {
 	return o->all.n ? o->all.mean : NAN;
+}
+
+uint32_t
+outcome_kept(const struct outcome *o)
+{
+	return o->nfirst + o->nlast;
+}
+
+const struct kept_step *
+outcome_kept_step(const struct outcome *o, uint32_t i)
+{
+	if (i < o->nfirst)
+		return &o->first[i];
+	i -= o->nfirst;
+	return &o->last[o->nlast < o->keep ? i : (o->last_next + i) % o->keep];
+}
+
+static const char *const flag_text[OF_COUNT] = {
+	[OF_FAILED] = "FAILED", [OF_INTERRUPTED] = "interrupted", [OF_REAL_TIME] = "real time",
+	[OF_DROPS] = "drops", [OF_CHANGED] = "changed live", [OF_BOUND] = "bound not valid",
+	[OF_OVERLAP] = "rounds overlap: no closed form", [OF_NO_CLOSED] = "no closed form",
+	[OF_DIFFERS] = "differs from the closed form", [OF_NO_MODEL] = "no model",
+};
+static const char *const flag_ids[OF_COUNT] = {
+	[OF_FAILED] = "failed", [OF_INTERRUPTED] = "interrupted", [OF_REAL_TIME] = "real_time",
+	[OF_DROPS] = "drops", [OF_CHANGED] = "changed_live", [OF_BOUND] = "bound_not_valid",
+	[OF_OVERLAP] = "rounds_overlap", [OF_NO_CLOSED] = "no_closed_form",
+	[OF_DIFFERS] = "differs", [OF_NO_MODEL] = "no_model",
+};
+
+const char *
+outcome_flag_id(enum outcome_flag f)
+{
+	return (unsigned int)f < OF_COUNT ? flag_ids[f] : "?";
+}
+
+unsigned int
+outcome_flags(const struct outcome *o)
+{
+	unsigned int f = 0;
+	uint32_t i;
+
+	if (o->rc != 0)
+		return 1u << OF_FAILED;
+	if (o->res.interrupted)
+		f |= 1u << OF_INTERRUPTED;
+	if (o->res.rt.on)
+		f |= 1u << OF_REAL_TIME;
+	if (o->res.drops > 0)
+		f |= 1u << OF_DROPS;	/* the fluid models assume unlimited buffers */
+	for (i = 0; i < o->res.nchanges; i++)
+		if (o->res.changes[i].step != UINT32_MAX)
+			f |= 1u << OF_CHANGED;	/* landed while a step ran */
+	if (o->loaded)
+		return f | (o->model_rc != 0 ? 1u << OF_NO_MODEL : 0);
+	if (!o->bound_holds)
+		f |= 1u << OF_BOUND;
+	if (o->pm_rc == -ERANGE)
+		f |= 1u << OF_OVERLAP;
+	else if (o->pm_rc != 0)
+		f |= 1u << OF_NO_CLOSED;
+	else if (o->max_rel > 1e-6)
+		f |= 1u << OF_DIFFERS;
+	return f;
+}
+
+const char *
+outcome_status(const struct outcome *o, char *buf, size_t len)
+{
+	unsigned int f = outcome_flags(o);
+	size_t used = 0;
+	int k;
+
+	if (len == 0)
+		return buf;
+	buf[0] = '\0';
+	for (k = 0; k < OF_COUNT; k++) {
+		int w;
+
+		if (!(f & (1u << k)))
+			continue;
+		w = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", flag_text[k]);
+		if (w < 0 || (size_t)w >= len - used)
+			break;
+		used += (size_t)w;
+	}
+	if (used == 0)
+		snprintf(buf, len, "ok");
+	return buf;
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "capture.h"
 #include "kernel.h"
@@ -33,22 +34,81 @@ unsigned int contenders_of(const struct sc_scenario *sc, struct contender *out);
 /** A WAN queue's occupancy over a run. */
 struct queue_summary {
 	char name[32];
-	double mean, p99, max;	/**< frame bytes */
+	double mean, p99, max;	/**< frame bytes (p99: stream.h's sketch beyond 2048 samples) */
+};
+
+/**
+ * The WAN queues over time for --json: at most QUEUE_POINTS samples per link, every 2^k-th of
+ * the run's (k grows as the run does, so the points stay evenly spaced and bounded).
+ */
+#define QUEUE_POINTS 2000u
+
+struct queue_points {
+	uint32_t n;		/**< points kept */
+	uint64_t stride;	/**< every stride-th sample */
+	uint64_t seen;		/**< samples seen */
+	double *t;		/**< [QUEUE_POINTS] s */
+	uint64_t *bytes;	/**< [QUEUE_POINTS x links] */
+};
+
+/** A step kept for the report: the first and last runner.keep of a run. */
+struct kept_step {
+	uint32_t s;
+	struct dp_step_result r;
+	double pm_ps;		/**< the closed form of the parameters in force, ps (NAN: none) */
+	double fluid;		/**< the fluid step of those parameters, s */
+};
+
+/** The parameters of a run between two live changes, and how its steps compared. */
+struct regime {
+	uint32_t changes;	/**< changes in force (dp_run_result.changes[0 .. changes - 1]) */
+	uint32_t first, last;	/**< steps wholly under them */
+	uint32_t steps;		/**< of which compared with the closed form */
+	double pm_sum;		/**< of the closed form over them, ps */
+	double max_rel;		/**< max |emulated - packet| / packet over them (NAN: none) */
+	double fluid, bound;	/**< the fluid step (s) and bound of these parameters */
+	bool bound_holds;
+};
+
+/** What the status says (outcome_flags()): several at once where several hold. */
+enum outcome_flag {
+	OF_FAILED,		/**< the run failed (then the only one) */
+	OF_INTERRUPTED,		/**< ended by a signal after its step */
+	OF_REAL_TIME,		/**< paced by the TSC: the closed form holds up to lateness */
+	OF_DROPS,		/**< frames dropped at a queue: the fluid models have none */
+	OF_CHANGED,		/**< a live change landed during the run */
+	OF_BOUND,		/**< the fluid bound's claim does not hold here */
+	OF_OVERLAP,		/**< rounds overlap: no closed form */
+	OF_NO_CLOSED,		/**< no closed form (for another reason) */
+	OF_DIFFERS,		/**< a step differs from the closed form (beyond 1e-6) */
+	OF_NO_MODEL,		/**< under load: the fluid shared-WAN model failed */
+	OF_COUNT
 };
 
 /** A run with everything beside it. */
 struct outcome {
 	struct contender c;
+	uint32_t run_id;
 	int rc;			/**< 0, or dp_run()'s error */
 	char err[512];
-	struct dp_run_result res;
+	struct dp_run_result res;	/**< totals only: the steps went to the statistics below */
 	double wall;		/**< s */
-	/* zero load: the packet-level closed form and the fluid model */
-	struct sm_packet_step *pm;	/**< [steps], NULL if not computed */
+	/* the steps kept for the report: the first keep, and the last keep in a ring */
+	struct kept_step *first, *last;
+	uint32_t nfirst, nlast, keep;
+	uint32_t last_next;	/**< the oldest of last[] once it is full */
+	/* zero load: the packet-level closed form, step by step, and the fluid model */
 	int pm_rc;		/**< 0; -ERANGE: rounds overlap; -ENODATA: not computed */
-	double max_rel;		/**< max |emulated - packet| / packet */
-	double fluid;		/**< the deck's step, s */
-	double bound;		/**< (packet - fluid) / fluid bound */
+	uint32_t pm_steps;	/**< steps compared with it (those wholly under one setting) */
+	double pm_mean;		/**< its mean over them, s */
+	double max_rel;		/**< max |emulated - packet| / packet over them */
+	double fluid;		/**< the deck's step, s (of the parameters at the end) */
+	double bound;		/**< (packet - fluid) / fluid bound (likewise) */
+	bool bound_holds;	/**< whether its claim holds (sm_packet_fluid_bound_holds()) */
+	char bound_why[240];
+	struct regime *regimes;	/**< [nregimes]: one, plus one per live change */
+	uint32_t nregimes;
+	uint32_t changed_steps;	/**< steps during which a change landed (not compared) */
 	/* statistics of the emulated steps, s */
 	struct sm_stats all, steady;
 	double warm_mean;	/**< mean of the warm-up steps (NAN if none) */
@@ -63,6 +123,7 @@ struct outcome {
 	double bg_util;			/**< offered load */
 	uint32_t nq;
 	struct queue_summary q[DP_PROBE_LINKS];
+	struct queue_points qp;		/**< with runner.queue_points */
 };
 
 /** Process-wide state: the EAL and one mbuf pool for every run. */
@@ -82,7 +143,15 @@ struct runner {
 	const volatile sig_atomic_t *stop;	/**< set: end the run after its current step */
 	struct dp_rt *rt;			/**< real time (runner_rt_open), NULL: virtual */
 	uint32_t extra_mb;			/**< EAL memory beyond the pool (the ports') */
+	/* what a run keeps for the report (all else is streamed into its statistics) */
+	uint32_t keep;				/**< steps kept at each end of a run (0: none) */
+	bool queue_points;			/**< the WAN queues over time (struct queue_points) */
+	FILE *queue_csv;			/**< every queue sample as CSV, as it is taken */
+	bool queue_csv_streams;			/**< it is a FIFO or stdout: flushed every step */
 };
+
+/** Steps syncemu run keeps at each end of a run for its report (--every-step, --json). */
+#define RUNNER_KEEP 1000u
 
 /** Mbufs a run of @p c under @p sc needs. */
 uint32_t runner_need(const struct sc_scenario *sc, const struct contender *c);
@@ -125,5 +194,20 @@ void outcome_free(struct outcome *o);
 
 /** Mean emulated step, s (NAN without steps). */
 double outcome_mean(const struct outcome *o);
+
+/** The kept step @p i of the @p n outcome_kept() gives, in step order. */
+const struct kept_step *outcome_kept_step(const struct outcome *o, uint32_t i);
+
+/** Steps kept for the report (all of a run of up to 2 x keep steps). */
+uint32_t outcome_kept(const struct outcome *o);
+
+/** The status flags of a run (1u << enum outcome_flag). */
+unsigned int outcome_flags(const struct outcome *o);
+
+/** A flag's id in JSON ("drops", "changed_live", ...). */
+const char *outcome_flag_id(enum outcome_flag f);
+
+/** The status: "ok", or what holds ("drops, changed live"), into @p buf. */
+const char *outcome_status(const struct outcome *o, char *buf, size_t len);
 
 #endif /* SYNCEMU_RUNNER_H */

@@ -44,10 +44,12 @@ struct sweep {
 double sweep_model_ms(const struct outcome *o, bool fifo);
 
 /**
- * What became of run @p j of @p p: "ok", "failed", "interrupted" (a signal stopped it after a
- * whole step: the steps it made stand, as in syncemu run), "not_run" (the sweep stopped first).
+ * What became of run @p j of @p p, in @p buf: "not_run" (the sweep stopped first), "failed", or
+ * the status of syncemu run (outcome_status(): "ok" only where every model column applies, else
+ * what holds, e.g. "drops", "interrupted": a signal stopped it after a whole step, the steps it
+ * made stand).  @return @p buf
  */
-const char *sweep_run_status(const struct sweep_point *p, unsigned int j);
+const char *sweep_run_status(const struct sweep_point *p, unsigned int j, char *buf, size_t len);
 
 /** Write the CSV (a row for every value and run) and commit it, or abort it; 0 or -errno. */
 int sweep_write_csv(struct outfile *out, const struct sweep *sw);

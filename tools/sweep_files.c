@@ -20,28 +20,25 @@ const char *const sweep_file_names[SW_FILES] = { "sweep.csv", "sweep.json", "swe
 double
 sweep_model_ms(const struct outcome *o, bool fifo)
 {
-	double sum = 0;
-	uint32_t s;
-
 	if (o->rc != 0)
 		return NAN;
 	if (o->loaded)
 		return o->model_rc == 0 ? 1e3 * (fifo ? o->fifo.step.mean : o->ps.step.mean) : NAN;
-	if (fifo || o->pm == NULL || o->pm_rc != 0 || o->res.steps == 0)
+	if (fifo || o->pm_rc != 0 || o->pm_steps == 0)
 		return NAN;
-	for (s = 0; s < o->res.steps; s++)
-		sum += (double)o->pm[s].time_ps;
-	return sum / o->res.steps / 1e9;
+	return o->pm_mean * 1e3;	/* over the steps compared, as they ran */
 }
 
 const char *
-sweep_run_status(const struct sweep_point *p, unsigned int j)
+sweep_run_status(const struct sweep_point *p, unsigned int j, char *buf, size_t len)
 {
 	if (!p->ran[j])
-		return "not_run";
-	if (p->o[j].rc != 0)
-		return "failed";
-	return p->o[j].res.interrupted ? "interrupted" : "ok";
+		snprintf(buf, len, "not_run");
+	else if (p->o[j].rc != 0)
+		snprintf(buf, len, "failed");
+	else
+		outcome_status(&p->o[j], buf, len);
+	return buf;
 }
 
 /* A CSV field in double quotes, a double quote in it doubled. */
@@ -74,6 +71,7 @@ sweep_write_csv(struct outfile *out, const struct sweep *sw)
 	for (i = 0; i < sw->nvalues; i++) {
 		for (j = 0; j < pt[i].nc; j++) {
 			const struct outcome *r = &pt[i].o[j];
+			char st[160];
 
 			fprintf(f, "%s,", sw->key);
 			csv_str(f, pt[i].value);
@@ -83,10 +81,12 @@ sweep_write_csv(struct outfile *out, const struct sweep *sw)
 				fprintf(f, ",0,,,,,,,,not_run\n");
 				continue;
 			}
-			fprintf(f, ",%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%s\n", r->res.steps,
+			fprintf(f, ",%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,", r->res.steps,
 				outcome_mean(r) * 1e3, r->all.ci95 * 1e3, r->all.median * 1e3,
 				r->all.p99 * 1e3, sweep_model_ms(r, false), sweep_model_ms(r, true),
-				r->fluid * 1e3, sweep_run_status(&pt[i], j));
+				r->fluid * 1e3);
+			csv_str(f, sweep_run_status(&pt[i], j, st, sizeof(st)));
+			fputc('\n', f);
 		}
 	}
 	return outfile_commit(out);
@@ -119,6 +119,7 @@ sweep_json(const struct sweep *sw, bool partial)
 	for (i = 0; i < sw->nvalues; i++) {
 		for (j = 0; j < pt[i].nc; j++) {
 			const struct outcome *r = &pt[i].o[j];
+			char st[160];
 
 			if (!pt[i].ran[j]) {
 				json_array_append_new(nr, json_pack("{s:s, s:o, s:s}", "value",
@@ -134,7 +135,8 @@ sweep_json(const struct sweep *sw, bool partial)
 				"model_ms", jnum(sweep_model_ms(r, false)),
 				"model_fifo_ms", jnum(sweep_model_ms(r, true)),
 				"fluid_ms", jnum(r->fluid * 1e3), "wall_s", jnum(r->wall),
-				"ok", r->rc == 0, "status", sweep_run_status(&pt[i], j)));
+				"ok", r->rc == 0, "status",
+				sweep_run_status(&pt[i], j, st, sizeof(st))));
 		}
 	}
 	json_object_set_new(root, "points", pts);

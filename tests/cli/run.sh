@@ -65,8 +65,14 @@ expect_grep "$tmp/out" "Summary" "a summary table"
 expect_grep "$tmp/out" "w0.tx" "the trace's interfaces are listed"
 
 # other scenarios and settings
-expect_rc 0 "8 Gb/s WAN, E' free, wire accounting, 1500-byte MTU" -- "$se" run scenarios/2dc4-8g.ini -v "E'" -b free -n 1 -q --trace none --set run.accounting=wire --set run.mtu=1500 --set "run.frame_payload=1410 B"
-expect_grep "$tmp/out" "ok" "it matches the closed form"
+expect_rc 0 "8 Gb/s WAN, E' free, wire accounting, 1500-byte MTU" -- "$se" run scenarios/2dc4-8g.ini -v "E'" -b free -n 1 -q --trace none --set run.accounting=wire --set run.mtu=1500 --set "run.frame_payload=1410 B" --json
+python3 - "$tmp/out" <<'PY' && ok "it matches the closed form; the fluid bound (payload accounting) does not apply: its status says so" || bad "wire accounting: status or closed form"
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+assert r["max_rel_diff"] == 0, r["max_rel_diff"]
+assert r["status"] == "bound not valid" and r["flags"]["bound_not_valid"], r["status"]
+assert r["fluid_bound"] is None and "wire accounting" in r["fluid_bound_why"], r
+PY
 [ -e 2dc4-8g.pcapng ] && bad "--trace none wrote a trace" || ok "--trace none writes nothing"
 expect_rc 0 "sync none on a flat ring" -- "$se" run scenarios/1dc8.ini -v A -n 3 -q --trace none --set run.sync=none
 
