@@ -361,7 +361,7 @@ rc=0
 wait "$run" || rc=$?
 [ "$rc" = 130 ] && ok "sweep: SIGTERM ends it, exit 130" || bad "sweep: SIGTERM: exit $rc"
 no_tmp "$tmp/sws" "sweep, SIGTERM"
-tail -1 "$tmp/sws/sweep.csv" | grep -q ',interrupted$' && ok "sweep: the CSV replaced by the partial one" ||
+tail -1 "$tmp/sws/sweep.csv" | grep -q ',"interrupted"$' && ok "sweep: the CSV replaced by the partial one" ||
 	bad "sweep: the CSV after SIGTERM: $(cat "$tmp/sws/sweep.csv")"
 
 # -- telemetry: with --ctl each process has a prefix of its own, names its socket, and answers

@@ -246,7 +246,7 @@ if [ "$rc" = 130 ] && ! grep -q "the files hold them" "$tmp/two.err"; then
 	[ "$(cat "$tmp/two/sweep.csv")" = "the old csv" ] && ok "two SIGINTs during a run: exit 130, the old CSV as it was" ||
 		bad "two signals: the old CSV changed"
 elif [ "$rc" = 130 ]; then
-	grep -q ',interrupted$' "$tmp/two/sweep.csv" && ok "two SIGINTs: the step ended first, the files whole" || bad "two signals: a half CSV"
+	grep -q ',"interrupted"$' "$tmp/two/sweep.csv" && ok "two SIGINTs: the step ended first, the files whole" || bad "two signals: a half CSV"
 else
 	bad "two signals during a run: exit $rc"
 fi
