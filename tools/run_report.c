@@ -1,0 +1,721 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * syncemu run's report: every run's steps beside the packet-level closed form and the fluid
+ * model, the summary and its status, the background and the WAN queues, the real-time ports; as
+ * text tables or as JSON (tools/table.c prints either).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "run_report.h"
+#include "table.h"
+#include "units.h"
+#include "variant.h"
+
+static struct table *
+steps_table(const struct outcome *r)
+{
+	static const struct tcol cols[] = {
+		{ "step", "step", 0 }, { "emulated ms", "emulated_ms", 6 },
+		{ "packet model ms", "packet_model_ms", 6 }, { "diff ns", "diff_ns", 3 },
+		{ "fluid ms", "fluid_ms", 6 }, { "vs fluid %", "vs_fluid_pct", 4 },
+		{ "frames", "frames", 0 }, { "compute %", "compute", 1 }, { "intra %", "intra", 1 },
+		{ "WAN %", "wan", 1 }, { "port %", "module_port", 1 },
+		{ "optics %", "module_optics", 1 }, { "mod compute %", "module_compute", 1 },
+		{ "FPGA %", "module_fpga", 1 }, { "note", "note", -1 },
+	};
+	uint32_t ncols = sizeof(cols) / sizeof(cols[0]), i, n = outcome_kept(r);
+	char title[128];
+	struct table *t;
+	int k;
+
+	snprintf(title, sizeof(title), "Run %s: %s", r->c.label,
+		 n < r->res.steps ? "its first and last steps" : "every step");
+	/* the note column only where a live change landed */
+	t = table_create("steps", title, cols, r->changed_steps ? ncols : ncols - 1);
+	if (t == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		const struct kept_step *ks = outcome_kept_step(r, i);
+		const struct dp_step_result *st = &ks->r;
+		double pm = r->pm_rc == 0 ? ks->pm_ps : NAN;
+
+		table_num(t, ks->s);
+		table_num(t, st->time / 1e9);
+		table_num(t, pm / 1e9);
+		table_num(t, ((double)st->time - pm) / 1e3);
+		table_num(t, ks->fluid * 1e3);
+		table_num(t, 100.0 * (st->time / 1e12 - ks->fluid) / ks->fluid);
+		table_num(t, (double)st->frames);
+		for (k = 0; k < SM_RES_COUNT; k++)
+			table_num(t, 100.0 * st->share[k]);
+		if (r->changed_steps)
+			table_str(t, st->changed ? "changed live: no model applies" : "");
+	}
+	if (n < r->res.steps)
+		table_note(t, "steps %u to %u not shown: a run keeps its first and last %u steps "
+			   "for the report (every step is in the statistics and compared with the "
+			   "closed form as it ends)", r->nfirst, r->res.steps - r->nlast - 1, r->keep);
+	return t;
+}
+
+static enum sm_resource
+hot_spot(const struct outcome *r)
+{
+	enum sm_resource hot = SM_RES_COMPUTE;
+	int k;
+
+	for (k = 1; k < SM_RES_COUNT; k++)
+		if (r->share[k] > r->share[hot])
+			hot = (enum sm_resource)k;
+	return hot;
+}
+
+/* The status column: "ok" only where every model column applies (outcome_flags()). */
+static const char *
+status(const struct outcome *r)
+{
+	static char buf[RUNNER_MAX][160];
+	static unsigned int next;
+	char *b = buf[next++ % RUNNER_MAX];
+
+	return outcome_status(r, b, sizeof(buf[0]));
+}
+
+static uint64_t
+bg_drops(const struct outcome *r)
+{
+	uint64_t d = 0;
+	uint32_t i;
+
+	for (i = 0; i < r->res.n_elems; i++)
+		d += r->res.elems[i].bg_drop;
+	return d;
+}
+
+/* Why the fluid bound does not hold, once per reason, naming the runs it holds for. */
+static void
+bound_notes(struct table *t, const struct outcome *runs, unsigned int n)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		char names[256] = "";
+		size_t used = 0;
+		bool seen = false;
+
+		if (runs[i].rc != 0 || runs[i].bound_holds)
+			continue;
+		for (j = 0; j < i && !seen; j++)
+			seen = runs[j].rc == 0 && !runs[j].bound_holds &&
+			       strcmp(runs[j].bound_why, runs[i].bound_why) == 0;
+		if (seen)
+			continue;
+		for (j = i; j < n && used + 20 < sizeof(names); j++)
+			if (runs[j].rc == 0 && !runs[j].bound_holds &&
+			    strcmp(runs[j].bound_why, runs[i].bound_why) == 0)
+				used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
+							 used ? ", " : "", runs[j].c.label);
+		table_note(t, "bound not valid (%s): %s; the packet step may be shorter than the "
+			   "fluid one (README, \"Exact against the model\")", names, runs[i].bound_why);
+	}
+}
+
+/* What a run with live changes was compared with. */
+static void
+change_notes(struct table *t, const struct outcome *runs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		const struct outcome *r = &runs[i];
+
+		if (r->rc != 0 || !(outcome_flags(r) & (1u << OF_CHANGED)))
+			continue;
+		table_note(t, "%s: changed live; %u step%s during which a change landed %s left out "
+			   "of max |diff| (no model applies to them), the %u others each against the "
+			   "model of the parameters in force during it; fluid and bound: those in "
+			   "force during the last step", r->c.label, r->changed_steps,
+			   r->changed_steps == 1 ? "" : "s", r->changed_steps == 1 ? "is" : "are",
+			   r->pm_steps);
+	}
+}
+
+/* The queue limits the run used, in MB. */
+static void
+queues_note(struct table *t, const struct sc_scenario *sc)
+{
+	table_note(t, "queues (frame bytes): WAN %.6g MB, NIC %.6g MB, switch %.6g MB, port %.6g "
+		   "MB; the sync %s", sc->queues.wan / 1e6, sc->queues.nic / 1e6,
+		   sc->queues.sw / 1e6, sc->queues.port / 1e6, sc->queues.sync_lossless ?
+		   "lossless (queued above the limit)" : "drop-tail too");
+}
+
+static struct table *
+summary_zero(struct outcome *runs, unsigned int n, const struct sc_scenario *sc)
+{
+	static const struct tcol cols[] = {
+		{ "run", "run", -1 }, { "steps", "steps", 0 },
+		{ "emulated ms", "emulated_ms", 6 }, { "packet model ms", "packet_model_ms", 6 },
+		{ "max |diff| rel", "max_rel_diff", 9 }, { "fluid ms", "fluid_ms", 6 },
+		{ "vs fluid %", "vs_fluid_pct", 4 }, { "bound %", "fluid_bound_pct", 4 },
+		{ "hot spot", "hot_spot", -1 }, { "frames", "frames", 0 }, { "drops", "drops", 0 },
+		{ "M frames/s", "mframes_per_s", 2 }, { "status", "status", -1 },
+	};
+	struct table *t = table_create("summary", "Summary: mean emulated step against the models",
+				       cols, sizeof(cols) / sizeof(cols[0]));
+	unsigned int i;
+
+	if (t == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		struct outcome *r = &runs[i];
+
+		table_str(t, r->c.label);
+		table_num(t, r->res.steps);
+		table_num(t, outcome_mean(r) * 1e3);
+		table_num(t, r->pm_rc == 0 ? r->pm_mean * 1e3 : NAN);
+		table_num(t, r->max_rel);
+		table_num(t, r->fluid * 1e3);
+		table_num(t, 100.0 * (outcome_mean(r) - r->fluid) / r->fluid);
+		table_num(t, r->bound_holds ? 100.0 * r->bound : NAN);
+		table_str(t, r->res.steps ? sm_resource_name(hot_spot(r)) : "-");
+		table_num(t, (double)r->res.frames);
+		table_num(t, (double)r->res.drops);
+		table_num(t, r->wall > 0 ? r->res.frames / r->wall / 1e6 : NAN);
+		table_str(t, status(r));
+	}
+	table_note(t, "packet model: the packet-level closed form (models/packet.c); fluid: the "
+		   "deck's model; bound: how far the packet step may exceed the fluid one (payload "
+		   "accounting, phase sync)");
+	bound_notes(t, runs, n);
+	change_notes(t, runs, n);
+	table_note(t, "%s accounting, %s sync, MTU %u, %u-byte payloads, seed %" PRIu64,
+		   sc->run.pk.account == SM_ACCOUNT_WIRE ? "wire" : "payload",
+		   sc->run.pk.sync == SM_SYNC_PHASE ? "phase" : sc->run.pk.sync == SM_SYNC_STEP ?
+		   "step" : "none", sc->run.pk.mtu, sc->run.pk.payload, sc->run.seed);
+	return t;
+}
+
+static struct table *
+summary_loaded(struct outcome *runs, unsigned int n, const struct sc_scenario *sc)
+{
+	static const struct tcol cols[] = {
+		{ "run", "run", -1 }, { "steps", "steps", 0 }, { "mean ms", "mean_ms", 3 },
+		{ "95% CI ms", "ci95_ms", 3 }, { "median ms", "median_ms", 3 },
+		{ "p99 ms", "p99_ms", 3 }, { "warm-up ms", "warmup_mean_ms", 3 },
+		{ "steady ms", "steady_mean_ms", 3 }, { "model PS ms", "model_ps_ms", 3 },
+		{ "model FIFO ms", "model_fifo_ms", 3 }, { "zero load ms", "zero_load_ms", 3 },
+		{ "capacity ms", "capacity_bound_ms", 3 }, { "hot spot", "hot_spot", -1 },
+		{ "bg drops", "bg_drops", 0 }, { "status", "status", -1 },
+	};
+	struct table *t = table_create("summary", "Summary under load: emulated step against the "
+				       "models", cols, sizeof(cols) / sizeof(cols[0]));
+	unsigned int i;
+
+	if (t == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		struct outcome *r = &runs[i];
+
+		table_str(t, r->c.label);
+		table_num(t, r->res.steps);
+		table_num(t, outcome_mean(r) * 1e3);
+		table_num(t, r->all.ci95 * 1e3);
+		table_num(t, r->all.median * 1e3);
+		table_num(t, r->all.p99 * 1e3);
+		table_num(t, r->warm_mean * 1e3);
+		table_num(t, r->steady.n ? r->steady.mean * 1e3 : NAN);
+		table_num(t, r->model_rc == 0 ? r->ps.step.mean * 1e3 : NAN);
+		table_num(t, r->model_rc == 0 ? r->fifo.step.mean * 1e3 : NAN);
+		table_num(t, r->fluid * 1e3);
+		table_num(t, r->model_rc == 0 ? r->ps.min_step * 1e3 : NAN);
+		table_str(t, r->res.steps ? sm_resource_name(hot_spot(r)) : "-");
+		table_num(t, (double)bg_drops(r));
+		table_str(t, status(r));
+	}
+	table_note(t, "load %.3g of the WAN rate on %s, %s transfers of %.4g B (mean), seed %" PRIu64
+		   "; the emulated WAN is one FIFO of frames; the models are fluid, over as many "
+		   "syncs with the same seed: processor sharing (the sync as one flow) and FIFO of "
+		   "whole transfers", sc->background.load,
+		   sc->background.directions == SC_DIRECTIONS_ONE ? "DC 0 to 1" :
+		   "every WAN direction", sc->background.sizes == SC_SIZES_FIXED ? "fixed" :
+		   sc->background.sizes == SC_SIZES_EXP ? "exponential" : "empirical",
+		   sc->background.size, sc->run.seed);
+	table_note(t, "warm-up: the first %u steps (from an empty WAN queue); steady: the rest; "
+		   "capacity: the shortest step at which the WAN keeps up (reference model 2.9)",
+		   sc->run.warmup);
+	queues_note(t, sc);
+	for (i = 0; i < n; i++)
+		if (runs[i].rc == 0 && runs[i].res.drops > 0) {
+			table_note(t, "drops: frames dropped at a full queue (bg drops: the "
+				   "background's, at the WAN); the fluid models have unlimited "
+				   "buffers, so their columns do not apply to these runs: compare "
+				   "with a queues.wan deep enough not to drop");
+			break;
+		}
+	change_notes(t, runs, n);
+	return t;
+}
+
+static struct table *
+background_table(struct outcome *runs, unsigned int n)
+{
+	static const struct tcol cols[] = {
+		{ "run", "run", -1 }, { "transfers", "transfers", 0 },
+		{ "incomplete", "incomplete", 0 }, { "unsent", "unsent", 0 },
+		{ "mean wait us", "mean_wait_us", 2 }, { "95% CI us", "wait_ci95_us", 2 },
+		{ "M/G/1 wait us", "mg1_wait_us", 2 }, { "mean FCT us", "mean_fct_us", 2 },
+		{ "p99 FCT us", "p99_fct_us", 2 }, { "WAN queue", "queue", -1 },
+		{ "mean MB", "queue_mean_mb", 3 }, { "p99 MB", "queue_p99_mb", 3 },
+		{ "max MB", "queue_max_mb", 3 },
+	};
+	struct table *t = table_create("background", "Background transfers and the WAN queues",
+				       cols, sizeof(cols) / sizeof(cols[0]));
+	unsigned int i, q;
+
+	if (t == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		struct outcome *r = &runs[i];
+
+		for (q = 0; q < (r->nq ? r->nq : 1); q++) {
+			if (q == 0) {
+				table_str(t, r->c.label);
+				table_num(t, (double)r->res.bg.done);
+				table_num(t, (double)r->res.bg.incomplete);
+				table_num(t, (double)r->res.bg.unsent);
+				table_num(t, r->wait.n ? r->wait.mean * 1e6 : NAN);
+				table_num(t, r->wait.n ? r->wait.ci95 * 1e6 : NAN);
+				table_num(t, r->mg1_wait * 1e6);
+				table_num(t, r->fct.n ? r->fct.mean * 1e6 : NAN);
+				table_num(t, r->fct.n ? r->fct.p99 * 1e6 : NAN);
+			} else {
+				table_str(t, "");
+				for (int k = 0; k < 8; k++)
+					table_str(t, "");
+			}
+			table_str(t, r->nq ? r->q[q].name : "-");
+			table_num(t, r->nq ? r->q[q].mean / 1e6 : NAN);
+			table_num(t, r->nq ? r->q[q].p99 / 1e6 : NAN);
+			table_num(t, r->nq ? r->q[q].max / 1e6 : NAN);
+		}
+	}
+	table_note(t, "wait: a transfer's first frame from creation to the far end of the WAN, "
+		   "less its own serialisation and delays (the queueing it met); M/G/1: "
+		   "lambda E[S^2] / (2 (1 - rho)) with S = size / WAN rate (M/D/1 for fixed sizes); "
+		   "FCT: creation to the last frame");
+	return t;
+}
+
+/* Real time: each port's traffic and how late its frames left; the clock and the split. */
+static struct table *
+realtime_table(const struct outcome *runs, unsigned int n)
+{
+	static const struct tcol cols[] = {
+		{ "run", "run", -1 }, { "port", "port", -1 }, { "side", "side", -1 },
+		{ "sent", "frames_sent", 0 }, { "received", "frames_received", 0 },
+		{ "deferred", "deferred_sends", 0 }, { "not ours", "other_frames", 0 },
+		{ "stale", "stale_frames", 0 }, { "dev lost", "device_lost", 0 },
+		{ "late median us", "late_median_us", 3 },
+		{ "p99 us", "late_p99_us", 3 }, { "p99.9 us", "late_p999_us", 3 },
+		{ "max us", "late_max_us", 3 }, { "RX stamps", "rx_stamps", -1 },
+	};
+	struct table *t = table_create("real_time", "Real time: the ports, and how late frames "
+				       "left against their emulated times (real us)", cols,
+				       sizeof(cols) / sizeof(cols[0]));
+	unsigned int i, k;
+
+	if (t == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		const struct dp_rt_report *rt = &runs[i].res.rt;
+
+		if (runs[i].rc != 0 || !rt->on)
+			continue;
+		for (k = 0; k < rt->n_ports + rt->n_peer_ports; k++) {
+			bool peer = k >= rt->n_ports;
+			const struct dp_rt_port_report *p = peer ? &rt->peer_port[k - rt->n_ports] :
+							   &rt->port[k];
+
+			table_str(t, k == 0 ? runs[i].c.label : "");
+			table_str(t, p->name);
+			table_str(t, peer ? "peer" : "here");
+			table_num(t, (double)p->tx);
+			table_num(t, (double)p->rx);
+			table_num(t, (double)p->tx_deferred);
+			table_num(t, (double)p->rx_other);
+			table_num(t, (double)p->rx_stale);
+			table_num(t, (double)(p->dev_rx_dropped + p->dev_tx_errors));
+			table_num(t, p->late_n ? p->late_median_ns / 1e3 : NAN);
+			table_num(t, p->late_n ? p->late_p99_ns / 1e3 : NAN);
+			table_num(t, p->late_n ? p->late_p999_ns / 1e3 : NAN);
+			table_num(t, p->late_n ? p->late_max_ns / 1e3 : NAN);
+			table_str(t, p->hw_ts ? "NIC" : "TSC at poll");
+		}
+	}
+	for (i = 0; i < n; i++) {
+		const struct dp_rt_report *rt = &runs[i].res.rt;
+
+		if (runs[i].rc != 0 || !rt->on)
+			continue;
+		table_note(t, "dilation %g: emulated time runs %g times slower than real time (every "
+			   "rate on the wire divided by it, every delay multiplied); steps are in "
+			   "emulated time", rt->dilation, rt->dilation);
+		table_note(t, "TSC %.6f GHz measured against %s (DPDK says %.6f: %+.0f ppm)",
+			   rt->hz / 1e9, rt->realtime ? "CLOCK_REALTIME" : "CLOCK_MONOTONIC_RAW",
+			   rt->hz_nominal / 1e9, (rt->hz_nominal / rt->hz - 1) * 1e6);
+		if (rt->split)
+			table_note(t, "split over two processes: this one runs DC mask %#x and %s; "
+				   "clock offset to the peer %+.3f us%s (round trip %.3f us)%s",
+				   rt->local, rt->leader ? "leads" : "follows",
+				   rt->offset_ns / 1e3, rt->realtime ? ", not applied (PTP)" : "",
+				   rt->rtt_ns / 1e3,
+				   rt->merged ? "; the steps are both sides' (merged)" :
+				   "; the steps are this side's (the leader reports both)");
+		table_note(t, "engine: %" PRIu64 " polls while events were overdue, %" PRIu64
+			   " while idle", rt->behind, rt->idle);
+		break;
+	}
+	return t;
+}
+
+static void
+print_trace(const struct dp_capture *cap, const char *path)
+{
+	uint64_t total = 0;
+	uint32_t i;
+
+	for (i = 0; i < cap->nif; i++)
+		total += cap->frames[i];
+	printf("trace: %s, %" PRIu64 " frames on %u interfaces\n", path, total, cap->nif);
+	for (i = 0; i < cap->nif; i++)
+		printf("  %-20s %" PRIu64 "\n", cap->names[i], cap->frames[i]);
+}
+
+void
+run_report_text(struct outcome *runs, unsigned int n, const struct sc_scenario *sc, bool every,
+		const struct dp_capture *cap, const char *trace_path)
+{
+	bool loaded = sc->background.load > 0;
+	struct table *t;
+	unsigned int i;
+
+	printf("syncemu run: %s%s%s\n  %s\n\n", sc->name, sc->path[0] ? " from " : " (built in)",
+	       sc->path, sc->desc);
+	for (i = 0; i < n; i++) {
+		if (runs[i].rc != 0) {
+			printf("Run %s FAILED: %s\n\n", runs[i].c.label, runs[i].err);
+			continue;
+		}
+		if (runs[i].res.steps == 0 || (!every && runs[i].res.steps > 20))
+			continue;
+		t = steps_table(&runs[i]);
+		if (t != NULL)
+			table_print(t, stdout);
+		table_free(t);
+	}
+	if (n > 0 && runs[0].res.steps > 0) {
+		t = loaded ? summary_loaded(runs, n, sc) : summary_zero(runs, n, sc);
+		if (t != NULL)
+			table_print(t, stdout);
+		table_free(t);
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t k;
+
+		for (k = 0; k < runs[i].res.nchanges; k++) {
+			const struct dp_change *ch = &runs[i].res.changes[k];
+			char when[64];
+
+			if (ch->step == UINT32_MAX)
+				snprintf(when, sizeof(when), "after the last step");
+			else
+				snprintf(when, sizeof(when), "during step %u", ch->step);
+			printf("%s run %s at %.6f ms, %s: %s %.12g -> %.12g\n", k ? "      " :
+			       "change:", runs[i].c.label, ch->at / 1e9, when,
+			       dp_param_key(ch->param), ch->old, ch->value);
+		}
+	}
+	if (n > 0 && runs[0].res.rt.on) {
+		t = realtime_table(runs, n);
+		if (t != NULL)
+			table_print(t, stdout);
+		table_free(t);
+	}
+	for (i = 0; i < n; i++)
+		if (runs[i].res.interrupted)
+			printf("interrupted: run %s stopped after step %u of %u\n", runs[i].c.label,
+			       runs[i].res.steps, sc->run.steps);
+	if (loaded) {
+		t = background_table(runs, n);
+		if (t != NULL)
+			table_print(t, stdout);
+		table_free(t);
+	}
+	if (trace_path != NULL && cap != NULL)
+		print_trace(cap, trace_path);
+}
+
+static json_t *
+elems_json(const struct dp_run_result *res)
+{
+	json_t *a = json_array();
+	uint32_t i;
+
+	for (i = 0; a != NULL && i < res->n_elems; i++) {
+		const struct dp_elem_summary *e = &res->elems[i];
+
+		json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:I, s:I}",
+						   "name", e->name, "kind", e->kind,
+						   "rx", (json_int_t)e->rx, "tx", (json_int_t)e->tx,
+						   "drop", (json_int_t)e->drop,
+						   "max_queue_bytes", (json_int_t)e->max_qbytes,
+						   "utilisation", e->util,
+						   "sync_over_limit", (json_int_t)e->fg_over,
+						   "background_drops", (json_int_t)e->bg_drop));
+	}
+	return a;
+}
+
+static json_t *
+num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *
+stats_json(const struct sm_stats *st, double scale)
+{
+	if (st->n == 0)
+		return json_null();
+	return json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "n", (int)st->n,
+			 "mean", num(st->mean * scale), "ci95", num(st->ci95 * scale),
+			 "median", num(st->median * scale), "p99", num(st->p99 * scale),
+			 "min", num(st->min * scale), "max", num(st->max * scale));
+}
+
+/* The WAN queues over time: at most QUEUE_POINTS per link, every stride-th sample. */
+static json_t *
+queues_json(const struct outcome *r)
+{
+	const struct queue_points *qp = &r->qp;
+	json_t *o = json_object();
+	uint32_t i, k;
+
+	for (i = 0; o != NULL && i < r->nq; i++) {
+		json_t *t = json_array(), *b = json_array();
+
+		for (k = 0; k < qp->n; k++) {
+			json_array_append_new(t, json_real(qp->t[k]));
+			json_array_append_new(b, json_integer((json_int_t)qp->bytes[k * r->nq + i]));
+		}
+		json_object_set_new(o, r->q[i].name, json_pack("{s:o, s:o, s:I, s:I}", "t_s", t,
+							       "bytes", b, "every_sample",
+							       (json_int_t)qp->stride,
+							       "samples", (json_int_t)qp->seen));
+	}
+	return o;
+}
+
+static json_t *
+rt_port_json(const struct dp_rt_port_report *p)
+{
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, "
+			 "s:o, s:o, s:s}", "name", p->name, "device", p->dev,
+			 "frames_sent", (json_int_t)p->tx, "bytes_sent", (json_int_t)p->tx_bytes,
+			 "deferred_sends", (json_int_t)p->tx_deferred,
+			 "frames_received", (json_int_t)p->rx,
+			 "bytes_received", (json_int_t)p->rx_bytes,
+			 "other_frames", (json_int_t)p->rx_other, "stale_frames", (json_int_t)p->rx_stale,
+			 "device_rx_dropped", (json_int_t)p->dev_rx_dropped,
+			 "device_tx_errors", (json_int_t)p->dev_tx_errors,
+			 "lateness_samples", (json_int_t)p->late_n,
+			 "late_median_ns", num(p->late_n ? p->late_median_ns : NAN),
+			 "late_p99_ns", num(p->late_n ? p->late_p99_ns : NAN),
+			 "late_p999_ns", num(p->late_n ? p->late_p999_ns : NAN),
+			 "late_max_ns", num(p->late_n ? p->late_max_ns : NAN),
+			 "rx_stamps", p->hw_ts ? "nic" : "tsc");
+}
+
+static json_t *
+rt_json(const struct dp_rt_report *rt)
+{
+	json_t *ports = json_array(), *peer = json_array();
+	uint32_t k;
+
+	for (k = 0; k < rt->n_ports; k++)
+		json_array_append_new(ports, rt_port_json(&rt->port[k]));
+	for (k = 0; k < rt->n_peer_ports; k++)
+		json_array_append_new(peer, rt_port_json(&rt->peer_port[k]));
+	return json_pack("{s:f, s:f, s:f, s:b, s:b, s:i, s:I, s:I, s:b, s:I, s:I, s:o, s:o}",
+			 "dilation", rt->dilation, "tsc_hz", rt->hz, "tsc_hz_nominal",
+			 rt->hz_nominal, "split", rt->split, "leader", rt->leader,
+			 "local_mask", (int)rt->local, "peer_offset_ns", (json_int_t)rt->offset_ns,
+			 "peer_rtt_ns", (json_int_t)rt->rtt_ns, "merged", rt->merged,
+			 "polls_behind", (json_int_t)rt->behind, "polls_idle", (json_int_t)rt->idle,
+			 "ports", ports, "peer_ports", peer);
+}
+
+static json_t *
+run_json(const struct outcome *r, uint32_t run_id)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:b}", "label", r->c.label,
+			      "variant", sm_variant_name(r->c.var),
+			      "budget", sm_variant_has_module(r->c.var) ?
+			      sm_budget_name(r->c.b) : "-", "run_id", (int)run_id, "ok", r->rc == 0);
+	struct table *t;
+
+	if (o == NULL)
+		return NULL;
+	if (r->rc != 0) {
+		json_object_set_new(o, "error", json_string(r->err));
+		return o;
+	}
+	t = steps_table(r);
+	if (t != NULL)
+		json_object_set_new(o, "steps", table_json(t));
+	table_free(t);
+	json_object_set_new(o, "steps_kept", json_pack("{s:i, s:i, s:i}", "first", (int)r->nfirst,
+						       "last", (int)r->nlast, "of",
+						       (int)r->res.steps));
+	{
+		unsigned int f = outcome_flags(r);
+		json_t *fl = json_object();
+		char st[160];
+		int k;
+
+		for (k = 0; fl != NULL && k < OF_COUNT; k++)
+			json_object_set_new(fl, outcome_flag_id(k), json_boolean(f & (1u << k)));
+		json_object_set_new(o, "status", json_string(outcome_status(r, st, sizeof(st))));
+		json_object_set_new(o, "flags", fl);
+	}
+	json_object_set_new(o, "fluid_bound_holds", json_boolean(r->bound_holds));
+	if (!r->bound_holds)
+		json_object_set_new(o, "fluid_bound_why", json_string(r->bound_why));
+	json_object_set_new(o, "packet_model_ms", num(r->pm_rc == 0 ? r->pm_mean * 1e3 : NAN));
+	json_object_set_new(o, "compared_steps", json_integer(r->pm_steps));
+	json_object_set_new(o, "changed_steps", json_integer(r->changed_steps));
+	json_object_set_new(o, "step_ms", stats_json(&r->all, 1e3));
+	json_object_set_new(o, "steady_ms", stats_json(&r->steady, 1e3));
+	json_object_set_new(o, "warmup_mean_ms", num(r->warm_mean * 1e3));
+	json_object_set_new(o, "fluid_ms", num(r->fluid * 1e3));
+	json_object_set_new(o, "fluid_bound", num(r->bound_holds ? r->bound : NAN));
+	json_object_set_new(o, "max_rel_diff", num(r->max_rel));
+	json_object_set_new(o, "interrupted", json_boolean(r->res.interrupted));
+	json_object_set_new(o, "clock", json_string(r->res.rt.on ? "real" : "virtual"));
+	if (r->res.rt.on)
+		json_object_set_new(o, "real_time", rt_json(&r->res.rt));
+	json_object_set_new(o, "frames", json_integer((json_int_t)r->res.frames));
+	json_object_set_new(o, "events", json_integer((json_int_t)r->res.events));
+	json_object_set_new(o, "wall_s", json_real(r->wall));
+	json_object_set_new(o, "elements", elems_json(&r->res));
+	if (r->res.has_module)
+		json_object_set_new(o, "module_binding",
+				    json_string(sm_stage_name(r->res.binding)));
+	if (r->loaded && r->model_rc == 0)
+		json_object_set_new(o, "model", json_pack(
+			"{s:o, s:o, s:o, s:o, s:o, s:o}",
+			"ps_mean_ms", num(r->ps.step.mean * 1e3),
+			"ps_ci95_ms", num(r->ps.step.ci95 * 1e3),
+			"fifo_mean_ms", num(r->fifo.step.mean * 1e3),
+			"fifo_ci95_ms", num(r->fifo.step.ci95 * 1e3),
+			"zero_load_ms", num(r->ps.closed * 1e3),
+			"capacity_bound_ms", num(r->ps.min_step * 1e3)));
+	if (r->res.bg.started > 0)
+		json_object_set_new(o, "background", json_pack(
+			"{s:I, s:I, s:I, s:I, s:o, s:o, s:o}",
+			"started", (json_int_t)r->res.bg.started,
+			"done", (json_int_t)r->res.bg.done,
+			"incomplete", (json_int_t)r->res.bg.incomplete,
+			"unsent", (json_int_t)r->res.bg.unsent,
+			"wait_us", stats_json(&r->wait, 1e6),
+			"mg1_wait_us", num(r->mg1_wait * 1e6),
+			"fct_us", stats_json(&r->fct, 1e6)));
+	if (r->nq > 0 && r->qp.n > 0)
+		json_object_set_new(o, "wan_queues", queues_json(r));
+	if (r->res.nchanges > 0) {
+		json_t *a = json_array(), *g = json_array();
+		uint32_t k;
+
+		for (k = 0; a != NULL && k < r->res.nchanges; k++) {
+			const struct dp_change *ch = &r->res.changes[k];
+
+			json_array_append_new(a, json_pack("{s:f, s:s, s:f, s:f, s:o}", "at_ms",
+							   ch->at / 1e9, "key",
+							   dp_param_key(ch->param), "old", ch->old,
+							   "value", ch->value, "step",
+							   ch->step == UINT32_MAX ? json_null() :
+							   json_integer(ch->step)));
+		}
+		json_object_set_new(o, "changes", a);
+		/* the settings: the steps wholly under each, against its own closed form */
+		for (k = 0; g != NULL && k < r->nregimes; k++) {
+			const struct regime *x = &r->regimes[k];
+
+			json_array_append_new(g, json_pack(
+				"{s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:b}", "changes",
+				(int)x->changes, "first_step", (int)x->first, "last_step",
+				(int)x->last, "compared_steps", (int)x->steps, "packet_model_ms",
+				num(x->steps ? x->pm_sum / x->steps / 1e9 : NAN), "max_rel_diff",
+				num(x->max_rel), "fluid_ms", num(x->fluid * 1e3), "fluid_bound",
+				num(x->bound_holds ? x->bound : NAN), "fluid_bound_holds",
+				x->bound_holds));
+		}
+		json_object_set_new(o, "regimes", g);
+	}
+	return o;
+}
+
+int
+run_report_json(struct outcome *runs, unsigned int n, const struct sc_scenario *sc,
+	   const struct dp_capture *cap, const char *trace_path)
+{
+	json_t *root = json_object(), *ja = json_array();
+	struct table *t;
+	unsigned int i;
+	int rc = 0;
+
+	if (root == NULL || ja == NULL) {
+		json_decref(root);
+		json_decref(ja);
+		return -ENOMEM;
+	}
+	json_object_set_new(root, "syncemu", json_string(SYNCEMU_VERSION));
+	json_object_set_new(root, "scenario", json_pack("{s:s, s:s, s:s, s:I, s:f}", "name",
+							sc->name, "description", sc->desc, "path",
+							sc->path, "seed", (json_int_t)sc->run.seed,
+							"load", sc->background.load));
+	for (i = 0; i < n; i++)
+		json_array_append_new(ja, run_json(&runs[i], i + 1));
+	json_object_set_new(root, "runs", ja);
+	if (n > 0 && runs[0].res.steps > 0) {
+		t = sc->background.load > 0 ? summary_loaded(runs, n, sc) :
+					      summary_zero(runs, n, sc);
+		if (t != NULL)
+			json_object_set_new(root, "summary", table_json(t));
+		table_free(t);
+	}
+	if (trace_path != NULL && cap != NULL) {
+		json_t *ifs = json_object();
+
+		for (i = 0; ifs != NULL && i < cap->nif; i++)
+			json_object_set_new(ifs, cap->names[i],
+					    json_integer((json_int_t)cap->frames[i]));
+		json_object_set_new(root, "trace", json_pack("{s:s, s:o}", "file", trace_path,
+							     "frames", ifs));
+	}
+	if (json_dumpf(root, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(12)) != 0)
+		rc = -EIO;
+	fputc('\n', stdout);
+	json_decref(root);
+	return rc;
+}
