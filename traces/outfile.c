@@ -322,8 +322,9 @@ classify(struct outfile *o, char *err, size_t errlen)
 	}
 	if (!S_ISREG(st.st_mode)) {
 		say(err, errlen, "%s %s%s is %s: syncemu writes a regular file, a FIFO or '-' "
-		    "(the standard output) and leaves anything else as it is", o->what, o->path,
-		    shown, outfile_kind_name(st.st_mode));
+		    "(the standard output) and leaves anything else as it is%s", o->what, o->path,
+		    shown, outfile_kind_name(st.st_mode), S_ISCHR(st.st_mode) ?
+		    " (to write nothing, leave the output out)" : "");
 		return -EINVAL;
 	}
 	o->kind = OUTFILE_REGULAR;
