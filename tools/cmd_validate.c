@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 #include <pcap/pcap.h>
@@ -21,6 +22,7 @@
 #include "opts.h"
 #include "reader.h"
 #include "scenario.h"
+#include "streams.h"
 #include "syncs.h"
 #include "table.h"
 #include "units.h"
@@ -33,15 +35,23 @@ struct val_opts {
 	const char *scenario;
 	const char *filter;
 	char *filter_owned;
-	double gap, period, alpha, beta, tolerance;
-	char gap_opt[32], period_opt[32];	/* as typed, when given */
-	char variant_opt[32], budget_opt[32];
+	const char *background;
+	const char *steps_csv;
+	double gap, period, alpha, beta, tolerance, rate, idle, clock_offset, coll_bytes;
+	unsigned long steps, ranks;
+	enum tr_coll coll;
+	bool gap_auto;
+	/* options as typed, when given: for the messages about what goes together */
+	char gap_opt[32], period_opt[32], variant_opt[32], budget_opt[32], steps_opt[32];
+	char coll_opt[32], ranks_opt[32], size_opt[32], bg_opt[32], csv_opt[32], offset_opt[32];
+	char idle_opt[32];
 	bool generic, payload, json, help, have_alpha, have_beta;
 	unsigned int variants, budgets;
 };
 
-enum { O_SCEN, O_SET, O_GENERIC, O_FILTER, O_HOSTS, O_PORTS, O_GAP, O_PERIOD, O_BYTES, O_ALPHA,
-       O_BETA, O_VARIANT, O_BUDGET, O_TOL, O_JSON, O_HELP };
+enum { O_SCEN, O_SET, O_GENERIC, O_FILTER, O_HOSTS, O_PORTS, O_STEPS, O_COLL, O_RANKS, O_SIZE,
+       O_BG, O_RATE, O_IDLE, O_CSV, O_OFFSET, O_GAP, O_PERIOD, O_COUNT, O_ALPHA, O_BETA,
+       O_VARIANT, O_BUDGET, O_TOL, O_JSON, O_HELP };
 
 static const struct opt val_optv[] = {
 	{ "scenario", 's', "FILE", "the model's scenario [a syncemu trace's own; else none]",
@@ -52,10 +62,28 @@ static const struct opt val_optv[] = {
 	  O_FILTER },
 	{ "hosts", 0, "A,B,...", "select packets between these IPv4/IPv6 addresses", O_HOSTS },
 	{ "ports", 0, "P,Q,...", "select packets to or from these ports (0..65535)", O_PORTS },
-	{ "gap", 0, "TIME", "an idle gap this long ends a burst [automatic]", O_GAP },
-	{ "period", 0, "TIME", "cut into periods of this length instead of at gaps (not with "
-	  "--gap)", O_PERIOD },
-	{ "bytes", 0, "wire|payload", "count frame bytes or TCP/UDP payload [wire]", O_BYTES },
+	{ "steps", 'n', "N", "the capture holds N steps: cut each direction's stream into N equal "
+	  "volumes", O_STEPS },
+	{ "collective", 'c', "NAME", "or the step's volume from this collective: allreduce, "
+	  "allgather, reducescatter or alltoall (needs --ranks, --bytes)", O_COLL },
+	{ "ranks", 0, "N", "the collective's ranks, the same number on each host", O_RANKS },
+	{ "bytes", 0, "SIZE", "the collective's buffer (e.g. 4MiB; allgather: the gathered one)",
+	  O_SIZE },
+	{ "background", 0, "BPF", "packets of other traffic sharing the link: their share of "
+	  "each step", O_BG },
+	{ "rate", 0, "RATE", "the link's rate, frame bytes (e.g. 400Mbit/s), for the duplex and "
+	  "serialised predictions [the directions' rate while busy]", O_RATE },
+	{ "idle", 0, "TIME", "a gap between a direction's data packets over this is idle "
+	  "[10 x its median gap, at least 50us]", O_IDLE },
+	{ "steps-csv", 0, "FILE", "the application's step times (step,start_ns,end_ns) to hold "
+	  "the wire's against", O_CSV },
+	{ "clock-offset", 0, "TIME", "add this to the times of --steps-csv (another clock than "
+	  "the capture's) [0]", O_OFFSET },
+	{ "gap", 0, "TIME|auto", "cut into bursts at idle gaps this long instead of by the "
+	  "streams", O_GAP },
+	{ "period", 0, "TIME", "or into periods of this length (not with --gap)", O_PERIOD },
+	{ "count", 0, "wire|payload", "bursts: count frame bytes or TCP/UDP payload [wire]",
+	  O_COUNT },
 	{ "alpha", 0, "TIME", "latency of a given alpha-beta model [fitted]", O_ALPHA },
 	{ "beta", 0, "RATE", "bandwidth of a given alpha-beta model [fitted]", O_BETA },
 	{ "variant", 'v', "V", "compare bursts with this variant's sync (needs --scenario)",
@@ -198,18 +226,78 @@ val_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 		return list_filter(o, "host", arg, err, errlen);
 	case O_PORTS:
 		return list_filter(o, "port", arg, err, errlen);
+	case O_STEPS:
+		snprintf(o->steps_opt, sizeof(o->steps_opt), "%s", opts_spelling());
+		return opts_count(opts_spelling(), arg, 1, TR_STEPS_MAX, &o->steps, err, errlen);
+	case O_COLL:
+		snprintf(o->coll_opt, sizeof(o->coll_opt), "%s", opts_spelling());
+		o->coll = tr_coll_parse(arg);
+		if (o->coll == TR_COLL_NONE) {
+			snprintf(err, errlen, "%s: '%s' (allowed: allreduce, allgather, "
+				 "reducescatter, alltoall)", opts_spelling(), arg);
+			return -EINVAL;
+		}
+		return 0;
+	case O_RANKS:
+		snprintf(o->ranks_opt, sizeof(o->ranks_opt), "%s", opts_spelling());
+		return opts_count(opts_spelling(), arg, 2, 1u << 24, &o->ranks, err, errlen);
+	case O_SIZE:
+		if (strcmp(arg, "wire") == 0 || strcmp(arg, "payload") == 0) {
+			/* the former spelling of --count */
+			o->payload = strcmp(arg, "payload") == 0;
+			return 0;
+		}
+		snprintf(o->size_opt, sizeof(o->size_opt), "%s", opts_spelling());
+		if (sc_unit_parse(SC_UNIT_BYTES, arg, &o->coll_bytes, NULL, 0) != 0 ||
+		    !(o->coll_bytes >= 1) || o->coll_bytes > 1e18) {
+			snprintf(err, errlen, "%s: '%s' is not a size of 1 B to 1 EB (e.g. 4MiB, "
+				 "4194304)", opts_spelling(), arg);
+			return -EINVAL;
+		}
+		return 0;
+	case O_BG:
+		snprintf(o->bg_opt, sizeof(o->bg_opt), "%s", opts_spelling());
+		if (filter_check(arg, err, errlen) != 0)
+			return -EINVAL;
+		o->background = arg;
+		return 0;
+	case O_RATE:
+		return sc_unit_parse(SC_UNIT_BYTE_RATE, arg, &o->rate, err, errlen) != 0 ||
+			!(o->rate > 0) ?
+			(snprintf(err, errlen, "%s: '%s' is not a rate > 0 (e.g. 400Mbit/s, "
+				  "50MB/s)", opts_spelling(), arg), -EINVAL) : 0;
+	case O_IDLE:
+		snprintf(o->idle_opt, sizeof(o->idle_opt), "%s", opts_spelling());
+		return sc_unit_parse(SC_UNIT_TIME, arg, &o->idle, err, errlen) != 0 ||
+			!(o->idle > 0) || o->idle > 1e6 ?
+			(snprintf(err, errlen, "%s: '%s' is not a time > 0 (e.g. 300us)",
+				  opts_spelling(), arg), -EINVAL) : 0;
+	case O_CSV:
+		snprintf(o->csv_opt, sizeof(o->csv_opt), "%s", opts_spelling());
+		o->steps_csv = arg;
+		return 0;
+	case O_OFFSET:
+		snprintf(o->offset_opt, sizeof(o->offset_opt), "%s", opts_spelling());
+		return sc_unit_parse(SC_UNIT_TIME, arg, &o->clock_offset, err, errlen) != 0 ||
+			!(fabs(o->clock_offset) < 9e9) ?
+			(snprintf(err, errlen, "%s: '%s' is not a time, e.g. -3.5ms or 37s (within "
+				  "+-9e9 s)", opts_spelling(), arg), -EINVAL) : 0;
 	case O_GAP:
 		snprintf(o->gap_opt, sizeof(o->gap_opt), "%s", opts_spelling());
+		if (strcmp(arg, "auto") == 0) {
+			o->gap_auto = true;
+			return 0;
+		}
 		return sc_unit_parse(SC_UNIT_TIME, arg, &o->gap, err, errlen) != 0 || !(o->gap > 0) ?
-			(snprintf(err, errlen, "%s: '%s' is not a time > 0", opts_spelling(), arg),
-			 -EINVAL) : 0;
+			(snprintf(err, errlen, "%s: '%s' is not a time > 0 or 'auto'",
+				  opts_spelling(), arg), -EINVAL) : 0;
 	case O_PERIOD:
 		snprintf(o->period_opt, sizeof(o->period_opt), "%s", opts_spelling());
 		return sc_unit_parse(SC_UNIT_TIME, arg, &o->period, err, errlen) != 0 ||
 			!(o->period > 0) ?
 			(snprintf(err, errlen, "%s: '%s' is not a time > 0", opts_spelling(), arg),
 			 -EINVAL) : 0;
-	case O_BYTES:
+	case O_COUNT:
 		if (strcmp(arg, "wire") != 0 && strcmp(arg, "payload") != 0) {
 			snprintf(err, errlen, "%s: '%s' (allowed: wire, payload)", opts_spelling(),
 				 arg);
@@ -272,11 +360,28 @@ val_usage(FILE *f)
 		   "rx to have them) and are compared with the packet-level closed form and the fluid\n"
 		   "model of the trace's own scenario (or --scenario).\n"
 		   "\n"
-		   "Any other trace (TCP or UDP between hosts, e.g. an MPI or NCCL-like all-reduce)\n"
-		   "is cut into bursts between idle gaps (or periods) over the packets selected with\n"
-		   "--filter, --hosts or --ports; an alpha-beta model (latency + bytes / bandwidth)\n"
-		   "is fitted to the bursts, or given with --alpha and --beta, and with --scenario\n"
-		   "and --variant each burst is compared with the variant's sync time.\n"
+		   "Any other trace (TCP, UDP or RoCE v2 between hosts: an MPI or NCCL job) is read\n"
+		   "as the application's byte streams, over the packets selected with --filter,\n"
+		   "--hosts or --ports. A direction is what one host sent another over every\n"
+		   "connection; its stream is the bytes in the order written: from TCP sequence\n"
+		   "numbers (retransmissions, reordering, segments the capture missed and payloads\n"
+		   "the snap length cut change nothing), RoCE v2 PSNs or UDP lengths. The job's\n"
+		   "steps are equal volumes of each stream: --steps N (the capture holds N steps),\n"
+		   "--collective with --ranks and --bytes (the volume from the algorithm: a ring,\n"
+		   "ranks in blocks per host), or without either the volume at which the streams'\n"
+		   "idle moments repeat, said with how sure it is; the cuts move to the idle gaps\n"
+		   "nearest them. Each step: its first and last packet in each direction, bytes,\n"
+		   "rate, how much of it both directions carried data (did they take turns?), idle\n"
+		   "time and stalls, and the --background traffic's share of each direction; an\n"
+		   "alpha-beta fit per direction; with --rate (or the scenario's WAN) the duplex and\n"
+		   "the serialised step and which the capture matches; with --steps-csv, each step\n"
+		   "beside the application's own times; with --scenario and --variant, beside the\n"
+		   "variant's sync. A summary line comes first.\n"
+		   "\n"
+		   "--gap or --period cut the packets into bursts at idle gaps or into periods\n"
+		   "instead, with an alpha-beta model fitted to the bursts (or given with --alpha and\n"
+		   "--beta): for transfers of several sizes. Without a step volume that repeats,\n"
+		   "validate falls back to bursts itself and says so.\n"
 		   "\n"
 		   "The options are checked before the trace is read: --filter is compiled by\n"
 		   "libpcap (for Ethernet frames), --hosts takes addresses and --ports numbers.\n"
@@ -286,6 +391,9 @@ val_usage(FILE *f)
 		   val_optv, N_OPTS);
 	fprintf(f, "\nexamples:\n"
 		   "  syncemu run -v A -n 5 -c tx,rx --trace a.pcapng && syncemu validate a.pcapng\n"
+		   "  syncemu validate mpi.pcap --filter 'tcp portrange 40000-40049' --steps 20\n"
+		   "  syncemu validate mpi.pcap --collective allreduce --ranks 4 --bytes 4MiB \\\n"
+		   "      --rate 400Mbit/s --background 'tcp port 5201' --steps-csv steps.csv\n"
 		   "  syncemu validate cluster.pcap.gz --ports 29500 --gap 200us --json\n"
 		   "  syncemu validate link.pcap --filter 'tcp and src host 10.9.0.1' "
 		   "--beta 12.5MB/s --tolerance 5\n");
@@ -336,9 +444,20 @@ emit(struct table **tabs, unsigned int n, json_t *extra, bool json)
 	if (json) {
 		json_t *root = extra, *tj = json_object();
 
+		const struct table *dirs = NULL;
+
 		for (i = 0; i < n; i++)
-			if (tabs[i] != NULL)
+			if (tabs[i] != NULL && strcmp(table_id(tabs[i]), "step_directions") == 0)
+				dirs = tabs[i];
+		for (i = 0; i < n; i++) {
+			if (tabs[i] == NULL || tabs[i] == dirs)
+				continue;
+			/* each step's directions go inside its row */
+			if (dirs != NULL && strcmp(table_id(tabs[i]), "steps") == 0)
+				json_object_set_new(tj, "steps", validate_steps_json(tabs[i], dirs));
+			else
 				json_object_set_new(tj, table_id(tabs[i]), table_json(tabs[i]));
+		}
 		json_object_set_new(root, "tables", tj);
 		json_dumpf(root, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
 		fputc('\n', stdout);
@@ -347,6 +466,346 @@ emit(struct table **tabs, unsigned int n, json_t *extra, bool json)
 	for (i = 0; i < n; i++)
 		if (tabs[i] != NULL)
 			table_print(tabs[i], stdout);
+}
+
+/* What goes together, and what does not: a message naming both options, or "". */
+static void
+together(const struct val_opts *o, char *err, size_t errlen)
+{
+	const char *stream_opt = o->steps_opt[0] ? o->steps_opt : o->coll_opt[0] ? o->coll_opt :
+				 o->bg_opt[0] ? o->bg_opt : o->idle_opt[0] ? o->idle_opt : NULL;
+	const char *burst_opt = o->gap_opt[0] ? o->gap_opt : o->period_opt[0] ? o->period_opt :
+				NULL;
+
+	err[0] = '\0';
+	if (o->gap_opt[0] != '\0' && o->period_opt[0] != '\0')
+		snprintf(err, errlen, "%s and %s exclude each other (cut at idle gaps, or into "
+			 "periods)", o->gap_opt, o->period_opt);
+	else if (o->steps_opt[0] != '\0' && o->coll_opt[0] != '\0')
+		snprintf(err, errlen, "%s and %s exclude each other (the step count given, or found "
+			 "from the collective's bytes)", o->steps_opt, o->coll_opt);
+	else if (stream_opt != NULL && burst_opt != NULL)
+		snprintf(err, errlen, "%s and %s exclude each other (%s cuts the streams into "
+			 "steps, %s cuts the packets into bursts)", stream_opt, burst_opt,
+			 stream_opt, burst_opt);
+	else if (o->coll_opt[0] != '\0' && (o->ranks_opt[0] == '\0' || o->size_opt[0] == '\0'))
+		snprintf(err, errlen, "%s needs --ranks and --bytes (the collective's ranks and "
+			 "buffer give each direction's bytes in a step)", o->coll_opt);
+	else if (o->coll_opt[0] == '\0' && (o->ranks_opt[0] != '\0' || o->size_opt[0] != '\0'))
+		snprintf(err, errlen, "%s needs --collective (whose ranks and buffer they are)",
+			 o->ranks_opt[0] ? o->ranks_opt : o->size_opt);
+	else if (o->offset_opt[0] != '\0' && o->csv_opt[0] == '\0')
+		snprintf(err, errlen, "%s needs --steps-csv (the times it moves)", o->offset_opt);
+	else if (o->variant_opt[0] != '\0' && o->scenario == NULL)
+		snprintf(err, errlen, "%s needs --scenario (the model whose sync the bursts "
+			 "are compared with)", o->variant_opt);
+	else if (o->budget_opt[0] != '\0' && o->variant_opt[0] == '\0')
+		snprintf(err, errlen, "%s needs --variant (the budget is that variant's "
+			 "module's)", o->budget_opt);
+}
+
+/* The options that ask for a generic trace's reading (the syncemu header ignored). */
+static bool
+wants_generic(const struct val_opts *o)
+{
+	return o->generic || o->filter != NULL || o->filter_owned != NULL || o->steps_opt[0] ||
+	       o->coll_opt[0] || o->bg_opt[0] || o->idle_opt[0] || o->csv_opt[0] ||
+	       o->gap_opt[0] || o->period_opt[0];
+}
+
+/* The model's sync for --scenario --variant --budget, in s (NAN without). */
+static double
+model_sync(const struct val_opts *o, const struct sc_scenario *sc, bool have_sc,
+	   enum sm_variant *var, enum sm_budget *bud)
+{
+	struct sm_step fl;
+	unsigned int i;
+
+	*var = SM_VAR_A;
+	*bud = SM_BUDGET_FREE;
+	for (i = 0; i < SM_VAR_COUNT; i++)
+		if (o->variants & (1u << i)) {
+			*var = (enum sm_variant)i;
+			break;
+		}
+	for (i = 0; i < SM_BUDGET_COUNT; i++)
+		if (o->budgets & (1u << i)) {
+			*bud = (enum sm_budget)i;
+			break;
+		}
+	if (!have_sc || sm_step_eval(&sc->model, *var, sm_budget_value(&sc->model.mod, *bud),
+				     &fl) != 0)
+		return NAN;
+	return sm_step_sync(&fl);
+}
+
+/* Warnings about bursts: a split that cannot be trusted, a fit that is not one. */
+static void
+burst_warnings(const struct tr_bursts *b, const struct tr_fit *fit, double rate, json_t *warn)
+{
+	char w[512];
+
+	if (b->n > 1 && isfinite(b->min_between_s) && b->max_inside_s >= 0.5 * b->min_between_s) {
+		snprintf(w, sizeof(w), "the gaps inside the bursts (up to %.6g s) are as long as "
+			 "those between them (from %.6g s): where a step ends is not told by a gap; "
+			 "cut the streams with --steps N or --collective instead", b->max_inside_s,
+			 b->min_between_s);
+		json_array_append_new(warn, json_string(w));
+	}
+	if (b->n < 3) {
+		snprintf(w, sizeof(w), "%u burst%s: not a fit (two points are not a fit; alpha-beta "
+			 "needs 3 or more of several sizes)", b->n, b->n == 1 ? "" : "s");
+		json_array_append_new(warn, json_string(w));
+	} else if (fit->alpha_fixed) {
+		snprintf(w, sizeof(w), "the bursts are of one size: alpha and beta cannot be told "
+			 "apart (beta is bytes / time with alpha 0)");
+		json_array_append_new(warn, json_string(w));
+	} else if (!(fit->r2 >= 0.9)) {
+		snprintf(w, sizeof(w), "a poor fit: R^2 %.3f (the bursts' times do not grow with "
+			 "their bytes as one alpha and beta say)", fit->r2);
+		json_array_append_new(warn, json_string(w));
+	}
+	if (rate > 0 && fit->beta > 1.05 * rate) {
+		snprintf(w, sizeof(w), "the fitted beta (%.6g Mbit/s) is above the link's rate "
+			 "(%.6g Mbit/s): the bursts are not transfers at the link's rate (steps cut "
+			 "in the wrong places, or several flows at once)", fit->beta * 8 / 1e6,
+			 rate * 8 / 1e6);
+		json_array_append_new(warn, json_string(w));
+	}
+}
+
+/* The bursts of a generic trace: the former way, and the fallback. */
+static int
+generic_bursts(const struct val_opts *o, const char *path, struct tr_reader **r,
+	       struct sc_scenario *sc, bool have_sc, double rate, const char *fallback,
+	       struct table **tabs, unsigned int *nt, json_t *root, json_t *warn,
+	       struct tr_bursts *bur, struct wire_span **spans, uint32_t *nspans,
+	       struct verdict *v)
+{
+	struct tr_burst_params bp = {
+		.filter = o->filter_owned ? o->filter_owned : o->filter,
+		.gap_s = o->gap, .period_s = o->period, .payload = o->payload,
+	};
+	struct tr_fit fit, model;
+	enum sm_variant var;
+	enum sm_budget bud;
+	char err[512];
+	uint32_t i;
+	int rc;
+
+	/* the reader may have been read by the syncemu pass: from the start again */
+	tr_reader_close(*r);
+	*r = tr_reader_open(path, err, sizeof(err));
+	if (*r == NULL) {
+		fprintf(stderr, "syncemu validate: %s\n", err);
+		return CLI_EXIT_INPUT;
+	}
+	rc = tr_bursts_read(*r, &bp, bur, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "syncemu validate: %s\n", err);
+		return rc == -ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_INPUT;
+	}
+	if (bur->n == 0) {
+		fprintf(stderr, "syncemu validate: %s: no packet selected (%" PRIu64 " packets, %"
+			PRIu64 " not IP)%s%s\n", path, bur->packets, bur->not_ip,
+			bp.filter ? "; filter: " : "", bp.filter ? bp.filter : "");
+		return CLI_EXIT_INPUT;
+	}
+	if (tr_fit_alpha_beta(bur->b, bur->n, &fit) != 0)
+		return CLI_EXIT_FAIL;
+	/* a given model: what is given, latency 0 if only the bandwidth is */
+	model = fit;
+	if (o->have_alpha || o->have_beta)
+		model.alpha = o->have_alpha ? o->alpha : 0;
+	if (o->have_beta)
+		model.beta = o->beta;
+	model_sync(o, sc, have_sc, &var, &bud);
+	tabs[(*nt)++] = validate_bursts_table(bur, &model, sc, have_sc, var,
+					      have_sc ? sm_budget_value(&sc->model.mod, bud) : 0, v);
+	tabs[(*nt)++] = validate_flows_table(bur);
+	*spans = calloc(bur->n, sizeof(**spans));
+	if (*spans == NULL)
+		return CLI_EXIT_FAIL;
+	for (i = 0; i < bur->n; i++) {
+		(*spans)[i].start_ns = bur->b[i].start_ns;
+		(*spans)[i].end_ns = bur->b[i].end_ns;
+	}
+	*nspans = bur->n;
+	if (fallback[0] != '\0')
+		json_array_append_new(warn, json_string(fallback));
+	burst_warnings(bur, &fit, rate, warn);
+	json_object_set_new(root, "mode", json_string("bursts"));
+	json_object_set_new(root, "split", json_pack(
+		"{s:s, s:I, s:I, s:I, s:i, s:o, s:o, s:o}", "how", bur->how,
+		"packets", (json_int_t)bur->packets, "selected", (json_int_t)bur->selected,
+		"not_ip", (json_int_t)bur->not_ip, "bursts", (int)bur->n,
+		"gap_s", isfinite(bur->gap_s) ? json_real(bur->gap_s) : json_null(),
+		"max_gap_inside_s", json_real(bur->max_inside_s),
+		"min_gap_between_s", isfinite(bur->min_between_s) ?
+		json_real(bur->min_between_s) : json_null()));
+	json_object_set_new(root, "fit", json_pack(
+		"{s:f, s:f, s:o, s:b}", "alpha_s", fit.alpha, "beta_Bps", fit.beta,
+		"r2", isfinite(fit.r2) ? json_real(fit.r2) : json_null(),
+		"alpha_identifiable", !fit.alpha_fixed));
+	json_object_set_new(root, "model", json_pack("{s:f, s:f, s:s}", "alpha_s",
+			    model.alpha, "beta_Bps", model.beta, "from",
+			    o->have_alpha || o->have_beta ? "given" : "fitted"));
+	if (!o->json) {
+		printf("syncemu validate: %s (%s): %" PRIu64 " packets, %" PRIu64
+		       " selected%s%s\n", path, tr_reader_format(*r), bur->packets,
+		       bur->selected, bp.filter ? " by " : "", bp.filter ? bp.filter : "");
+		printf("  %s: %u bursts; largest gap inside a burst %.6g s, smallest between "
+		       "bursts %.6g s\n", bur->how, bur->n, bur->max_inside_s, bur->min_between_s);
+		printf("  alpha-beta fitted: alpha %.6g s, beta %.6g B/s (%.6g Mbit/s)%s, "
+		       "R^2 %.6f\n", fit.alpha, fit.beta, fit.beta * 8 / 1e6,
+		       fit.alpha_fixed ? " (one size: alpha not identifiable, 0)" : "", fit.r2);
+		if (o->have_alpha || o->have_beta)
+			printf("  alpha-beta given: alpha %.6g s, beta %.6g B/s\n",
+			       model.alpha, model.beta);
+	}
+	return CLI_EXIT_OK;
+}
+
+/* The steps of a real job's streams. */
+static int
+generic_streams(const struct val_opts *o, const char *path, const struct tr_reader *r,
+		const struct sc_scenario *sc, bool have_sc, double rate, struct table **tabs,
+		unsigned int *nt, json_t *root, struct tr_streams *st, struct wire_span **spans,
+		uint32_t *nspans, struct verdict *v)
+{
+	static const char *const by[] = { "none", "steps", "collective", "period" };
+	struct stream_summary m;
+	enum sm_variant var;
+	enum sm_budget bud;
+	double sync = model_sync(o, sc, have_sc, &var, &bud);
+	json_t *split;
+	uint32_t k;
+
+	validate_stream_summary(st, rate, &m);
+	tabs[(*nt)++] = validate_dirs_table(st);
+	tabs[(*nt)++] = validate_steps_table(st, sync, v);
+	tabs[(*nt)++] = validate_step_dirs_table(st);
+	tabs[(*nt)++] = validate_stream_fit_table(st);
+	*spans = calloc(st->nsteps, sizeof(**spans));
+	if (*spans == NULL)
+		return CLI_EXIT_FAIL;
+	for (k = 0; k < st->nsteps; k++) {
+		(*spans)[k].start_ns = st->step[k].start_ns;
+		(*spans)[k].end_ns = st->step[k].end_ns;
+	}
+	*nspans = st->nsteps;
+	split = json_pack("{s:s, s:s, s:i, s:I, s:I, s:I}", "by", by[st->by], "how", st->how,
+			  "steps", (int)st->nsteps, "packets", (json_int_t)st->packets,
+			  "selected", (json_int_t)st->selected, "not_ip", (json_int_t)st->not_ip);
+	if (st->by == TR_SPLIT_PERIOD) {
+		json_object_set_new(split, "confidence", json_real(st->confidence));
+		json_object_set_new(split, "runner_up", json_integer(st->runner_up));
+		json_object_set_new(split, "runner_up_confidence",
+				    json_real(st->runner_up_confidence));
+	}
+	if (st->by == TR_SPLIT_COLLECTIVE) {
+		json_object_set_new(split, "collective", json_string(tr_coll_name(o->coll)));
+		json_object_set_new(split, "direction_bytes", json_real(st->coll_dir_bytes[0]));
+		json_object_set_new(split, "steps_exact", json_real(st->steps_exact));
+	}
+	json_object_set_new(root, "mode", json_string("streams"));
+	json_object_set_new(root, "split", split);
+	json_object_set_new(root, "overlap_pct", isfinite(m.overlap_pct) ?
+			    json_real(m.overlap_pct) : json_null());
+	json_object_set_new(root, "summary", validate_stream_summary_json(&m));
+	if (!o->json) {
+		const char *f = o->filter_owned ? o->filter_owned : o->filter;
+
+		printf("syncemu validate: %s (%s): %" PRIu64 " packets, %" PRIu64 " selected%s%s; "
+		       "%u directions, %u of the job\n", path, tr_reader_format(r), st->packets,
+		       st->selected, f ? " by " : "", f ? f : "", st->ndirs, st->nmajor);
+		printf("  %s\n", st->how);
+		printf("  summary: %s\n", m.line);
+	}
+	return CLI_EXIT_OK;
+}
+
+/* A generic trace: the streams, or bursts; then the application's steps beside them. */
+static int
+validate_generic(const struct val_opts *o, const char *path, struct tr_reader **r,
+		 struct sc_scenario *sc, struct table **tabs, unsigned int *nt, json_t *root,
+		 json_t *warn, struct tr_streams *st, struct tr_bursts *bur,
+		 const struct tr_appsteps *app, struct wire_span **spans, struct verdict *v)
+{
+	const char *filter = o->filter_owned ? o->filter_owned : o->filter;
+	bool bursts = o->gap_opt[0] != '\0' || o->period_opt[0] != '\0', have_sc = false;
+	char err[512], fallback[640] = "";
+	double rate = o->rate;
+	uint32_t nspans = 0;
+	struct stat sb;
+	int rc, status;
+
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		fprintf(stderr, "syncemu validate: %s: not a regular file: a real job's capture is "
+			"read more than once (save it to a file first)\n", path);
+		return CLI_EXIT_INPUT;
+	}
+	if (o->scenario != NULL) {
+		if (sc_scenario_load(sc, o->scenario, o->sets, o->nsets, err, sizeof(err)) != 0) {
+			fprintf(stderr, "syncemu validate: %s\n", err);
+			return CLI_EXIT_INPUT;
+		}
+		have_sc = o->variants != 0;
+		if (!(rate > 0))
+			rate = sc->model.wan.bw;
+	}
+	if (!bursts) {
+		struct tr_stream_params sp = {
+			.filter = filter, .background = o->background,
+			.steps = (uint32_t)o->steps, .coll = o->coll, .ranks = (uint32_t)o->ranks,
+			.coll_bytes = o->coll_bytes, .idle_s = o->idle,
+		};
+
+		rc = tr_streams_read(path, &sp, st, err, sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "syncemu validate: %s\n", err);
+			return rc == -ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_INPUT;
+		}
+		if (st->nmajor == 0) {
+			fprintf(stderr, "syncemu validate: %s: %s (%" PRIu64 " packets, %" PRIu64
+				" selected, %" PRIu64 " not IP)%s%s\n", path, st->selected ?
+				"no packet selected carries application bytes" : "no packet selected",
+				st->packets, st->selected, st->not_ip, filter ? "; filter: " : "",
+				filter ? filter : "");
+			return CLI_EXIT_INPUT;
+		}
+		if (st->nsteps == 0) {
+			snprintf(fallback, sizeof(fallback), "%s: cut at idle gaps instead (give "
+				 "--steps N or --collective to cut the streams)", st->how);
+			bursts = true;
+			tr_streams_free(st);
+		}
+	}
+	if (bursts)
+		status = generic_bursts(o, path, r, sc, have_sc, rate, fallback, tabs, nt, root,
+					warn, bur, spans, &nspans, v);
+	else
+		status = generic_streams(o, path, *r, sc, have_sc, rate, tabs, nt, root, st, spans,
+					 &nspans, v);
+	if (status != CLI_EXIT_OK)
+		return status;
+	if (app->n > 0)
+		tabs[(*nt)++] = validate_app_table(*spans, nspans, bursts ? bur->b[0].start_ns :
+						   st->first_ns, app, v);
+	if (json_array_size(warn) > 0)
+		json_object_set(root, "warnings", warn);
+	if (v->compared)
+		json_object_set_new(root, "max_error_pct", json_real(v->worst));
+	if (!o->json) {
+		size_t i;
+		json_t *w;
+
+		json_array_foreach(warn, i, w)
+			printf("  warning: %s\n", json_string_value(w));
+		printf("\n");
+	}
+	emit(tabs, *nt, root, o->json);
+	return CLI_EXIT_OK;
 }
 
 int
@@ -359,7 +818,10 @@ cmd_validate(int argc, char **argv)
 	struct tr_reader *r = NULL;
 	struct tr_syncs syn;
 	struct tr_bursts bur;
-	json_t *root = json_object();
+	struct tr_streams st;
+	struct tr_appsteps app;
+	struct wire_span *spans = NULL;
+	json_t *root = json_object(), *warn = json_array();
 	char err[512], *pos[1];
 	unsigned int nt = 0, i;
 	int npos, rc, status = CLI_EXIT_OK;
@@ -367,7 +829,9 @@ cmd_validate(int argc, char **argv)
 
 	memset(&syn, 0, sizeof(syn));
 	memset(&bur, 0, sizeof(bur));
-	if (sc == NULL || root == NULL) {
+	memset(&st, 0, sizeof(st));
+	memset(&app, 0, sizeof(app));
+	if (sc == NULL || root == NULL || warn == NULL) {
 		status = CLI_EXIT_FAIL;
 		goto out;
 	}
@@ -382,18 +846,7 @@ cmd_validate(int argc, char **argv)
 		val_usage(stdout);
 		goto out;
 	}
-	/* what goes together, and what does not */
-	if (o.gap_opt[0] != '\0' && o.period_opt[0] != '\0')
-		snprintf(err, sizeof(err), "%s and %s exclude each other (cut at idle gaps, or into "
-			 "periods)", o.gap_opt, o.period_opt);
-	else if (o.variant_opt[0] != '\0' && o.scenario == NULL)
-		snprintf(err, sizeof(err), "%s needs --scenario (the model whose sync the bursts "
-			 "are compared with)", o.variant_opt);
-	else if (o.budget_opt[0] != '\0' && o.variant_opt[0] == '\0')
-		snprintf(err, sizeof(err), "%s needs --variant (the budget is that variant's "
-			 "module's)", o.budget_opt);
-	else
-		err[0] = '\0';
+	together(&o, err, sizeof(err));
 	if (err[0] != '\0') {
 		fprintf(stderr, "syncemu validate: %s\n(try 'syncemu validate --help')\n", err);
 		status = CLI_EXIT_USAGE;
@@ -415,11 +868,20 @@ cmd_validate(int argc, char **argv)
 		status = CLI_EXIT_INPUT;
 		goto out;
 	}
+	if (o.steps_csv != NULL) {
+		rc = tr_appsteps_read(o.steps_csv, (int64_t)llround(o.clock_offset * 1e9), &app, err,
+				      sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "syncemu validate: %s\n", err);
+			status = rc == -ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_INPUT;
+			goto out;
+		}
+	}
 	json_object_set_new(root, "syncemu", json_string(SYNCEMU_VERSION));
 	json_object_set_new(root, "trace", json_pack("{s:s, s:s, s:i}", "file", pos[0], "format",
 						     tr_reader_format(r), "interfaces",
 						     (int)tr_reader_ifcount(r)));
-	if (!o.generic && o.filter == NULL && o.filter_owned == NULL) {
+	if (!wants_generic(&o)) {
 		rc = tr_syncs_read(r, &syn, err, sizeof(err));
 		if (rc != 0) {
 			fprintf(stderr, "syncemu validate: %s\n", err);
@@ -452,6 +914,8 @@ cmd_validate(int argc, char **argv)
 					      syn.run[i].ends_at_rx));
 		}
 		tabs[nt++] = validate_points_table(&syn);
+		if (v.compared)
+			json_object_set_new(root, "max_error_pct", json_real(v.worst));
 		json_object_set_new(root, "mode", json_string("syncemu"));
 		json_object_set_new(root, "runs", runs);
 		json_object_set_new(root, "frames", json_pack("{s:I, s:I, s:I}", "all",
@@ -462,101 +926,13 @@ cmd_validate(int argc, char **argv)
 			       "syncemu header, %u runs%s%s\n\n", pos[0], tr_reader_format(r),
 			       syn.frames, syn.se_frames, syn.nruns, have_sc ? ", scenario " : "",
 			       have_sc ? sc->name : "");
+		emit(tabs, nt, root, o.json);
 	} else {
-		/* a generic trace: bursts */
-		struct tr_burst_params bp = {
-			.filter = o.filter_owned ? o.filter_owned : o.filter,
-			.gap_s = o.gap, .period_s = o.period, .payload = o.payload,
-		};
-		struct tr_fit fit, model;
-		enum sm_variant var = SM_VAR_A;
-		enum sm_budget bud = SM_BUDGET_FREE;
-
-		if (syn.frames > 0) {
-			tr_reader_close(r);
-			r = tr_reader_open(pos[0], err, sizeof(err));
-			if (r == NULL) {
-				fprintf(stderr, "syncemu validate: %s\n", err);
-				status = CLI_EXIT_INPUT;
-				goto out;
-			}
-		}
-		rc = tr_bursts_read(r, &bp, &bur, err, sizeof(err));
-		if (rc != 0) {
-			fprintf(stderr, "syncemu validate: %s\n", err);
-			status = rc == -ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_INPUT;
+		status = validate_generic(&o, pos[0], &r, sc, tabs, &nt, root, warn, &st, &bur,
+					  &app, &spans, &v);
+		if (status != CLI_EXIT_OK)
 			goto out;
-		}
-		if (bur.n == 0) {
-			fprintf(stderr, "syncemu validate: %s: no packet selected (%" PRIu64
-				" packets, %" PRIu64 " not IP)%s%s\n", pos[0], bur.packets,
-				bur.not_ip, bp.filter ? "; filter: " : "", bp.filter ? bp.filter : "");
-			status = CLI_EXIT_INPUT;
-			goto out;
-		}
-		if (o.scenario != NULL) {
-			if (sc_scenario_load(sc, o.scenario, o.sets, o.nsets, err, sizeof(err)) != 0) {
-				fprintf(stderr, "syncemu validate: %s\n", err);
-				status = CLI_EXIT_INPUT;
-				goto out;
-			}
-			have_sc = o.variants != 0;
-			for (i = 0; i < SM_VAR_COUNT; i++)
-				if (o.variants & (1u << i)) {
-					var = (enum sm_variant)i;
-					break;
-				}
-			for (i = 0; i < SM_BUDGET_COUNT; i++)
-				if (o.budgets & (1u << i)) {
-					bud = (enum sm_budget)i;
-					break;
-				}
-		}
-		tr_fit_alpha_beta(bur.b, bur.n, &fit);
-		/* a given model: what is given, latency 0 if only the bandwidth is */
-		model = fit;
-		if (o.have_alpha || o.have_beta)
-			model.alpha = o.have_alpha ? o.alpha : 0;
-		if (o.have_beta)
-			model.beta = o.beta;
-		tabs[nt++] = validate_bursts_table(&bur, &model, sc, have_sc, var,
-					  have_sc ? sm_budget_value(&sc->model.mod, bud) : 0, &v);
-		tabs[nt++] = validate_flows_table(&bur);
-		json_object_set_new(root, "mode", json_string("bursts"));
-		json_object_set_new(root, "split", json_pack(
-			"{s:s, s:I, s:I, s:I, s:i, s:o, s:o, s:o}", "how", bur.how,
-			"packets", (json_int_t)bur.packets, "selected", (json_int_t)bur.selected,
-			"not_ip", (json_int_t)bur.not_ip, "bursts", (int)bur.n,
-			"gap_s", isfinite(bur.gap_s) ? json_real(bur.gap_s) : json_null(),
-			"max_gap_inside_s", json_real(bur.max_inside_s),
-			"min_gap_between_s", isfinite(bur.min_between_s) ?
-			json_real(bur.min_between_s) : json_null()));
-		json_object_set_new(root, "fit", json_pack(
-			"{s:f, s:f, s:o, s:b}", "alpha_s", fit.alpha, "beta_Bps", fit.beta,
-			"r2", isfinite(fit.r2) ? json_real(fit.r2) : json_null(),
-			"alpha_identifiable", !fit.alpha_fixed));
-		json_object_set_new(root, "model", json_pack("{s:f, s:f, s:s}", "alpha_s",
-				    model.alpha, "beta_Bps", model.beta, "from",
-				    o.have_alpha || o.have_beta ? "given" : "fitted"));
-		if (!o.json) {
-			printf("syncemu validate: %s (%s): %" PRIu64 " packets, %" PRIu64
-			       " selected%s%s\n", pos[0], tr_reader_format(r), bur.packets,
-			       bur.selected, bp.filter ? " by " : "", bp.filter ? bp.filter : "");
-			printf("  %s: %u bursts; largest gap inside a burst %.6g s, smallest between "
-			       "bursts %.6g s\n", bur.how, bur.n, bur.max_inside_s, bur.min_between_s);
-			printf("  alpha-beta fitted: alpha %.6g s, beta %.6g B/s (%.6g Mbit/s)%s, "
-			       "R^2 %.6f\n", fit.alpha, fit.beta, fit.beta * 8 / 1e6,
-			       fit.alpha_fixed ? " (one size: alpha not identifiable, 0)" : "",
-			       fit.r2);
-			if (o.have_alpha || o.have_beta)
-				printf("  alpha-beta given: alpha %.6g s, beta %.6g B/s\n",
-				       model.alpha, model.beta);
-			printf("\n");
-		}
 	}
-	if (v.compared)
-		json_object_set_new(root, "max_error_pct", json_real(v.worst));
-	emit(tabs, nt, root, o.json);
 	if (!o.json && syn.unordered > 0)
 		printf("note: %" PRIu64 " packets came with a timestamp below the previous one\n",
 		       syn.unordered);
@@ -570,8 +946,12 @@ out:
 		table_free(tabs[i]);
 	tr_syncs_free(&syn);
 	tr_bursts_free(&bur);
+	tr_streams_free(&st);
+	tr_appsteps_free(&app);
+	free(spans);
 	tr_reader_close(r);
 	json_decref(root);
+	json_decref(warn);
 	free(o.filter_owned);
 	free(sc);
 	return status;

@@ -15,8 +15,9 @@
 #define TABLE_MAX_NOTES 16
 
 struct cell {
-	int is_str;
+	int is_str, is_int;
 	double v;
+	int64_t i;
 	char s[CELL_LEN];
 };
 
@@ -25,6 +26,8 @@ struct table {
 	char title[160];
 	unsigned int ncols;
 	struct tcol cols[TABLE_MAX_COLS];
+	double scale[TABLE_MAX_COLS];		/* text: value x scale (0: as it is) */
+	unsigned int flags[TABLE_MAX_COLS];	/* TCOL_* */
 	unsigned int ncells, cap;
 	struct cell *cells;
 	unsigned int nnotes;
@@ -48,6 +51,16 @@ table_create(const char *id, const char *title, const struct tcol *cols, unsigne
 	memcpy(t->cols, cols, ncols * sizeof(*cols));
 	t->ncols = ncols;
 	return t;
+}
+
+int
+table_col_format(struct table *t, unsigned int col, double scale, unsigned int flags)
+{
+	if (t == NULL || col >= t->ncols)
+		return -EINVAL;
+	t->scale[col] = scale;
+	t->flags[col] = flags;
+	return 0;
 }
 
 void
@@ -92,7 +105,23 @@ table_num(struct table *t, double v)
 	if (c == NULL)
 		return -ENOMEM;
 	c->is_str = 0;
+	c->is_int = 0;
 	c->v = v;
+	c->s[0] = '\0';
+	return 0;
+}
+
+int
+table_int(struct table *t, int64_t v)
+{
+	struct cell *c = next_cell(t);
+
+	if (c == NULL)
+		return -ENOMEM;
+	c->is_str = 0;
+	c->is_int = 1;
+	c->i = v;
+	c->v = (double)v;
 	c->s[0] = '\0';
 	return 0;
 }
@@ -105,6 +134,7 @@ table_str(struct table *t, const char *s)
 	if (c == NULL)
 		return -ENOMEM;
 	c->is_str = 1;
+	c->is_int = 0;
 	c->v = NAN;
 	snprintf(c->s, sizeof(c->s), "%s", s);
 	return 0;
@@ -145,9 +175,15 @@ format_cell(const struct table *t, unsigned int i, char *buf, size_t len)
 {
 	const struct cell *c = &t->cells[i];
 	const struct tcol *col = &t->cols[i % t->ncols];
+	double scale = t->scale[i % t->ncols];
 
 	if (c->is_str)
 		snprintf(buf, len, "%s", c->s);
+	else if (c->is_int && scale == 0)
+		snprintf(buf, len, "%lld", (long long)c->i);
+	else if (scale != 0 && isfinite(c->v))
+		snprintf(buf, len, "%.*f", col->decimals < 0 ? 0 : col->decimals,
+			 c->is_int ? (double)c->i * scale : c->v * scale);
 	else if (isnan(c->v))
 		snprintf(buf, len, "-");
 	else if (isinf(c->v))
@@ -175,8 +211,13 @@ table_print(const struct table *t, FILE *f)
 	char buf[CELL_LEN];
 	unsigned int i, j;
 
-	for (j = 0; j < t->ncols; j++)
+	unsigned int last = 0;
+
+	for (j = 0; j < t->ncols; j++) {
 		width[j] = strlen(t->cols[j].title);
+		if (!(t->flags[j] & TCOL_JSON_ONLY))
+			last = j;
+	}
 	for (i = 0; i < t->ncells; i++) {
 		format_cell(t, i, buf, sizeof(buf));
 		if (strlen(buf) > width[i % t->ncols])
@@ -184,12 +225,15 @@ table_print(const struct table *t, FILE *f)
 	}
 	fprintf(f, "%s\n", t->title);
 	for (j = 0; j < t->ncols; j++)
-		print_aligned(f, t->cols[j].title, (int)width[j], t->cols[j].decimals < 0,
-			      j == t->ncols - 1);
+		if (!(t->flags[j] & TCOL_JSON_ONLY))
+			print_aligned(f, t->cols[j].title, (int)width[j],
+				      t->cols[j].decimals < 0, j == last);
 	for (i = 0; i < t->ncells; i++) {
 		j = i % t->ncols;
+		if (t->flags[j] & TCOL_JSON_ONLY)
+			continue;
 		format_cell(t, i, buf, sizeof(buf));
-		print_aligned(f, buf, (int)width[j], t->cols[j].decimals < 0, j == t->ncols - 1);
+		print_aligned(f, buf, (int)width[j], t->cols[j].decimals < 0, j == last);
 	}
 	if (t->ncells % t->ncols != 0)
 		fputc('\n', f);
@@ -217,6 +261,8 @@ table_json(const struct table *t)
 		}
 		if (c->is_str)
 			v = json_string(c->s);
+		else if (c->is_int)
+			v = json_integer((json_int_t)c->i);
 		else if (isnan(c->v) || isinf(c->v))
 			v = json_null();	/* JSON has no NaN or infinity */
 		else

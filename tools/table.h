@@ -6,6 +6,7 @@
 #ifndef SYNCEMU_TABLE_H
 #define SYNCEMU_TABLE_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -17,6 +18,9 @@ struct tcol {
 	int decimals;
 };
 
+/** The column is in JSON only (e.g. an absolute time in ns beside its text in s). */
+#define TCOL_JSON_ONLY 1u
+
 struct table;
 
 /**
@@ -27,11 +31,19 @@ struct table;
 struct table *table_create(const char *id, const char *title, const struct tcol *cols,
 			   unsigned int ncols);
 
+/**
+ * How column @p col shows in text: its value times @p scale (0: as it is; e.g. 1e-6 for a value
+ * in ns shown in ms, JSON keeping the ns), and TCOL_* @p flags.
+ * @return 0; -EINVAL if there is no such column
+ */
+int table_col_format(struct table *t, unsigned int col, double scale, unsigned int flags);
+
 /** Free a table; NULL is a no-op. */
 void table_free(struct table *t);
 
 /** Cells are appended left to right, row by row; a row is complete after ncols cells. */
 int table_num(struct table *t, double v);		/**< a number; NaN prints "-", JSON null */
+int table_int(struct table *t, int64_t v);	/**< an integer, exact in JSON (e.g. ns) */
 int table_str(struct table *t, const char *s);	/**< a string (copied) */
 int table_strf(struct table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -9,8 +9,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
+#include "appsteps.h"
 #include "reader.h"
 #include "scenario.h"
+#include "streams.h"
 #include "syncs.h"
 #include "table.h"
 #include "variant.h"
@@ -20,6 +24,9 @@ struct verdict {
 	double worst;		/**< max |error| %, over what was compared */
 	bool compared;		/**< anything was */
 };
+
+/** Count @p err_pct (a relative error, %) into @p v; NaN is not counted. */
+void verdict_add(struct verdict *v, double err_pct);
 
 /** A syncemu trace's capture points: frames, background, queueing. */
 struct table *validate_points_table(const struct tr_syncs *s);
@@ -44,5 +51,61 @@ struct table *validate_flows_table(const struct tr_bursts *b);
 struct table *validate_bursts_table(const struct tr_bursts *b, const struct tr_fit *m,
 				    const struct sc_scenario *sc, bool have_sc,
 				    enum sm_variant var, double budget, struct verdict *v);
+
+/* ---- a real job's streams (validate_streams.c) ---- */
+
+/** What the steps found in the streams say, in a line a person reads first and in figures. */
+struct stream_summary {
+	char line[1024];
+	uint32_t steps;
+	double median_ms;		/**< the median step */
+	double overlap_pct;		/**< of the steps' time, every direction carried data */
+	double one_way_pct;		/**< some did, not all */
+	double idle_pct;		/**< none did */
+	const char *turns;		/**< the directions' behaviour, in words */
+	double rate_Bps;		/**< the link's (given), or the directions' rate while busy */
+	bool rate_given;
+	double duplex_ms;		/**< B / rate: the largest direction's frame bytes of a step */
+	double serial_ms;		/**< every direction's frame bytes / rate */
+	double x_b_rate;		/**< the median step / (B / rate) */
+	const char *matches;		/**< "duplex", "serialised" or NULL (one direction) */
+	uint32_t stalls;		/**< idle times inside steps over TR_STALL_S */
+	double longest_idle_ms;
+	double bg_share_pct;		/**< the background's largest share of a direction */
+	const char *bg_dir;		/**< of that direction */
+};
+
+/** Sum the steps of @p s up, with the link rate @p rate_Bps (0: not known). */
+void validate_stream_summary(const struct tr_streams *s, double rate_Bps,
+			     struct stream_summary *m);
+
+/** The summary as a JSON object; NULL on ENOMEM. */
+json_t *validate_stream_summary_json(const struct stream_summary *m);
+
+/** Each direction: its stream, flows, losses, cuts. */
+struct table *validate_dirs_table(const struct tr_streams *s);
+
+/** Each step over the directions; against the model's sync of @p model_s seconds if finite. */
+struct table *validate_steps_table(const struct tr_streams *s, double model_s,
+				   struct verdict *v);
+
+/** Each step in each direction, with the background beside it. */
+struct table *validate_step_dirs_table(const struct tr_streams *s);
+
+/** JSON of table "steps" with each row's "directions" from table "step_directions". */
+json_t *validate_steps_json(const struct table *steps, const struct table *dirs);
+
+/** Alpha-beta per direction over its steps, and whether it is a fit. */
+struct table *validate_stream_fit_table(const struct tr_streams *s);
+
+/** A step as the wire shows it (first and last packet, ns). */
+struct wire_span {
+	uint64_t start_ns, end_ns;
+};
+
+/** The application's steps @p a against the wire's @p w (@p t0: the capture's start, for the
+ *  relative times); the differences into @p v. */
+struct table *validate_app_table(const struct wire_span *w, uint32_t nw, uint64_t t0,
+				 const struct tr_appsteps *a, struct verdict *v);
 
 #endif /* SYNCEMU_VALIDATE_H */

@@ -52,7 +52,7 @@ run_label(const char *comment, uint32_t id, enum sm_variant *v, enum sm_budget *
 	return sm_variant_parse(name, v);
 }
 
-static void
+void
 verdict_add(struct verdict *v, double err_pct)
 {
 	if (!isfinite(err_pct))

@@ -324,3 +324,73 @@ tr_decode_ip(int linktype, const uint8_t *data, uint32_t caplen, struct tr_ip *o
 	}
 	return rc;
 }
+
+/*
+ * RoCE v2: the BTH (OpCode 1 | SE M PadCnt TVer 1 | P_Key 2 | reserved 1 | DestQP 3 | A
+ * reserved 1 | PSN 3), then the extended headers the opcode has, the message, the pad (0-3
+ * bytes) and the 4-byte ICRC.  Reliable and unreliable connections (RC 0x00-0x1f, UC
+ * 0x20-0x3f) share their operations' layouts; an unreliable datagram (UD 0x60-0x7f) adds its
+ * DETH (8 bytes).  Bytes of extended headers by the operation (the opcode's low 5 bits): RETH 16
+ * (RDMA WRITE FIRST and ONLY, READ REQUEST), ImmDt or IETH 4, AETH 4 (READ responses with it,
+ * ACK), AtomicETH 28, AtomicAckETH 8; -1: not an operation of the spec.
+ */
+#define BTH_LEN 12
+#define ICRC_LEN 4
+#define DETH_LEN 8
+
+static const int8_t bth_ext[32] = {
+	[0x00] = 0, [0x01] = 0, [0x02] = 0, [0x03] = 4, [0x04] = 0, [0x05] = 4,
+	[0x06] = 16, [0x07] = 0, [0x08] = 0, [0x09] = 4, [0x0a] = 16, [0x0b] = 20,
+	[0x0c] = 16, [0x0d] = 4, [0x0e] = 0, [0x0f] = 4, [0x10] = 4, [0x11] = 4,
+	[0x12] = 12, [0x13] = 28, [0x14] = 28, [0x15] = -1, [0x16] = 4, [0x17] = 4,
+	[0x18] = -1, [0x19] = -1, [0x1a] = -1, [0x1b] = -1, [0x1c] = -1, [0x1d] = -1,
+	[0x1e] = -1, [0x1f] = -1,
+};
+
+int
+tr_decode_bth(const struct tr_ip *ip, struct tr_bth *out)
+{
+	const uint8_t *b;
+	uint32_t hdr, op;
+	int ext;
+
+	if (ip == NULL || out == NULL)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (ip->proto != IPPROTO_UDP || ip->dport != TR_ROCE_PORT)
+		return -ENOTSUP;
+	if (ip->l4_caplen < BTH_LEN)
+		return -EBADMSG;
+	b = ip->l4_data;
+	out->opcode = b[0];
+	out->dest_qp = (uint32_t)b[5] << 16 | (uint32_t)b[6] << 8 | b[7];
+	out->psn = (uint32_t)b[9] << 16 | (uint32_t)b[10] << 8 | b[11];
+	if (out->opcode == 0x81) {		/* CNP: 16 reserved bytes */
+		out->ack = true;
+		return ip->l4_payload >= BTH_LEN + 16 + ICRC_LEN ? 0 : -EBADMSG;
+	}
+	op = out->opcode & 0x1f;
+	switch (out->opcode >> 5) {
+	case 0:					/* RC */
+	case 1:					/* UC */
+		hdr = 0;
+		break;
+	case 3:					/* UD: SEND ONLY (with immediate) */
+		if (op != 0x04 && op != 0x05)
+			return -ENOTSUP;
+		hdr = DETH_LEN;
+		break;
+	default:				/* RD, CNP variants, manufacturer-specific */
+		return -ENOTSUP;
+	}
+	ext = bth_ext[op];
+	if (ext < 0)
+		return -ENOTSUP;
+	hdr += BTH_LEN + (uint32_t)ext + ((b[1] >> 4) & 3) + ICRC_LEN;
+	if (ip->l4_payload < hdr)
+		return -EBADMSG;
+	out->ack = op == 0x11 || op == 0x12;
+	/* a READ REQUEST and the atomics carry their request, not message bytes */
+	out->payload = op == 0x0c || op == 0x13 || op == 0x14 ? 0 : ip->l4_payload - hdr;
+	return 0;
+}

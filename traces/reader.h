@@ -24,6 +24,7 @@
 #ifndef TR_READER_H
 #define TR_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -200,5 +201,34 @@ struct tr_ip {
  *     length field smaller than its header or larger than the enclosing one
  */
 int tr_decode_ip(int linktype, const uint8_t *data, uint32_t caplen, struct tr_ip *out);
+
+/** The UDP port of RoCE v2 (IANA). */
+#define TR_ROCE_PORT 4791
+
+/** The InfiniBand Base Transport Header of a RoCE v2 packet, decoded by tr_decode_bth(). */
+struct tr_bth {
+	uint8_t opcode;		/**< OpCode: transport (RC 0x00, UC 0x20, RD 0x40, UD 0x60,
+				 *   CNP 0x80) | operation */
+	uint32_t dest_qp;	/**< destination queue pair, 24 bits */
+	uint32_t psn;		/**< packet sequence number, 24 bits */
+	uint32_t payload;	/**< message bytes carried: the UDP payload less the BTH, the
+				 *   extended headers of the opcode, the pad and the ICRC */
+	bool ack;		/**< an acknowledgement (ACK, atomic ACK, CNP): no message bytes */
+};
+
+/**
+ * Decode the BTH of a RoCE v2 packet (UDP to TR_ROCE_PORT) that tr_decode_ip() decoded, and the
+ * message bytes it carries (InfiniBand Architecture Specification vol. 1, release 1.4, 9.2 and
+ * 9.3; RoCE v2: annex A17).  Only the BTH (12 bytes) must be captured; the rest is counted from
+ * the UDP length.
+ *
+ * @return 0, or
+ *   - -EINVAL: a NULL argument
+ *   - -ENOTSUP: not UDP to port 4791, or an opcode that is not a reliable or unreliable
+ *     connection's, an unreliable datagram's or a CNP (out->opcode says which)
+ *   - -EBADMSG: the BTH is not captured whole, or the UDP payload is shorter than the headers
+ *     its opcode has
+ */
+int tr_decode_bth(const struct tr_ip *ip, struct tr_bth *out);
 
 #endif /* TR_READER_H */

@@ -742,7 +742,7 @@ tr_bursts_free(struct tr_bursts *b)
 }
 
 int
-tr_fit_alpha_beta(const struct tr_burst *b, uint32_t n, struct tr_fit *fit)
+tr_fit_points(const double *x, const double *y, uint32_t n, struct tr_fit *fit)
 {
 	double sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0, vx, cov, vy;
 	uint32_t i;
@@ -750,13 +750,11 @@ tr_fit_alpha_beta(const struct tr_burst *b, uint32_t n, struct tr_fit *fit)
 	if (n == 0)
 		return -EINVAL;
 	for (i = 0; i < n; i++) {
-		double x = (double)b[i].bytes, y = (b[i].end_ns - b[i].start_ns) / 1e9;
-
-		sx += x;
-		sy += y;
-		sxx += x * x;
-		sxy += x * y;
-		syy += y * y;
+		sx += x[i];
+		sy += y[i];
+		sxx += x[i] * x[i];
+		sxy += x[i] * y[i];
+		syy += y[i] * y[i];
 	}
 	vx = sxx - sx * sx / n;
 	cov = sxy - sx * sy / n;
@@ -774,4 +772,26 @@ tr_fit_alpha_beta(const struct tr_burst *b, uint32_t n, struct tr_fit *fit)
 	fit->r2 = vy > 0 ? cov * cov / (vx * vy) : NAN;
 	fit->alpha_fixed = false;
 	return 0;
+}
+
+int
+tr_fit_alpha_beta(const struct tr_burst *b, uint32_t n, struct tr_fit *fit)
+{
+	double *x = malloc((n ? n : 1) * sizeof(*x)), *y = malloc((n ? n : 1) * sizeof(*y));
+	uint32_t i;
+	int rc;
+
+	if (x == NULL || y == NULL) {
+		free(x);
+		free(y);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		x[i] = (double)b[i].bytes;
+		y[i] = (b[i].end_ns - b[i].start_ns) / 1e9;
+	}
+	rc = tr_fit_points(x, y, n, fit);
+	free(x);
+	free(y);
+	return rc;
 }

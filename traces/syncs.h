@@ -136,7 +136,12 @@ struct tr_fit {
 	bool alpha_fixed;		/**< one burst size: alpha not identifiable, set to 0 */
 };
 
-/** Fit alpha and beta to the bursts' (bytes, duration) by least squares; -EINVAL if < 1 burst. */
+/** Fit alpha and beta to the bursts' (bytes, duration) by least squares; -EINVAL if < 1 burst,
+ *  -ENOMEM. */
 int tr_fit_alpha_beta(const struct tr_burst *b, uint32_t n, struct tr_fit *fit);
+
+/** Fit time = alpha + bytes / beta to @p n points (@p x bytes, @p y seconds) by least squares;
+ *  -EINVAL if n is 0.  One size only (or no positive slope): alpha_fixed, beta from the sums. */
+int tr_fit_points(const double *x, const double *y, uint32_t n, struct tr_fit *fit);
 
 #endif /* TR_SYNCS_H */

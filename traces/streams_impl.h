@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Inside the stream reader (streams.h): the tracker shared by the passes (streams.c) and the
+ * split (split.c).
+ */
+#ifndef TR_STREAMS_IMPL_H
+#define TR_STREAMS_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "reader.h"
+#include "select.h"
+#include "streams.h"
+
+/** Holes (bytes skipped, maybe to come late) remembered per TCP flow. */
+#define FLOW_HOLES 8
+
+/* A flow: one way of a TCP connection, a UDP flow, or a RoCE v2 queue pair. */
+struct flow_key {
+	uint8_t family, proto, bg, roce;
+	uint8_t src[16], dst[16];
+	uint16_t sport, dport;
+	uint32_t qp;				/* RoCE: destination queue pair */
+};
+
+struct hole {
+	uint64_t s, e;
+};
+
+struct flow {
+	struct flow_key k;			/* first: the table compares it */
+	uint32_t dir;				/* the tracker's direction number */
+	bool has_base, has_syn, new_flow;
+	uint32_t syn_seq;
+	uint64_t hwm;				/* TCP: the highest offset + 1, 64-bit (from 2^32
+						 *   + the first sequence number); RoCE: the PSN */
+	struct hole hole[FLOW_HOLES];
+	uint32_t nholes;
+	uint64_t holes;				/* holes ever left (RoCE: PSNs skipped) */
+	uint64_t lost;				/* hole bytes given up for room */
+};
+
+struct dir_key {
+	uint8_t family;
+	uint8_t src[16], dst[16];
+};
+
+/* What one packet did. */
+struct tk_ev {
+	bool selected;				/* passed the filter */
+	bool not_ip;
+	int32_t dir;				/* the tracker's direction number; -1: none */
+	uint32_t flow;
+	bool bg;				/* a background packet */
+	bool new_flow;				/* the flow's first packet */
+	uint8_t proto;				/* 0 TCP, 1 UDP, 2 RoCE v2 */
+	uint64_t ts;
+	uint64_t off;				/* the direction's stream before it */
+	uint32_t fresh;				/* new application bytes */
+	uint32_t payload;			/* payload bytes (application bytes it carries) */
+	uint32_t retrans;			/* of which sent before */
+	bool reordered;				/* filled a hole */
+	bool cut;				/* the snap length cut its payload */
+	uint32_t wire;				/* frame bytes (original length) */
+};
+
+struct tracker {
+	struct tr_select *fg, *bg;
+	struct flow *flow;
+	uint32_t nflows, fcap, fmask;
+	uint32_t *fidx;
+	struct dir_key *dkey;
+	uint32_t ndirs, dcap, dmask;
+	uint32_t *didx;
+	uint64_t *dpos;				/* [ndirs] each direction's stream so far */
+};
+
+int tk_init(struct tracker *t, const struct tr_stream_params *p);
+void tk_free(struct tracker *t);
+
+/** One packet: 1 (see *@p ev), or the error of the filter or a table (-EINVAL, -E2BIG,
+ *  -ENOMEM) with the message in @p err. */
+int tk_packet(struct tracker *t, const struct tr_packet *p, struct tk_ev *ev, char *err,
+	      size_t errlen);
+
+/** Where the cuts go (split.c): fills nsteps, step[], each major direction's cut[] and step[]
+ *  (zeroed), how; 0 or -EINVAL / -ENOMEM with the message in @p err. */
+int split_streams(struct tr_streams *s, const struct tr_stream_params *p, char *err,
+		  size_t errlen);
+
+/** Each step's span, overlap and idle from the directions' steps and idle gaps (split.c). */
+void spans_fill(struct tr_streams *s);
+
+#endif /* TR_STREAMS_IMPL_H */
