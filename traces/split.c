@@ -278,7 +278,7 @@ tr_period_find(const struct tr_dir *dirs, uint32_t nd, const uint64_t *lo, const
 		uint32_t i, k = 0;
 
 		len[d] = hi[d] > lo[d] ? hi[d] - lo[d] : 0;
-		g[d] = malloc((dirs[d].ngaps ? dirs[d].ngaps : 1) * sizeof(**g));
+		g[d] = malloc(((size_t)dirs[d].ngaps + 1) * sizeof(**g));
 		if (g[d] == NULL)
 			goto out;
 		for (i = 0; i < dirs[d].ngaps; i++) {
@@ -291,16 +291,22 @@ tr_period_find(const struct tr_dir *dirs, uint32_t nd, const uint64_t *lo, const
 			k++;
 		}
 		/* the longest TR_PDM_GAPS, in stream order */
-		if (k > TR_PDM_GAPS) {
-			qsort(g[d], k, sizeof(**g), cmp_w_desc);
+		qsort(g[d], k, sizeof(**g), cmp_w_desc);
+		if (k > TR_PDM_GAPS)
 			k = TR_PDM_GAPS;
+		/* the stream's start is an idle moment too (the capture before it), as long as
+		 * its median one */
+		if (k > 0) {
+			g[d][k].off = 0;
+			g[d][k].w = g[d][k / 2].w;
+			k++;
 		}
 		qsort(g[d], k, sizeof(**g), cmp_off);
 		ng[d] = k;
 		if (k > nmax)
 			nmax = k;
 	}
-	/* no more steps than idle gaps, nor than bytes */
+	/* no more steps than idle moments (the start and the gaps), nor than bytes */
 	for (d = 0; d < nd; d++)
 		if (len[d] > 0 && len[d] < nmax)
 			nmax = (uint32_t)len[d];
@@ -743,7 +749,8 @@ spans_fill(struct tr_streams *s)
 			ok = idle_edges(&s->dir[i], x->start_ns, x->end_ns, &e, &n, &cap) == 0;
 		if (!ok)
 			break;
-		qsort(e, n, sizeof(*e), cmp_edge);
+		if (n > 1)
+			qsort(e, n, sizeof(*e), cmp_edge);
 		/* sweep: idle = how many directions are idle */
 		t = x->start_ns;
 		for (j = 0; j <= n; j++) {

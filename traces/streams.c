@@ -333,8 +333,10 @@ tk_packet(struct tracker *t, const struct tr_packet *p, struct tk_ev *ev, char *
 		tcp_segment(f, &ip, len, ev);
 	else
 		ev->fresh = len;
+	/* the direction's stream is the job's: the background's bytes are not in it */
 	ev->off = t->dpos[f->dir];
-	t->dpos[f->dir] += ev->fresh;
+	if (!bg)
+		t->dpos[f->dir] += ev->fresh;
 	return 1;
 }
 
@@ -427,8 +429,8 @@ pass1(const char *path, const struct tr_stream_params *prm, struct tr_streams *o
 	struct tr_packet p;
 	struct tk_ev ev;
 	uint32_t qcap = 0, i;
-	uint64_t floor_ns = prm->idle_s > 0 && prm->idle_s < TR_IDLE_MIN_S ?
-		(uint64_t)(prm->idle_s * 1e9) : (uint64_t)(TR_IDLE_MIN_S * 1e9);
+	uint64_t floor_ns = tk_ns(prm->idle_s > 0 && prm->idle_s < TR_IDLE_MIN_S ? prm->idle_s :
+				  TR_IDLE_MIN_S);
 	int rc;
 
 	r = reopen(path, err, errlen, &rc);
@@ -567,7 +569,7 @@ pass1(const char *path, const struct tr_stream_params *prm, struct tr_streams *o
 			else
 				d->idle_s = isfinite(d->median_gap_s) && 10 * d->median_gap_s >
 					    TR_IDLE_MIN_S ? 10 * d->median_gap_s : TR_IDLE_MIN_S;
-			thr = (uint64_t)(d->idle_s * 1e9);
+			thr = tk_ns(d->idle_s);
 			if (q[i].floor_ns > thr)
 				d->gaps_thinned = true;
 			for (j = 0; j < d->ngaps; j++)
@@ -687,7 +689,7 @@ pass2(const char *path, const struct tr_stream_params *prm, struct tr_streams *o
 
 			if (gap > x->longest_gap_ns)
 				x->longest_gap_ns = gap;
-			if (gap > (uint64_t)(d->idle_s * 1e9))
+			if (gap > tk_ns(d->idle_s))
 				x->idle_ns += gap;
 		}
 		if (prev_step[di] != owner || p.ts_ns > prev_ts[di])
@@ -801,7 +803,8 @@ tr_streams_read(const char *path, const struct tr_stream_params *p, struct tr_st
 	if (rc != 0)
 		goto fail;
 	/* the directions, largest stream first, and which carry the job */
-	qsort(out->dir, out->ndirs, sizeof(*out->dir), cmp_dir);
+	if (out->ndirs > 1)
+		qsort(out->dir, out->ndirs, sizeof(*out->dir), cmp_dir);
 	for (i = 0; i < out->ndirs; i++)
 		if (out->dir[i].bytes > 0 &&
 		    out->dir[i].bytes >= TR_MINOR_SHARE * (double)out->dir[0].bytes)

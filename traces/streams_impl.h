@@ -76,6 +76,13 @@ struct tracker {
 	uint64_t *dpos;				/* [ndirs] each direction's stream so far */
 };
 
+/** @p s seconds in ns, saturated at the ends of 64 bits. */
+static inline uint64_t
+tk_ns(double s)
+{
+	return s >= 1.8e10 ? UINT64_MAX : s > 0 ? (uint64_t)(s * 1e9) : 0;
+}
+
 int tk_init(struct tracker *t, const struct tr_stream_params *p);
 void tk_free(struct tracker *t);
 

@@ -9,7 +9,7 @@
  * and the report says so.  A frame captured at "X.in" and then at "X.out" spent the difference
  * queued at X.
  *
- * Other traces: the packets a BPF filter selects (compiled by libpcap for each link type) are cut
+ * Other traces: the packets a BPF filter selects (select.h: compiled for each link type) are cut
  * into bursts at idle gaps, or into fixed periods; an alpha-beta model (latency + bytes /
  * bandwidth) can be fitted to the bursts by least squares.
  */
@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <pcap/pcap.h>
 
 #include "reader.h"
+#include "select.h"
 #include "syncs.h"
 
 #define SE_PORT 47110
@@ -443,12 +443,6 @@ tr_syncs_free(struct tr_syncs *s)
 
 /* ---- bursts ---- */
 
-struct filt {
-	int linktype;
-	struct bpf_program prog;
-	bool ok;
-};
-
 static int
 cmp_double(const void *a, const void *b)
 {
@@ -583,8 +577,7 @@ int
 tr_bursts_read(struct tr_reader *r, const struct tr_burst_params *bp, struct tr_bursts *out,
 	       char *err, size_t errlen)
 {
-	struct filt f[8];
-	uint32_t nf = 0, i;
+	struct tr_select *sel = tr_select_create(bp->filter);
 	struct sel *s = NULL;
 	uint64_t n = 0, cap = 0, j, start;
 	uint64_t *ts = NULL;
@@ -592,44 +585,17 @@ tr_bursts_read(struct tr_reader *r, const struct tr_burst_params *bp, struct tr_
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	memset(f, 0, sizeof(f));
+	if (sel == NULL)
+		return -ENOMEM;
 	while ((rc = tr_reader_next(r, &p, err, errlen)) == 1) {
-		struct filt *fl = NULL;
 		struct tr_ip ip;
 
 		out->packets++;
-		if (bp->filter != NULL && bp->filter[0] != '\0') {
-			for (i = 0; i < nf; i++)
-				if (f[i].linktype == p.linktype)
-					fl = &f[i];
-			if (fl == NULL) {
-				pcap_t *dead = pcap_open_dead(p.linktype, 262144);
-
-				if (nf == 8 || dead == NULL) {
-					rc = -ENOMEM;
-					break;
-				}
-				fl = &f[nf++];
-				fl->linktype = p.linktype;
-				if (pcap_compile(dead, &fl->prog, bp->filter, 1,
-						 PCAP_NETMASK_UNKNOWN) != 0) {
-					snprintf(err, errlen, "filter '%s': %s", bp->filter,
-						 pcap_geterr(dead));
-					pcap_close(dead);
-					nf--;
-					rc = -EINVAL;
-					break;
-				}
-				fl->ok = true;
-				pcap_close(dead);
-			}
-			{
-				struct pcap_pkthdr h = { .caplen = p.caplen, .len = p.len };
-
-				if (pcap_offline_filter(&fl->prog, &h, p.data) == 0)
-					continue;
-			}
-		}
+		rc = tr_select_match(sel, &p, err, errlen);
+		if (rc < 0)
+			break;
+		if (rc == 0)
+			continue;
 		if (tr_decode_ip(p.linktype, p.data, p.caplen, &ip) != 0) {
 			out->not_ip++;
 			if (bp->filter == NULL || bp->filter[0] == '\0')
@@ -656,9 +622,7 @@ tr_bursts_read(struct tr_reader *r, const struct tr_burst_params *bp, struct tr_
 			    ((uint64_t)ip.sport << 16 | ip.dport) * 0x9e3779b97f4a7c15ULL ^ ip.proto;
 		n++;
 	}
-	for (i = 0; i < nf; i++)
-		if (f[i].ok)
-			pcap_freecode(&f[i].prog);
+	tr_select_free(sel);
 	if (rc < 0) {
 		if (rc == -ENOMEM)
 			snprintf(err, errlen, "out of memory");

@@ -3,8 +3,12 @@
  * libFuzzer target for the trace reader (traces/reader.h): the input is a whole trace file.
  * It goes into a memfd, which tr_reader_open() opens as /proc/self/fd/N (so the real path,
  * read() and gzip code run); every packet is read, its bytes summed (so that AddressSanitizer
- * checks all of @c data), decoded with tr_decode_ip(), and checked against the reader's own
- * accessors.  A broken invariant traps; errors are expected and only their message is checked.
+ * checks all of @c data), decoded with tr_decode_ip() and, for RoCE v2, tr_decode_bth(), and
+ * checked against the reader's own accessors.  Then the same file is read as a real job's
+ * byte streams (traces/streams.h: TCP sequence numbers, PSNs, the split into steps found from
+ * the streams and into a given count, with a background filter) and the steps checked against
+ * the streams; and as an application's step times (traces/appsteps.h).  A broken invariant
+ * traps; errors are expected and only their message is checked.
  *
  * Built and run by tests/fuzz/run.sh (clang -fsanitize=fuzzer,address,undefined).
  */
@@ -18,7 +22,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "appsteps.h"
 #include "reader.h"
+#include "streams.h"
 
 #define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
 
@@ -63,6 +69,15 @@ read_all(struct tr_reader *r)
 		rc = tr_decode_ip(p.linktype, p.data, p.caplen, &ip);
 		CHECK(rc == 0 || rc == -ENOTSUP || rc == -EBADMSG);
 		CHECK((rc == 0) == (ip.why == NULL));
+		if (rc == 0 && ip.proto == 17 && ip.dport == TR_ROCE_PORT) {
+			struct tr_bth b;
+			int brc = tr_decode_bth(&ip, &b);
+
+			CHECK(brc == 0 || brc == -ENOTSUP || brc == -EBADMSG);
+			if (brc == 0)
+				CHECK(b.payload <= ip.l4_payload && b.psn < (1u << 24) &&
+				      b.dest_qp < (1u << 24));
+		}
 		if (rc == -ENOTSUP)
 			CHECK(ip.family == 0);
 		if (rc == 0) {
@@ -88,6 +103,54 @@ read_all(struct tr_reader *r)
 	}
 	(void)sink;
 	return rc;
+}
+
+/* The file as a job's streams: the steps found from them, and @p steps given. */
+static void
+read_streams(const char *path, uint32_t steps, const char *background)
+{
+	struct tr_stream_params p = { .steps = steps, .background = background };
+	struct tr_streams s;
+	char err[512];
+	uint32_t i, k;
+	int rc = tr_streams_read(path, &p, &s, err, sizeof(err));
+
+	if (rc != 0) {
+		CHECK(rc == -EBADMSG || rc == -EFBIG || rc == -ENOTSUP || rc == -ERANGE ||
+		      rc == -ENOMEM || rc == -EIO || rc == -E2BIG || rc == -EINVAL);
+		CHECK(err[0] != '\0');
+		return;
+	}
+	CHECK(s.nmajor <= s.ndirs && s.selected <= s.packets);
+	CHECK(steps == 0 || s.nmajor == 0 || s.nsteps == steps);
+	for (i = 0; i < s.ndirs; i++) {
+		const struct tr_dir *d = &s.dir[i];
+
+		CHECK(d->major == (i < s.nmajor));
+		CHECK(i == 0 || d->bytes <= s.dir[i - 1].bytes);
+		CHECK(d->retrans_bytes <= d->payload);
+		if (!d->major || s.nsteps == 0)
+			continue;
+		CHECK(d->cut[s.nsteps] <= d->bytes);
+		for (k = 0; k < s.nsteps; k++) {
+			const struct tr_dir_step *x = &d->step[k];
+
+			CHECK(d->cut[k] < d->cut[k + 1]);
+			/* every byte between two cuts is some packet's: the capture missed none
+			 * in the stream's count, so the step has them all */
+			CHECK(x->bytes == d->cut[k + 1] - d->cut[k]);
+			CHECK(x->first_ns == UINT64_MAX || x->first_ns <= x->last_ns);
+		}
+	}
+	for (k = 0; k < s.nsteps; k++) {
+		const struct tr_step_span *x = &s.step[k];
+
+		CHECK(x->start_ns <= x->end_ns);
+		CHECK(x->overlap_ns <= x->some_ns && x->some_ns <= x->end_ns - x->start_ns);
+		CHECK(x->longest_idle_ns <= x->end_ns - x->start_ns);
+	}
+	CHECK(s.by != TR_SPLIT_PERIOD || (s.confidence >= 0.5 && s.confidence <= 1));
+	tr_streams_free(&s);
 }
 
 int
@@ -120,6 +183,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(tr_reader_ifname(r, i) != NULL && tr_reader_linktype(r, i) >= 0);
 		CHECK(tr_reader_ifname(r, n) == NULL);
 		tr_reader_close(r);
+		read_streams(path, 0, NULL);
+		read_streams(path, 3, "tcp port 5201 or udp port 7000");
+	}
+	{
+		struct tr_appsteps a;
+
+		if (tr_appsteps_read(path, -1000, &a, err, sizeof(err)) == 0) {
+			CHECK(a.n > 0);
+			for (i = 0; i < a.n; i++)
+				CHECK(a.s[i].start_ns <= a.s[i].end_ns &&
+				      (i == 0 || a.s[i].step > a.s[i - 1].step));
+			tr_appsteps_free(&a);
+		} else {
+			CHECK(strstr(err, path) == err || strcmp(err, "out of memory") == 0);
+		}
 	}
 	close(fd);
 	return 0;

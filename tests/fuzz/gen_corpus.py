@@ -149,6 +149,60 @@ def allinks():
     return b
 
 
+def tcp_seq(payload, seq, sport, dport, flags=0x10):
+    return struct.pack(">HHIIBBHHH", sport, dport, seq & 0xFFFFFFFF, 0, 0x50, flags, 65535, 0, 0) + payload
+
+
+def job_steps():
+    """A job of two hosts: 3 steps of 6 segments each way, 5 ms of compute between, a
+    retransmission, a sequence number that wraps, a background flow to port 5201."""
+    a, b = b"\x0a\x00\x00\x01", b"\x0a\x00\x00\x02"
+    seq = [0xFFFFF000, 1000]
+    frames, t = [], 0
+    for k in range(3):
+        for i in range(6):
+            for d in range(2):
+                f = eth(0x0800, ipv4(6, tcp_seq(b"\x5a" * 700, seq[d], 40000 + d, 41000 - d),
+                                     a if d == 0 else b, b if d == 0 else a))
+                frames.append((t + i * 20000 + d * 7000, f))
+                if k == 1 and i == 2 and d == 0:
+                    frames.append((t + i * 20000 + 9000, f))
+                seq[d] += 700
+            if i % 3 == 0:
+                frames.append((t + i * 20000 + 3000, eth(0x0800, ipv4(6, tcp_seq(
+                    b"\x11" * 300, 5000 + 300 * (6 * k + i), 33333, 5201), a, b))))
+        t += 6 * 20000 + 5000000
+    frames.sort(key=lambda x: x[0])
+    e = "<"
+    out = struct.pack(e + "IHHiIII", 0xA1B23C4D, 2, 4, 0, 0, 96, 1)
+    for ts, f in frames:
+        cap = min(len(f), 96)
+        out += struct.pack(e + "IIII", 1700000000 + ts // 10**9, ts % 10**9, cap, len(f)) + f[:cap]
+    return out
+
+
+def roce(psn, opcode, payload, sport=49152):
+    bth = struct.pack(">BBHBBHBBH", opcode, 0, 0xFFFF, 0, 0, 0x1234, 0, (psn >> 16) & 0xFF,
+                      psn & 0xFFFF)
+    return udp(bth + payload + b"\0" * 4, sport, 4791)
+
+
+def roce_job():
+    """RoCE v2 one way (SEND MIDDLE, PSNs that wrap, one repeated), its ACKs, UDP the other."""
+    a, b = b"\x0a\x00\x00\x01", b"\x0a\x00\x00\x02"
+    frames = []
+    psn = 0xFFFFFE
+    for k in range(2):
+        for i in range(4):
+            frames.append(eth(0x0800, ipv4(17, roce(psn & 0xFFFFFF, 0x01, b"\x42" * 256), a, b)))
+            if i == 1:
+                frames.append(frames[-1])
+            frames.append(eth(0x0800, ipv4(17, roce(psn & 0xFFFFFF, 0x11, b"\0" * 4), b, a)))
+            frames.append(eth(0x0800, ipv4(17, udp(b"\x33" * 256, 7000, 7001), b, a)))
+            psn += 1
+    return pcap(1, ns=True, frames=frames)
+
+
 def gz(b):
     return gzip.compress(b, 9, mtime=0)
 
@@ -164,6 +218,10 @@ files = {
     "pcapng-links": allinks(),
     "gz-pcap": gz(pcap(1, ns=True)),
     "gz-pcapng": gz(syncemu_like()),
+    "pcap-job-steps": job_steps(),
+    "pcap-roce": roce_job(),
+    "csv-steps": b"# a training loop's timers\nstep,start_ns,end_ns,rank0_start_ns\n"
+                 b"0,1700000000000000000,1700000000090000000,1\n1,1700000000100000000,1700000000190000000,2\n",
     "bad-empty": b"",
     "bad-3bytes": b"\xd4\xc3\xb2",
     "bad-magic": b"\x7fELF\x02\x01\x01\0" + b"\0" * 16,
