@@ -558,6 +558,45 @@ test_roce_and_udp(void **state)
 	tr_streams_free(&s);
 }
 
+/* A shaper that lets frames out in clumps: 10 frames of 1054 B at one time every 100 us, which
+ * at 105.4 MB/s is the link's time they take.  Given the rate, the link was never idle inside a
+ * step; without, it was idle 100 us after every clump. */
+static void
+test_clumps(void **state)
+{
+	struct tr_stream_params p = { .steps = 4, .rate_Bps = 105.4e6 };
+	struct tr_streams s;
+	struct cap c;
+	char err[512];
+	uint64_t t = T0;
+	uint32_t k, i, seq = 1;
+
+	(void)state;
+	cap_open(&c);
+	for (k = 0; k < 4; k++) {
+		for (i = 0; i < 100; i++) {
+			cap_tcp(&c, t + i / 10 * 100000, 0, 40000, 50000, seq, 0x10, MSS, 0);
+			seq += MSS;
+		}
+		t += 10 * 100000 + GAP_NS;
+	}
+	cap_close(&c);
+	assert_int_equal(tr_streams_read(c.path, &p, &s, err, sizeof(err)), 0);
+	assert_int_equal(s.nsteps, 4);
+	for (k = 0; k < 4; k++) {
+		assert_int_equal(s.dir[0].step[k].idle_ns, 0);
+		assert_int_equal(s.step[k].some_ns, s.step[k].end_ns - s.step[k].start_ns);
+	}
+	assert_int_equal(s.dir[0].snapped, 3);
+	tr_streams_free(&s);
+	p.rate_Bps = 0;
+	assert_int_equal(tr_streams_read(c.path, &p, &s, err, sizeof(err)), 0);
+	unlink(c.path);
+	for (k = 0; k < 4; k++)
+		assert_int_equal(s.dir[0].step[k].idle_ns, 9 * 100000);
+	tr_streams_free(&s);
+}
+
 static void
 test_bad_calls(void **state)
 {
@@ -642,14 +681,20 @@ static void
 test_collective_bytes(void **state)
 {
 	(void)state;
-	assert_true(tr_coll_dir_bytes(TR_COLL_ALLREDUCE, 2, 1, 1, 4e6, true) == 4e6);
-	assert_true(tr_coll_dir_bytes(TR_COLL_ALLREDUCE, 4, 2, 2, 4e6, true) == 6e6);
-	assert_true(tr_coll_dir_bytes(TR_COLL_ALLGATHER, 4, 2, 2, 4e6, true) == 3e6);
-	assert_true(tr_coll_dir_bytes(TR_COLL_REDUCESCATTER, 8, 4, 4, 8e6, true) == 7e6);
-	assert_true(tr_coll_dir_bytes(TR_COLL_ALLTOALL, 4, 2, 2, 4e6, true) == 4e6);
-	assert_true(tr_coll_dir_bytes(TR_COLL_ALLREDUCE, 4, 2, 2, 4e6, false) == 0);
-	assert_true(tr_coll_dir_bytes(TR_COLL_ALLREDUCE, 1, 1, 1, 4e6, true) < 0);
-	assert_true(tr_coll_dir_bytes(TR_COLL_ALLREDUCE, 4, 3, 2, 4e6, true) < 0);
+	/* 2 ranks on 2 hosts: each sends the other 2 (2 - 1) / 2 of the buffer */
+	assert_true(tr_coll_dir_bytes(TR_COLL_ALLREDUCE, 2, 2, TR_PLACE_BLOCK, 4e6) == 4e6);
+	/* 4 on 2 in blocks: one ring edge each way, 2 x 3/4 x 4 MB */
+	assert_true(tr_coll_dir_bytes(TR_COLL_ALLREDUCE, 4, 2, TR_PLACE_BLOCK, 4e6) == 6e6);
+	/* dealt round robin: every edge crosses, two each way */
+	assert_true(tr_coll_dir_bytes(TR_COLL_ALLREDUCE, 4, 2, TR_PLACE_CYCLIC, 4e6) == 12e6);
+	assert_true(tr_coll_dir_bytes(TR_COLL_ALLGATHER, 4, 2, TR_PLACE_BLOCK, 4e6) == 3e6);
+	assert_true(tr_coll_dir_bytes(TR_COLL_REDUCESCATTER, 8, 2, TR_PLACE_BLOCK, 8e6) == 7e6);
+	/* all-to-all: 2 x 2 rank pairs of 1 MB */
+	assert_true(tr_coll_dir_bytes(TR_COLL_ALLTOALL, 4, 2, TR_PLACE_BLOCK, 4e6) == 4e6);
+	assert_true(tr_coll_dir_bytes(TR_COLL_ALLTOALL, 4, 2, TR_PLACE_CYCLIC, 4e6) == 4e6);
+	assert_true(tr_coll_dir_bytes(TR_COLL_ALLREDUCE, 1, 2, TR_PLACE_BLOCK, 4e6) < 0);
+	assert_true(tr_coll_dir_bytes(TR_COLL_ALLREDUCE, 5, 2, TR_PLACE_BLOCK, 4e6) < 0);
+	assert_true(tr_coll_dir_bytes(TR_COLL_NONE, 4, 2, TR_PLACE_BLOCK, 4e6) < 0);
 	assert_int_equal(tr_coll_parse("alltoall"), TR_COLL_ALLTOALL);
 	assert_int_equal(tr_coll_parse("all-reduce"), TR_COLL_NONE);
 	assert_string_equal(tr_coll_name(TR_COLL_REDUCESCATTER), "reducescatter");
@@ -748,6 +793,7 @@ main(void)
 		cmocka_unit_test(test_pause_inside_a_step),
 		cmocka_unit_test(test_background),
 		cmocka_unit_test(test_roce_and_udp),
+		cmocka_unit_test(test_clumps),
 		cmocka_unit_test(test_bad_calls),
 		cmocka_unit_test(test_bth),
 		cmocka_unit_test(test_collective_bytes),

@@ -40,16 +40,18 @@ struct val_opts {
 	double gap, period, alpha, beta, tolerance, rate, idle, clock_offset, coll_bytes;
 	unsigned long steps, ranks;
 	enum tr_coll coll;
+	enum tr_placement place;
 	bool gap_auto;
 	/* options as typed, when given: for the messages about what goes together */
 	char gap_opt[32], period_opt[32], variant_opt[32], budget_opt[32], steps_opt[32];
 	char coll_opt[32], ranks_opt[32], size_opt[32], bg_opt[32], csv_opt[32], offset_opt[32];
-	char idle_opt[32];
+	char idle_opt[32], place_opt[32];
 	bool generic, payload, json, help, have_alpha, have_beta;
 	unsigned int variants, budgets;
 };
 
-enum { O_SCEN, O_SET, O_GENERIC, O_FILTER, O_HOSTS, O_PORTS, O_STEPS, O_COLL, O_RANKS, O_SIZE,
+enum { O_SCEN, O_SET, O_GENERIC, O_FILTER, O_HOSTS, O_PORTS, O_STEPS, O_COLL, O_RANKS, O_PLACE,
+       O_SIZE,
        O_BG, O_RATE, O_IDLE, O_CSV, O_OFFSET, O_GAP, O_PERIOD, O_COUNT, O_ALPHA, O_BETA,
        O_VARIANT, O_BUDGET, O_TOL, O_JSON, O_HELP };
 
@@ -67,6 +69,8 @@ static const struct opt val_optv[] = {
 	{ "collective", 'c', "NAME", "or the step's volume from this collective: allreduce, "
 	  "allgather, reducescatter or alltoall (needs --ranks, --bytes)", O_COLL },
 	{ "ranks", 0, "N", "the collective's ranks, the same number on each host", O_RANKS },
+	{ "placement", 0, "block|cyclic", "ranks in blocks on the hosts (mpirun's default) or "
+	  "dealt round robin (--map-by node) [block]", O_PLACE },
 	{ "bytes", 0, "SIZE", "the collective's buffer (e.g. 4MiB; allgather: the gathered one)",
 	  O_SIZE },
 	{ "background", 0, "BPF", "packets of other traffic sharing the link: their share of "
@@ -241,6 +245,15 @@ val_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 	case O_RANKS:
 		snprintf(o->ranks_opt, sizeof(o->ranks_opt), "%s", opts_spelling());
 		return opts_count(opts_spelling(), arg, 2, 1u << 24, &o->ranks, err, errlen);
+	case O_PLACE:
+		snprintf(o->place_opt, sizeof(o->place_opt), "%s", opts_spelling());
+		if (strcmp(arg, "block") != 0 && strcmp(arg, "cyclic") != 0) {
+			snprintf(err, errlen, "%s: '%s' (allowed: block, cyclic)", opts_spelling(),
+				 arg);
+			return -EINVAL;
+		}
+		o->place = strcmp(arg, "cyclic") == 0 ? TR_PLACE_CYCLIC : TR_PLACE_BLOCK;
+		return 0;
 	case O_SIZE:
 		if (strcmp(arg, "wire") == 0 || strcmp(arg, "payload") == 0) {
 			/* the former spelling of --count */
@@ -491,9 +504,11 @@ together(const struct val_opts *o, char *err, size_t errlen)
 	else if (o->coll_opt[0] != '\0' && (o->ranks_opt[0] == '\0' || o->size_opt[0] == '\0'))
 		snprintf(err, errlen, "%s needs --ranks and --bytes (the collective's ranks and "
 			 "buffer give each direction's bytes in a step)", o->coll_opt);
-	else if (o->coll_opt[0] == '\0' && (o->ranks_opt[0] != '\0' || o->size_opt[0] != '\0'))
-		snprintf(err, errlen, "%s needs --collective (whose ranks and buffer they are)",
-			 o->ranks_opt[0] ? o->ranks_opt : o->size_opt);
+	else if (o->coll_opt[0] == '\0' && (o->ranks_opt[0] != '\0' || o->size_opt[0] != '\0' ||
+					    o->place_opt[0] != '\0'))
+		snprintf(err, errlen, "%s needs --collective (whose ranks, placement and buffer "
+			 "they are)", o->ranks_opt[0] ? o->ranks_opt : o->size_opt[0] ?
+			 o->size_opt : o->place_opt);
 	else if (o->offset_opt[0] != '\0' && o->csv_opt[0] == '\0')
 		snprintf(err, errlen, "%s needs --steps-csv (the times it moves)", o->offset_opt);
 	else if (o->variant_opt[0] != '\0' && o->scenario == NULL)
@@ -758,6 +773,7 @@ validate_generic(const struct val_opts *o, const char *path, struct tr_reader **
 		struct tr_stream_params sp = {
 			.filter = filter, .background = o->background,
 			.steps = (uint32_t)o->steps, .coll = o->coll, .ranks = (uint32_t)o->ranks,
+			.place = o->place, .rate_Bps = rate,
 			.coll_bytes = o->coll_bytes, .idle_s = o->idle,
 		};
 

@@ -44,8 +44,10 @@ step_seen(const struct tr_step_span *x)
 void
 validate_stream_summary(const struct tr_streams *s, double rate_Bps, struct stream_summary *m)
 {
-	double *v = calloc(s->nsteps ? s->nsteps : 1, sizeof(*v)), b_max = 0, b_sum = 0;
-	uint64_t wire = 0, busy = 0, bg = 0, fg = 0;
+	double *v = calloc(s->nsteps ? s->nsteps : 1, sizeof(*v)), b_max = 0;
+	double *b = calloc(s->nmajor ? s->nmajor : 1, sizeof(*b));
+	double *left = calloc(s->nmajor ? s->nmajor : 1, sizeof(*left));
+	uint64_t wire = 0, busy = 0, bg = 0;
 	size_t len;
 	uint32_t i, k, n = 0;
 	char *p;
@@ -56,8 +58,12 @@ validate_stream_summary(const struct tr_streams *s, double rate_Bps, struct stre
 	m->overlap_pct = s->span_ns ? 100.0 * s->overlap_ns / s->span_ns : NAN;
 	m->one_way_pct = s->span_ns ? 100.0 * (s->some_ns - s->overlap_ns) / s->span_ns : NAN;
 	m->idle_pct = s->span_ns ? 100.0 * (s->span_ns - s->some_ns) / s->span_ns : NAN;
-	if (v == NULL)
+	if (v == NULL || b == NULL || left == NULL) {
+		free(v);
+		free(b);
+		free(left);
 		return;
+	}
 	for (k = 0; k < s->nsteps; k++) {
 		const struct tr_step_span *x = &s->step[k];
 
@@ -68,7 +74,8 @@ validate_stream_summary(const struct tr_streams *s, double rate_Bps, struct stre
 			m->longest_idle_ms = x->longest_idle_ns / 1e6;
 	}
 	m->median_ms = median_of(v, n);
-	/* B: the largest direction's frame bytes in a step (median), and all directions' */
+	/* B: each direction's frame bytes in a step (median), and the share of its link the
+	 * background left it during the steps */
 	for (i = 0; i < s->nmajor; i++) {
 		const struct tr_dir *d = &s->dir[i];
 		uint64_t dbg = 0, dfg = 0;
@@ -82,27 +89,38 @@ validate_stream_summary(const struct tr_streams *s, double rate_Bps, struct stre
 			dbg += d->step[k].bg_wire;
 			dfg += d->step[k].span_wire;
 		}
-		b_sum += median_of(v, s->nsteps);
-		if (median_of(v, s->nsteps) > b_max)
-			b_max = median_of(v, s->nsteps);
+		b[i] = median_of(v, s->nsteps);
+		if (b[i] > b_max)
+			b_max = b[i];
+		left[i] = dbg + dfg > 0 ? (double)dfg / (dbg + dfg) : 1;
 		bg += dbg;
-		fg += dfg;
 		if (dbg + dfg > 0 && 100.0 * dbg / (dbg + dfg) > m->bg_share_pct) {
 			m->bg_share_pct = 100.0 * dbg / (dbg + dfg);
 			m->bg_dir = d->name;
 		}
 	}
-	free(v);
 	m->rate_given = rate_Bps > 0;
 	m->rate_Bps = rate_Bps > 0 ? rate_Bps : busy > 0 ? wire / (busy / 1e9) : NAN;
 	if (isfinite(m->rate_Bps) && m->rate_Bps > 0 && b_max > 0) {
-		m->duplex_ms = b_max / m->rate_Bps * 1e3;
-		m->serial_ms = b_sum / m->rate_Bps * 1e3;
-		m->x_b_rate = m->median_ms / m->duplex_ms;
+		/* each direction at the rate the background left it: all at once (duplex), or one
+		 * after another (serialised) */
+		m->duplex_ms = m->serial_ms = 0;
+		for (i = 0; i < s->nmajor; i++) {
+			double t = b[i] / (m->rate_Bps * (left[i] > 1e-3 ? left[i] : 1e-3)) * 1e3;
+
+			m->serial_ms += t;
+			if (t > m->duplex_ms)
+				m->duplex_ms = t;
+		}
+		m->x_b_rate = m->median_ms / (b_max / m->rate_Bps * 1e3);
 		if (s->nmajor > 1)
 			m->matches = fabs(log(m->median_ms / m->duplex_ms)) <
 				     fabs(log(m->median_ms / m->serial_ms)) ? "duplex" : "serialised";
 	}
+	m->background = bg > 0;
+	free(v);
+	free(b);
+	free(left);
 	if (s->nmajor == 1)
 		m->turns = "one direction carried the job";
 	else if (m->overlap_pct < TURNS_PCT)
@@ -133,13 +151,15 @@ validate_stream_summary(const struct tr_streams *s, double rate_Bps, struct stre
 			    strcmp(m->matches, "duplex") == 0 ? m->serial_ms : m->duplex_ms);
 		else
 			ADD(" (%.3f ms", m->duplex_ms);
-		ADD(" at %.4g Mbit/s%s)", m->rate_Bps * 8 / 1e6, m->rate_given ? "" :
-		    ", the rate the directions had while busy: give --rate for the link's");
+		ADD(" at %.4g Mbit/s%s%s)", m->rate_Bps * 8 / 1e6, m->rate_given ? "" :
+		    ", the rate the directions had while busy: give --rate for the link's",
+		    m->background ? " less the background's share" : "");
 	}
-	ADD("; idle %.1f %% of the steps' time, %u stall%s over %g ms (longest %.3f ms)",
-	    m->idle_pct, m->stalls, m->stalls == 1 ? "" : "s", TR_STALL_S * 1e3, m->longest_idle_ms);
-	if (bg > 0)
-		ADD("; background %.1f %% of %s", m->bg_share_pct, m->bg_dir);
+	ADD("; no byte of the job on the link %.1f %% of the steps' time, %u time%s over %g ms "
+	    "(longest %.3f ms)", m->idle_pct, m->stalls, m->stalls == 1 ? "" : "s",
+	    TR_STALL_S * 1e3, m->longest_idle_ms);
+	if (m->background)
+		ADD("; the background took %.1f %% of %s", m->bg_share_pct, m->bg_dir);
 #undef ADD
 }
 
@@ -163,6 +183,7 @@ validate_stream_summary_json(const struct stream_summary *m)
 	json_object_set_new(o, "duplex_ms", NUM(m->duplex_ms));
 	json_object_set_new(o, "serialised_ms", NUM(m->serial_ms));
 	json_object_set_new(o, "step_per_b_rate", NUM(m->x_b_rate));
+	json_object_set_new(o, "predictions_less_background", json_boolean(m->background));
 	json_object_set_new(o, "matches", m->matches ? json_string(m->matches) : json_null());
 	json_object_set_new(o, "stalls", json_integer(m->stalls));
 	json_object_set_new(o, "longest_idle_ms", NUM(m->longest_idle_ms));

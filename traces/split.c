@@ -62,22 +62,22 @@ tr_coll_parse(const char *name)
 }
 
 double
-tr_coll_dir_bytes(enum tr_coll c, uint32_t ranks, uint32_t ranks_src, uint32_t ranks_dst,
-		  double bytes, bool ring_edge)
+tr_coll_dir_bytes(enum tr_coll c, uint32_t ranks, uint32_t hosts, enum tr_placement place,
+		  double bytes)
 {
-	double n = ranks;
+	double n = ranks, per = (double)ranks / hosts;
+	double crossings = place == TR_PLACE_CYCLIC ? per : 1;
 
-	if (ranks < 2 || ranks_src == 0 || ranks_dst == 0 || ranks_src + ranks_dst > ranks ||
-	    !(bytes >= 0) || !isfinite(bytes))
+	if (ranks < 2 || hosts < 2 || ranks % hosts != 0 || !(bytes >= 0) || !isfinite(bytes))
 		return -1;
 	switch (c) {
 	case TR_COLL_ALLREDUCE:
-		return ring_edge ? 2 * (n - 1) / n * bytes : 0;
+		return crossings * 2 * (n - 1) / n * bytes;
 	case TR_COLL_ALLGATHER:
 	case TR_COLL_REDUCESCATTER:
-		return ring_edge ? (n - 1) / n * bytes : 0;
+		return crossings * (n - 1) / n * bytes;
 	case TR_COLL_ALLTOALL:
-		return (double)ranks_src * ranks_dst * bytes / n;
+		return per * per * bytes / n;
 	default:
 		return -1;
 	}
@@ -537,7 +537,7 @@ steps_of_collective(struct tr_streams *s, const struct tr_stream_params *p, char
 		return -EINVAL;
 	}
 	per = p->ranks / hosts;
-	vol = tr_coll_dir_bytes(p->coll, p->ranks, per, per, p->coll_bytes, true);
+	vol = tr_coll_dir_bytes(p->coll, p->ranks, hosts, p->place, p->coll_bytes);
 	if (!(vol > 0)) {
 		snprintf(err, errlen, "--collective %s over %u ranks moves no bytes between two "
 			 "hosts", tr_coll_name(p->coll), p->ranks);
@@ -557,8 +557,10 @@ steps_of_collective(struct tr_streams *s, const struct tr_stream_params *p, char
 	}
 	*n = (uint32_t)llround(s->steps_exact);
 	snprintf(s->how, sizeof(s->how), "%u steps of the %s's %.0f bytes per direction (%u "
-		 "ranks, %u per host on %u hosts, a ring): the streams hold %.4f of them", *n,
-		 tr_coll_name(p->coll), vol, p->ranks, per, hosts, s->steps_exact);
+		 "ranks, %u per host on %u hosts, %s%s): the streams hold %.4f of them", *n,
+		 tr_coll_name(p->coll), vol, p->ranks, per, hosts,
+		 p->place == TR_PLACE_CYCLIC ? "dealt round robin" : "in blocks",
+		 p->coll == TR_COLL_ALLTOALL ? "" : ", a ring", s->steps_exact);
 	return 0;
 }
 

@@ -253,14 +253,17 @@ tk_packet(struct tracker *t, const struct tr_packet *p, struct tk_ev *ev, char *
 	ev->dir = -1;
 	ev->ts = p->ts_ns;
 	ev->wire = p->len;
-	rc = tr_select_match(t->fg, p, err, errlen);
-	if (rc <= 0)
-		return rc;
+	/* the background is what its filter selects, whatever the job's filter says */
 	if (t->bg != NULL) {
 		rc = tr_select_match(t->bg, p, err, errlen);
 		if (rc < 0)
 			return rc;
 		bg = rc == 1;
+	}
+	if (!bg) {
+		rc = tr_select_match(t->fg, p, err, errlen);
+		if (rc <= 0)
+			return rc;
 	}
 	ev->selected = true;
 	if (tr_decode_ip(p->linktype, p->data, p->caplen, &ip) != 0 || ip.fragment ||
@@ -357,8 +360,7 @@ flow_missing(const struct flow *f, uint64_t *bytes, uint64_t *holes)
 struct p1dir {
 	struct sm_sketch gaps;		/* between data packets */
 	bool sketch;
-	uint64_t prev_ts;
-	bool have_prev;
+	struct occ link;
 	uint64_t floor_ns;		/* gaps kept are above this */
 	uint32_t gcap;
 };
@@ -521,29 +523,30 @@ pass1(const char *path, const struct tr_stream_params *prm, struct tr_streams *o
 			d->first_ns = p.ts_ns;
 		if (p.ts_ns > d->last_ns)
 			d->last_ns = p.ts_ns;
-		if (q[ev.dir].have_prev) {
-			uint64_t gap = p.ts_ns > q[ev.dir].prev_ts ? p.ts_ns - q[ev.dir].prev_ts : 0;
+		{
+			bool first = !q[ev.dir].link.any;
+			uint64_t from, gap = occ_frame(&q[ev.dir].link, p.ts_ns, ev.wire,
+						       prm->rate_Bps, &from);
 
-			if (!q[ev.dir].sketch) {
-				rc = sm_sketch_init(&q[ev.dir].gaps);
+			if (!first) {
+				if (!q[ev.dir].sketch) {
+					rc = sm_sketch_init(&q[ev.dir].gaps);
+					if (rc != 0)
+						break;
+					q[ev.dir].sketch = true;
+				}
+				rc = sm_sketch_add(&q[ev.dir].gaps, (double)gap);
 				if (rc != 0)
 					break;
-				q[ev.dir].sketch = true;
-			}
-			rc = sm_sketch_add(&q[ev.dir].gaps, (double)gap);
-			if (rc != 0)
-				break;
-			if (gap > q[ev.dir].floor_ns) {
-				struct tr_gap g = { ev.off, q[ev.dir].prev_ts, gap };
+				if (gap > q[ev.dir].floor_ns) {
+					struct tr_gap g = { ev.off, from, gap };
 
-				rc = gap_push(d, &q[ev.dir], &g);
-				if (rc != 0)
-					break;
+					rc = gap_push(d, &q[ev.dir], &g);
+					if (rc != 0)
+						break;
+				}
 			}
 		}
-		if (!q[ev.dir].have_prev || p.ts_ns > q[ev.dir].prev_ts)
-			q[ev.dir].prev_ts = p.ts_ns;
-		q[ev.dir].have_prev = true;
 	}
 	if (rc == 0) {
 		out->unordered = tr_reader_unordered(r);
@@ -621,13 +624,13 @@ pass2(const char *path, const struct tr_stream_params *prm, struct tr_streams *o
 	struct tracker t;
 	struct tr_packet p;
 	struct tk_ev ev;
-	uint64_t *prev_ts = calloc(out->nmajor, sizeof(*prev_ts));
+	struct occ *link = calloc(out->nmajor, sizeof(*link));
 	int64_t *prev_step = malloc(out->nmajor * sizeof(*prev_step));
 	uint32_t i;
 	int rc;
 
-	if (prev_ts == NULL || prev_step == NULL) {
-		free(prev_ts);
+	if (link == NULL || prev_step == NULL) {
+		free(link);
 		free(prev_step);
 		return -ENOMEM;
 	}
@@ -636,7 +639,7 @@ pass2(const char *path, const struct tr_stream_params *prm, struct tr_streams *o
 	r = reopen(path, err, errlen, &rc);
 	if (r == NULL || (rc = tk_init(&t, prm)) != 0) {
 		tr_reader_close(r);
-		free(prev_ts);
+		free(link);
 		free(prev_step);
 		return rc;
 	}
@@ -684,21 +687,22 @@ pass2(const char *path, const struct tr_stream_params *prm, struct tr_streams *o
 		x->wire += ev.wire;
 		x->retrans_bytes += ev.retrans;
 		/* the gaps between the step's data packets */
-		if (prev_step[di] == owner && p.ts_ns > prev_ts[di]) {
-			uint64_t gap = p.ts_ns - prev_ts[di];
+		{
+			uint64_t from, gap = occ_frame(&link[di], p.ts_ns, ev.wire, prm->rate_Bps,
+						       &from);
 
-			if (gap > x->longest_gap_ns)
-				x->longest_gap_ns = gap;
-			if (gap > tk_ns(d->idle_s))
-				x->idle_ns += gap;
+			if (prev_step[di] == owner) {
+				if (gap > x->longest_gap_ns)
+					x->longest_gap_ns = gap;
+				if (gap > tk_ns(d->idle_s))
+					x->idle_ns += gap;
+			}
 		}
-		if (prev_step[di] != owner || p.ts_ns > prev_ts[di])
-			prev_ts[di] = p.ts_ns;
 		prev_step[di] = owner;
 	}
 	tk_free(&t);
 	tr_reader_close(r);
-	free(prev_ts);
+	free(link);
 	free(prev_step);
 	return rc < 0 ? rc : 0;
 }

@@ -83,40 +83,50 @@ const char *tr_coll_name(enum tr_coll c);
 /** The collective named @p name, or TR_COLL_NONE. */
 enum tr_coll tr_coll_parse(const char *name);
 
+/** How ranks are placed on the hosts. */
+enum tr_placement {
+	TR_PLACE_BLOCK = 0,		/**< ranks 0..R-1 on the first host, ... (mpirun's
+					 *   default by-slot mapping, NCCL's ring within a node) */
+	TR_PLACE_CYCLIC,		/**< dealt round robin: rank r on host r mod H (mpirun
+					 *   --map-by node) */
+};
+
 /**
- * The application bytes one host sends another in one step of collective @p c over @p ranks
- * ranks of which @p ranks_src are on the sending host and @p ranks_dst on the receiving one,
- * with a buffer of @p bytes: the algorithms of NCCL and of Open MPI's ring (its all-reduce is a
- * reduce-scatter then an all-gather, each rank sending (N - 1) / N of the buffer to the next
- * rank; ranks placed in blocks on the hosts, as mpirun's default by-slot mapping does, so that
- * one ring edge crosses from each host to the next) and the pairwise all-to-all (each rank sends
- * bytes / N to every other rank):
- *   allreduce      2 (N - 1) / N x bytes over the ring edge, if the hosts are ring neighbours
- *   allgather      (N - 1) / N x bytes (bytes: the gathered buffer)
- *   reducescatter  (N - 1) / N x bytes (bytes: the buffer scattered)
- *   alltoall       ranks_src x ranks_dst x bytes / N (bytes: each rank's send buffer)
- * For a ring the edge from host h carries the step's bytes only to host h + 1: @p ring_edge
- * says whether this direction is one.
+ * The application bytes one host sends the next in one step of collective @p c over @p ranks
+ * ranks on @p hosts hosts (the same number on each), placed as @p place, with a buffer of
+ * @p bytes.  The algorithms: a ring for all-reduce (a reduce-scatter then an all-gather, as NCCL
+ * and Open MPI's ring do: each rank sends 2 (N - 1) / N of the buffer to the next rank),
+ * all-gather and reduce-scatter ((N - 1) / N of the buffer: the gathered one, the one
+ * scattered); for all-to-all each rank sends bytes / N to every other.  A ring crosses from a
+ * host to the next once with the ranks in blocks, N / H times dealt round robin; the ring's
+ * direction is from each host to the next (with two hosts, both ways):
+ *   ring collective  crossings x (per-rank bytes)
+ *   alltoall         (N / H)^2 x bytes / N
  *
- * @return the bytes, or -1 if an argument is out of range (no ranks, more on two hosts than in
- *         all)
+ * @return the bytes, or -1 if an argument is out of range (fewer than 2 ranks or hosts, ranks
+ *         not a multiple of the hosts)
  */
-double tr_coll_dir_bytes(enum tr_coll c, uint32_t ranks, uint32_t ranks_src, uint32_t ranks_dst,
-			 double bytes, bool ring_edge);
+double tr_coll_dir_bytes(enum tr_coll c, uint32_t ranks, uint32_t hosts,
+			 enum tr_placement place, double bytes);
 
 /** What to take from a trace, and how to cut it. */
 struct tr_stream_params {
 	const char *filter;		/**< the job's packets (libpcap syntax); NULL: every IP
 					 *   packet */
-	const char *background;		/**< packets of the background (libpcap syntax), taken
-					 *   out of the job's; NULL: none */
+	const char *background;		/**< packets of the background (libpcap syntax), whatever
+					 *   @c filter says: taken out of the job's; NULL: none */
 	uint32_t steps;			/**< > 0: the capture holds this many steps */
 	enum tr_coll coll;		/**< or: the step's volume from this collective */
 	uint32_t ranks;			/**< its ranks (>= 2) */
+	enum tr_placement place;	/**< how they are placed on the hosts */
 	double coll_bytes;		/**< its buffer, bytes */
 	double idle_s;			/**< a gap longer than this is idle; 0: automatic (10 x the
 					 *   direction's median gap between data packets, at least
 					 *   TR_IDLE_MIN_S) */
+	double rate_Bps;		/**< the link's rate in frame bytes, 0: not known.  Given, a
+					 *   direction's gap is counted from when its frames so far
+					 *   would have left the link at that rate (a shaper that lets
+					 *   frames out in clumps leaves no gap inside a clump) */
 };
 
 /** The automatic idle threshold's floor (s). */

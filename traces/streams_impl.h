@@ -83,6 +83,33 @@ tk_ns(double s)
 	return s >= 1.8e10 ? UINT64_MAX : s > 0 ? (uint64_t)(s * 1e9) : 0;
 }
 
+/*
+ * A direction's link: until when it carried data.  With the link's rate known, each data
+ * frame keeps it busy for its bytes at that rate from when it came or the frame before it left,
+ * whichever is later (so that frames a shaper lets out in clumps count as the link's time they
+ * took); without, a frame keeps it busy at its own time only.
+ */
+struct occ {
+	uint64_t until;
+	bool any;
+};
+
+/* A data frame of @p wire bytes at @p ts: the idle time before it (0 for the first), and from
+ * when in *@p from. */
+static inline uint64_t
+occ_frame(struct occ *o, uint64_t ts, uint32_t wire, double rate, uint64_t *from)
+{
+	uint64_t gap = o->any && ts > o->until ? ts - o->until : 0;
+
+	*from = o->until;
+	if (!o->any || ts > o->until)
+		o->until = ts;
+	if (rate > 0)
+		o->until += (uint64_t)(wire / rate * 1e9);
+	o->any = true;
+	return gap;
+}
+
 int tk_init(struct tracker *t, const struct tr_stream_params *p);
 void tk_free(struct tracker *t);
 
