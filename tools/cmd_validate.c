@@ -752,14 +752,8 @@ validate_generic(const struct val_opts *o, const char *path, struct tr_reader **
 	char err[512], fallback[640] = "";
 	double rate = o->rate;
 	uint32_t nspans = 0;
-	struct stat sb;
 	int rc, status;
 
-	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-		fprintf(stderr, "syncemu validate: %s: not a regular file: a real job's capture is "
-			"read more than once (save it to a file first)\n", path);
-		return CLI_EXIT_INPUT;
-	}
 	if (o->scenario != NULL) {
 		if (sc_scenario_load(sc, o->scenario, o->sets, o->nsets, err, sizeof(err)) != 0) {
 			fprintf(stderr, "syncemu validate: %s\n", err);
@@ -841,7 +835,8 @@ cmd_validate(int argc, char **argv)
 	char err[512], *pos[1];
 	unsigned int nt = 0, i;
 	int npos, rc, status = CLI_EXIT_OK;
-	bool have_sc = false;
+	bool have_sc = false, regular;
+	struct stat sb;
 
 	memset(&syn, 0, sizeof(syn));
 	memset(&bur, 0, sizeof(bur));
@@ -878,6 +873,10 @@ cmd_validate(int argc, char **argv)
 		free(o.filter_owned);
 		o.filter_owned = both;
 	}
+	/* a real job's capture is read more than once: a pipe cannot be */
+	regular = stat(pos[0], &sb) != 0 || S_ISREG(sb.st_mode);
+	if (!regular && wants_generic(&o))
+		goto not_regular;
 	r = tr_reader_open(pos[0], err, sizeof(err));
 	if (r == NULL) {
 		fprintf(stderr, "syncemu validate: %s\n", err);
@@ -943,6 +942,13 @@ cmd_validate(int argc, char **argv)
 			       syn.frames, syn.se_frames, syn.nruns, have_sc ? ", scenario " : "",
 			       have_sc ? sc->name : "");
 		emit(tabs, nt, root, o.json);
+	} else if (!regular) {
+not_regular:
+		fprintf(stderr, "syncemu validate: %s: not a regular file, and not a syncemu trace: a "
+			"real job's capture is read more than once (save it to a file first)\n",
+			pos[0]);
+		status = CLI_EXIT_INPUT;
+		goto out;
 	} else {
 		status = validate_generic(&o, pos[0], &r, sc, tabs, &nt, root, warn, &st, &bur,
 					  &app, &spans, &v);

@@ -91,6 +91,25 @@ rows=(
 	"2|--tolerance: 'abc' is not a percentage >= 0|validate $trace --tolerance abc"	# guard
 	"2|missing the trace|validate"					# guard
 	"0||validate $trace --hosts 10.0.0.1,fd00::1 --ports 0,65535 --gap 500us"	# guard: good values still pass
+	"2|--steps and --collective exclude each other|validate $trace --steps 3 --collective allreduce --ranks 2 --bytes 1MiB"	# new: the streams' options
+	"2|--steps and --gap exclude each other|validate $trace --steps 3 --gap 1ms"	# new
+	"2|--background and --period exclude each other|validate $trace --background 'tcp port 1' --period 1ms"	# new
+	"2|--collective needs --ranks and --bytes|validate $trace --collective allreduce --ranks 2"	# new
+	"2|--ranks needs --collective|validate $trace --ranks 4"	# new
+	"2|--placement needs --collective|validate $trace --placement cyclic"	# new
+	"2|--clock-offset needs --steps-csv|validate $trace --steps 3 --clock-offset 1ms"	# new
+	"2|-n: '0' is not a count in 1..1000000|validate $trace -n 0"		# new
+	"2|--collective: 'allreduse' (allowed: allreduce, allgather, reducescatter, alltoall)|validate $trace --collective allreduse --ranks 2 --bytes 1MiB"	# new
+	"2|--ranks: '1' is not a count in 2..16777216|validate $trace --collective allreduce --ranks 1 --bytes 1MiB"	# new
+	"2|--placement: 'ring' (allowed: block, cyclic)|validate $trace --collective allreduce --ranks 2 --placement ring --bytes 1MiB"	# new
+	"2|--bytes: '4MB/s' is not a size|validate $trace --collective allreduce --ranks 2 --bytes 4MB/s"	# new
+	"2|--rate: 'fast' is not a rate > 0|validate $trace --steps 3 --rate fast"	# new
+	"2|--idle: '0s' is not a time > 0|validate $trace --steps 3 --idle 0s"	# new
+	"2|--background 'tcp port': |validate $trace --background 'tcp port'"	# new: compiled before the trace is read
+	"2|--clock-offset: 'soon' is not a time|validate $trace --steps-csv x.csv --clock-offset soon"	# new
+	"2|--gap: 'often' is not a time > 0 or 'auto'|validate $trace --gap often"	# new
+	"2|--count: 'bits' (allowed: wire, payload)|validate $trace --gap auto --count bits"	# new
+	"0||validate $trace --gap auto --bytes payload"	# guard: --bytes wire|payload, the former spelling of --count
 	# -- model
 	"2|-t: unknown table 'nope'|model -t nope"			# before: named --table, not -t
 	"2|-t needs a value; '--json' is an option|model -t --json"	# before: "--table: unknown table '--json'"

@@ -61,6 +61,129 @@ expect_rc 0 "--generic on a syncemu trace" -- "$se" validate "$tmp/t.pcapng" --g
 python3 -c "import json; d=json.load(open('$tmp/out')); assert d['mode']=='bursts' and d['split']['bursts']>=1" &&
 	ok "bursts found" || bad "bursts"
 
+# a real job's capture, written here: two hosts send each other 5 steps of 50,000 bytes in
+# 1000-byte TCP segments 10 us apart (B 5 us after A), 5 ms of compute between; its steps' true
+# first and last packet times in job.truth, the application's own times (1 ms before and after
+# the wire) in job.csv, and a capture of three transfers of 1, 2 and 4 MB (no repeating step)
+python3 - "$tmp" <<'PY'
+import struct, sys
+d = sys.argv[1]
+def tcp(ts, src, dst, sport, dport, seq, n):
+    t = struct.pack(">HHIIBBHHH", sport, dport, seq & 0xffffffff, 0, 0x50, 0x10, 65535, 0, 0)
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 40 + n, 0, 0, 64, 6, 0, bytes(src), bytes(dst))
+    f = b"\x02" * 12 + b"\x08\x00" + ip + t + b"\x5a" * n
+    return struct.pack("<IIII", ts // 10**9, ts % 10**9, min(len(f), 96), len(f)) + f[:96]
+def pcap(name, recs):
+    with open(d + "/" + name, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 96, 1))
+        for _, r in sorted(recs, key=lambda x: x[0]):
+            f.write(r)
+A, B = [10, 0, 0, 1], [10, 0, 0, 2]
+t, recs, truth, seq = 1700000000 * 10**9, [], [], [1000, 99999]
+for k in range(5):
+    start = t
+    for i in range(50):
+        recs.append((t + i * 10000, tcp(t + i * 10000, A, B, 40000, 41000, seq[0], 1000)))
+        recs.append((t + i * 10000 + 5000, tcp(t + i * 10000 + 5000, B, A, 41000, 40000, seq[1], 1000)))
+        seq[0] += 1000; seq[1] += 1000
+    end = t + 49 * 10000 + 5000
+    truth.append((start, end))
+    t = end + 5000000
+pcap("job.pcap", recs)
+with open(d + "/job.truth", "w") as f:
+    f.write("".join("%d %d\n" % x for x in truth))
+with open(d + "/job.csv", "w") as f:
+    f.write("step,start_ns,end_ns\n" + "".join("%d,%d,%d\n" % (k, s - 10**6, e + 10**6)
+                                              for k, (s, e) in enumerate(truth)))
+t, recs, seq = 1700000000 * 10**9, [], 1
+for size in (1000000, 2000000, 4000000):
+    for i in range(size // 1000):
+        recs.append((t, tcp(t, A, B, 40000 + size // 10**6, 5201, seq, 1000)))
+        t += 20000; seq += 1000
+    t += 50000000
+pcap("transfers.pcap", recs)
+# 4 steps of 50 segments, a 3 ms stall in the middle of each, 2 ms between steps
+t, recs, seq = 1700000000 * 10**9, [], 1
+for k in range(4):
+    for i in range(50):
+        t += 3000000 if i == 25 else 10000
+        recs.append((t, tcp(t, A, B, 40000, 41000, seq, 1000)))
+        seq += 1000
+    t += 2000000
+pcap("stalls.pcap", recs)
+PY
+expect_rc 0 "a job's capture cut into 5 given steps" -- "$se" validate "$tmp/job.pcap" --steps 5 --json
+python3 - "$tmp/out" "$tmp/job.truth" <<'PY' && ok "every step's first and last packet to the nanosecond, per direction in the JSON" || bad "the steps of a job's capture"
+import json, sys
+d = json.load(open(sys.argv[1]))
+truth = [tuple(map(int, l.split())) for l in open(sys.argv[2])]
+assert d["mode"] == "streams" and d["split"]["by"] == "steps", d["split"]
+rows = d["tables"]["steps"]["rows"]
+assert [(r["start_ns"], r["end_ns"]) for r in rows] == truth, rows
+for r in rows:
+    assert r["duration_ns"] == r["end_ns"] - r["start_ns"] and r["bytes"] == 100000, r
+    assert [x["bytes"] for x in r["directions"]] == [50000, 50000], r
+    assert {x["direction"] for x in r["directions"]} == {"10.0.0.1 > 10.0.0.2", "10.0.0.2 > 10.0.0.1"}
+assert isinstance(d["overlap_pct"], float) and d["overlap_pct"] > 90, d["overlap_pct"]
+assert d["summary"]["directions"] == "the directions carried data at once", d["summary"]
+PY
+expect_rc 0 "the same, found from the streams" -- "$se" validate "$tmp/job.pcap" --json
+python3 -c "
+import json; d = json.load(open('$tmp/out'))
+assert d['split']['by'] == 'period' and d['split']['steps'] == 5 and d['split']['confidence'] > 0.9, d['split']" &&
+	ok "5 steps found from the streams, with the confidence" || bad "the period: $(head -c 300 "$tmp/out")"
+expect_rc 0 "and from the collective's bytes" -- "$se" validate "$tmp/job.pcap" --collective allreduce \
+	--ranks 2 --bytes 50kB --json
+python3 -c "
+import json; d = json.load(open('$tmp/out'))
+assert d['split']['by'] == 'collective' and d['split']['steps'] == 5, d['split']
+assert d['split']['steps_exact'] == 5 and 'allreduce' in d['split']['how'], d['split']" &&
+	ok "5 steps of the all-reduce's 50 kB per direction" || bad "the collective: $(head -c 300 "$tmp/out")"
+expect_rc 0 "text" -- "$se" validate "$tmp/job.pcap" --steps 5 --rate 843.2Mbit/s
+sed -n 3p "$tmp/out" | grep -q "^  summary: 5 steps, median 0.495 ms: the directions carried data at once" &&
+	ok "the summary comes first" || bad "the summary: $(sed -n 3p "$tmp/out")"
+expect_grep "$tmp/out" "step = 0.99 x B/rate, as if full duplex" "duplex, at the link's rate (a 1054-byte frame every 10 us)"
+# the application's own times: 1 ms each side of the wire's, within 0.5 ms / 0.495 ms... of each
+expect_rc 0 "the application's times beside the wire's" -- "$se" validate "$tmp/job.pcap" --steps 5 \
+	--steps-csv "$tmp/job.csv" --json
+python3 -c "
+import json; d = json.load(open('$tmp/out'))
+rows = d['tables']['app_steps']['rows']
+assert len(rows) == 5 and all(r['before_wire_ns'] == 1000000 and r['after_wire_ns'] == 1000000 for r in rows), rows" &&
+	ok "1 ms before and after the wire in every step" || bad "app_steps: $(head -c 300 "$tmp/out")"
+expect_rc 4 "beyond the tolerance" -- "$se" validate "$tmp/job.pcap" --steps 5 --steps-csv "$tmp/job.csv" \
+	--tolerance 10
+expect_rc 0 "within it with the clock offset that cancels nothing (the spans are compared)" -- \
+	"$se" validate "$tmp/job.pcap" --steps 5 --steps-csv "$tmp/job.csv" --clock-offset 3s --tolerance 400
+printf 'step,start_ns,end_ns\n0,10,20\n1,x,40\n' >"$tmp/bad.csv"
+expect_rc 3 "a bad application CSV" -- "$se" validate "$tmp/job.pcap" --steps 5 --steps-csv "$tmp/bad.csv"
+expect_grep "$tmp/err" "bad.csv:3: column 2 (start): 'x' is not a time" "names the line and the column"
+expect_rc 3 "more steps than bytes" -- "$se" validate "$tmp/job.pcap" --steps 300000
+expect_grep "$tmp/err" "a step needs one at least" "says why"
+expect_rc 3 "ranks that do not divide among the hosts" -- "$se" validate "$tmp/job.pcap" \
+	--collective allreduce --ranks 3 --bytes 50kB
+mkfifo "$tmp/fifo"
+expect_rc 3 "a FIFO (read more than once), asked for steps" -- "$se" validate "$tmp/fifo" --steps 5
+expect_grep "$tmp/err" "not a regular file" "says so before it opens it"
+cat "$tmp/job.pcap" >"$tmp/fifo" 2>/dev/null &
+expect_rc 3 "a FIFO of a job's capture (a syncemu trace would do)" -- timeout 20 "$se" validate "$tmp/fifo"
+expect_grep "$tmp/err" "not a regular file, and not a syncemu trace" "says so after reading it"
+wait
+# transfers of three sizes: nothing repeats, so bursts, saying so
+expect_rc 0 "transfers of three sizes" -- "$se" validate "$tmp/transfers.pcap" --json
+python3 -c "
+import json; d = json.load(open('$tmp/out'))
+assert d['mode'] == 'bursts' and d['split']['bursts'] == 3, d['split']
+assert any('no step volume repeats' in w for w in d['warnings']), d['warnings']
+assert d['fit']['alpha_identifiable'], d['fit']" &&
+	ok "bursts, with why, and a fit of three sizes" || bad "the fallback: $(head -c 400 "$tmp/out")"
+expect_rc 0 "bursts cut where the gaps inside are as long as between" -- "$se" validate \
+	"$tmp/stalls.pcap" --gap 2.5ms --json
+python3 -c "
+import json; d = json.load(open('$tmp/out'))
+assert any('as long as those between' in w for w in d['warnings']), d.get('warnings')" &&
+	ok "warns that the gaps do not tell the steps" || bad "no warning: $(head -c 300 "$tmp/out")"
+
 # bad files
 : >"$tmp/empty.pcap"
 expect_rc 3 "an empty file" -- "$se" validate "$tmp/empty.pcap"
