@@ -18,7 +18,7 @@
  * pause alike; so the step count is the largest n whose score is within TR_PDM_SLACK of the best,
  * and that score is the confidence.  The idle time at a gap of one direction is the part of it
  * during which every other direction of the job was idle too (a direction waiting for the
- * other's turn is not between steps).
+ * other's turn is not between steps); the cuts move to the gaps with the most of it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -284,10 +284,10 @@ tr_period_find(const struct tr_dir *dirs, uint32_t nd, const uint64_t *lo, const
 		for (i = 0; i < dirs[d].ngaps; i++) {
 			const struct tr_gap *x = &dirs[d].gap[i];
 
-			if (x->off < lo[d] || x->off > hi[d] || x->dur_ns == 0)
+			if (x->off < lo[d] || x->off > hi[d] || x->joint_ns == 0)
 				continue;
 			g[d][k].off = x->off - lo[d];
-			g[d][k].w = (double)x->dur_ns;
+			g[d][k].w = (double)x->joint_ns;
 			k++;
 		}
 		/* the longest TR_PDM_GAPS, in stream order */
@@ -368,7 +368,7 @@ longest_gap(const struct tr_dir *d, uint64_t a, uint64_t b)
 			hi = mid;
 	}
 	for (; lo < d->ngaps && d->gap[lo].off <= b; lo++)
-		if (best < 0 || d->gap[lo].dur_ns > d->gap[best].dur_ns)
+		if (best < 0 || d->gap[lo].joint_ns > d->gap[best].joint_ns)
 			best = lo;
 	return best;
 }
@@ -568,49 +568,38 @@ steps_of_collective(struct tr_streams *s, const struct tr_stream_params *p, char
 static int
 steps_of_period(struct tr_streams *s, uint32_t *n)
 {
-	struct tr_dir *w = calloc(s->nmajor, sizeof(*w));
 	uint64_t *lo = calloc(s->nmajor, sizeof(*lo)), *hi = calloc(s->nmajor, sizeof(*hi));
-	uint32_t i, j, max = TR_STEPS_MAX;
-	int rc = 0;
+	uint32_t i, max = TR_STEPS_MAX;
 
-	if (w == NULL || lo == NULL || hi == NULL) {
-		rc = -ENOMEM;
-		goto out;
+	if (lo == NULL || hi == NULL) {
+		free(lo);
+		free(hi);
+		return -ENOMEM;
 	}
-	for (i = 0; i < s->nmajor && rc == 0; i++) {
-		w[i] = s->dir[i];
-		w[i].gap = malloc((s->dir[i].ngaps ? s->dir[i].ngaps : 1) * sizeof(*w[i].gap));
-		if (w[i].gap == NULL) {
-			rc = -ENOMEM;
-			break;
-		}
-		for (j = 0; j < s->dir[i].ngaps; j++) {
-			w[i].gap[j] = s->dir[i].gap[j];
-			w[i].gap[j].dur_ns = (uint64_t)joint_idle(s, i, &s->dir[i].gap[j]);
-		}
+	for (i = 0; i < s->nmajor; i++) {
 		hi[i] = s->dir[i].bytes;
 		if (hi[i] < max)
 			max = (uint32_t)hi[i];
 	}
-	if (rc == 0)
-		*n = tr_period_find(w, s->nmajor, lo, hi, max, &s->confidence, &s->runner_up,
-				    &s->runner_up_confidence);
-out:
-	for (i = 0; w != NULL && i < s->nmajor; i++)
-		free(w[i].gap);
-	free(w);
+	*n = tr_period_find(s->dir, s->nmajor, lo, hi, max, &s->confidence, &s->runner_up,
+			    &s->runner_up_confidence);
 	free(lo);
 	free(hi);
-	return rc;
+	return 0;
 }
 
 int
 split_streams(struct tr_streams *s, const struct tr_stream_params *p, char *err, size_t errlen)
 {
-	uint32_t n = 0, i;
+	uint32_t n = 0, i, j;
 	int rc;
 
 	s->by = TR_SPLIT_NONE;
+	/* each gap's joint idle time: what the period and the cuts are found on */
+	for (i = 0; i < s->nmajor; i++)
+		for (j = 0; j < s->dir[i].ngaps; j++)
+			s->dir[i].gap[j].joint_ns =
+				(uint64_t)joint_idle(s, i, &s->dir[i].gap[j]);
 	if (s->nmajor == 0) {
 		snprintf(s->how, sizeof(s->how), "no stream to cut: no packet selected carries "
 			 "application bytes");

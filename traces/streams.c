@@ -539,7 +539,7 @@ pass1(const char *path, const struct tr_stream_params *prm, struct tr_streams *o
 				if (rc != 0)
 					break;
 				if (gap > q[ev.dir].floor_ns) {
-					struct tr_gap g = { ev.off, from, gap };
+					struct tr_gap g = { ev.off, from, gap, 0 };
 
 					rc = gap_push(d, &q[ev.dir], &g);
 					if (rc != 0)

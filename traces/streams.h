@@ -166,6 +166,9 @@ struct tr_gap {
 	uint64_t off;
 	uint64_t start_ns;
 	uint64_t dur_ns;
+	uint64_t joint_ns;		/**< of which every direction of the job was idle (the
+					 *   split fills it): what tells a step's end from a
+					 *   direction waiting for the other's turn */
 };
 
 /** A direction: what one host sent another. */
@@ -257,8 +260,8 @@ void tr_streams_free(struct tr_streams *s);
 
 /**
  * The step count whose multiples of the stream's length the idle gaps fall on, for directions
- * @p d[0..n-1] (their gaps, bytes and cuts' first and last offsets @p lo and @p hi): the largest
- * harmonic sum over candidates 1..@p max_steps.  Exposed for tests.
+ * @p d[0..n-1] (their gaps, each weighed by its joint_ns, between offsets @p lo and @p hi): the
+ * best fold over candidates 2..@p max_steps (split.c).  Exposed for tests.
  *
  * @return the step count (0 if no gap), its share in *@p conf, the runner-up's in *@p second_n
  *         and *@p second_conf
