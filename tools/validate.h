@@ -65,12 +65,11 @@ struct stream_summary {
 	const char *turns;		/**< the directions' behaviour, in words */
 	double rate_Bps;		/**< the link's (given), or the directions' rate while busy */
 	bool rate_given;
-	double duplex_ms;		/**< the longest direction's frame bytes of a step / its rate
-					 *   (the link's less the background's share) */
-	double serial_ms;		/**< the directions one after another, likewise */
+	double duplex_ms;		/**< the largest direction's frame bytes of a step / rate */
+	double serial_ms;		/**< every direction's, one after another */
 	double x_b_rate;		/**< the median step / (B / rate): B the largest direction's
 					 *   frame bytes of a step, rate the link's */
-	bool background;		/**< the predictions are less the background's share */
+	bool background;		/**< the steps had background beside them */
 	const char *matches;		/**< "duplex", "serialised" or NULL (one direction) */
 	uint32_t stalls;		/**< idle times inside steps over TR_STALL_S */
 	double longest_idle_ms;

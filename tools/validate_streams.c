@@ -46,7 +46,6 @@ validate_stream_summary(const struct tr_streams *s, double rate_Bps, struct stre
 {
 	double *v = calloc(s->nsteps ? s->nsteps : 1, sizeof(*v)), b_max = 0;
 	double *b = calloc(s->nmajor ? s->nmajor : 1, sizeof(*b));
-	double *left = calloc(s->nmajor ? s->nmajor : 1, sizeof(*left));
 	uint64_t wire = 0, busy = 0, bg = 0;
 	size_t len;
 	uint32_t i, k, n = 0;
@@ -58,10 +57,9 @@ validate_stream_summary(const struct tr_streams *s, double rate_Bps, struct stre
 	m->overlap_pct = s->span_ns ? 100.0 * s->overlap_ns / s->span_ns : NAN;
 	m->one_way_pct = s->span_ns ? 100.0 * (s->some_ns - s->overlap_ns) / s->span_ns : NAN;
 	m->idle_pct = s->span_ns ? 100.0 * (s->span_ns - s->some_ns) / s->span_ns : NAN;
-	if (v == NULL || b == NULL || left == NULL) {
+	if (v == NULL || b == NULL) {
 		free(v);
 		free(b);
-		free(left);
 		return;
 	}
 	for (k = 0; k < s->nsteps; k++) {
@@ -74,8 +72,7 @@ validate_stream_summary(const struct tr_streams *s, double rate_Bps, struct stre
 			m->longest_idle_ms = x->longest_idle_ns / 1e6;
 	}
 	m->median_ms = median_of(v, n);
-	/* B: each direction's frame bytes in a step (median), and the share of its link the
-	 * background left it during the steps */
+	/* B: each direction's frame bytes in a step (median); the background's share of each */
 	for (i = 0; i < s->nmajor; i++) {
 		const struct tr_dir *d = &s->dir[i];
 		uint64_t dbg = 0, dfg = 0;
@@ -92,7 +89,6 @@ validate_stream_summary(const struct tr_streams *s, double rate_Bps, struct stre
 		b[i] = median_of(v, s->nsteps);
 		if (b[i] > b_max)
 			b_max = b[i];
-		left[i] = dbg + dfg > 0 ? (double)dfg / (dbg + dfg) : 1;
 		bg += dbg;
 		if (dbg + dfg > 0 && 100.0 * dbg / (dbg + dfg) > m->bg_share_pct) {
 			m->bg_share_pct = 100.0 * dbg / (dbg + dfg);
@@ -102,11 +98,11 @@ validate_stream_summary(const struct tr_streams *s, double rate_Bps, struct stre
 	m->rate_given = rate_Bps > 0;
 	m->rate_Bps = rate_Bps > 0 ? rate_Bps : busy > 0 ? wire / (busy / 1e9) : NAN;
 	if (isfinite(m->rate_Bps) && m->rate_Bps > 0 && b_max > 0) {
-		/* each direction at the rate the background left it: all at once (duplex), or one
-		 * after another (serialised) */
+		/* the directions all at once (duplex), or one after another (serialised), at the
+		 * link's rate: the model's view; what the background took is said apart */
 		m->duplex_ms = m->serial_ms = 0;
 		for (i = 0; i < s->nmajor; i++) {
-			double t = b[i] / (m->rate_Bps * (left[i] > 1e-3 ? left[i] : 1e-3)) * 1e3;
+			double t = b[i] / m->rate_Bps * 1e3;
 
 			m->serial_ms += t;
 			if (t > m->duplex_ms)
@@ -120,7 +116,6 @@ validate_stream_summary(const struct tr_streams *s, double rate_Bps, struct stre
 	m->background = bg > 0;
 	free(v);
 	free(b);
-	free(left);
 	if (s->nmajor == 1)
 		m->turns = "one direction carried the job";
 	else if (m->overlap_pct < TURNS_PCT)
@@ -151,15 +146,15 @@ validate_stream_summary(const struct tr_streams *s, double rate_Bps, struct stre
 			    strcmp(m->matches, "duplex") == 0 ? m->serial_ms : m->duplex_ms);
 		else
 			ADD(" (%.3f ms", m->duplex_ms);
-		ADD(" at %.4g Mbit/s%s%s)", m->rate_Bps * 8 / 1e6, m->rate_given ? "" :
-		    ", the rate the directions had while busy: give --rate for the link's",
-		    m->background ? " less the background's share" : "");
+		ADD(" at %.4g Mbit/s%s)", m->rate_Bps * 8 / 1e6, m->rate_given ? "" :
+		    ", the rate the directions had while busy: give --rate for the link's");
 	}
 	ADD("; no byte of the job on the link %.1f %% of the steps' time, %u time%s over %g ms "
 	    "(longest %.3f ms)", m->idle_pct, m->stalls, m->stalls == 1 ? "" : "s",
 	    TR_STALL_S * 1e3, m->longest_idle_ms);
 	if (m->background)
-		ADD("; the background took %.1f %% of %s", m->bg_share_pct, m->bg_dir);
+		ADD("; beside the background, which took %.1f %% of %s in the steps", m->bg_share_pct,
+		    m->bg_dir);
 #undef ADD
 }
 
@@ -183,7 +178,6 @@ validate_stream_summary_json(const struct stream_summary *m)
 	json_object_set_new(o, "duplex_ms", NUM(m->duplex_ms));
 	json_object_set_new(o, "serialised_ms", NUM(m->serial_ms));
 	json_object_set_new(o, "step_per_b_rate", NUM(m->x_b_rate));
-	json_object_set_new(o, "predictions_less_background", json_boolean(m->background));
 	json_object_set_new(o, "matches", m->matches ? json_string(m->matches) : json_null());
 	json_object_set_new(o, "stalls", json_integer(m->stalls));
 	json_object_set_new(o, "longest_idle_ms", NUM(m->longest_idle_ms));
