@@ -15,6 +15,7 @@ set -u
 se=$1
 slow=${2:-1}	# a sanitizer build: dilations this many times larger
 
+[ "${2:-1}" = sanitized ] && skip "the sanitizer build: the code this adds to cli-realtime's is DPDK's af_packet and af_xdp drivers and the kernel's (the plain build runs it)"
 [ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces, AF_PACKET, AF_XDP)"
 command -v ip >/dev/null || skip "no ip (iproute2)"
 command -v python3 >/dev/null || skip "no python3"
