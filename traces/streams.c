@@ -167,7 +167,6 @@ tcp_segment(struct flow *f, const struct tr_ip *ip, uint32_t len, struct tk_ev *
 			f->nholes = 0;
 		}
 		f->syn_seq = ip->tcp_seq;
-		f->has_syn = true;
 		if (len == 0)
 			return;
 		/* data on a SYN (TCP Fast Open) starts at ISN + 1 too */
@@ -323,7 +322,6 @@ tk_packet(struct tracker *t, const struct tr_packet *p, struct tk_ev *ev, char *
 		f->new_flow = true;
 	}
 	ev->dir = (int32_t)f->dir;
-	ev->flow = fi;
 	ev->bg = bg;
 	ev->proto = fk.roce ? 2 : ip.proto == IPPROTO_TCP ? 0 : 1;
 	ev->new_flow = f->new_flow;

@@ -31,7 +31,7 @@ struct hole {
 struct flow {
 	struct flow_key k;			/* first: the table compares it */
 	uint32_t dir;				/* the tracker's direction number */
-	bool has_base, has_syn, new_flow;
+	bool has_base, new_flow;
 	uint32_t syn_seq;
 	uint64_t hwm;				/* TCP: the highest offset + 1, 64-bit (from 2^32
 						 *   + the first sequence number); RoCE: the PSN */
@@ -51,7 +51,6 @@ struct tk_ev {
 	bool selected;				/* passed the filter */
 	bool not_ip;
 	int32_t dir;				/* the tracker's direction number; -1: none */
-	uint32_t flow;
 	bool bg;				/* a background packet */
 	bool new_flow;				/* the flow's first packet */
 	uint8_t proto;				/* 0 TCP, 1 UDP, 2 RoCE v2 */

@@ -18,6 +18,23 @@ need_top() {
 }
 bad() { echo "not ok - $*"; fails=$((fails + 1)); }
 
+# netns_pair NA NB VA VB ADDR_A ADDR_B: two network namespaces joined by a veth pair VA (in NA,
+# ADDR_A/24) and VB (in NB, ADDR_B/24), every link up; skips (77) saying why if it cannot. The
+# caller removes them (ip netns del; ip link del VA).
+netns_pair() {
+	ip netns add "$1" 2>"$tmp/e" || skip "cannot create a network namespace: $(cat "$tmp/e")"
+	ip netns add "$2" || skip "cannot create a second network namespace"
+	ip link add "$3" type veth peer name "$4" 2>"$tmp/e" || skip "no veth: $(cat "$tmp/e")"
+	ip link set "$3" netns "$1"
+	ip link set "$4" netns "$2"
+	ip -n "$1" addr add "$5/24" dev "$3"
+	ip -n "$2" addr add "$6/24" dev "$4"
+	ip -n "$1" link set lo up
+	ip -n "$2" link set lo up
+	ip -n "$1" link set "$3" up
+	ip -n "$2" link set "$4" up
+}
+
 # expect_rc RC DESC -- CMD...: run CMD, check its exit code, keep stdout/stderr in $tmp/out, $tmp/err
 expect_rc() {
 	local want=$1 desc=$2 rc=0

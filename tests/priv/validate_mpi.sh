@@ -67,22 +67,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ip netns add "$na" 2>"$tmp/e" || skip "cannot create a network namespace: $(cat "$tmp/e")"
-ip netns add "$nb" || skip "cannot create a second network namespace"
-ip link add "$va" type veth peer name "$vb" 2>"$tmp/e" || skip "no veth: $(cat "$tmp/e")"
-ip link set "$va" netns "$na"
-ip link set "$vb" netns "$nb"
-ip -n "$na" addr add 10.197.0.1/24 dev "$va"
-ip -n "$nb" addr add 10.197.0.2/24 dev "$vb"
+netns_pair "$na" "$nb" "$va" "$vb" 10.197.0.1 10.197.0.2
 for n in $na $nb; do
-	ip -n "$n" link set lo up
 	# the BTL's ports are reserved so that no client port lands among them
 	ip netns exec "$n" sysctl -qw net.ipv4.ip_local_reserved_ports=40000-40100
 	mkdir -p "/etc/netns/$n"
 	printf '127.0.0.1 localhost\n10.197.0.1 %s\n10.197.0.2 %s\n' "$na" "$nb" >"/etc/netns/$n/hosts"
 done
-ip -n "$na" link set "$va" up
-ip -n "$nb" link set "$vb" up
 # wire-sized frames in the capture (no TSO/GSO/GRO), and RPS so that the receiver does not
 # reorder (platform notes)
 ip netns exec "$na" ethtool -K "$va" tso off gso off gro off >/dev/null 2>&1

@@ -45,17 +45,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ip netns add "$na" 2>"$tmp/e" || skip "cannot create a network namespace: $(cat "$tmp/e")"
-ip netns add "$nb" || skip "cannot create a second network namespace"
-ip link add "$va" type veth peer name "$vb" 2>"$tmp/e" || skip "no veth: $(cat "$tmp/e")"
-ip link set "$va" netns "$na"
-ip link set "$vb" netns "$nb"
-ip -n "$na" addr add 10.199.0.1/24 dev "$va"
-ip -n "$nb" addr add 10.199.0.2/24 dev "$vb"
-ip -n "$na" link set lo up
-ip -n "$nb" link set lo up
-ip -n "$na" link set "$va" up
-ip -n "$nb" link set "$vb" up
+netns_pair "$na" "$nb" "$va" "$vb" 10.199.0.1 10.199.0.2
 # the shaped link: 100 Mbit/s = 12.5 MB/s of frame bytes from A to B
 tc -n "$na" qdisc add dev "$va" root tbf rate 100mbit burst 16kb latency 100ms 2>"$tmp/e" ||
 	skip "tc tbf is not available: $(cat "$tmp/e")"
