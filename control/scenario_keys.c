@@ -89,6 +89,29 @@ static const struct sc_key_name size_names[] = {
 	{ NULL, 0 },
 };
 
+static const struct sc_key_name wan_shape_names[] = {
+	{ "ring", SM_WAN_RING },
+	{ "mesh", SM_WAN_MESH },
+	{ "star", SM_WAN_STAR },
+	{ NULL, 0 },
+};
+
+static const struct sc_key_name algo_names[] = {
+	{ "auto", SM_ALGO_AUTO },
+	{ "ring", SM_ALGO_RING },
+	{ "hierarchical", SM_ALGO_HIER },
+	{ "direct", SM_ALGO_DIRECT },
+	{ NULL, 0 },
+};
+
+static const struct sc_key_name opkind_names[] = {
+	{ "allreduce", SM_OPK_ALLREDUCE },
+	{ "allgather", SM_OPK_ALLGATHER },
+	{ "reducescatter", SM_OPK_REDUCESCATTER },
+	{ "alltoall", SM_OPK_ALLTOALL },
+	{ NULL, 0 },
+};
+
 static const struct sc_key_name direction_names[] = {
 	{ "all", SC_DIRECTIONS_ALL },
 	{ "one", SC_DIRECTIONS_ONE },
@@ -175,6 +198,10 @@ static const struct sc_key keys[] = {
 	UINT("topology", "data_centres", model.topo.n_dc, SC_UNIT_COUNT, 1, 64, "data centres D"),
 	UINT("topology", "workers_per_dc", model.topo.per_dc, SC_UNIT_COUNT, 1, 1024,
 	     "workers per data centre N"),
+	ENUM("topology", "wan", model.topo.wan, wan_shape_names,
+	     "how WAN links join the data centres: ring = each to the next (farther ones around "
+	     "the ring, one WAN link after another), mesh = a link for each ordered pair, star = "
+	     "each to a core switch and back (half the WAN latency each way in)"),
 
 	LINK("intra", model.intra),
 	LINK("wan", model.wan),
@@ -205,6 +232,19 @@ static const struct sc_key keys[] = {
 	    "points of the band's 1-D transform"),
 	DBL("job", "topk_chunk", model.job.topk_chunk, SC_UNIT_NUMBER, 2, NOLIM, 0,
 	    "points of top-k's 2-D chunk"),
+	DBL("job", "bytes", model.job.bytes, SC_UNIT_BYTES, 0, NOLIM, 0,
+	    "the dense gradient's size (variant A's sync, the modules' input); 0 = value_bytes x "
+	    "parameters"),
+	ENUM("job", "collective", model.job.collective, algo_names,
+	     "the algorithm of every variant's all-reduce and all-gather: ring = one ring over "
+	     "all workers; hierarchical = rings inside each DC, then rings of DC peers across DCs "
+	     "(reduce-scatter + all-gather of the shards: 2 (D - 1) WAN rounds); direct = rings "
+	     "inside each DC, then each shard straight to each DC peer (D - 1 WAN rounds, one for "
+	     "2 DCs); auto = hierarchical with D > 1 and N > 1, else ring (the deck's)"),
+	ENUM("job", "operation", model.job.operation, opkind_names,
+	     "what variant A runs on the dense gradient of B bytes: allreduce (the deck's), "
+	     "allgather (B / W from each worker), reducescatter (each ends with B / W of the sum), "
+	     "alltoall (B / W to each worker, a pairwise exchange whatever job.collective says)"),
 
 	DBL("module", "lanes", model.mod.lanes, SC_UNIT_NUMBER, 0, NOLIM, KF_MIN_OPEN,
 	    "optical lanes"),

@@ -269,10 +269,11 @@ lim_rounds(const struct lim_ctx *c, const char *arg, char *why, size_t len)
 			if (plan.ph[i].xfer != SM_XFER_DENSE)	/* part of the module's round */
 				n += plan.ph[i].rounds;
 		if (n > SM_ROUNDS_MAX) {
-			snprintf(why, len, "variant %s on %u x %u workers is %u rounds a step, more "
-				 "than the %u a worker's program holds",
-				 sm_variant_name((enum sm_variant)v), p->topo.n_dc, p->topo.per_dc,
-				 n, SM_ROUNDS_MAX);
+			snprintf(why, len, "variant %s on %u x %u workers (job.collective = %s) "
+				 "is %u rounds a step, more than the %u a frame's 16-bit round "
+				 "field numbers", sm_variant_name((enum sm_variant)v),
+				 p->topo.n_dc, p->topo.per_dc,
+				 sm_algo_name(sm_plan_algo(p)), n, SM_ROUNDS_MAX);
 			return -ERANGE;
 		}
 	}
@@ -386,7 +387,7 @@ static int
 lim_pool(const struct lim_ctx *c, const char *arg, char *why, size_t len)
 {
 	const struct sc_scenario *t = c->t;
-	struct sm_program *prog = malloc(sizeof(*prog));
+	struct sm_program *prog = calloc(1, sizeof(*prog));
 	int v, b, rc = 0;
 
 	for (v = 0; prog != NULL && rc == 0 && v < SM_VAR_COUNT; v++)
@@ -394,6 +395,7 @@ lim_pool(const struct lim_ctx *c, const char *arg, char *why, size_t len)
 			uint64_t need;
 			char name[32];
 
+			sm_program_free(prog);
 			if (!covered(c, v, b) ||
 			    sm_program_build(&t->model, (enum sm_variant)v,
 					     sm_budget_value(&t->model.mod, (enum sm_budget)b),
@@ -410,6 +412,7 @@ lim_pool(const struct lim_ctx *c, const char *arg, char *why, size_t len)
 				 "input), more than the %.0f a mempool counts", name, need, POOL_MAX);
 			rc = -ERANGE;
 		}
+	sm_program_free(prog);
 	free(prog);
 	return rc;
 }
@@ -419,7 +422,7 @@ static double
 runs_bound_ps(const struct lim_ctx *c, double *worst, char *name, size_t len)
 {
 	const struct sc_scenario *t = c->t;
-	struct sm_program *prog = malloc(sizeof(*prog));
+	struct sm_program *prog = calloc(1, sizeof(*prog));
 	double total = 0;
 	int v, b;
 
@@ -432,6 +435,7 @@ runs_bound_ps(const struct lim_ctx *c, double *worst, char *name, size_t len)
 
 			if (!covered(c, v, b))
 				continue;
+			sm_program_free(prog);
 			if (sm_program_build(&t->model, (enum sm_variant)v,
 					     sm_budget_value(&t->model.mod, (enum sm_budget)b),
 					     prog) != 0)
@@ -445,6 +449,7 @@ runs_bound_ps(const struct lim_ctx *c, double *worst, char *name, size_t len)
 				contender_name(v, b, name, len);
 			}
 		}
+	sm_program_free(prog);
 	free(prog);
 	return total;
 }

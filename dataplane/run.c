@@ -273,10 +273,11 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	prog = malloc(sizeof(*prog));
+	prog = calloc(1, sizeof(*prog));
 	t = malloc(sizeof(*t));
 	res->step = p->sink == NULL ? calloc(p->steps ? p->steps : 1, sizeof(*res->step)) : NULL;
 	if (prog == NULL || t == NULL || (p->sink == NULL && res->step == NULL)) {
+		sm_program_free(prog);
 		free(prog);
 		free(t);
 		dp_run_result_free(res);
@@ -447,6 +448,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	dp_topo_free(t);
 	DP_USDT_RUN_END(p->run_id, res->t_end);	/* after the links' last busy_end */
 out:
+	sm_program_free(prog);
 	free(prog);
 	free(t);
 	if (rc != 0)
@@ -482,12 +484,13 @@ dp_run_pool_need(const struct dp_run_params *p)
 uint64_t
 dp_run_pool_count(const struct dp_run_params *p)
 {
-	struct sm_program *prog = malloc(sizeof(*prog));
+	struct sm_program *prog = calloc(1, sizeof(*prog));
 	uint64_t need = 0;
 
 	if (prog != NULL && sm_program_build(p->model, p->var, p->budget, prog) == 0)
 		need = sm_packet_pool_count(p->model, p->pk, prog, p->q_wan, p->bg.fg_lossless,
 					    p->bg.load > 0);
+	sm_program_free(prog);
 	free(prog);
 	return need;
 }

@@ -4,8 +4,9 @@
  *
  * The queues are the output links (dataplane/link.c); the switch itself holds nothing and takes
  * no time, so a frame arriving at `now` is queued on its output at `now`.  Destinations in this
- * data centre go to their down link (or module link); any other goes to the WAN link towards the
- * next data centre, which forwards it on around the ring of data centres.
+ * data centre go to their down link (or module link); any other goes to the WAN link the WAN's
+ * shape routes it by (models/collective.h sm_wan_next(): on a ring of DCs the next DC, which
+ * forwards it on around the ring; on a mesh the DC's own; on a star the core's).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,12 +24,14 @@ switch_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
 	e->c.rx++;
 	e->c.rx_bytes += rte_pktmbuf_pkt_len(m);
 	if (meta->dst < s->n_workers) {
-		if (meta->dst / s->per_dc != s->dc)
-			out = s->to_wan;
+		uint32_t dc = meta->dst / s->per_dc, i = meta->dst % s->per_dc;
+
+		if (dc != s->dc)
+			out = s->to_dc[dc];
 		else if (meta->kind == DP_KIND_MODULE)
-			out = s->to_module[meta->dst];
+			out = s->to_module[i];
 		else if (meta->kind == DP_KIND_WORKER)
-			out = s->to_worker[meta->dst];
+			out = s->to_worker[i];
 		else if (meta->kind == DP_KIND_SINK)
 			out = s->to_sink;
 	}
@@ -65,7 +68,7 @@ static const struct dp_elem_ops switch_ops = {
 
 int
 dp_switch_init(struct dp_switch *s, struct dp_engine *eng, const char *name, uint32_t dc,
-	       uint32_t per_dc, uint32_t n_workers)
+	       uint32_t per_dc, uint32_t n_workers, uint32_t n_dc)
 {
 	int rc = dp_engine_add(eng, &s->e, &switch_ops, name);
 
@@ -74,12 +77,13 @@ dp_switch_init(struct dp_switch *s, struct dp_engine *eng, const char *name, uin
 	s->dc = dc;
 	s->per_dc = per_dc;
 	s->n_workers = n_workers;
-	s->to_wan = NULL;
+	s->n_dc = n_dc;
 	s->to_sink = NULL;
 	s->no_route = 0;
-	s->to_worker = calloc(n_workers, sizeof(*s->to_worker));
-	s->to_module = calloc(n_workers, sizeof(*s->to_module));
-	if (s->to_worker == NULL || s->to_module == NULL)
+	s->to_worker = calloc(per_dc, sizeof(*s->to_worker));
+	s->to_module = calloc(per_dc, sizeof(*s->to_module));
+	s->to_dc = calloc(n_dc, sizeof(*s->to_dc));
+	if (s->to_worker == NULL || s->to_module == NULL || s->to_dc == NULL)
 		return -ENOMEM;
 	return 0;
 }
@@ -89,5 +93,7 @@ dp_switch_fini(struct dp_switch *s)
 {
 	free(s->to_worker);
 	free(s->to_module);
+	free(s->to_dc);
 	s->to_worker = s->to_module = NULL;
+	s->to_dc = NULL;
 }

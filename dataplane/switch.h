@@ -7,20 +7,25 @@
 
 #include "engine.h"
 
-/** A switch: an output per local worker, per local module, and one towards the next DC. */
+/**
+ * A switch: an output per local worker, per local module, and per other data centre (the WAN
+ * link its frames take first: on a ring of DCs the same for all, on a mesh one each, on a star
+ * the link to the core).  The core of a star is a switch too, of no DC (dc = n_dc), whose
+ * outputs are all WAN links.
+ */
 struct dp_switch {
 	struct dp_elem e;
-	uint32_t dc, per_dc, n_workers;
-	struct dp_elem **to_worker;	/**< [n_workers]: the down link of each local worker */
-	struct dp_elem **to_module;	/**< [n_workers]: the link to each local module, or NULL */
-	struct dp_elem *to_wan;		/**< the WAN link to the next data centre, or NULL */
+	uint32_t dc, per_dc, n_workers, n_dc;
+	struct dp_elem **to_worker;	/**< [per_dc]: the down link of each local worker */
+	struct dp_elem **to_module;	/**< [per_dc]: the link to each local module, or NULL */
+	struct dp_elem **to_dc;		/**< [n_dc]: the WAN link towards each DC, or NULL */
 	struct dp_elem *to_sink;	/**< the local background sink, or NULL */
 	uint64_t no_route;		/**< frames with nowhere to go (dropped) */
 };
 
 /** Set up a switch with empty outputs; 0, -ENOMEM or -ENOSPC. */
 int dp_switch_init(struct dp_switch *s, struct dp_engine *eng, const char *name, uint32_t dc,
-		   uint32_t per_dc, uint32_t n_workers);
+		   uint32_t per_dc, uint32_t n_workers, uint32_t n_dc);
 
 void dp_switch_fini(struct dp_switch *s);
 

@@ -134,10 +134,10 @@ build_background(struct dp_topo *t, const struct dp_topo_params *p)
 	uint32_t d, nl = 0;
 	int rc;
 
-	for (d = 0; t->wan != NULL && d < t->d; d++)
+	for (d = 0; t->wan != NULL && d < t->n_wan; d++)
 		t->wan[d].fg_lossless = bg->fg_lossless;
 	if (t->d > 1 && bg->probe_every > 0) {
-		for (d = 0; d < t->d && nl < DP_PROBE_LINKS; d++)
+		for (d = 0; d < t->n_wan && nl < DP_PROBE_LINKS; d++)
 			wl[nl++] = &t->wan[d];
 		t->probe = calloc(1, sizeof(*t->probe));
 		if (t->probe == NULL)
@@ -201,7 +201,7 @@ through_port(const struct dp_topo *t, uint32_t d)
 	uint32_t next = (d + 1) % t->d;
 
 	return t->dc_port != NULL && t->dc_port[d] != NULL &&
-	       (!(t->local & (1u << next)) || t->dc_port[next] != NULL);
+	       (!dp_topo_here(t, next) || t->dc_port[next] != NULL);
 }
 
 int
@@ -223,6 +223,14 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	t->w_count = t->n * t->d;
 	t->pool = p->pool;
 	t->local = p->local != 0 ? p->local : (t->d >= 32 ? UINT32_MAX : (1u << t->d) - 1);
+	t->shape = p->model->topo.wan;
+	t->n_wan = sm_wan_count(t->shape, t->d);
+	t->n_sw = t->d + (t->shape == SM_WAN_STAR && t->d > 1);
+	if (t->shape != SM_WAN_RING && (p->dc_port != NULL || p->local != 0)) {
+		snprintf(err, errlen, "[topology] wan = %s: a run through ports or split over "
+			 "processes needs wan = ring", sm_wan_shape_name(t->shape));
+		return -EINVAL;
+	}
 	t->dc_port = p->dc_port;
 	if (p->n_link_ports > 0) {	/* a copy: the caller's may not outlive the build */
 		t->link_port = calloc(p->n_link_ports, sizeof(*t->link_port));
@@ -235,9 +243,9 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	if (t->local_w == NULL)
 		goto nomem;
 	for (w = 0; w < t->w_count; w++)
-		if (t->local & (1u << (w / t->n)))
+		if (dp_topo_here(t, w / t->n))
 			t->local_w[t->n_local++] = w;
-	n_elems = 6 * t->w_count + 6 * t->d + 2 + 2 * t->n_link_ports;
+	n_elems = 6 * t->w_count + 6 * t->d + 3 + t->n_wan + 2 * t->n_link_ports;
 	rc = dp_engine_init(&t->eng, n_elems, p->pool, p->t0);
 	if (rc == 0)	/* split over two processes: every step, merged with the other's at the end */
 		rc = dp_record_init(&t->rec, p->steps, prog->n, t->n_local,
@@ -252,8 +260,8 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	t->workers = calloc(t->w_count, sizeof(*t->workers));
 	t->nic = calloc(t->w_count, sizeof(*t->nic));
 	t->down = calloc(t->w_count, sizeof(*t->down));
-	t->sw = calloc(t->d, sizeof(*t->sw));
-	t->wan = t->d > 1 ? calloc(t->d, sizeof(*t->wan)) : NULL;
+	t->sw = calloc(t->n_sw, sizeof(*t->sw));
+	t->wan = t->n_wan > 0 ? calloc(t->n_wan, sizeof(*t->wan)) : NULL;
 	t->port = pluggable ? calloc(t->w_count, sizeof(*t->port)) : NULL;
 	t->mlink = in_net ? calloc(t->w_count, sizeof(*t->mlink)) : NULL;
 	t->mod = pluggable || in_net ? calloc(t->w_count, sizeof(*t->mod)) : NULL;
@@ -305,9 +313,12 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 		if (rc != 0)
 			goto fail;
 	}
-	for (d = 0; d < t->d; d++) {
-		snprintf(name, sizeof(name), "dc%u", d);
-		rc = dp_switch_init(&t->sw[d], &t->eng, name, d, t->n, t->w_count);
+	for (d = 0; d < t->n_sw; d++) {		/* the star's core: "core", of no DC */
+		if (d < t->d)
+			snprintf(name, sizeof(name), "dc%u", d);
+		else
+			snprintf(name, sizeof(name), "core");
+		rc = dp_switch_init(&t->sw[d], &t->eng, name, d, t->n, t->w_count, t->d);
 		if (rc != 0)
 			goto fail;
 	}
@@ -317,7 +328,7 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 			      t->links.down_delay, p->q_sw, &t->workers[w].e);
 		if (rc != 0)
 			goto fail;
-		t->sw[w / t->n].to_worker[w] = &t->down[w].e;
+		t->sw[w / t->n].to_worker[w % t->n] = &t->down[w].e;
 	}
 	for (w = 0; in_net && w < t->w_count; w++) {
 		snprintf(name, sizeof(name), "dc%u>m%u", w / t->n, w);
@@ -325,20 +336,35 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 			      t->links.mlink_delay, p->q_sw, &t->mod[w].e);
 		if (rc != 0)
 			goto fail;
-		t->sw[w / t->n].to_module[w] = &t->mlink[w].e;
+		t->sw[w / t->n].to_module[w % t->n] = &t->mlink[w].e;
 	}
-	for (d = 0; t->d > 1 && d < t->d; d++) {
+	for (d = 0; d < t->n_wan; d++) {
+		uint32_t from, to;
 		int cin, cout;
 
-		snprintf(name, sizeof(name), "wan%u>%u", d, (d + 1) % t->d);
+		sm_wan_ends(t->shape, t->d, d, &from, &to);
+		if (from == t->d)
+			snprintf(name, sizeof(name), "wancore>%u", to);
+		else if (to == t->d)
+			snprintf(name, sizeof(name), "wan%u>core", from);
+		else
+			snprintf(name, sizeof(name), "wan%u>%u", from, to);
 		cin = point(p->cap, DP_CAP_WAN, name, ".in");
 		cout = point(p->cap, DP_CAP_WAN, name, ".out");
-		rc = dp_wan_init(&t->wan[d], &t->eng, name, t->links.wan_bw, t->links.wan_delay,
-				 p->q_wan, p->pk->account, through_port(t, d) ?
-				 &t->dc_port[d]->e : &t->sw[(d + 1) % t->d].e, cin, cout);
+		rc = dp_wan_init(&t->wan[d], &t->eng, name, t->links.wan_bw,
+				 sm_wan_link_delay(t->shape, t->d, d, t->links.wan_delay),
+				 p->q_wan, p->pk->account, t->shape == SM_WAN_RING &&
+				 through_port(t, d) ? &t->dc_port[d]->e : &t->sw[to].e, cin, cout);
 		if (rc != 0)
 			goto fail;
-		t->sw[d].to_wan = &t->wan[d].e;
+	}
+	/* each switch's first WAN link towards each other DC */
+	for (d = 0; t->n_wan > 0 && d < t->n_sw; d++) {
+		uint32_t e;
+
+		for (e = 0; e < t->d; e++)
+			if (e != d)
+				t->sw[d].to_dc[e] = &t->wan[sm_wan_next(t->shape, t->d, d, e)].e;
 	}
 	/* real time: what leaves a DC's WAN link goes out of its port, what arrives on it in */
 	for (d = 0; t->dc_port != NULL && d < t->d; d++) {
@@ -412,7 +438,7 @@ dp_topo_start(struct dp_topo *t, bool no_sync)
 	for (w = 0; !no_sync && w < t->n_local; w++)
 		dp_worker_start(&t->workers[t->local_w[w]], t->eng.now);
 	for (d = 0; t->bg != NULL && d < t->d; d++)
-		if (t->bg[d].link != NULL && (t->local & (1u << d)))	/* a host here */
+		if (t->bg[d].link != NULL && dp_topo_here(t, d))	/* a host here */
 			dp_bghost_start(&t->bg[d], t->eng.now);
 	if (t->probe != NULL)
 		dp_probe_start(t->probe, t->eng.now);
@@ -469,7 +495,7 @@ dp_topo_waiting(const struct dp_topo *t, char *buf, size_t len)
 	for (i = 0; i < t->w_count; i++) {
 		const struct dp_worker *w = &t->workers[i];
 
-		if (!(t->local & (1u << (i / t->n))) || w->state == DP_W_DONE)
+		if (!dp_topo_here(t, i / t->n) || w->state == DP_W_DONE)
 			continue;	/* another process runs it, or it is done */
 		left++;
 		if (first == NULL)
@@ -524,7 +550,7 @@ dp_topo_check(const struct dp_topo *t, char *err, size_t errlen)
 	for (i = 0; i < t->w_count; i++) {
 		const struct dp_worker *w = &t->workers[i];
 
-		if (!(t->local & (1u << (i / t->n))))
+		if (!dp_topo_here(t, i / t->n))
 			continue;	/* another process runs it */
 		if (w->state != DP_W_DONE) {
 			char where[240];
@@ -591,13 +617,13 @@ dp_topo_free(struct dp_topo *t)
 	for (i = 0; t->mlink != NULL && i < t->w_count; i++)
 		if (t->mlink[i].ring != NULL)
 			dp_link_fini(&t->mlink[i]);
-	for (i = 0; t->wan != NULL && i < t->d; i++)
+	for (i = 0; t->wan != NULL && i < t->n_wan; i++)
 		if (t->wan[i].ring != NULL)
 			dp_link_fini(&t->wan[i]);
 	for (i = 0; t->mod != NULL && i < t->w_count; i++)
 		if (t->mod[i].ring != NULL)
 			dp_module_fini(&t->mod[i]);
-	for (i = 0; t->sw != NULL && i < t->d; i++)
+	for (i = 0; t->sw != NULL && i < t->n_sw; i++)
 		dp_switch_fini(&t->sw[i]);
 	for (i = 0; t->bglink != NULL && i < t->d; i++)
 		if (t->bglink[i].ring != NULL)
@@ -621,6 +647,8 @@ dp_topo_free(struct dp_topo *t)
 			dp_port_detach(t->link_port[i].rx);
 	}
 	free(t->local_w);
+	for (i = 0; t->workers != NULL && i < t->w_count; i++)
+		dp_worker_fini(&t->workers[i]);
 	free(t->workers);
 	free(t->nic);
 	free(t->down);

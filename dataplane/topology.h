@@ -7,6 +7,8 @@
  *                                       |
  *                                       +--> wan(d) --> switch(d+1) --> down --> worker v
  *                                       +--> mlink --> module (E': in the network)
+ * The WAN links follow [topology] wan: a ring (as drawn; farther DCs around it), a mesh (a link
+ * per ordered pair of DCs) or a star (each DC to a core switch and back).
  *   worker w --> module (E: the pluggable in its port)
  */
 #ifndef DP_TOPOLOGY_H
@@ -68,7 +70,10 @@ struct dp_topo {
 	struct rte_mempool *pool;
 	struct dp_worker *workers;
 	struct dp_link *nic, *down, *port, *mlink, *wan;	/* port, mlink: NULL if unused */
-	struct dp_switch *sw;
+	uint32_t n_wan;						/* WAN links (sm_wan_ends()) */
+	enum sm_wan_shape shape;
+	struct dp_switch *sw;					/* [d], and the star's core at [d] */
+	uint32_t n_sw;
 	struct dp_module *mod;					/* NULL if no module */
 	struct dp_bghost *bg;					/* [d], NULL: no load */
 	struct dp_link *bglink;					/* [d] host to switch */
@@ -84,6 +89,13 @@ struct dp_topo {
 	struct dp_barrier barrier;
 	struct dp_record rec;
 };
+
+/** Whether data centre @p d runs in this process. */
+static inline bool
+dp_topo_here(const struct dp_topo *t, uint32_t d)
+{
+	return t->local == UINT32_MAX || (d < 32 && ((t->local >> d) & 1u));
+}
 
 /** Build the graph of @p p's program; 0, or -EINVAL / -ENOMEM with a message. */
 int dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size_t errlen);

@@ -108,7 +108,7 @@ retune_background(struct dp_topo *t, double load, dp_time_t now)
 	for (d = 0; t->bg != NULL && d < t->d; d++) {
 		struct dp_bghost *h = &t->bg[d];
 
-		if (h->link == NULL || !(t->local & (1u << d)))
+		if (h->link == NULL || !dp_topo_here(t, d))
 			continue;	/* no host, or the other process runs it */
 		dp_bghost_set_rate(h, load * (double)t->links.wan_bw / h->sizes->mean, now);
 	}
@@ -172,9 +172,9 @@ dp_topo_tune(struct dp_topo *t, struct sm_params *model, int budget_kind, enum d
 		t->port[w].bw = l.port_bw;
 		t->port[w].last_charge = UINT32_MAX;
 	}
-	for (d = 0; t->wan != NULL && d < t->d; d++) {
+	for (d = 0; t->wan != NULL && d < t->n_wan; d++) {
 		t->wan[d].bw = l.wan_bw;
-		t->wan[d].delay = l.wan_delay;
+		t->wan[d].delay = sm_wan_link_delay(t->shape, t->d, d, l.wan_delay);
 		t->wan[d].last_charge = UINT32_MAX;
 	}
 	if (p == DP_P_WAN_BW)

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "capture.h"
@@ -62,7 +63,89 @@ dp_worker_init(struct dp_worker *w, struct dp_engine *eng, const char *name,
 	w->cap_tx = p->cap_tx;
 	w->cap_rx = p->cap_rx;
 	w->state = DP_W_DONE;
+	w->cur_key = UINT64_MAX;
 	return 0;
+}
+
+void
+dp_worker_fini(struct dp_worker *w)
+{
+	free(w->early);
+	w->early = NULL;
+	w->n_early = w->cap_early = 0;
+}
+
+static uint64_t
+got_key(const struct dp_worker *w, uint32_t step, uint32_t round)
+{
+	return (uint64_t)step * w->prog->n + round;
+}
+
+/* The bytes of a round not begun yet: where they are kept, or -1. */
+static int64_t
+early_find(const struct dp_worker *w, uint64_t key)
+{
+	uint32_t i;
+
+	for (i = 0; i < w->n_early; i++)
+		if (w->early[i].key == key)
+			return i;
+	return -1;
+}
+
+/* Bytes received for (step, round) so far. */
+static uint64_t
+got_bytes(const struct dp_worker *w, uint64_t key)
+{
+	int64_t i;
+
+	if (key == w->cur_key)
+		return w->cur_got;
+	i = early_find(w, key);
+	return i < 0 ? 0 : w->early[i].bytes;
+}
+
+/* Count @p bytes for (step, round); 0 or -ENOMEM. */
+static int
+got_add(struct dp_worker *w, uint64_t key, uint64_t bytes)
+{
+	int64_t i;
+
+	if (key == w->cur_key) {
+		w->cur_got += bytes;
+		return 0;
+	}
+	i = early_find(w, key);
+	if (i < 0) {
+		if (w->n_early == w->cap_early) {
+			uint32_t cap = w->cap_early ? 2 * w->cap_early : 4;
+			struct dp_got *g = realloc(w->early, cap * sizeof(*g));
+
+			if (g == NULL)
+				return -ENOMEM;
+			w->early = g;
+			w->cap_early = cap;
+		}
+		i = w->n_early++;
+		w->early[i].key = key;
+		w->early[i].bytes = 0;
+	}
+	w->early[i].bytes += bytes;
+	return 0;
+}
+
+/* Make (step, round) the current round, with what arrived for it before. */
+static void
+got_begin(struct dp_worker *w, uint64_t key)
+{
+	int64_t i = early_find(w, key);
+
+	w->cur_key = key;
+	w->cur_got = 0;
+	if (i >= 0) {
+		w->cur_got = w->early[i].bytes;
+		w->early[i] = w->early[--w->n_early];
+	}
 }
 
 static uint64_t
@@ -190,6 +273,7 @@ begin_round(struct dp_worker *w, uint32_t round, dp_time_t now)
 
 	w->state = DP_W_ROUND;
 	w->round = round;
+	got_begin(w, got_key(w, w->step, round));
 	if (DP_USDT && w->rec->round_in[(size_t)dp_record_slot(w->rec, w->step) * w->prog->n +
 					round]++ == 0)
 		probe_round_in(w, round, now);
@@ -222,7 +306,6 @@ step_done(struct dp_worker *w, dp_time_t now)
 		probe_step_end(w, s, now);
 		dp_record_done(rec, s);	/* retired: its slot is free for a later step */
 	}
-	memset(w->got[s & 1], 0, sizeof(w->got[s & 1]));
 	w->mod_done[s & 1] = false;
 	w->step++;
 	if (w->step == w->steps) {
@@ -252,7 +335,7 @@ check_round(struct dp_worker *w, dp_time_t now)
 		return;
 	r = &prog->r[w->round];
 	in = r->hop == SM_HOP_MODULE ? w->mod_done[w->step & 1] :
-				       w->got[w->step & 1][w->round] >= r->bytes;
+				       w->cur_got >= r->bytes;
 	if (!in)
 		return;
 	k = (size_t)dp_record_slot(w->rec, w->step) * prog->n + w->round;
@@ -317,13 +400,18 @@ worker_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
 	struct dp_worker *w = (struct dp_worker *)e;
 	const struct dp_meta *meta = dp_meta(m);
 	uint32_t step = meta->step, round = meta->round;
+	uint64_t key = 0;
 
 	e->c.rx++;
 	e->c.rx_bytes += rte_pktmbuf_pkt_len(m);
 	dp_capture_frame(e->eng, w->cap_rx, m, now);
+	if (meta->dst == w->id && meta->kind == DP_KIND_WORKER && round < w->prog->n &&
+	    (step == w->step || step == w->step + 1))
+		key = got_key(w, step, round);
 	if (meta->dst != w->id || meta->kind != DP_KIND_WORKER || round >= w->prog->n ||
 	    (step != w->step && step != w->step + 1) ||
-	    w->got[step & 1][round] + meta->payload > w->prog->r[round].bytes) {
+	    got_bytes(w, key) + meta->payload > w->prog->r[round].bytes ||
+	    got_add(w, key, meta->payload) != 0) {
 		dp_engine_fail(e->eng, -EPROTO, "%s: unexpected frame from worker %u: step %u "
 			       "round %u (at step %u round %u)", e->name, meta->src, step, round,
 			       w->step, w->round);
@@ -332,7 +420,6 @@ worker_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
 		dp_frame_end(e->eng, m);
 		return;
 	}
-	w->got[step & 1][round] += meta->payload;
 	w->frames_got++;
 	w->bytes_got += meta->payload;
 	dp_frame_end(e->eng, m);
@@ -351,7 +438,8 @@ dp_worker_describe(const struct dp_worker *w, char *buf, size_t len)
 	return snprintf(buf, len, "%s: step %u round %u %s, queued %lu of %lu bytes, received "
 			"%lu of %lu%s", w->e.name, w->step, w->round, states[w->state],
 			(unsigned long)w->tx_off, (unsigned long)r->bytes,
-			(unsigned long)w->got[w->step & 1][w->round], (unsigned long)r->bytes,
+			(unsigned long)got_bytes(w, got_key(w, w->step, w->round)),
+			(unsigned long)r->bytes,
 			r->hop == SM_HOP_MODULE ? (w->mod_done[w->step & 1] ? " (module done)" :
 						   " (module pending)") : "");
 }

@@ -58,8 +58,10 @@ struct dp_worker {
 	struct dp_flow flow;
 	uint64_t tx_off;		/**< payload bytes queued so far */
 	uint32_t tx_seq;
-	/* receptions, by step parity and round */
-	uint64_t got[2][SM_ROUNDS_MAX];
+	/* receptions: the current round's, and those of rounds not begun yet (a peer ahead) */
+	uint64_t cur_key, cur_got;	/**< step x rounds + round, and its bytes so far */
+	struct dp_got { uint64_t key, bytes; } *early;
+	uint32_t n_early, cap_early;
 	bool mod_done[2];
 	/* totals */
 	uint64_t frames_made, frames_got, bytes_got;
@@ -68,6 +70,9 @@ struct dp_worker {
 /** Set up a worker (it starts when dp_worker_start() is called); 0 or -errno. */
 int dp_worker_init(struct dp_worker *w, struct dp_engine *eng, const char *name,
 		   const struct dp_worker_params *p);
+
+/** Free what dp_worker_init() and the run allocated. */
+void dp_worker_fini(struct dp_worker *w);
 
 /** Begin step 0 at @p now. */
 void dp_worker_start(struct dp_worker *w, dp_time_t now);

@@ -11,6 +11,9 @@
  * The structure (which collective, which link) was fitted to the deck's numbers: section 4 of the
  * reference model lists what matches.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "collective.h"
 #include "variant.h"
 
@@ -33,6 +36,35 @@ add(struct sm_plan *plan, const char *what, enum sm_hop hop, enum sm_xfer xfer,
 	ph->cap = cap;
 	ph->ring = ring;
 	ph->stride = stride;
+	ph->pairwise = false;
+}
+
+/* A pairwise exchange: round k sends k + 1 places on around the ring. */
+static void
+add_pairwise(struct sm_plan *plan, const char *what, enum sm_hop hop, enum sm_xfer xfer,
+	     unsigned int rounds, double bytes, unsigned int flows, double cap, unsigned int ring,
+	     unsigned int stride)
+{
+	unsigned int n = plan->n;
+
+	add(plan, what, hop, xfer, rounds, bytes, flows, cap, ring, stride);
+	if (plan->n > n)
+		plan->ph[n].pairwise = true;
+}
+
+enum sm_algo
+sm_plan_algo(const struct sm_params *p)
+{
+	if (p->job.collective != SM_ALGO_AUTO)
+		return p->job.collective;
+	return p->topo.n_dc > 1 && p->topo.per_dc > 1 ? SM_ALGO_HIER : SM_ALGO_RING;
+}
+
+/* The hop a flat phase over all workers charges: the WAN if any of its flows crosses it. */
+static enum sm_hop
+flat_hop(const struct sm_params *p)
+{
+	return p->topo.n_dc > 1 ? SM_HOP_WAN : SM_HOP_INTRA;
 }
 
 /* All-reduce of @b bytes per worker. */
@@ -40,19 +72,25 @@ static void
 allreduce(const struct sm_params *p, double b, struct sm_plan *plan)
 {
 	unsigned int d = p->topo.n_dc, n = p->topo.per_dc, w = d * n;
+	enum sm_algo algo = sm_plan_algo(p);
 
-	if (d == 1 || n == 1) {
-		enum sm_hop hop = d == 1 ? SM_HOP_INTRA : SM_HOP_WAN;
-
-		add(plan, "ring reduce-scatter", hop, SM_XFER_REDUCE, w - 1, b / w, 1, 0, w, 1);
-		add(plan, "ring all-gather", hop, SM_XFER_GATHER, w - 1, b / w, 1, 0, w, 1);
+	if (algo == SM_ALGO_RING || (algo == SM_ALGO_HIER && (d == 1 || n == 1))) {
+		add(plan, "ring reduce-scatter", flat_hop(p), SM_XFER_REDUCE, w - 1, b / w, 1, 0, w,
+		    1);
+		add(plan, "ring all-gather", flat_hop(p), SM_XFER_GATHER, w - 1, b / w, 1, 0, w, 1);
 		return;
 	}
 	add(plan, "reduce-scatter in DC", SM_HOP_INTRA, SM_XFER_REDUCE, n - 1, b / n, 1, 0, n, 1);
-	add(plan, "reduce-scatter across DCs", SM_HOP_WAN, SM_XFER_REDUCE, d - 1, b / (n * d), n, 0,
-	    d, n);
-	add(plan, "all-gather across DCs", SM_HOP_WAN, SM_XFER_GATHER, d - 1, b / (n * d), n, 0,
-	    d, n);
+	if (algo == SM_ALGO_DIRECT) {
+		/* each worker's shard straight to each DC peer, which sums the D copies */
+		add_pairwise(plan, "shard exchange across DCs", SM_HOP_WAN, SM_XFER_REDUCE, d - 1,
+			     b / n, n, 0, d, n);
+	} else {
+		add(plan, "reduce-scatter across DCs", SM_HOP_WAN, SM_XFER_REDUCE, d - 1,
+		    b / (n * d), n, 0, d, n);
+		add(plan, "all-gather across DCs", SM_HOP_WAN, SM_XFER_GATHER, d - 1, b / (n * d),
+		    n, 0, d, n);
+	}
 	add(plan, "all-gather in DC", SM_HOP_INTRA, SM_XFER_GATHER, n - 1, b / n, 1, 0, n, 1);
 }
 
@@ -61,16 +99,73 @@ static void
 allgather(const struct sm_params *p, double b, double cap, struct sm_plan *plan)
 {
 	unsigned int d = p->topo.n_dc, n = p->topo.per_dc, w = d * n;
+	enum sm_algo algo = sm_plan_algo(p);
 
-	if (d == 1 || n == 1) {
-		add(plan, "ring all-gather", d == 1 ? SM_HOP_INTRA : SM_HOP_WAN, SM_XFER_GATHER, w - 1,
-		    b, 1, cap, w, 1);
+	if (algo == SM_ALGO_RING || (algo == SM_ALGO_HIER && (d == 1 || n == 1))) {
+		add(plan, "ring all-gather", flat_hop(p), SM_XFER_GATHER, w - 1, b, 1, cap, w, 1);
 		return;
 	}
 	add(plan, "all-gather in DC", SM_HOP_INTRA, SM_XFER_GATHER, n - 1, b, 1, cap, n, 1);
-	add(plan, "all-gather across DCs", SM_HOP_WAN, SM_XFER_GATHER, d - 1, b, n, cap, d, n);
+	if (algo == SM_ALGO_DIRECT)
+		add_pairwise(plan, "exchange across DCs", SM_HOP_WAN, SM_XFER_GATHER, d - 1, b, n,
+			     cap, d, n);
+	else
+		add(plan, "all-gather across DCs", SM_HOP_WAN, SM_XFER_GATHER, d - 1, b, n, cap, d,
+		    n);
 	add(plan, "all-gather of remote shards in DC", SM_HOP_INTRA, SM_XFER_GATHER, n - 1,
 	    (d - 1) * b, 1, cap, n, 1);
+}
+
+/* Reduce-scatter of @b bytes per worker: each ends with its B / W of the sum. */
+static void
+reducescatter(const struct sm_params *p, double b, struct sm_plan *plan)
+{
+	unsigned int d = p->topo.n_dc, n = p->topo.per_dc, w = d * n;
+	enum sm_algo algo = sm_plan_algo(p);
+
+	if (algo == SM_ALGO_RING || (algo == SM_ALGO_HIER && (d == 1 || n == 1))) {
+		add(plan, "ring reduce-scatter", flat_hop(p), SM_XFER_REDUCE, w - 1, b / w, 1, 0, w,
+		    1);
+		return;
+	}
+	add(plan, "reduce-scatter in DC", SM_HOP_INTRA, SM_XFER_REDUCE, n - 1, b / n, 1, 0, n, 1);
+	if (algo == SM_ALGO_DIRECT)
+		add_pairwise(plan, "shard parts across DCs", SM_HOP_WAN, SM_XFER_REDUCE, d - 1,
+			     b / (n * d), n, 0, d, n);
+	else
+		add(plan, "reduce-scatter across DCs", SM_HOP_WAN, SM_XFER_REDUCE, d - 1,
+		    b / (n * d), n, 0, d, n);
+}
+
+/* All-to-all of @b bytes per worker, B / W to each: a pairwise exchange over all workers (every
+ * algorithm: the bytes go straight to their owner). */
+static void
+alltoall(const struct sm_params *p, double b, struct sm_plan *plan)
+{
+	unsigned int w = p->topo.n_dc * p->topo.per_dc;
+
+	add_pairwise(plan, "pairwise all-to-all", flat_hop(p), SM_XFER_GATHER, w - 1, b / w, 1, 0,
+		     w, 1);
+}
+
+/* Variant A: the job's operation on the dense gradient. */
+static void
+dense_op(const struct sm_params *p, double b, struct sm_plan *plan)
+{
+	switch (p->job.operation) {
+	case SM_OPK_ALLGATHER:
+		allgather(p, b / sm_workers(p), 0, plan);
+		break;
+	case SM_OPK_REDUCESCATTER:
+		reducescatter(p, b, plan);
+		break;
+	case SM_OPK_ALLTOALL:
+		alltoall(p, b, plan);
+		break;
+	default:
+		allreduce(p, b, plan);
+		break;
+	}
 }
 
 void
@@ -86,6 +181,8 @@ sm_plan_build(const struct sm_params *p, enum sm_variant v, struct sm_plan *plan
 
 	switch (v) {
 	case SM_VAR_A:
+		dense_op(p, sm_payload(p, v), plan);
+		break;
 	case SM_VAR_CP:
 		allreduce(p, sm_payload(p, v), plan);
 		break;
@@ -111,6 +208,199 @@ sm_plan_build(const struct sm_params *p, enum sm_variant v, struct sm_plan *plan
 	default:
 		break;
 	}
+}
+
+/* ---- the WAN's shape ---- */
+
+unsigned int
+sm_wan_count(enum sm_wan_shape shape, unsigned int d)
+{
+	if (d < 2)
+		return 0;
+	switch (shape) {
+	case SM_WAN_MESH:
+		return d * (d - 1);
+	case SM_WAN_STAR:
+		return 2 * d;
+	default:
+		return d;
+	}
+}
+
+void
+sm_wan_ends(enum sm_wan_shape shape, unsigned int d, unsigned int i, unsigned int *from,
+	    unsigned int *to)
+{
+	unsigned int b;
+
+	switch (shape) {
+	case SM_WAN_MESH:
+		*from = i / (d - 1);
+		b = i % (d - 1);
+		*to = b < *from ? b : b + 1;
+		break;
+	case SM_WAN_STAR:
+		*from = i < d ? i : d;
+		*to = i < d ? d : i - d;
+		break;
+	default:
+		*from = i;
+		*to = (i + 1) % d;
+		break;
+	}
+}
+
+unsigned int
+sm_wan_next(enum sm_wan_shape shape, unsigned int d, unsigned int at, unsigned int dst)
+{
+	switch (shape) {
+	case SM_WAN_MESH:
+		return at * (d - 1) + (dst < at ? dst : dst - 1);
+	case SM_WAN_STAR:
+		return at == d ? d + dst : at;
+	default:
+		return at;
+	}
+}
+
+unsigned int
+sm_wan_hops(enum sm_wan_shape shape, unsigned int d, unsigned int a, unsigned int b)
+{
+	if (a == b)
+		return 0;
+	switch (shape) {
+	case SM_WAN_MESH:
+		return 1;
+	case SM_WAN_STAR:
+		return 2;
+	default:
+		return (b + d - a) % d;
+	}
+}
+
+uint64_t
+sm_wan_link_delay(enum sm_wan_shape shape, unsigned int d, unsigned int i, uint64_t wan_delay)
+{
+	if (shape != SM_WAN_STAR)
+		return wan_delay;
+	return i < d ? wan_delay / 2 : wan_delay - wan_delay / 2;
+}
+
+/* Add @c flows from DC @a to DC @b to the WAN links' loads (ring: a difference array). */
+static void
+load_pair(const struct sm_params *p, unsigned int a, unsigned int b, unsigned int c,
+	  unsigned int *load, int *diff, struct sm_round_load *out)
+{
+	unsigned int d = p->topo.n_dc, hops;
+
+	if (c == 0)
+		return;
+	if (a == b) {
+		out->intra = true;
+		return;
+	}
+	out->wan = true;
+	hops = sm_wan_hops(p->topo.wan, d, a, b);
+	if (hops > out->wan_hops)
+		out->wan_hops = hops;
+	switch (p->topo.wan) {
+	case SM_WAN_MESH:
+		load[sm_wan_next(SM_WAN_MESH, d, a, b)] += c;
+		break;
+	case SM_WAN_STAR:
+		load[a] += c;
+		load[d + b] += c;
+		break;
+	default:	/* links a .. b - 1 around the ring */
+		diff[a] += (int)c;
+		if (b > a) {
+			diff[b] -= (int)c;
+		} else {
+			diff[d] -= (int)c;
+			diff[0] += (int)c;
+			diff[b] -= (int)c;
+		}
+		break;
+	}
+}
+
+void
+sm_round_load(const struct sm_params *p, unsigned int ring, unsigned int stride,
+	      unsigned int shift, struct sm_round_load *out)
+{
+	unsigned int d = p->topo.n_dc, n = p->topo.per_dc, w = d * n;
+	unsigned int nw = sm_wan_count(p->topo.wan, d), a, i;
+	unsigned int *load = NULL;
+	int *diff = NULL, run = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (d < 2 || (stride == 1 && ring <= n && n % ring == 0)) {
+		out->intra = true;	/* rings inside a DC */
+		return;
+	}
+	load = calloc(nw + 1, sizeof(*load));
+	diff = calloc(d + 1, sizeof(*diff));
+	if (load == NULL || diff == NULL) {	/* the worst a round can be: every DC's flows */
+		out->wan = true;
+		out->wan_flows = w;
+		out->wan_hops = d;
+		goto out;
+	}
+	for (a = 0; a < d; a++) {
+		if (stride == n && ring == d) {		/* DC peers: all n to one DC */
+			load_pair(p, a, (a + shift) % d, n, load, diff, out);
+		} else if (stride == 1 && ring == w) {	/* one ring over all: two DCs at most */
+			unsigned int q = (shift % w) / n, r = (shift % w) % n;
+
+			load_pair(p, a, (a + q) % d, n - r, load, diff, out);
+			load_pair(p, a, (a + q + 1) % d, r, load, diff, out);
+		} else {			/* anything else: worker by worker */
+			unsigned int j;
+
+			for (j = a * n; j < (a + 1) * n; j++) {
+				unsigned int pos = (j / stride) % ring;
+				unsigned int v = j - pos * stride + ((pos + shift) % ring) * stride;
+
+				load_pair(p, a, v / n, 1, load, diff, out);
+			}
+		}
+	}
+	for (i = 0; p->topo.wan == SM_WAN_RING && i < d; i++) {
+		run += diff[i];
+		load[i] += (unsigned int)run;
+	}
+	for (i = 0; i < nw; i++)
+		if (load[i] > out->wan_flows)
+			out->wan_flows = load[i];
+out:
+	free(load);
+	free(diff);
+}
+
+static const char *const algo_names[SM_ALGO_COUNT] = {
+	"auto", "ring", "hierarchical", "direct",
+};
+static const char *const opkind_names[SM_OPK_COUNT] = {
+	"allreduce", "allgather", "reducescatter", "alltoall",
+};
+static const char *const shape_names[SM_WAN_SHAPE_COUNT] = { "ring", "mesh", "star" };
+
+const char *
+sm_algo_name(enum sm_algo a)
+{
+	return (unsigned int)a < SM_ALGO_COUNT ? algo_names[a] : "?";
+}
+
+const char *
+sm_opkind_name(enum sm_opkind o)
+{
+	return (unsigned int)o < SM_OPK_COUNT ? opkind_names[o] : "?";
+}
+
+const char *
+sm_wan_shape_name(enum sm_wan_shape s)
+{
+	return (unsigned int)s < SM_WAN_SHAPE_COUNT ? shape_names[s] : "?";
 }
 
 double

@@ -8,6 +8,10 @@
 #ifndef SM_COLLECTIVE_H
 #define SM_COLLECTIVE_H
 
+#include <stdbool.h>
+
+#include <stdint.h>
+
 #include "params.h"
 
 /** Which hop a phase crosses. */
@@ -41,9 +45,18 @@ struct sm_phase {
 	double cap;		/**< per-flow rate cap, B/s (the module port); 0 = none */
 	unsigned int ring;	/**< ring size: peers exchange within rings of this many */
 	unsigned int stride;	/**< worker-index distance to the ring neighbour */
+	bool pairwise;		/**< round k (from 0) sends k + 1 places on around the ring (a
+				 *   pairwise exchange); else every round one place on */
 };
 
 #define SM_PHASES_MAX 8
+
+/** How far on around its ring round @p k of phase @p ph sends. */
+static inline unsigned int
+sm_phase_shift(const struct sm_phase *ph, unsigned int k)
+{
+	return ph->pairwise ? k + 1 : 1;
+}
 
 /** A variant's sync on a topology. */
 struct sm_plan {
@@ -69,6 +82,57 @@ struct sm_plan {
  * over one intra-DC hop to the module, the module, then C''s all-reduce.
  */
 void sm_plan_build(const struct sm_params *p, enum sm_variant v, struct sm_plan *plan);
+
+/**
+ * What one round puts on the links: each worker sends to the worker @p shift places on around
+ * its ring (@p ring, @p stride, as struct sm_phase), routed over the WAN shape.
+ */
+struct sm_round_load {
+	bool intra;		/**< some flow stays inside its DC */
+	bool wan;		/**< some flow crosses the WAN */
+	unsigned int wan_flows;	/**< the most flows on one WAN link */
+	unsigned int wan_hops;	/**< the most WAN links on one flow's path */
+};
+
+/** The load of a round (D flows per DC pair, a difference array over ring WANs: O(D)). */
+void sm_round_load(const struct sm_params *p, unsigned int ring, unsigned int stride,
+		   unsigned int shift, struct sm_round_load *out);
+
+/**
+ * The WAN links of @p shape between @p d data centres, in a fixed order (the data plane creates
+ * them in it):
+ *   ring: link i from DC i to DC i + 1 (mod d);
+ *   mesh: from DC a to DC b != a at a (d - 1) + (b < a ? b : b - 1);
+ *   star: link i < d from DC i to the core (node d), link d + i from the core to DC i.
+ * With d = 1 there is none.
+ */
+unsigned int sm_wan_count(enum sm_wan_shape shape, unsigned int d);
+
+/** The ends of WAN link @p i: DC indices, the core being @p d. */
+void sm_wan_ends(enum sm_wan_shape shape, unsigned int d, unsigned int i, unsigned int *from,
+		 unsigned int *to);
+
+/** The WAN link a frame at node @p at (a DC, or the core @p d) takes towards DC @p dst != at. */
+unsigned int sm_wan_next(enum sm_wan_shape shape, unsigned int d, unsigned int at,
+			 unsigned int dst);
+
+/** WAN links on the path from DC @p a to DC @p b (0 if a == b). */
+unsigned int sm_wan_hops(enum sm_wan_shape shape, unsigned int d, unsigned int a,
+			 unsigned int b);
+
+/**
+ * A WAN link's delay: the WAN's latency less the intra-DC latency (@p wan_delay), whole on a ring
+ * or mesh link, halved on a star's (the link into the core gets the smaller half).
+ */
+uint64_t sm_wan_link_delay(enum sm_wan_shape shape, unsigned int d, unsigned int i,
+			   uint64_t wan_delay);
+
+/** The algorithm @p p's collectives run with (SM_ALGO_AUTO resolved). */
+enum sm_algo sm_plan_algo(const struct sm_params *p);
+
+const char *sm_algo_name(enum sm_algo a);
+const char *sm_opkind_name(enum sm_opkind o);
+const char *sm_wan_shape_name(enum sm_wan_shape s);
 
 /** Bytes each worker sends on @p hop per step. */
 double sm_plan_bytes(const struct sm_plan *plan, enum sm_hop hop);

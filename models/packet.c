@@ -100,29 +100,36 @@ sm_program_build(const struct sm_params *p, enum sm_variant v, double budget,
 		 struct sm_program *prog)
 {
 	struct sm_step s;
-	unsigned int i, k;
+	unsigned int i, k, n = 0;
 	int rc;
 
+	memset(prog, 0, sizeof(*prog));
 	rc = sm_step_eval(p, v, budget, &s);
 	if (rc != 0)
 		return rc;
-	memset(prog, 0, sizeof(*prog));
 	prog->var = v;
 	prog->budget = budget;
 	prog->compute_ps = sm_ps(s.t_compute + s.t_extra);
 	prog->module_res = stage_resource(s.kernel.binding);
 	sm_plan_build(p, v, &prog->plan);
+	for (i = 0; i < prog->plan.n; i++)
+		if (prog->plan.ph[i].xfer != SM_XFER_DENSE)	/* E': part of the module round */
+			n += prog->plan.ph[i].rounds;
+	if (n > SM_ROUNDS_MAX)
+		return -E2BIG;
+	prog->r = calloc(n > 0 ? n : 1, sizeof(*prog->r));
+	if (prog->r == NULL)
+		return -ENOMEM;
 	for (i = 0; i < prog->plan.n; i++) {
 		const struct sm_phase *ph = &prog->plan.ph[i];
+		enum sm_resource res;
 
 		if (ph->xfer == SM_XFER_DENSE)
-			continue;	/* E': the dense hop is part of the module round */
+			continue;
+		res = ph->hop == SM_HOP_MODULE ? prog->module_res : sm_phase_resource(p, ph);
 		for (k = 0; k < ph->rounds; k++) {
-			struct sm_round *r;
+			struct sm_round *r = &prog->r[prog->n++];
 
-			if (prog->n == SM_ROUNDS_MAX)
-				return -E2BIG;
-			r = &prog->r[prog->n++];
 			r->hop = ph->hop;
 			r->xfer = ph->xfer;
 			r->phase = (uint8_t)i;
@@ -130,11 +137,22 @@ sm_program_build(const struct sm_params *p, enum sm_variant v, double budget,
 			r->bytes = (uint64_t)ceil(ph->bytes - 1e-6);
 			r->ring = ph->ring;
 			r->stride = ph->stride;
+			r->shift = sm_phase_shift(ph, k);
 			r->capped = ph->cap > 0;
-			r->res = ph->hop == SM_HOP_MODULE ? prog->module_res : sm_phase_resource(p, ph);
+			r->res = res;
 		}
 	}
 	return 0;
+}
+
+void
+sm_program_free(struct sm_program *prog)
+{
+	if (prog == NULL)
+		return;
+	free(prog->r);
+	prog->r = NULL;
+	prog->n = 0;
 }
 
 int
@@ -179,6 +197,16 @@ struct pframe {
 	uint64_t t;		/* arrival at the next hop */
 	uint32_t w;		/* sender */
 	uint32_t len;		/* payload bytes */
+	uint32_t at;		/* the node it is at: a DC, or the core (d) */
+};
+
+/* A frame due at a hop, in the order a FIFO link takes its arrivals: by time, then by the link
+ * that delivered it (its place in the data plane's order of elements: the workers' NICs, then
+ * the WAN links in sm_wan_ends() order), as events at one time run by element. */
+struct pdue {
+	uint64_t t;
+	uint32_t from;
+	uint32_t idx;		/* into pmodel.f */
 };
 
 /* A serialiser: its rate, delay, when it is next free, and for links fed by several sources the
@@ -197,11 +225,14 @@ struct pmodel {
 	const struct sm_packet *pk;
 	const struct sm_program *prog;
 	struct sm_links l;
-	uint32_t w_count, n, d;
+	uint32_t w_count, n, d, n_wan;
+	enum sm_wan_shape shape;
 	struct hop *nic, *down, *port, *mlink, *wan, (*stage)[SM_STAGE_COUNT];
+	uint32_t *wan_to;		/* [n_wan]: the node a WAN link ends at */
 	uint64_t *ready, *txdone;
-	struct pframe *f, *g;		/* scratch: a round's frames */
-	uint64_t fcap;
+	struct pframe *f;		/* scratch: a round's frames */
+	struct pdue *heap;		/* the frames crossing the WAN, by due time */
+	uint64_t fcap, nheap;
 };
 
 static uint64_t
@@ -274,16 +305,6 @@ first_hop(struct pmodel *m, struct hop *h, uint64_t s, uint32_t w, uint64_t k, u
 		out[j].len = len;
 	}
 	return queued;
-}
-
-static int
-cmp_frame(const void *a, const void *b)
-{
-	const struct pframe *x = a, *y = b;
-
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return x->w < y->w ? -1 : x->w > y->w;
 }
 
 /* Stream @k frames through the module of worker @w, each available at f[j].t; returns done. */
@@ -369,15 +390,59 @@ module_round(struct pmodel *m, const struct sm_round *r, const uint64_t *start)
 	return 0;
 }
 
-/* A peer round: every worker sends r->bytes to its ring successor. */
+static bool
+due_before(const struct pdue *a, const struct pdue *b)
+{
+	return a->t != b->t ? a->t < b->t : a->from < b->from;
+}
+
+static void
+heap_push(struct pmodel *m, uint64_t t, uint32_t from, uint32_t idx)
+{
+	struct pdue x = { t, from, idx };
+	uint64_t i = m->nheap++;
+
+	while (i > 0 && due_before(&x, &m->heap[(i - 1) / 2])) {
+		m->heap[i] = m->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	m->heap[i] = x;
+}
+
+static struct pdue
+heap_pop(struct pmodel *m)
+{
+	struct pdue top = m->heap[0], x = m->heap[--m->nheap];
+	uint64_t i = 0, c;
+
+	while ((c = 2 * i + 1) < m->nheap) {
+		if (c + 1 < m->nheap && due_before(&m->heap[c + 1], &m->heap[c]))
+			c++;
+		if (!due_before(&m->heap[c], &x))
+			break;
+		m->heap[i] = m->heap[c];
+		i = c;
+	}
+	m->heap[i] = x;
+	return top;
+}
+
+/*
+ * A peer round: every worker sends r->bytes to the worker r->shift places on around its ring.
+ * Each worker receives one flow, so a down link serves one; a flow inside a DC goes straight
+ * there.  Flows across DCs go hop by hop over the WAN's shape, every WAN link serving its
+ * arrivals in order (struct pdue), which also covers frames that cross several WAN links (a ring
+ * of DCs, a star's core).
+ */
 static int
 peer_round(struct pmodel *m, const struct sm_round *r, const uint64_t *start)
 {
-	uint32_t last, w, d;
-	uint64_t k = sm_frames(r->bytes, m->pk->payload, &last), j, nf;
+	uint32_t last, w;
+	uint64_t k = sm_frames(r->bytes, m->pk->payload, &last), j;
 	uint32_t acc = m->pk->account;
 	int rc = 0;
 
+	m->nheap = 0;
 	for (w = 0; w < m->w_count; w++) {
 		struct pframe *f = m->f + (uint64_t)w * k;
 		uint32_t v = sm_round_peer(r, w, +1);
@@ -396,40 +461,35 @@ peer_round(struct pmodel *m, const struct sm_round *r, const uint64_t *start)
 				f[j].t = pass(&m->down[v], f[j].t, sm_charge(acc, f[j].len));
 			}
 			m->ready[v] = f[k - 1].t;
-		} else if ((v / m->n) != ((w / m->n) + 1) % m->d) {
-			return -EINVAL;	/* ring collectives only cross to the next DC */
+			continue;
+		}
+		for (j = 0; j < k; j++) {
+			f[j].at = w / m->n;
+			heap_push(m, f[j].t, w, (uint32_t)((uint64_t)w * k + j));
 		}
 	}
-	/* across DCs: merge each DC's flows on its WAN link */
-	for (d = 0; d < m->d && m->d > 1; d++) {
-		nf = 0;
-		for (w = d * m->n; w < (d + 1) * m->n; w++) {
-			uint32_t v = sm_round_peer(r, w, +1);
+	while (m->nheap > 0) {
+		struct pdue x = heap_pop(m);
+		struct pframe *f = &m->f[x.idx];
+		uint32_t v = sm_round_peer(r, f->w, +1), dv = v / m->n, li;
 
-			if (v / m->n == d)
-				continue;
-			memcpy(m->g + nf, m->f + (uint64_t)w * k, k * sizeof(*m->g));
-			nf += k;
-		}
-		if (nf == 0)
+		if (f->at == dv) {	/* the receiver's DC: its down link */
+			note_arrival(&m->down[v], x.t);
+			f->t = pass(&m->down[v], x.t, sm_charge(acc, f->len));
+			m->ready[v] = f->t;	/* one flow, in order: the last stays */
 			continue;
-		qsort(m->g, nf, sizeof(*m->g), cmp_frame);
-		for (j = 0; j < nf; j++) {
-			struct pframe *x = &m->g[j];
-			uint32_t v = sm_round_peer(r, x->w, +1);
-
-			note_arrival(&m->wan[d], x->t);
-			x->t = pass(&m->wan[d], x->t, sm_charge(acc, x->len));
-			note_arrival(&m->down[v], x->t);
-			x->t = pass(&m->down[v], x->t, sm_charge(acc, x->len));
-			m->ready[v] = x->t;	/* in order: the last one stays */
 		}
+		li = sm_wan_next(m->shape, m->d, f->at, dv);
+		note_arrival(&m->wan[li], x.t);
+		f->t = pass(&m->wan[li], x.t, sm_charge(acc, f->len));
+		f->at = m->wan_to[li];
+		heap_push(m, f->t, m->w_count + li, x.idx);
 	}
 	for (w = 0; w < m->w_count; w++)
 		if (close_round(&m->down[w]) != 0)
 			rc = -ERANGE;
-	for (d = 0; d < m->d; d++)
-		if (close_round(&m->wan[d]) != 0)
+	for (j = 0; j < m->n_wan; j++)
+		if (close_round(&m->wan[j]) != 0)
 			rc = -ERANGE;
 	return rc;
 }
@@ -468,7 +528,8 @@ pmodel_free(struct pmodel *m)
 	free(m->stage);
 	free(m->ready);
 	free(m->f);
-	free(m->g);
+	free(m->heap);
+	free(m->wan_to);
 }
 
 static int
@@ -487,6 +548,8 @@ pmodel_init(struct pmodel *m, const struct sm_params *p, const struct sm_packet 
 	m->n = p->topo.per_dc;
 	m->d = p->topo.n_dc;
 	m->w_count = sm_workers(p);
+	m->shape = p->topo.wan;
+	m->n_wan = sm_wan_count(m->shape, m->d);
 	for (i = 0; i < prog->n; i++) {
 		uint64_t k = sm_frames(prog->r[i].bytes, pk->payload, NULL);
 
@@ -494,13 +557,14 @@ pmodel_init(struct pmodel *m, const struct sm_params *p, const struct sm_packet 
 			maxk = k;
 	}
 	m->fcap = maxk * m->w_count;
-	m->nic = calloc((size_t)4 * m->w_count + m->d, sizeof(*m->nic));
+	m->nic = calloc((size_t)4 * m->w_count + m->n_wan, sizeof(*m->nic));
 	m->stage = calloc(m->w_count, sizeof(*m->stage));
 	m->ready = calloc(2 * (size_t)m->w_count, sizeof(*m->ready));
 	m->f = calloc(m->fcap, sizeof(*m->f));
-	m->g = calloc(m->fcap, sizeof(*m->g));
+	m->heap = calloc(m->fcap, sizeof(*m->heap));
+	m->wan_to = calloc(m->n_wan + 1, sizeof(*m->wan_to));
 	if (m->nic == NULL || m->stage == NULL || m->ready == NULL || m->f == NULL ||
-	    m->g == NULL) {
+	    m->heap == NULL || m->wan_to == NULL) {
 		pmodel_free(m);
 		return -ENOMEM;
 	}
@@ -519,8 +583,13 @@ pmodel_init(struct pmodel *m, const struct sm_params *p, const struct sm_packet 
 		for (s = 0; s < SM_STAGE_COUNT; s++)
 			hop_init(&m->stage[w][s], m->l.stage_bw[s], 0);
 	}
-	for (i = 0; i < m->d; i++)
-		hop_init(&m->wan[i], m->l.wan_bw, m->l.wan_delay);
+	for (i = 0; i < m->n_wan; i++) {
+		uint32_t from;
+
+		hop_init(&m->wan[i], m->l.wan_bw,
+			 sm_wan_link_delay(m->shape, m->d, i, m->l.wan_delay));
+		sm_wan_ends(m->shape, m->d, i, &from, &m->wan_to[i]);
+	}
 	return 0;
 }
 
@@ -536,7 +605,7 @@ struct sm_packet_iter {
 	/* a step from a quiescent state, and the state after it, for the next quiescent one */
 	bool cached;
 	uint64_t c_start, c_time, c_frames;
-	struct hop *snap, *snap_stage;	/* [4 w + d], [w x stages] */
+	struct hop *snap, *snap_stage;	/* [4 w + WAN links], [w x stages] */
 	uint64_t shortcuts;
 	bool no_shortcut;		/* the tests' reference: every step in full */
 };
@@ -544,7 +613,7 @@ struct sm_packet_iter {
 static size_t
 n_hops(const struct pmodel *m)
 {
-	return (size_t)4 * m->w_count + m->d;
+	return (size_t)4 * m->w_count + m->n_wan;
 }
 
 /*
@@ -602,6 +671,7 @@ sm_packet_iter_create(const struct sm_params *p, const struct sm_packet *pk, enu
 	if (rc == 0)
 		rc = pmodel_init(&it->m, &it->p, &it->pk, &it->prog);
 	if (rc != 0) {
+		sm_program_free(&it->prog);
 		free(it);
 		return rc;
 	}
@@ -628,6 +698,7 @@ sm_packet_iter_free(struct sm_packet_iter *it)
 	free(it->snap);
 	free(it->snap_stage);
 	pmodel_free(&it->m);
+	sm_program_free(&it->prog);
 	free(it);
 }
 
@@ -763,6 +834,7 @@ sm_packet_fluid_bound(const struct sm_params *p, const struct sm_packet *pk,
 		      const struct sm_program *prog)
 {
 	double bound = 0, frame = pk->payload, bw[SM_STAGE_COUNT + 1];
+	struct sm_round_load ld;
 	struct sm_links l;
 	struct sm_step s;
 	unsigned int i, nh;
@@ -790,8 +862,9 @@ sm_packet_fluid_bound(const struct sm_params *p, const struct sm_packet *pk,
 		if (r->capped)
 			bw[nh++] = (double)l.port_bw;
 		bw[nh++] = (double)l.intra_bw;
-		if (r->hop == SM_HOP_WAN)	/* the data centre's flows share it */
-			bw[nh++] = (double)l.wan_bw / prog->plan.ph[r->phase].flows;
+		sm_round_load(p, r->ring, r->stride, r->shift, &ld);
+		if (ld.wan && ld.wan_hops == 1)	/* the data centre's flows share it */
+			bw[nh++] = (double)l.wan_bw / ld.wan_flows;
 		bw[nh++] = (double)l.intra_bw;
 		bound += fill(frame, bw, nh);
 	}
@@ -821,15 +894,36 @@ sm_packet_fluid_bound_holds(const struct sm_params *p, const struct sm_packet *p
 	}
 	for (i = 0; i < prog->plan.n; i++) {
 		const struct sm_phase *ph = &prog->plan.ph[i];
+		struct sm_round_load ld;
+		unsigned int k;
 
-		if (ph->rounds >= 2 && ph->flows >= 2) {
-			if (why != NULL)
-				snprintf(why, len, "%s: %u rounds of %u flows on each %s link, served "
-					 "in order of arrival: the flows drift apart over the rounds and "
-					 "a round's frames fill the latency of the one before, which the "
-					 "fluid model charges in full", ph->what, ph->rounds, ph->flows,
-					 ph->hop == SM_HOP_WAN ? "WAN" : "intra-DC");
-			return false;
+		if (ph->hop == SM_HOP_MODULE || ph->xfer == SM_XFER_DENSE)
+			continue;
+		for (k = 0; k < ph->rounds; k++) {
+			unsigned int flows;
+
+			sm_round_load(p, ph->ring, ph->stride, sm_phase_shift(ph, k), &ld);
+			flows = ld.wan ? ld.wan_flows : 1;
+			if (ld.wan && ld.wan_hops > 1) {
+				if (why != NULL)
+					snprintf(why, len, "%s: frames cross %u WAN links (%s WAN), "
+						 "stored and forwarded at each, which the fluid model "
+						 "charges as one", ph->what, ld.wan_hops,
+						 sm_wan_shape_name(p->topo.wan));
+				return false;
+			}
+			if (ph->rounds >= 2 && flows >= 2) {
+				if (why != NULL)
+					snprintf(why, len, "%s: %u rounds of up to %u flows on a %s "
+						 "link, served in order of arrival: the flows drift "
+						 "apart over the rounds and a round's frames fill the "
+						 "latency of the one before, which the fluid model "
+						 "charges in full", ph->what, ph->rounds, flows,
+						 ld.wan ? "WAN" : "intra-DC");
+				return false;
+			}
+			if (!ph->pairwise)
+				break;	/* every round the same */
 		}
 	}
 	if (prog->plan.n_modules > 0 && prog->plan.placement == SM_PLACE_PORT &&
@@ -881,7 +975,7 @@ sm_packet_step_bound_ps(const struct sm_params *p, const struct sm_packet *pk,
 		const struct sm_round *r = &prog->r[i];
 		uint32_t last;
 		uint64_t k = sm_frames(r->bytes, pk->payload, &last);
-		double flows = prog->plan.ph[r->phase].flows;
+		struct sm_round_load ld;
 
 		if (r->hop == SM_HOP_MODULE) {
 			for (s = 0; s < SM_STAGE_COUNT; s++)
@@ -899,8 +993,10 @@ sm_packet_step_bound_ps(const struct sm_params *p, const struct sm_packet *pk,
 		if (r->capped)
 			t += flow_ps(pk, k, last, l.port_bw, true);
 		t += flow_ps(pk, k, last, l.intra_bw, true) + (double)l.nic_delay;
-		if (r->hop == SM_HOP_WAN)	/* a data centre's flows share it */
-			t += flows * flow_ps(pk, k, last, l.wan_bw, true) + (double)l.wan_delay;
+		sm_round_load(p, r->ring, r->stride, r->shift, &ld);
+		if (ld.wan)	/* each WAN link shared by its flows, one after another */
+			t += ld.wan_hops * (ld.wan_flows * flow_ps(pk, k, last, l.wan_bw, true) +
+					    (double)l.wan_delay);
 		t += flow_ps(pk, k, last, l.intra_bw, true) + (double)l.down_delay;
 	}
 	return t;

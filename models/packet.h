@@ -95,17 +95,19 @@ struct sm_round {
 	uint16_t index;		/**< round within its phase */
 	uint64_t bytes;		/**< bytes each worker sends (and receives) in the round */
 	uint32_t ring, stride;	/**< the ring: peer = sm_round_peer() */
+	uint32_t shift;		/**< places on around the ring the worker sends to */
 	bool capped;		/**< the flow goes through the module port (pluggable E) */
 	enum sm_resource res;	/**< what the fluid model charges the round to */
 };
 
-#define SM_ROUNDS_MAX 512
+/** Rounds a step can have: a frame numbers its round in 16 bits. */
+#define SM_ROUNDS_MAX 65535u
 
 /** The worker program of a variant: @p plan's phases flattened into rounds. */
 struct sm_program {
 	enum sm_variant var;
 	unsigned int n;
-	struct sm_round r[SM_ROUNDS_MAX];
+	struct sm_round *r;		/**< [n], allocated: sm_program_free() */
 	struct sm_plan plan;
 	double budget;			/**< module compute budget, FLOP/s (0 = not charged) */
 	uint64_t compute_ps;		/**< compute + extra transform per step */
@@ -113,12 +115,17 @@ struct sm_program {
 };
 
 /**
- * Build the round program of variant @p v at module budget @p budget.
+ * Build the round program of variant @p v at module budget @p budget (@p prog's rounds are
+ * allocated: free them with sm_program_free(), also after a failure).
  *
  * @return 0, -EINVAL on bad parameters, -E2BIG if the topology needs more than SM_ROUNDS_MAX
+ *         rounds, -ENOMEM
  */
 int sm_program_build(const struct sm_params *p, enum sm_variant v, double budget,
 		     struct sm_program *prog);
+
+/** Free a program's rounds (a zeroed or freed program too). */
+void sm_program_free(struct sm_program *prog);
 
 /** The worker that @p w sends to (@p dir = +1) or receives from (-1) in a ring round. */
 static inline uint32_t
@@ -127,7 +134,7 @@ sm_round_peer(const struct sm_round *r, uint32_t w, int dir)
 	uint32_t pos = (w / r->stride) % r->ring;
 	uint32_t base = w - pos * r->stride;
 
-	pos = (pos + r->ring + (uint32_t)dir) % r->ring;
+	pos = dir > 0 ? (pos + r->shift) % r->ring : (pos + r->ring - r->shift % r->ring) % r->ring;
 	return base + pos * r->stride;
 }
 

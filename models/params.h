@@ -53,6 +53,33 @@ enum sm_placement {
 	SM_PLACE_NETWORK,	/**< in the network path, dense bytes cross a link to it: variant E' */
 };
 
+/** How the data centres' WAN links connect them. */
+enum sm_wan_shape {
+	SM_WAN_RING,	/**< a link from each DC to the next; farther DCs are reached around it */
+	SM_WAN_MESH,	/**< a link for each ordered pair of DCs */
+	SM_WAN_STAR,	/**< a link each way between each DC and a core switch; each half of the
+			 *   WAN latency, so a path across DCs keeps it */
+	SM_WAN_SHAPE_COUNT
+};
+
+/** The algorithm of the job's collectives. */
+enum sm_algo {
+	SM_ALGO_AUTO,	/**< hierarchical when D > 1 and N > 1, else a flat ring: the deck's */
+	SM_ALGO_RING,	/**< a flat ring over all D x N workers */
+	SM_ALGO_HIER,	/**< a ring inside each DC, then rings of DC peers across DCs */
+	SM_ALGO_DIRECT,	/**< a ring inside each DC, then each shard straight to each DC peer */
+	SM_ALGO_COUNT
+};
+
+/** What variant A (the dense job) runs on its gradient of B bytes. */
+enum sm_opkind {
+	SM_OPK_ALLREDUCE,	/**< B in, B out: the deck's */
+	SM_OPK_ALLGATHER,	/**< B / W in from each worker, B out */
+	SM_OPK_REDUCESCATTER,	/**< B in, B / W of the sum out */
+	SM_OPK_ALLTOALL,	/**< B in, B / W to each worker: pairwise exchange */
+	SM_OPK_COUNT
+};
+
 /** A link preset (disagg-sim hardware.py LINKS). */
 struct sm_link {
 	double bw;		/**< bytes per second, one direction */
@@ -80,6 +107,9 @@ struct sm_job {
 				 *   experiment's per-chunk selection kept 989,490 */
 	double band_chunk;	/**< points of the band's 1-D transform (256) */
 	double topk_chunk;	/**< points of top-k's 2-D chunk (64 x 64 = 4096) */
+	double bytes;		/**< the dense gradient's bytes; 0 = value_bytes x P */
+	enum sm_algo collective;	/**< every variant's all-reduce and all-gather */
+	enum sm_opkind operation;	/**< what variant A runs */
 };
 
 /** The module as a link kernel with four pipelined stages. */
@@ -114,6 +144,7 @@ struct sm_steps_table {
 struct sm_topology {
 	unsigned int n_dc;		/**< data centres */
 	unsigned int per_dc;		/**< workers per data centre */
+	enum sm_wan_shape wan;		/**< how the WAN links connect the DCs */
 };
 
 /** Everything the closed forms need. */

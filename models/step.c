@@ -40,40 +40,66 @@ static const enum sm_resource stage_res[SM_STAGE_COUNT] = {
 	[SM_STAGE_PORT] = SM_RES_MOD_PORT,
 };
 
-/* A round takes max(flows bytes / bw, bytes / cap) + latency: the link, or the cap if slower. */
+/*
+ * A round takes the slowest of its links' transfers (the most flows on one WAN link x bytes / the
+ * WAN rate; bytes / the intra rate where a flow stays inside a DC and none crosses; bytes / the
+ * cap) plus the latency of its longest path (the WAN's, or on a ring of DCs the intra latency
+ * and the WAN's excess once per WAN link crossed).
+ */
 static double
-round_transfer(const struct sm_params *p, const struct sm_phase *ph, enum sm_resource *res)
+round_time(const struct sm_params *p, const struct sm_phase *ph, unsigned int k,
+	   enum sm_resource *res, double *lat)
 {
-	const struct sm_link *l = ph->hop == SM_HOP_WAN ? &p->wan : &p->intra;
-	double link_t = ph->flows * ph->bytes / l->bw;
-	double cap_t = ph->cap > 0 ? ph->bytes / ph->cap : 0.0;
+	struct sm_round_load ld;
+	double t, cap_t = ph->cap > 0 ? ph->bytes / ph->cap : 0.0;
 
-	*res = ph->hop == SM_HOP_WAN ? SM_RES_WAN : SM_RES_INTRA;
-	if (cap_t > link_t) {
+	sm_round_load(p, ph->ring, ph->stride, sm_phase_shift(ph, k), &ld);
+	if (ld.wan) {
+		t = ld.wan_flows * ph->bytes / p->wan.bw;
+		*res = SM_RES_WAN;
+		*lat = p->topo.wan == SM_WAN_RING ?
+			p->intra.lat + ld.wan_hops * (p->wan.lat - p->intra.lat) : p->wan.lat;
+	} else {
+		t = ph->bytes / p->intra.bw;
+		*res = SM_RES_INTRA;
+		*lat = p->intra.lat;
+	}
+	if (cap_t > t) {
 		*res = SM_RES_MOD_PORT;
 		return cap_t;
 	}
-	return link_t;
+	return t;
 }
 
 enum sm_resource
 sm_phase_resource(const struct sm_params *p, const struct sm_phase *ph)
 {
 	enum sm_resource res;
+	double lat;
 
-	round_transfer(p, ph, &res);
+	round_time(p, ph, 0, &res, &lat);
 	return res;
 }
 
-/* One phase of the plan as a term: rounds x (transfer + latency). */
+/* One phase of the plan as a term: the sum of its rounds' transfer + latency. */
 static void
 add_phase(const struct sm_params *p, const struct sm_phase *ph, struct sm_step *s)
 {
-	double lat = ph->hop == SM_HOP_WAN ? p->wan.lat : p->intra.lat;
-	enum sm_resource res;
-	double t = round_transfer(p, ph, &res);
+	enum sm_resource res, r;
+	double t, lat, sum_t = 0, sum_lat = 0;
+	unsigned int k;
 
-	sm_step_add(s, res, ph->what, ph->rounds * (t + lat), ph->rounds * lat, ph->rounds);
+	t = round_time(p, ph, 0, &res, &lat);
+	if (!ph->pairwise) {
+		sm_step_add(s, res, ph->what, ph->rounds * (t + lat), ph->rounds * lat, ph->rounds);
+		return;
+	}
+	for (k = 0; k < ph->rounds; k++) {	/* each round its own peers */
+		t = round_time(p, ph, k, &r, &lat);
+		sum_t += t;
+		sum_lat += lat;
+	}
+	sm_step_add(s, res, ph->what, sum_t + sum_lat, sum_lat, ph->rounds);
 }
 
 int

@@ -71,7 +71,7 @@ sm_variant_is_allreduce(enum sm_variant v)
 double
 sm_dense_bytes(const struct sm_params *p)
 {
-	return p->job.value_bytes * p->job.params;
+	return p->job.bytes > 0 ? p->job.bytes : p->job.value_bytes * p->job.params;
 }
 
 double

@@ -131,7 +131,7 @@ test_zero_load_matches_closed_form(void **state)
 			for (b = 0; b < SM_BUDGET_COUNT; b++) {
 				double budget = sm_budget_value(&p.mod, b), worst, bound;
 				struct dp_run_result res;
-				struct sm_program prog;
+				struct sm_program prog = { 0 };
 				struct sm_step fl;
 
 				if (!sm_variant_has_module(v) && b != SM_BUDGET_FREE)
@@ -143,8 +143,10 @@ test_zero_load_matches_closed_form(void **state)
 						 sm_budget_name(b), worst);
 				/* and within the stated bound of the fluid model, never below it */
 				assert_int_equal(sm_step_eval(&p, v, budget, &fl), 0);
+				sm_program_free(&prog);
 				assert_int_equal(sm_program_build(&p, v, budget, &prog), 0);
 				bound = sm_packet_fluid_bound(&p, &PK0, &prog);
+				sm_program_free(&prog);
 				assert_true(res.step[1].time / 1e12 >= fl.total);
 				assert_true(res.step[1].time / 1e12 <= fl.total * (1 + bound));
 				dp_run_result_free(&res);

@@ -184,11 +184,12 @@ static const struct limit_case cases[] = {
 	{ NULL, false, 0, { NULL }, "gpu.peak=1e-310 FLOP/s", "gpu.peak", SC_UNIT_FLOP_RATE,
 	  "[gpu] peak", "not a finite number of seconds" },
 	/* a run's */
-	{ NULL, true, 0, { NULL }, "topology.workers_per_dc=1024", "topology.workers_per_dc",
-	  SC_UNIT_COUNT, "[topology] workers_per_dc = '1024'", "more than the 512" },
-	{ "scenarios/1dc8.ini", true, 1u << SM_VAR_B, { NULL }, "topology.workers_per_dc=600",
-	  "topology.workers_per_dc", SC_UNIT_COUNT, "[topology] workers_per_dc = '600'",
-	  "rounds a step" },
+	{ NULL, true, 0, { "topology.data_centres=64", "job.collective=ring", NULL },
+	  "topology.workers_per_dc=1024", "topology.workers_per_dc",
+	  SC_UNIT_COUNT, "[topology] workers_per_dc = '1024'", "more than the 65535" },
+	{ NULL, true, 1u << SM_VAR_CP, { "topology.workers_per_dc=1024", "job.collective=ring",
+	  NULL }, "topology.data_centres=64", "topology.data_centres", SC_UNIT_COUNT,
+	  "[topology] data_centres = '64'", "rounds a step" },
 	{ NULL, true, 1u << SM_VAR_A, { "run.steps=1", NULL }, "job.parameters=1e26",
 	  "job.parameters", SC_UNIT_NUMBER, "[job] parameters = '1e26'", "32-bit frame numbers" },
 	{ NULL, true, 1u << SM_VAR_EP, { "run.steps=1", NULL }, "job.parameters=1e16",
@@ -302,7 +303,7 @@ largest(const char *path, const char *const *extra, const char *set, bool run,
 static uint64_t
 max_round_frames(const struct sc_scenario *s, enum sm_variant v)
 {
-	struct sm_program *prog = malloc(sizeof(*prog));
+	struct sm_program *prog = calloc(1, sizeof(*prog));
 	uint64_t k = 0;
 	unsigned int i;
 
@@ -311,6 +312,7 @@ max_round_frames(const struct sc_scenario *s, enum sm_variant v)
 	for (i = 0; i < prog->n; i++)
 		if (sm_frames(prog->r[i].bytes, s->run.pk.payload, NULL) > k)
 			k = sm_frames(prog->r[i].bytes, s->run.pk.payload, NULL);
+	sm_program_free(prog);
 	free(prog);
 	return k;
 }
@@ -319,7 +321,7 @@ static void
 test_limits_are_the_widths(void **state)
 {
 	static const char *const one_step[] = { "run.steps=1", NULL };
-	struct sm_program *prog = malloc(sizeof(*prog));
+	struct sm_program *prog = calloc(1, sizeof(*prog));
 	char err[ERRLEN], set[128];
 	struct sc_scenario at;
 	double x;
@@ -334,15 +336,24 @@ test_limits_are_the_widths(void **state)
 	assert_true((unsigned __int128)65038 * 1000000000000ULL + sm_rate(x) - 1 <= UINT64_MAX);
 	assert_true((unsigned __int128)65038 * 1000000000000ULL +
 		    (unsigned __int128)nextafter(x, INFINITY) - 1 > UINT64_MAX);
-	/* the rounds of a program: SM_ROUNDS_MAX, as sm_program_build() says */
-	x = largest(NULL, NULL, "topology.workers_per_dc=1024", true, 1u << SM_VAR_A,
-		    SC_UNIT_COUNT);
-	if (sc_scenario_load(&at, NULL, NULL, 0, err, ERRLEN) != 0)
-		fail_msg("the default: %s", err);
+	/* the rounds of a program: SM_ROUNDS_MAX, as sm_program_build() says; only a flat ring
+	 * over more than 32,768 workers has more (2 (W - 1) rounds) */
+	{
+		static const char *const flat[] = { "topology.data_centres=64",
+						    "job.collective=ring", NULL };
+
+		x = largest(NULL, flat, "topology.workers_per_dc=1024", true, 1u << SM_VAR_A,
+			    SC_UNIT_COUNT);
+		assert_true(x == 512);
+		if (sc_scenario_load(&at, NULL, flat, 2, err, ERRLEN) != 0)
+			fail_msg("the flat ring: %s", err);
+	}
 	at.model.topo.per_dc = (unsigned int)x;
 	assert_int_equal(sm_program_build(&at.model, SM_VAR_A, 0, prog), 0);
+	sm_program_free(prog);
 	at.model.topo.per_dc = (unsigned int)x + 1;
 	assert_int_equal(sm_program_build(&at.model, SM_VAR_A, 0, prog), -E2BIG);
+	sm_program_free(prog);
 	/* a round's frames: at most 2^32 at the largest parameters, more above (one data centre:
 	 * no WAN round fills the pool first) */
 	x = largest("scenarios/1dc8.ini", one_step, "job.parameters=1e16", true, 1u << SM_VAR_A,
@@ -381,6 +392,7 @@ test_limits_are_the_widths(void **state)
 		if (sc_scenario_load(&at, NULL, slow, 2, err, ERRLEN) != 0)
 			fail_msg("wan.latency = 5 s: %s", err);
 	}
+	sm_program_free(prog);
 	assert_int_equal(sm_program_build(&at.model, SM_VAR_A, 0, prog), 0);
 	{
 		double step = sm_packet_step_bound_ps(&at.model, &at.run.pk, prog);
@@ -391,6 +403,7 @@ test_limits_are_the_widths(void **state)
 		assert_int_equal(sm_packet_model(&at.model, &at.run.pk, SM_VAR_A, 0, 1, pm), 0);
 		assert_true(step >= (double)pm[0].time_ps);
 	}
+	sm_program_free(prog);
 	free(prog);
 }
 

@@ -241,7 +241,7 @@ test_slow_elements_are_not_stalls(void **state)
 static dp_time_t
 stalled_run(double load, dp_time_t probe_every, char *where, size_t len, uint64_t *events_after)
 {
-	struct sm_program *prog = malloc(sizeof(*prog));
+	struct sm_program *prog = calloc(1, sizeof(*prog));
 	struct dp_topo *t = calloc(1, sizeof(*t));
 	struct sm_size_dist sizes;
 	struct dp_topo_params tp = {
@@ -286,6 +286,7 @@ stalled_run(double load, dp_time_t probe_every, char *where, size_t len, uint64_
 	dp_topo_free(t);
 	assert_int_equal(rte_mempool_avail_count(pool), POOL_N);
 	sm_size_free(&sizes);
+	sm_program_free(prog);
 	free(prog);
 	free(t);
 	return at;
@@ -355,7 +356,7 @@ test_long_run_probe_thins(void **state)
 static void
 test_background_load_to_zero_and_back(void **state)
 {
-	struct sm_program *prog = malloc(sizeof(*prog));
+	struct sm_program *prog = calloc(1, sizeof(*prog));
 	struct dp_topo *t = calloc(1, sizeof(*t));
 	struct sm_params model = P0;
 	struct sm_size_dist sizes;
@@ -397,6 +398,7 @@ test_background_load_to_zero_and_back(void **state)
 	dp_topo_free(t);
 	assert_int_equal(rte_mempool_avail_count(pool), POOL_N);
 	sm_size_free(&sizes);
+	sm_program_free(prog);
 	free(prog);
 	free(t);
 }
