@@ -338,11 +338,91 @@ test_fluid_bound_domain(void **state)
 	sm_program_free(&prog);
 }
 
+/*
+ * The WAN's shapes: every DC pair's route ends where it should after sm_wan_hops() links, and
+ * sm_round_load()'s shortcuts (flows per DC pair, a difference array around a ring) give what
+ * walking every worker's flow link by link gives, for flat rings, DC-peer rings and pairwise
+ * rounds.
+ */
+static void
+test_wan_shapes(void **state)
+{
+	static const unsigned int grids[][2] = { { 2, 4 }, { 3, 5 }, { 8, 2 }, { 4, 16 }, { 5, 1 } };
+	unsigned int g, shape, a, b, k;
+
+	for (g = 0; g < sizeof(grids) / sizeof(grids[0]); g++)
+		for (shape = 0; shape < SM_WAN_SHAPE_COUNT; shape++) {
+			struct sm_params p = grid(grids[g][0], grids[g][1]);
+			unsigned int d = p.topo.n_dc, n = p.topo.per_dc, w = d * n;
+			unsigned int nw = sm_wan_count((enum sm_wan_shape)shape, d);
+			unsigned int load[256];
+			const unsigned int rings[][2] = { { w, 1 }, { d, n } };
+			unsigned int ri;
+
+			p.topo.wan = (enum sm_wan_shape)shape;
+			for (a = 0; a < d; a++)
+				for (b = 0; b < d; b++) {
+					unsigned int at = a, hops = 0, from, to;
+
+					while (at != b) {
+						unsigned int li = sm_wan_next(p.topo.wan, d, at, b);
+
+						assert_true(li < nw);
+						sm_wan_ends(p.topo.wan, d, li, &from, &to);
+						assert_int_equal(from, at);
+						at = to;
+						assert_true(++hops <= d);
+					}
+					assert_int_equal(hops, sm_wan_hops(p.topo.wan, d, a, b));
+				}
+			for (ri = 0; ri < 2; ri++)
+				for (k = 1; k < rings[ri][0]; k++) {
+					struct sm_round_load ld, want = { 0 };
+					unsigned int ring = rings[ri][0], stride = rings[ri][1], v, i;
+
+					memset(load, 0, sizeof(load));
+					for (v = 0; v < w; v++) {
+						struct sm_round r = { .ring = ring, .stride = stride,
+								      .shift = k };
+						unsigned int at = v / n, dst = sm_round_peer(&r, v, +1) / n;
+						unsigned int hops = sm_wan_hops(p.topo.wan, d, at, dst);
+
+						if (at == dst)
+							want.intra = true;
+						else
+							want.wan = true;
+						if (hops > want.wan_hops)
+							want.wan_hops = hops;
+						while (at != dst) {
+							unsigned int li = sm_wan_next(p.topo.wan, d, at,
+										      dst), from;
+
+							load[li]++;
+							sm_wan_ends(p.topo.wan, d, li, &from, &at);
+						}
+					}
+					for (i = 0; i < nw; i++)
+						if (load[i] > want.wan_flows)
+							want.wan_flows = load[i];
+					sm_round_load(&p, ring, stride, k, &ld);
+					if (ld.intra != want.intra || ld.wan != want.wan ||
+					    ld.wan_flows != want.wan_flows || ld.wan_hops != want.wan_hops)
+						fail_msg("%u x %u %s, ring %u stride %u shift %u: load %d %d "
+							 "%u %u, walked %d %d %u %u", d, n,
+							 sm_wan_shape_name(p.topo.wan), ring, stride, k,
+							 ld.intra, ld.wan, ld.wan_flows, ld.wan_hops,
+							 want.intra, want.wan, want.wan_flows,
+							 want.wan_hops);
+				}
+		}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_framing),
+		cmocka_unit_test(test_wan_shapes),
 		cmocka_unit_test(test_packet_check),
 		cmocka_unit_test(test_programs),
 		cmocka_unit_test(test_links),
