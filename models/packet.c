@@ -198,6 +198,14 @@ struct pframe {
 	uint32_t w;		/* sender */
 	uint32_t len;		/* payload bytes */
 	uint32_t at;		/* the node it is at: a DC, or the core (d) */
+	uint32_t round;		/* its round in the program */
+	bool last;		/* the last of its flow */
+};
+
+/* A round's input that was all in before its receiver began the round (a peer ahead). */
+struct pearly {
+	uint64_t t;
+	uint32_t round, next;	/* next: the worker's next one, or UINT32_MAX */
 };
 
 /* A frame due at a hop, in the order a FIFO link takes its arrivals: by time, then by the link
@@ -230,9 +238,22 @@ struct pmodel {
 	struct hop *nic, *down, *port, *mlink, *wan, (*stage)[SM_STAGE_COUNT];
 	uint32_t *wan_to;		/* [n_wan]: the node a WAN link ends at */
 	uint64_t *ready, *txdone;
-	struct pframe *f;		/* scratch: a round's frames */
-	struct pdue *heap;		/* the frames crossing the WAN, by due time */
-	uint64_t fcap, nheap;
+	struct pframe *scratch;		/* a round's frames off the first hop */
+	uint64_t scap;
+	/* the frames in flight in a segment (rounds without a barrier between them) */
+	struct pframe *f;
+	uint32_t *ffree;		/* free slots of f */
+	uint64_t fcap, fused, nfree;
+	struct pdue *heap;		/* the frames in flight, by due time */
+	uint64_t hcap, nheap;
+	/* each worker's progress through the segment */
+	uint32_t *cur;			/* the round it is in */
+	bool *have_in;			/* that round's input is all in (ready set) */
+	uint32_t *early_head;		/* its early inputs, a list in early[] */
+	struct pearly *early;
+	uint32_t n_early, cap_early, early_free;
+	uint32_t seg_end;
+	int err;			/* -ENOMEM in a segment */
 };
 
 static uint64_t
@@ -365,29 +386,25 @@ pluggable(struct pmodel *m, uint32_t w, uint64_t s0, uint64_t k, uint32_t last)
 	return queued;
 }
 
-/* The module round: the dense gradient to the own module, done when it is. */
-static int
-module_round(struct pmodel *m, const struct sm_round *r, const uint64_t *start)
+/* The module round of worker @w from @s: the dense gradient to its own module; sets ready. */
+static void
+module_one(struct pmodel *m, const struct sm_round *r, uint32_t w, uint64_t s)
 {
-	uint32_t last, w;
+	uint32_t last;
 	uint64_t k = sm_frames(r->bytes, m->pk->payload, &last), j;
+	struct pframe *f = m->scratch;
 
-	for (w = 0; w < m->w_count; w++) {
-		struct pframe *f = m->f;
-
-		if (m->prog->plan.placement == SM_PLACE_PORT) {
-			m->txdone[w] = pluggable(m, w, start[w], k, last);
-			continue;
-		}
-		/* in the network: nic, switch, mlink, then gather and stream */
-		m->txdone[w] = first_hop(m, &m->nic[w], start[w], w, k, last, 1, f);
-		for (j = 0; j < k; j++)
-			f[j].t = pass(&m->mlink[w], f[j].t, sm_charge(m->pk->account, f[j].len));
-		for (j = 0; j < k; j++)
-			f[j].t = f[k - 1].t;	/* gathered: all available when the last arrives */
-		m->ready[w] = module_stream(m, w, f, k, m->l.mod_latency_network);
+	if (m->prog->plan.placement == SM_PLACE_PORT) {
+		m->txdone[w] = pluggable(m, w, s, k, last);
+		return;
 	}
-	return 0;
+	/* in the network: nic, switch, mlink (all the worker's own), then gather and stream */
+	m->txdone[w] = first_hop(m, &m->nic[w], s, w, k, last, 1, f);
+	for (j = 0; j < k; j++)
+		f[j].t = pass(&m->mlink[w], f[j].t, sm_charge(m->pk->account, f[j].len));
+	for (j = 0; j < k; j++)
+		f[j].t = f[k - 1].t;	/* gathered: all available when the last arrives */
+	m->ready[w] = module_stream(m, w, f, k, m->l.mod_latency_network);
 }
 
 static bool
@@ -396,17 +413,28 @@ due_before(const struct pdue *a, const struct pdue *b)
 	return a->t != b->t ? a->t < b->t : a->from < b->from;
 }
 
-static void
+static int
 heap_push(struct pmodel *m, uint64_t t, uint32_t from, uint32_t idx)
 {
 	struct pdue x = { t, from, idx };
-	uint64_t i = m->nheap++;
+	uint64_t i;
 
+	if (m->nheap == m->hcap) {
+		uint64_t cap = m->hcap ? 2 * m->hcap : 1024;
+		struct pdue *h = realloc(m->heap, cap * sizeof(*h));
+
+		if (h == NULL)
+			return -ENOMEM;
+		m->heap = h;
+		m->hcap = cap;
+	}
+	i = m->nheap++;
 	while (i > 0 && due_before(&x, &m->heap[(i - 1) / 2])) {
 		m->heap[i] = m->heap[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
 	m->heap[i] = x;
+	return 0;
 }
 
 static struct pdue
@@ -427,69 +455,196 @@ heap_pop(struct pmodel *m)
 	return top;
 }
 
-/*
- * A peer round: every worker sends r->bytes to the worker r->shift places on around its ring.
- * Each worker receives one flow, so a down link serves one; a flow inside a DC goes straight
- * there.  Flows across DCs go hop by hop over the WAN's shape, every WAN link serving its
- * arrivals in order (struct pdue), which also covers frames that cross several WAN links (a ring
- * of DCs, a star's core).
- */
-static int
-peer_round(struct pmodel *m, const struct sm_round *r, const uint64_t *start)
+/* A slot for a frame in flight; UINT32_MAX when out of memory. */
+static uint32_t
+frame_new(struct pmodel *m)
 {
-	uint32_t last, w;
-	uint64_t k = sm_frames(r->bytes, m->pk->payload, &last), j;
-	uint32_t acc = m->pk->account;
-	int rc = 0;
+	if (m->nfree > 0)
+		return m->ffree[--m->nfree];
+	if (m->fused == m->fcap) {
+		uint64_t cap = m->fcap ? 2 * m->fcap : 4096;
+		struct pframe *f = realloc(m->f, cap * sizeof(*f));
+		uint32_t *ff = f != NULL ? realloc(m->ffree, cap * sizeof(*ff)) : NULL;
 
-	m->nheap = 0;
-	for (w = 0; w < m->w_count; w++) {
-		struct pframe *f = m->f + (uint64_t)w * k;
-		uint32_t v = sm_round_peer(r, w, +1);
+		if (f != NULL)
+			m->f = f;
+		if (ff == NULL || cap > UINT32_MAX)
+			return UINT32_MAX;
+		m->ffree = ff;
+		m->fcap = cap;
+	}
+	return (uint32_t)m->fused++;
+}
 
-		if (r->capped) {
-			m->txdone[w] = first_hop(m, &m->port[w], start[w], w, k, last, 1, f);
-			for (j = 0; j < k; j++)
-				f[j].t = pass(&m->nic[w], f[j].t, sm_charge(acc, f[j].len));
-		} else {
-			m->txdone[w] = first_hop(m, &m->nic[w], start[w], w, k, last, 1, f);
-		}
-		if (v / m->n == w / m->n) {
-			/* inside the DC: the switch, then the receiver's down link */
-			for (j = 0; j < k; j++) {
-				note_arrival(&m->down[v], f[j].t);
-				f[j].t = pass(&m->down[v], f[j].t, sm_charge(acc, f[j].len));
+static void
+early_add(struct pmodel *m, uint32_t w, uint32_t round, uint64_t t)
+{
+	uint32_t i;
+
+	if (m->early_free != UINT32_MAX) {
+		i = m->early_free;
+		m->early_free = m->early[i].next;
+	} else {
+		if (m->n_early == m->cap_early) {
+			uint32_t cap = m->cap_early ? 2 * m->cap_early : 64;
+			struct pearly *e = realloc(m->early, cap * sizeof(*e));
+
+			if (e == NULL) {
+				m->err = -ENOMEM;
+				return;
 			}
-			m->ready[v] = f[k - 1].t;
-			continue;
+			m->early = e;
+			m->cap_early = cap;
 		}
-		for (j = 0; j < k; j++) {
-			f[j].at = w / m->n;
-			heap_push(m, f[j].t, w, (uint32_t)((uint64_t)w * k + j));
+		i = m->n_early++;
+	}
+	m->early[i] = (struct pearly){ t, round, m->early_head[w] };
+	m->early_head[w] = i;
+}
+
+/* Take worker @w's early input of @round: its time, or UINT64_MAX. */
+static uint64_t
+early_take(struct pmodel *m, uint32_t w, uint32_t round)
+{
+	uint32_t *p = &m->early_head[w];
+
+	while (*p != UINT32_MAX) {
+		uint32_t i = *p;
+
+		if (m->early[i].round == round) {
+			uint64_t t = m->early[i].t;
+
+			*p = m->early[i].next;
+			m->early[i].next = m->early_free;
+			m->early_free = i;
+			return t;
+		}
+		p = &m->early[i].next;
+	}
+	return UINT64_MAX;
+}
+
+/* Worker @w begins round @ri at @s: its frames onto their first hop, in flight from there. */
+static void
+begin(struct pmodel *m, uint32_t w, uint32_t ri, uint64_t s)
+{
+	const struct sm_round *r = &m->prog->r[ri];
+	uint32_t last, acc = m->pk->account;
+	uint64_t k, j, t;
+	struct pframe *f = m->scratch;
+
+	m->cur[w] = ri;
+	m->have_in[w] = false;
+	if (r->hop == SM_HOP_MODULE) {
+		module_one(m, r, w, s);
+		m->have_in[w] = true;
+		return;
+	}
+	k = sm_frames(r->bytes, m->pk->payload, &last);
+	if (r->capped) {
+		m->txdone[w] = first_hop(m, &m->port[w], s, w, k, last, 1, f);
+		for (j = 0; j < k; j++)
+			f[j].t = pass(&m->nic[w], f[j].t, sm_charge(acc, f[j].len));
+	} else {
+		m->txdone[w] = first_hop(m, &m->nic[w], s, w, k, last, 1, f);
+	}
+	for (j = 0; j < k; j++) {
+		uint32_t i = frame_new(m);
+
+		if (i == UINT32_MAX) {
+			m->err = -ENOMEM;
+			return;
+		}
+		m->f[i] = f[j];
+		m->f[i].at = w / m->n;
+		m->f[i].round = ri;
+		m->f[i].last = j + 1 == k;
+		if (heap_push(m, f[j].t, w, i) != 0) {
+			m->err = -ENOMEM;
+			return;
 		}
 	}
-	while (m->nheap > 0) {
+	t = early_take(m, w, ri);
+	if (t != UINT64_MAX) {
+		m->ready[w] = t;
+		m->have_in[w] = true;
+	}
+}
+
+/* While worker @w's round is over (input in, frames queued), on into the next of the segment. */
+static void
+advance(struct pmodel *m, uint32_t w)
+{
+	while (m->have_in[w] && m->err == 0 && m->cur[w] + 1 < m->seg_end)
+		begin(m, w, m->cur[w] + 1,
+		      m->ready[w] > m->txdone[w] ? m->ready[w] : m->txdone[w]);
+}
+
+/*
+ * A segment: rounds [@r0, @r1) of every worker with no barrier between them, each worker
+ * starting r0 at start[w] and each of its next rounds when its previous one is over.  In a round
+ * every worker sends r->bytes to the worker r->shift places on around its ring, so each receives
+ * one flow a round.  Every frame goes hop by hop (its first hop and a module are the worker's
+ * own, computed when it begins the round; a down link and the WAN links are shared), and each
+ * shared link serves its arrivals in order (struct pdue), whichever round, flow or route they
+ * come from: a ring of DCs, a star's core, a pairwise exchange whose rounds interleave, a step
+ * without phase barriers.
+ */
+static int
+segment(struct pmodel *m, uint32_t r0, uint32_t r1, const uint64_t *start)
+{
+	uint32_t acc = m->pk->account, w;
+	uint64_t i;
+	int rc = 0;
+
+	m->seg_end = r1;
+	m->nheap = 0;
+	m->fused = m->nfree = 0;
+	m->n_early = 0;
+	m->early_free = UINT32_MAX;
+	m->err = 0;
+	for (w = 0; w < m->w_count; w++)
+		m->early_head[w] = UINT32_MAX;
+	for (w = 0; w < m->w_count && m->err == 0; w++)
+		begin(m, w, r0, start[w]);
+	for (w = 0; w < m->w_count && m->err == 0; w++)
+		advance(m, w);
+	while (m->nheap > 0 && m->err == 0) {
 		struct pdue x = heap_pop(m);
 		struct pframe *f = &m->f[x.idx];
+		const struct sm_round *r = &m->prog->r[f->round];
 		uint32_t v = sm_round_peer(r, f->w, +1), dv = v / m->n, li;
 
 		if (f->at == dv) {	/* the receiver's DC: its down link */
 			note_arrival(&m->down[v], x.t);
 			f->t = pass(&m->down[v], x.t, sm_charge(acc, f->len));
-			m->ready[v] = f->t;	/* one flow, in order: the last stays */
+			m->ffree[m->nfree++] = x.idx;
+			if (!f->last)
+				continue;
+			if (m->cur[v] != f->round) {	/* it has not begun that round */
+				early_add(m, v, f->round, f->t);
+				continue;
+			}
+			m->ready[v] = f->t;
+			m->have_in[v] = true;
+			advance(m, v);
 			continue;
 		}
 		li = sm_wan_next(m->shape, m->d, f->at, dv);
 		note_arrival(&m->wan[li], x.t);
 		f->t = pass(&m->wan[li], x.t, sm_charge(acc, f->len));
 		f->at = m->wan_to[li];
-		heap_push(m, f->t, m->w_count + li, x.idx);
+		if (heap_push(m, f->t, m->w_count + li, x.idx) != 0)
+			m->err = -ENOMEM;
 	}
+	if (m->err != 0)
+		return m->err;
+	/* frames of this segment on a link before the last of an earlier one's: not this form */
 	for (w = 0; w < m->w_count; w++)
 		if (close_round(&m->down[w]) != 0)
 			rc = -ERANGE;
-	for (j = 0; j < m->n_wan; j++)
-		if (close_round(&m->wan[j]) != 0)
+	for (i = 0; i < m->n_wan; i++)
+		if (close_round(&m->wan[i]) != 0)
 			rc = -ERANGE;
 	return rc;
 }
@@ -528,8 +683,14 @@ pmodel_free(struct pmodel *m)
 	free(m->stage);
 	free(m->ready);
 	free(m->f);
+	free(m->ffree);
+	free(m->scratch);
 	free(m->heap);
 	free(m->wan_to);
+	free(m->cur);
+	free(m->have_in);
+	free(m->early_head);
+	free(m->early);
 }
 
 static int
@@ -556,15 +717,17 @@ pmodel_init(struct pmodel *m, const struct sm_params *p, const struct sm_packet 
 		if (k > maxk)
 			maxk = k;
 	}
-	m->fcap = maxk * m->w_count;
+	m->scap = maxk;
 	m->nic = calloc((size_t)4 * m->w_count + m->n_wan, sizeof(*m->nic));
 	m->stage = calloc(m->w_count, sizeof(*m->stage));
 	m->ready = calloc(2 * (size_t)m->w_count, sizeof(*m->ready));
-	m->f = calloc(m->fcap, sizeof(*m->f));
-	m->heap = calloc(m->fcap, sizeof(*m->heap));
+	m->scratch = calloc(m->scap, sizeof(*m->scratch));
 	m->wan_to = calloc(m->n_wan + 1, sizeof(*m->wan_to));
-	if (m->nic == NULL || m->stage == NULL || m->ready == NULL || m->f == NULL ||
-	    m->heap == NULL || m->wan_to == NULL) {
+	m->cur = calloc(m->w_count, sizeof(*m->cur));
+	m->have_in = calloc(m->w_count, sizeof(*m->have_in));
+	m->early_head = calloc(m->w_count, sizeof(*m->early_head));
+	if (m->nic == NULL || m->stage == NULL || m->ready == NULL || m->scratch == NULL ||
+	    m->wan_to == NULL || m->cur == NULL || m->have_in == NULL || m->early_head == NULL) {
 		pmodel_free(m);
 		return -ENOMEM;
 	}
@@ -720,7 +883,7 @@ full_step(struct sm_packet_iter *it, uint64_t *step_end, uint64_t *frames)
 {
 	struct pmodel *m = &it->m;
 	const struct sm_program *prog = &it->prog;
-	unsigned int i;
+	unsigned int i, j, k;
 	uint32_t w;
 	int rc = 0;
 
@@ -731,18 +894,18 @@ full_step(struct sm_packet_iter *it, uint64_t *step_end, uint64_t *frames)
 		m->ready[w] = (it->barrier ? it->prev_end : it->end[w]) + prog->compute_ps;
 		m->txdone[w] = m->ready[w];
 	}
-	for (i = 0; i < prog->n && rc == 0; i++) {
-		const struct sm_round *r = &prog->r[i];
-
-		if (it->pk.sync == SM_SYNC_PHASE && i > 0 && r->phase != prog->r[i - 1].phase)
-			barrier(m);
+	for (i = 0; i < prog->n && rc == 0; i = j) {
+		/* a segment: a phase with phase barriers, else the whole step */
+		for (j = i + 1; j < prog->n; j++)
+			if (it->pk.sync == SM_SYNC_PHASE && prog->r[j].phase != prog->r[i].phase)
+				break;
+		if (i > 0)
+			barrier(m);	/* between phases */
 		for (w = 0; w < m->w_count; w++)
 			it->start[w] = m->ready[w] > m->txdone[w] ? m->ready[w] : m->txdone[w];
-		if (r->hop == SM_HOP_MODULE)
-			rc = module_round(m, r, it->start);
-		else
-			rc = peer_round(m, r, it->start);
-		*frames += m->w_count * sm_frames(r->bytes, it->pk.payload, NULL);
+		rc = segment(m, i, j, it->start);
+		for (k = i; k < j; k++)
+			*frames += m->w_count * sm_frames(prog->r[k].bytes, it->pk.payload, NULL);
 	}
 	for (w = 0; w < m->w_count; w++) {
 		it->end[w] = m->ready[w] > m->txdone[w] ? m->ready[w] : m->txdone[w];
