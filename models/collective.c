@@ -328,29 +328,30 @@ void
 sm_round_load(const struct sm_params *p, unsigned int ring, unsigned int stride,
 	      unsigned int shift, struct sm_round_load *out)
 {
-	unsigned int d = p->topo.n_dc, n = p->topo.per_dc, w = d * n;
+	unsigned int d = p->topo.n_dc, n = p->topo.per_dc;
 	unsigned int nw = sm_wan_count(p->topo.wan, d), a, i;
-	unsigned int *load = NULL;
-	int *diff = NULL, run = 0;
+	/* D <= 64 (the key's range): at most 64 x 63 mesh links */
+	unsigned int load[64 * 63 + 1];
+	int diff[64 + 1], run = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (d < 2 || (stride == 1 && ring <= n && n % ring == 0)) {
 		out->intra = true;	/* rings inside a DC */
 		return;
 	}
-	load = calloc(nw + 1, sizeof(*load));
-	diff = calloc(d + 1, sizeof(*diff));
-	if (load == NULL || diff == NULL) {	/* the worst a round can be: every DC's flows */
+	if (d > 64) {			/* beyond the key's range: the worst a round can be */
 		out->wan = true;
-		out->wan_flows = w;
+		out->wan_flows = d * n;
 		out->wan_hops = d;
-		goto out;
+		return;
 	}
+	memset(load, 0, (nw + 1) * sizeof(load[0]));
+	memset(diff, 0, (d + 1) * sizeof(diff[0]));
 	for (a = 0; a < d; a++) {
 		if (stride == n && ring == d) {		/* DC peers: all n to one DC */
 			load_pair(p, a, (a + shift) % d, n, load, diff, out);
-		} else if (stride == 1 && ring == w) {	/* one ring over all: two DCs at most */
-			unsigned int q = (shift % w) / n, r = (shift % w) % n;
+		} else if (stride == 1 && ring == d * n) {	/* one ring over all: two DCs at most */
+			unsigned int q = (shift % ring) / n, r = (shift % ring) % n;
 
 			load_pair(p, a, (a + q) % d, n - r, load, diff, out);
 			load_pair(p, a, (a + q + 1) % d, r, load, diff, out);
@@ -372,9 +373,65 @@ sm_round_load(const struct sm_params *p, unsigned int ring, unsigned int stride,
 	for (i = 0; i < nw; i++)
 		if (load[i] > out->wan_flows)
 			out->wan_flows = load[i];
-out:
-	free(load);
-	free(diff);
+}
+
+struct phase_key {
+	unsigned int d, n, ring, stride, rounds;
+	enum sm_wan_shape shape;
+	bool pairwise;
+};
+
+#define PHASE_CACHE 16
+
+void
+sm_phase_load(const struct sm_params *p, const struct sm_phase *ph, struct sm_phase_load *out)
+{
+	static _Thread_local struct {
+		struct phase_key k;
+		struct sm_phase_load v;
+		bool used;
+	} cache[PHASE_CACHE];
+	static _Thread_local unsigned int next;
+	struct phase_key key;
+	struct sm_round_load ld;
+	unsigned int i, k, rounds;
+
+	memset(&key, 0, sizeof(key));
+	key.d = p->topo.n_dc;
+	key.n = p->topo.per_dc;
+	key.ring = ph->ring;
+	key.stride = ph->stride;
+	key.rounds = ph->pairwise ? ph->rounds : 1;
+	key.shape = p->topo.wan;
+	key.pairwise = ph->pairwise;
+	for (i = 0; i < PHASE_CACHE; i++)
+		if (cache[i].used && memcmp(&cache[i].k, &key, sizeof(key)) == 0)
+			goto found;
+	memset(out, 0, sizeof(*out));
+	rounds = ph->pairwise ? ph->rounds : 1;
+	for (k = 0; k < rounds; k++) {
+		sm_round_load(p, ph->ring, ph->stride, sm_phase_shift(ph, k), &ld);
+		out->sum_flows += ld.wan_flows;
+		out->sum_hops += ld.wan_hops;
+		out->sum_flows_hops += (double)ld.wan_flows * ld.wan_hops;
+		if (ld.wan_flows > out->max_flows)
+			out->max_flows = ld.wan_flows;
+		if (ld.wan_hops > out->max_hops)
+			out->max_hops = ld.wan_hops;
+		out->intra |= ld.intra;
+		out->wan |= ld.wan;
+	}
+	i = next++ % PHASE_CACHE;
+	cache[i].k = key;
+	cache[i].v = *out;
+	cache[i].used = true;
+found:
+	*out = cache[i].v;
+	if (!ph->pairwise) {	/* every round the same */
+		out->sum_flows *= ph->rounds;
+		out->sum_hops *= ph->rounds;
+		out->sum_flows_hops *= ph->rounds;
+	}
 }
 
 static const char *const algo_names[SM_ALGO_COUNT] = {

@@ -98,6 +98,22 @@ struct sm_round_load {
 void sm_round_load(const struct sm_params *p, unsigned int ring, unsigned int stride,
 		   unsigned int shift, struct sm_round_load *out);
 
+/** A phase's rounds' loads, summed over its rounds (every round the same unless pairwise). */
+struct sm_phase_load {
+	double sum_flows;	/**< sum of each round's wan_flows */
+	double sum_hops;	/**< sum of each round's wan_hops */
+	double sum_flows_hops;	/**< sum of wan_flows x wan_hops */
+	unsigned int max_flows, max_hops;
+	bool intra, wan;	/**< some round has a flow inside a DC / across the WAN */
+};
+
+/**
+ * The loads of @p ph's rounds.  A pairwise phase of R rounds costs O(R D) the first time; the
+ * last few results are kept (per thread), as a sweep or a bisection asks again and again.
+ */
+void sm_phase_load(const struct sm_params *p, const struct sm_phase *ph,
+		   struct sm_phase_load *out);
+
 /**
  * The WAN links of @p shape between @p d data centres, in a fixed order (the data plane creates
  * them in it):

@@ -997,7 +997,7 @@ sm_packet_fluid_bound(const struct sm_params *p, const struct sm_packet *pk,
 		      const struct sm_program *prog)
 {
 	double bound = 0, frame = pk->payload, bw[SM_STAGE_COUNT + 1];
-	struct sm_round_load ld;
+	struct sm_phase_load pl;
 	struct sm_links l;
 	struct sm_step s;
 	unsigned int i, nh;
@@ -1025,9 +1025,9 @@ sm_packet_fluid_bound(const struct sm_params *p, const struct sm_packet *pk,
 		if (r->capped)
 			bw[nh++] = (double)l.port_bw;
 		bw[nh++] = (double)l.intra_bw;
-		sm_round_load(p, r->ring, r->stride, r->shift, &ld);
-		if (ld.wan && ld.wan_hops == 1)	/* the data centre's flows share it */
-			bw[nh++] = (double)l.wan_bw / ld.wan_flows;
+		sm_phase_load(p, &prog->plan.ph[r->phase], &pl);
+		if (pl.wan && pl.max_hops == 1)	/* the data centre's flows share it */
+			bw[nh++] = (double)l.wan_bw / pl.max_flows;
 		bw[nh++] = (double)l.intra_bw;
 		bound += fill(frame, bw, nh);
 	}
@@ -1138,7 +1138,8 @@ sm_packet_step_bound_ps(const struct sm_params *p, const struct sm_packet *pk,
 		const struct sm_round *r = &prog->r[i];
 		uint32_t last;
 		uint64_t k = sm_frames(r->bytes, pk->payload, &last);
-		struct sm_round_load ld;
+		const struct sm_phase *ph = &prog->plan.ph[r->phase];
+		struct sm_phase_load pl;
 
 		if (r->hop == SM_HOP_MODULE) {
 			for (s = 0; s < SM_STAGE_COUNT; s++)
@@ -1156,10 +1157,15 @@ sm_packet_step_bound_ps(const struct sm_params *p, const struct sm_packet *pk,
 		if (r->capped)
 			t += flow_ps(pk, k, last, l.port_bw, true);
 		t += flow_ps(pk, k, last, l.intra_bw, true) + (double)l.nic_delay;
-		sm_round_load(p, r->ring, r->stride, r->shift, &ld);
-		if (ld.wan)	/* each WAN link shared by its flows, one after another */
-			t += ld.wan_hops * (ld.wan_flows * flow_ps(pk, k, last, l.wan_bw, true) +
+		/* each WAN link shared by its flows, one after another: a pairwise phase's sum at
+		 * its first round, any other's one round at a time */
+		sm_phase_load(p, ph, &pl);
+		if (pl.wan && !ph->pairwise)
+			t += pl.max_hops * (pl.max_flows * flow_ps(pk, k, last, l.wan_bw, true) +
 					    (double)l.wan_delay);
+		else if (pl.wan && r->index == 0)
+			t += pl.sum_flows_hops * flow_ps(pk, k, last, l.wan_bw, true) +
+			     pl.sum_hops * (double)l.wan_delay;
 		t += flow_ps(pk, k, last, l.intra_bw, true) + (double)l.down_delay;
 	}
 	return t;

@@ -81,12 +81,17 @@ sm_phase_resource(const struct sm_params *p, const struct sm_phase *ph)
 	return res;
 }
 
-/* One phase of the plan as a term: the sum of its rounds' transfer + latency. */
+/*
+ * One phase of the plan as a term: the sum of its rounds' transfer + latency.  A pairwise phase's
+ * rounds each cross the WAN (D > 1: no shift of one round stays inside every DC) or none does
+ * (D = 1), so without a cap its sum is the sum of its rounds' loads (sm_phase_load()).
+ */
 static void
 add_phase(const struct sm_params *p, const struct sm_phase *ph, struct sm_step *s)
 {
 	enum sm_resource res, r;
 	double t, lat, sum_t = 0, sum_lat = 0;
+	struct sm_phase_load pl;
 	unsigned int k;
 
 	t = round_time(p, ph, 0, &res, &lat);
@@ -94,7 +99,21 @@ add_phase(const struct sm_params *p, const struct sm_phase *ph, struct sm_step *
 		sm_step_add(s, res, ph->what, ph->rounds * (t + lat), ph->rounds * lat, ph->rounds);
 		return;
 	}
-	for (k = 0; k < ph->rounds; k++) {	/* each round its own peers */
+	sm_phase_load(p, ph, &pl);
+	if (ph->cap == 0) {
+		if (pl.wan) {
+			sum_t = pl.sum_flows * ph->bytes / p->wan.bw;
+			sum_lat = p->topo.wan == SM_WAN_RING ?
+				ph->rounds * p->intra.lat + pl.sum_hops * (p->wan.lat - p->intra.lat) :
+				ph->rounds * p->wan.lat;
+		} else {
+			sum_t = ph->rounds * ph->bytes / p->intra.bw;
+			sum_lat = ph->rounds * p->intra.lat;
+		}
+		sm_step_add(s, res, ph->what, sum_t + sum_lat, sum_lat, ph->rounds);
+		return;
+	}
+	for (k = 0; k < ph->rounds; k++) {	/* each round its own peers and the cap */
 		t = round_time(p, ph, k, &r, &lat);
 		sum_t += t;
 		sum_lat += lat;

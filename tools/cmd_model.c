@@ -707,9 +707,13 @@ print_header(const struct sc_scenario *sc, FILE *f)
 	if (sc->desc[0])
 		fprintf(f, "  %s\n", sc->desc);
 	fprintf(f, "  %u DC x %u workers; intra-DC %.4g GB/s %.4g us; WAN %.4g GB/s %.4g us; "
-		"P = %.0f; MFU %.2f of %.4g TFLOP/s\n\n", p->topo.n_dc, p->topo.per_dc,
+		"P = %.0f; MFU %.2f of %.4g TFLOP/s\n", p->topo.n_dc, p->topo.per_dc,
 		p->intra.bw / 1e9, p->intra.lat * 1e6, p->wan.bw / 1e9, p->wan.lat * 1e6,
 		p->job.params, p->gpu.mfu, p->gpu.peak_flops / 1e12);
+	fprintf(f, "  collectives %s%s, WAN %s; variant A: %s of %.0f B\n\n",
+		sm_algo_name(sm_plan_algo(p)), p->job.collective == SM_ALGO_AUTO ? " (auto)" : "",
+		sm_wan_shape_name(p->topo.wan), sm_opkind_name(p->job.operation),
+		sm_dense_bytes(p));
 }
 
 static json_t *
@@ -717,13 +721,18 @@ header_json(const struct sc_scenario *sc)
 {
 	const struct sm_params *p = &sc->model;
 
-	return json_pack("{s:s, s:s, s:s, s:{s:i, s:i, s:i}, s:{s:f, s:f}, s:{s:f, s:f}, s:f}",
+	return json_pack("{s:s, s:s, s:s, s:{s:i, s:i, s:i, s:s}, s:{s:f, s:f}, s:{s:f, s:f}, "
+			 "s:f, s:{s:s, s:s, s:f}}",
 			 "name", sc->name, "description", sc->desc, "path", sc->path,
 			 "topology", "data_centres", (int)p->topo.n_dc, "workers_per_dc",
 			 (int)p->topo.per_dc, "workers", (int)sm_workers(p),
+			 "wan", sm_wan_shape_name(p->topo.wan),
 			 "intra", "bandwidth_Bps", p->intra.bw, "latency_s", p->intra.lat,
 			 "wan", "bandwidth_Bps", p->wan.bw, "latency_s", p->wan.lat,
-			 "parameters", p->job.params);
+			 "parameters", p->job.params,
+			 "job", "collective", sm_algo_name(sm_plan_algo(p)),
+			 "operation", sm_opkind_name(p->job.operation),
+			 "dense_bytes", sm_dense_bytes(p));
 }
 
 static int

@@ -80,7 +80,7 @@ apply_changes(struct runstats *rs, const struct dp_change *ch, uint32_t n)
 static void
 fluid_of(struct runstats *rs, struct regime *g, char *why, size_t len)
 {
-	struct sm_program *prog = malloc(sizeof(*prog));
+	struct sm_program *prog = calloc(1, sizeof(*prog));
 	double budget = budget_of(rs->o, &rs->model);
 	struct sm_step fl;
 
@@ -92,6 +92,7 @@ fluid_of(struct runstats *rs, struct regime *g, char *why, size_t len)
 		g->bound_holds = sm_packet_fluid_bound_holds(&rs->model, &rs->sc->run.pk, prog, why,
 							     len);
 	}
+	sm_program_free(prog);
 	free(prog);
 }
 

@@ -124,7 +124,7 @@ validate_run_table(struct tr_reader *r, const struct tr_run *run, const struct s
 		budget = sm_budget_value(&sc->model.mod, bud);
 		if (sm_step_eval(&sc->model, var, budget, &fl) == 0)
 			fluid = fl.total;
-		prog = malloc(sizeof(*prog));
+		prog = calloc(1, sizeof(*prog));
 		if (prog != NULL && sm_program_build(&sc->model, var, budget, prog) == 0)
 			compute_ns = prog->compute_ps / 1000;
 		pm = calloc(run->nsteps ? run->nsteps : 1, sizeof(*pm));
@@ -134,6 +134,7 @@ validate_run_table(struct tr_reader *r, const struct tr_run *run, const struct s
 			pm = NULL;
 		}
 	}
+	sm_program_free(prog);
 	free(prog);
 	snprintf(title, sizeof(title), "Run %u (%s): steps rebuilt from the trace%s", run->run_id,
 		 label, run->ends_at_rx ? "" : " (no rx points: ends at the last record)");
@@ -197,10 +198,11 @@ validate_hotspot_table(struct tr_reader *r, const struct tr_run *run, const stru
 
 	if (run_label(tr_reader_comment(r), run->run_id, &var, &bud, label, sizeof(label)) != 0)
 		return NULL;
-	prog = malloc(sizeof(*prog));
+	prog = calloc(1, sizeof(*prog));
 	if (prog == NULL || sm_program_build(&sc->model, var, sm_budget_value(&sc->model.mod, bud),
 					      prog) != 0 ||
 	    sm_step_eval(&sc->model, var, sm_budget_value(&sc->model.mod, bud), &fl) != 0) {
+		sm_program_free(prog);
 		free(prog);
 		return NULL;
 	}
@@ -230,6 +232,7 @@ validate_hotspot_table(struct tr_reader *r, const struct tr_run *run, const stru
 		}
 		prev = st->end_ns;
 	}
+	sm_program_free(prog);
 	free(prog);
 	for (k = 0; k < SM_RES_COUNT; k++)
 		total += span[k];
