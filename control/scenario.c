@@ -505,6 +505,16 @@ check_ports(struct loader *ld, struct sc_scenario *t)
 				return sc_key_err(ld, "ports", key, t->ports.link[i], "[ports] dc%u "
 					       "uses the same device", d);
 	}
+	if (t->model.topo.wan != SM_WAN_RING && n > 1) {
+		bool ported = mask != (1u << n) - 1;
+
+		for (d = 0; d < n; d++)
+			ported |= t->ports.dc[d][0] != '\0';
+		if (ported)
+			return whole_err(ld, "topology.wan: [ports] dcN and a [ports] local of some "
+					 "data centres carry a ring's WAN links (each DC's link to the "
+					 "next): only with topology.wan = ring");
+	}
 	t->ports.local_mask = mask;
 	return 0;
 }

@@ -62,7 +62,8 @@ rows=(
 	"2|--mbufs: '5' is not a count in 1024..100000000|run --mbufs 5"	# guard
 	"2|unknown option --frobnicate|run --frobnicate"		# guard
 	"2|--set 'run.steps=0': [run] steps = '0': out of range|run --set run.steps=0"	# before: exit 3 (a --set value the key's rule refuses is a bad command line)
-	"3|2dc4-100g.ini:150: inconsistent scenario: run.frame_payload|run $src/scenarios/2dc4-100g.ini --set run.mtu=1500"	# guard: what only the whole scenario refuses stays exit 3
+	"3|2dc4-100g.ini:150: inconsistent scenario: run.frame_payload|run $src/scenarios/2dc4-100g.ini --set run.mtu=1500"
+	"3|inconsistent scenario: topology.wan: [ports] dcN|run -n 1 --set topology.wan=mesh --set run.clock=real --set ports.dc0=ring:w --set ports.dc1=ring:w"	# the WAN's shape against ports: at load, not when the run starts	# guard: what only the whole scenario refuses stays exit 3
 	"3|/nonexistent.ini: cannot open|run /nonexistent.ini"		# guard
 	# -- sweep
 	"2|--values and --range exclude each other|sweep -k background.load --values 0.1 --range 0:0.2:0.1 -v A -n 1 -q -o sw"	# before: exit 0, both swept (the example)
