@@ -297,10 +297,12 @@ load_pair(const struct sm_params *p, unsigned int a, unsigned int b, unsigned in
 		return;
 	if (a == b) {
 		out->intra = true;
+		out->inside += c;
 		return;
 	}
 	out->wan = true;
 	hops = sm_wan_hops(p->topo.wan, d, a, b);
+	out->link_hops += c * hops;
 	if (hops > out->wan_hops)
 		out->wan_hops = hops;
 	switch (p->topo.wan) {
@@ -337,6 +339,7 @@ sm_round_load(const struct sm_params *p, unsigned int ring, unsigned int stride,
 	memset(out, 0, sizeof(*out));
 	if (d < 2 || (stride == 1 && ring <= n && n % ring == 0)) {
 		out->intra = true;	/* rings inside a DC */
+		out->inside = d * n;
 		return;
 	}
 	if (d > 64) {			/* beyond the key's range: the worst a round can be */
@@ -420,6 +423,8 @@ sm_phase_load(const struct sm_params *p, const struct sm_phase *ph, struct sm_ph
 			out->max_hops = ld.wan_hops;
 		out->intra |= ld.intra;
 		out->wan |= ld.wan;
+		out->inside += ld.inside;
+		out->link_hops += ld.link_hops;
 	}
 	i = next++ % PHASE_CACHE;
 	cache[i].k = key;
@@ -431,6 +436,8 @@ found:
 		out->sum_flows *= ph->rounds;
 		out->sum_hops *= ph->rounds;
 		out->sum_flows_hops *= ph->rounds;
+		out->inside *= ph->rounds;
+		out->link_hops *= ph->rounds;
 	}
 }
 
@@ -461,14 +468,25 @@ sm_wan_shape_name(enum sm_wan_shape s)
 }
 
 double
-sm_plan_bytes(const struct sm_plan *plan, enum sm_hop hop)
+sm_plan_bytes(const struct sm_params *p, const struct sm_plan *plan, enum sm_hop hop)
 {
-	double b = 0.0;
+	double b = 0.0, w = (double)p->topo.n_dc * p->topo.per_dc;
+	struct sm_phase_load pl;
 	unsigned int i;
 
-	for (i = 0; i < plan->n; i++)
-		if (plan->ph[i].hop == hop)
-			b += plan->ph[i].rounds * plan->ph[i].bytes;
+	for (i = 0; i < plan->n; i++) {
+		const struct sm_phase *ph = &plan->ph[i];
+
+		if (ph->hop == SM_HOP_MODULE || ph->xfer == SM_XFER_DENSE) {
+			if (ph->hop == hop)
+				b += ph->rounds * ph->bytes;
+			continue;
+		}
+		if (hop == SM_HOP_MODULE)
+			continue;
+		sm_phase_load(p, ph, &pl);
+		b += ph->bytes * (hop == SM_HOP_WAN ? pl.link_hops : pl.inside) / w;
+	}
 	return b;
 }
 

@@ -92,6 +92,8 @@ struct sm_round_load {
 	bool wan;		/**< some flow crosses the WAN */
 	unsigned int wan_flows;	/**< the most flows on one WAN link */
 	unsigned int wan_hops;	/**< the most WAN links on one flow's path */
+	unsigned int inside;	/**< flows that stay inside their DC */
+	unsigned int link_hops;	/**< WAN links crossed, summed over the flows */
 };
 
 /** The load of a round (D flows per DC pair, a difference array over ring WANs: O(D)). */
@@ -105,6 +107,8 @@ struct sm_phase_load {
 	double sum_flows_hops;	/**< sum of wan_flows x wan_hops */
 	unsigned int max_flows, max_hops;
 	bool intra, wan;	/**< some round has a flow inside a DC / across the WAN */
+	double inside;		/**< flows inside a DC, summed over the rounds */
+	double link_hops;	/**< WAN links crossed by the flows, summed over the rounds */
 };
 
 /**
@@ -150,8 +154,13 @@ const char *sm_algo_name(enum sm_algo a);
 const char *sm_opkind_name(enum sm_opkind o);
 const char *sm_wan_shape_name(enum sm_wan_shape s);
 
-/** Bytes each worker sends on @p hop per step. */
-double sm_plan_bytes(const struct sm_plan *plan, enum sm_hop hop);
+/**
+ * Bytes a worker puts on @p hop's links per step, on average over the workers: a flow that stays
+ * inside its DC counts on SM_HOP_INTRA, one that crosses the WAN once per WAN link it crosses on
+ * SM_HOP_WAN (its NIC and down link not counted, as the deck counts a WAN round), a module's
+ * stream on SM_HOP_MODULE, E''s dense gradient on SM_HOP_INTRA.
+ */
+double sm_plan_bytes(const struct sm_params *p, const struct sm_plan *plan, enum sm_hop hop);
 
 const char *sm_hop_name(enum sm_hop h);
 

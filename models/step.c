@@ -158,8 +158,8 @@ sm_step_eval(const struct sm_params *p, enum sm_variant v, double budget, struct
 		sm_step_add(s, stage_res[s->kernel.binding], ph->what,
 			    s->kernel.t + s->kernel.latency, s->kernel.latency, 1);
 	}
-	s->bytes_intra = sm_plan_bytes(&plan, SM_HOP_INTRA);
-	s->bytes_wan = sm_plan_bytes(&plan, SM_HOP_WAN);
+	s->bytes_intra = sm_plan_bytes(p, &plan, SM_HOP_INTRA);
+	s->bytes_wan = sm_plan_bytes(p, &plan, SM_HOP_WAN);
 	if (!isfinite(s->total))
 		return -EINVAL;
 	return 0;
