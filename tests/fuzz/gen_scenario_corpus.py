@@ -53,6 +53,10 @@ files["sets-latency-run"] = base + "%%\ntrace.queue_sample=0 s\nwan.latency=9e6 
 files["sets-tiny-rate"] = base + "%%\nintra.bandwidth=1e-5 B/s\n"
 files["sets-huge-rate"] = "%%\nwan.bandwidth=1e30 B/s\n"
 files["sets-rounds"] = "%%\ntopology.workers_per_dc=1024\n"
+files["sets-flat-ring"] = "%%\ntopology.data_centres=64\ntopology.workers_per_dc=1024\njob.collective=ring\n"
+files["sets-shapes"] = ("%%\ntopology.data_centres=5\ntopology.workers_per_dc=3\ntopology.wan=star\n"
+                        "job.collective=direct\njob.operation=alltoall\njob.bytes=4 MB\n")
+files["sets-mesh-ports"] = "%%\ntopology.wan=mesh\nrun.clock=real\nports.dc0=ring:w\nports.dc1=ring:w\n"
 files["sets-bg"] = "%%\nbackground.load=0.5\nbackground.sizes=exponential\nbackground.size=1e15 B\n"
 files["sets-bg-dcs"] = "%%\nbackground.load=0.3\ntopology.data_centres=64\n"
 files["sets-queues"] = "%%\nqueues.wan=1e20 B\nqueues.sync_lossless=no\n"
@@ -107,7 +111,9 @@ for line in keys.splitlines()[1:]:
         words.add(" " + u)
 for w in ("%%\n", "\n", " = ", "all", "none", "yes", "no", "never", "\\;", "1e300", "1e-300",
           "0x", "A", "B", "C", "E", "C'", "E'", "low", "high", "free", "fft", "gather", "ring:",
-          "virtual", "real", "phase", "step", "wire", "payload", "exponential", "empirical"):
+          "virtual", "real", "phase", "step", "wire", "payload", "exponential", "empirical",
+          "mesh", "star", "hierarchical", "direct", "allreduce", "allgather", "reducescatter",
+          "alltoall"):
     words.add(w)
 with open(os.path.join(here, "scenario.dict"), "w") as f:
     f.write("# libFuzzer dictionary of fuzz_scenario.c, written by gen_scenario_corpus.py\n")
