@@ -231,11 +231,12 @@ link_event(struct dp_elem *e, dp_time_t now)
 	}
 	advance_queue(l, now);	/* so that qhead stays ahead of head */
 	while (l->head != l->tail && l->ring[l->head & l->mask].arrive <= now) {
-		struct rte_mbuf *m = l->ring[l->head & l->mask].m;
+		const struct dp_link_slot *s = &l->ring[l->head & l->mask];
+		struct rte_mbuf *m = s->m;
 
 		l->head++;
 		l->e.c.tx++;
-		l->e.c.tx_bytes += rte_pktmbuf_pkt_len(m);
+		l->e.c.tx_bytes += s->bytes;	/* its pkt_len, without reading the mbuf */
 		l->next->ops->rx(l->next, m, now);
 	}
 	dp_sched(e, next_event(l));

@@ -119,7 +119,7 @@ run_poll(void *arg, dp_time_t now)
 			uint32_t i;
 
 			for (i = 0; i < rc->t->eng.n; i++)
-				drops += rc->t->eng.heap[i]->c.drop;
+				drops += rc->t->eng.elems[i]->c.drop;
 			atomic_store(&st->drops, drops);
 			rc->drop_scan = 63;
 		}
@@ -204,13 +204,8 @@ summarise(const struct dp_topo *t, struct dp_run_result *res)
 		return -ENOMEM;
 	res->n_elems = t->eng.n;
 	for (i = 0; i < t->eng.n; i++) {
-		const struct dp_elem *e = NULL;
+		const struct dp_elem *e = t->eng.elems[i];
 		struct dp_elem_summary *es = &res->elems[i];
-		uint32_t j;
-
-		for (j = 0; j < t->eng.n; j++)	/* in id order, not heap order */
-			if (t->eng.heap[j]->id == i)
-				e = t->eng.heap[j];
 		snprintf(es->name, sizeof(es->name), "%s", e->name);
 		es->kind = e->ops->kind;
 		es->rx = e->c.rx;
