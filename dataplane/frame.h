@@ -124,7 +124,9 @@ void dp_flow_init(struct dp_flow *f, uint32_t n_per_dc, uint32_t run_id, uint32_
 		  enum dp_kind kind, uint8_t flags, uint32_t full_payload);
 
 /**
- * Allocate and write one frame of flow @p f.
+ * Allocate and write one frame of flow @p f.  From a frame pool (dp_fpool_create()) the frame
+ * may be two segments: its headers (rte_pktmbuf_mtod(), data_len SM_HDR_BYTES) and a shared
+ * read-only payload of zeros; pkt_len is always the whole frame.
  *
  * @return the mbuf, or NULL if the pool is empty
  */
