@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_prefetch.h>
+
 #include "engine.h"
 
 RTE_LOG_REGISTER_DEFAULT(dp_logtype, NOTICE);
@@ -145,6 +147,23 @@ dp_engine_add(struct dp_engine *eng, struct dp_elem *e, const struct dp_elem_ops
 }
 
 /*
+ * The next event is most likely the root's earliest child (unless the element at the root comes
+ * back before it): its element is warmed while the root's runs.  With thousands of elements it
+ * would otherwise be a cache miss on every event.
+ */
+static inline void
+prefetch_next(const struct dp_engine *eng)
+{
+	const struct dp_cal_slot *c = &eng->cal[1];
+	uint32_t k, last = eng->n - 1 < ARITY ? eng->n - 1 : ARITY, best = 0;
+
+	for (k = 1; k < last; k++)
+		if (before(c[k].t, c[k].id, c[best].t, c[best].id))
+			best = k;
+	rte_prefetch0(eng->elems[c[best].id]);
+}
+
+/*
  * Real time.  E, the emulated clock, only grows, and an event runs only once E has reached it, so
  * every arrival stamped E by poll() is at or after every event already run: a port's arrivals
  * enter the calendar as its own events, in order with the rest.
@@ -202,6 +221,8 @@ dp_engine_run(struct dp_engine *eng, dp_time_t until, bool (*done)(void *arg), v
 		if (head->t == DP_NEVER || head->t > until)
 			break;
 		e = eng->elems[head->id];
+		if (eng->n > 1)
+			prefetch_next(eng);
 		if (e->next < eng->now) {
 			/* a time past the 64 bits of dp_time_t wrapped around: stop, never go back */
 			dp_engine_fail(eng, -ERANGE, "%s: an event due at %" PRIu64 " ps, before now (%"

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_prefetch.h>
+
 #include "capture.h"
 #include "frame.h"
 #include "link.h"
@@ -237,6 +239,13 @@ link_event(struct dp_elem *e, dp_time_t now)
 		l->head++;
 		l->e.c.tx++;
 		l->e.c.tx_bytes += s->bytes;	/* its pkt_len, without reading the mbuf */
+		if (l->head != l->tail) {
+			/* the next frame to arrive: its mbuf has long left the cache */
+			const struct rte_mbuf *nm = l->ring[l->head & l->mask].m;
+
+			rte_prefetch0(nm);
+			rte_prefetch0(dp_meta((struct rte_mbuf *)(uintptr_t)nm));
+		}
 		l->next->ops->rx(l->next, m, now);
 	}
 	dp_sched(e, next_event(l));
