@@ -40,6 +40,7 @@
 #define TIDY_EVERY 8192u
 #define SHARE_SLOTS 64u		/* shared payload segments, by length modulo this */
 #define SHARE_MAX 60000u	/* frames on one shared segment (its refcnt is 16 bits) */
+#define WARM_AHEAD 3u		/* mbufs warmed this many takes ahead */
 
 enum { KIND_HDR, KIND_SEG, KIND_COUNT };
 
@@ -344,11 +345,13 @@ warm_next(struct rte_mempool *mp)
 	struct rte_mempool_cache *c = rte_mempool_default_cache(mp, rte_lcore_id());
 
 	if (c != NULL && c->len > 0) {
-		const uint8_t *m = c->objs[c->len - 1];
+		/* a few ahead, so that it has arrived when it is taken */
+		const uint8_t *m = c->objs[c->len > WARM_AHEAD ? c->len - 1 - WARM_AHEAD : 0];
 
 		__builtin_prefetch(m, 1, 3);
 		__builtin_prefetch(m + RTE_CACHE_LINE_SIZE, 1, 3);
 		__builtin_prefetch(m + 2 * RTE_CACHE_LINE_SIZE, 1, 3);
+		__builtin_prefetch(m + 3 * RTE_CACHE_LINE_SIZE, 1, 3);
 	}
 }
 
