@@ -104,7 +104,8 @@ dp_engine_init(struct dp_engine *eng, uint32_t max_elems, struct rte_mempool *po
 	eng->cal_mem = aligned_alloc(64, RTE_ALIGN_CEIL(bytes, 64));
 	eng->pos = calloc(max_elems ? max_elems : 1, sizeof(*eng->pos));
 	eng->elems = calloc(max_elems ? max_elems : 1, sizeof(*eng->elems));
-	if (eng->cal_mem == NULL || eng->pos == NULL || eng->elems == NULL) {
+	eng->warm = calloc(max_elems ? max_elems : 1, sizeof(*eng->warm));
+	if (eng->cal_mem == NULL || eng->pos == NULL || eng->elems == NULL || eng->warm == NULL) {
 		dp_engine_fini(eng);
 		return -ENOMEM;
 	}
@@ -121,6 +122,8 @@ dp_engine_fini(struct dp_engine *eng)
 	free(eng->cal_mem);
 	free(eng->pos);
 	free(eng->elems);
+	free(eng->warm);
+	eng->warm = NULL;
 	eng->cal_mem = NULL;
 	eng->cal = NULL;
 	eng->pos = NULL;
@@ -148,8 +151,9 @@ dp_engine_add(struct dp_engine *eng, struct dp_elem *e, const struct dp_elem_ops
 
 /*
  * The next event is most likely the root's earliest child (unless the element at the root comes
- * back before it): its element is warmed while the root's runs.  With thousands of elements it
- * would otherwise be a cache miss on every event.
+ * back before it): its element's first lines, and what it said its event reads
+ * (dp_sched_warm()), are warmed while the root's runs.  With thousands of elements they would
+ * otherwise be cache misses on every event.
  */
 static inline void
 prefetch_next(const struct dp_engine *eng)
@@ -157,10 +161,23 @@ prefetch_next(const struct dp_engine *eng)
 	const struct dp_cal_slot *c = &eng->cal[1];
 	uint32_t k, last = eng->n - 1 < ARITY ? eng->n - 1 : ARITY, best = 0;
 
+	const struct dp_warm *w;
+	const uint8_t *e;
+
 	for (k = 1; k < last; k++)
 		if (before(c[k].t, c[k].id, c[best].t, c[best].id))
 			best = k;
-	rte_prefetch0(eng->elems[c[best].id]);
+	e = (const uint8_t *)eng->elems[c[best].id];
+	w = &eng->warm[c[best].id];
+	rte_prefetch0(e);
+	rte_prefetch0(e + RTE_CACHE_LINE_SIZE);
+	rte_prefetch0(e + 2 * RTE_CACHE_LINE_SIZE);
+	if (w->a != NULL)
+		rte_prefetch0(w->a);
+	if (w->m != NULL) {
+		rte_prefetch0(w->m);
+		rte_prefetch0((const uint8_t *)w->m + 2 * RTE_CACHE_LINE_SIZE);	/* dp_meta */
+	}
 }
 
 /*

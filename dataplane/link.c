@@ -120,6 +120,18 @@ next_event(const struct dp_link *l)
 	return t;
 }
 
+/* Schedule the next event; it reads the head's slot and delivers its frame. */
+static inline void
+resched(struct dp_link *l)
+{
+	if (l->head == l->tail) {
+		dp_sched(&l->e, next_event(l));
+		return;
+	}
+	dp_sched_warm(&l->e, next_event(l), &l->ring[l->head & l->mask],
+		      l->ring[l->head & l->mask].m);
+}
+
 /* Frames that have started serialising by @now have left the queue. */
 static inline void
 advance_queue(struct dp_link *l, dp_time_t now)
@@ -203,7 +215,10 @@ dp_link_push(struct dp_link *l, struct rte_mbuf *m, dp_time_t now, dp_time_t *st
 	}
 	if (start != NULL)
 		*start = t;
-	dp_sched(&l->e, next_event(l));
+	if (l->head + 1 == l->tail)
+		resched(l);	/* the first in the ring: a new next event */
+	else
+		dp_sched(&l->e, next_event(l));
 	return 0;
 }
 
@@ -248,5 +263,5 @@ link_event(struct dp_elem *e, dp_time_t now)
 		}
 		l->next->ops->rx(l->next, m, now);
 	}
-	dp_sched(e, next_event(l));
+	resched(l);
 }
