@@ -66,16 +66,25 @@ struct dp_fpool_set {
 	char name[RTE_MEMPOOL_NAMESIZE];
 };
 
-/* Anonymous memory, on transparent huge pages where the kernel gives them. */
+/*
+ * Anonymous memory of @len bytes (a multiple of HUGE_SZ) aligned to HUGE_SZ, on transparent huge
+ * pages where the kernel gives them (fewer TLB misses with many frames in flight).
+ */
 static void *
 map(size_t len)
 {
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *p = mmap(NULL, len + HUGE_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0), *a;
 
 	if (p == MAP_FAILED)
 		return NULL;
-	(void)madvise(p, len, MADV_HUGEPAGE);	/* a hint: fine if refused */
-	return p;
+	a = RTE_PTR_ALIGN_CEIL(p, HUGE_SZ);
+	if (a > p)
+		munmap(p, (size_t)(a - p));
+	if (a + len < p + len + HUGE_SZ)
+		munmap(a + len, (size_t)(p + len + HUGE_SZ - (a + len)));
+	(void)madvise(a, len, MADV_HUGEPAGE);	/* a hint: fine if refused */
+	return a;
 }
 
 static void
