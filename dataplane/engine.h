@@ -95,10 +95,14 @@ struct dp_warm {
 
 /** A calendar entry: an element's next event, keyed by (t, id) and kept in the heap itself. */
 struct dp_cal_slot {
-	dp_time_t t;		/**< the element's next event (dp_elem.next) */
-	uint32_t id;		/**< the element's id */
-	uint32_t pad;
-};
+	union {
+		struct {
+			uint64_t id;	/**< the element's id (the low half of the key) */
+			dp_time_t t;	/**< the element's next event (dp_elem.next; the high half) */
+		};
+		unsigned __int128 key;	/**< (t, id) in one integer: one compare, no branches */
+	};
+} __rte_aligned(16);
 
 /** The engine: the calendar, the mempool, the capture, the first fatal error. */
 struct dp_engine {

@@ -40,7 +40,6 @@
 #define TIDY_EVERY 8192u
 #define SHARE_SLOTS 64u		/* shared payload segments, by length modulo this */
 #define SHARE_MAX 60000u	/* frames on one shared segment (its refcnt is 16 bits) */
-#define WARM_AHEAD 3u		/* mbufs warmed this many takes ahead */
 
 enum { KIND_HDR, KIND_SEG, KIND_COUNT };
 
@@ -344,26 +343,6 @@ take(struct dp_fpool_set *s, unsigned int kind)
 	return likely(m != NULL) ? m : take_slow(s, kind);
 }
 
-/*
- * Warm the mbuf the pool hands out next (the top of this lcore's cache, which is a stack): with
- * many frames in flight a recycled mbuf is far out of the cache, and the next frame writes it.
- */
-static inline void
-warm_next(struct rte_mempool *mp)
-{
-	struct rte_mempool_cache *c = rte_mempool_default_cache(mp, rte_lcore_id());
-
-	if (c != NULL && c->len > 0) {
-		/* a few ahead, so that it has arrived when it is taken */
-		const uint8_t *m = c->objs[c->len > WARM_AHEAD ? c->len - 1 - WARM_AHEAD : 0];
-
-		__builtin_prefetch(m, 1, 3);
-		__builtin_prefetch(m + RTE_CACHE_LINE_SIZE, 1, 3);
-		__builtin_prefetch(m + 2 * RTE_CACHE_LINE_SIZE, 1, 3);
-		__builtin_prefetch(m + 3 * RTE_CACHE_LINE_SIZE, 1, 3);
-	}
-}
-
 struct rte_mbuf *
 dp_fpool_frame(struct dp_fpool_set *s, uint32_t hdr_len, uint32_t payload)
 {
@@ -376,7 +355,6 @@ dp_fpool_frame(struct dp_fpool_set *s, uint32_t hdr_len, uint32_t payload)
 	h = take(s, KIND_HDR);
 	if (h == NULL)
 		return NULL;
-	warm_next(s->k[KIND_HDR].mp[s->k[KIND_HDR].cur]);
 	rte_pktmbuf_reset(h);
 	if (!s->compact || payload == 0) {
 		h->data_len = (uint16_t)(hdr_len + payload);
