@@ -343,8 +343,30 @@ take(struct dp_fpool_set *s, unsigned int kind)
 	return likely(m != NULL) ? m : take_slow(s, kind);
 }
 
+/*
+ * rte_pktmbuf_reset() in stores only (it reads ol_flags and buf_len): a recycled mbuf is usually
+ * out of the cache, and a store does not wait for its line as a load does.  The set's mbufs are
+ * never external and their buffers are where rte_pktmbuf_init() put them.  A compact set's
+ * header mbufs have no headroom: the headers follow the private area.
+ */
+static inline void
+reset(struct rte_mbuf *m, uint16_t headroom)
+{
+	m->next = NULL;
+	m->pkt_len = 0;
+	m->tx_offload = 0;
+	m->vlan_tci = 0;
+	m->vlan_tci_outer = 0;
+	m->nb_segs = 1;
+	m->port = RTE_MBUF_PORT_INVALID;
+	m->ol_flags = 0;
+	m->packet_type = 0;
+	m->data_off = headroom;
+	m->data_len = 0;
+}
+
 struct rte_mbuf *
-dp_fpool_frame(struct dp_fpool_set *s, uint32_t hdr_len, uint32_t payload)
+dp_fpool_frame(struct dp_fpool_set *s, uint32_t hdr_len, uint32_t payload, uint8_t **data)
 {
 	struct rte_mbuf *h, *g;
 
@@ -355,7 +377,8 @@ dp_fpool_frame(struct dp_fpool_set *s, uint32_t hdr_len, uint32_t payload)
 	h = take(s, KIND_HDR);
 	if (h == NULL)
 		return NULL;
-	rte_pktmbuf_reset(h);
+	reset(h, s->compact ? 0 : RTE_PKTMBUF_HEADROOM);
+	*data = (uint8_t *)h + sizeof(*h) + DP_MBUF_PRIV + h->data_off;
 	if (!s->compact || payload == 0) {
 		h->data_len = (uint16_t)(hdr_len + payload);
 		h->pkt_len = h->data_len;
@@ -379,7 +402,6 @@ dp_fpool_frame(struct dp_fpool_set *s, uint32_t hdr_len, uint32_t payload)
 		g->data_len = (uint16_t)payload;
 		g->pkt_len = payload;
 	}
-	h->data_off = 0;	/* no headroom: the headers follow the private area */
 	h->data_len = (uint16_t)hdr_len;
 	h->pkt_len = hdr_len + payload;
 	h->next = g;

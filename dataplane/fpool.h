@@ -85,10 +85,12 @@ dp_fpool_of(struct rte_mempool *mp)
 /**
  * A frame of @p payload bytes from set @p s: a reset header mbuf with room for the headers and,
  * in a compact set, the payload segment chained to it (pkt_len = @p hdr_len + @p payload,
- * data_len = @p hdr_len); in a set of whole frames one mbuf of both.
+ * data_len = @p hdr_len); in a set of whole frames one mbuf of both.  @p data receives where
+ * the headers go (rte_pktmbuf_mtod(), without reading the mbuf).
  *
  * @return the mbuf, or NULL if no more memory could be had
  */
-struct rte_mbuf *dp_fpool_frame(struct dp_fpool_set *s, uint32_t hdr_len, uint32_t payload);
+struct rte_mbuf *dp_fpool_frame(struct dp_fpool_set *s, uint32_t hdr_len, uint32_t payload,
+				uint8_t **data);
 
 #endif /* DP_FPOOL_H */

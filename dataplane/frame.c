@@ -97,7 +97,7 @@ dp_frame_make(struct rte_mempool *pool, const struct dp_flow *f, uint64_t offset
 
 	if (fs != NULL) {
 		/* its headers, with the payload a shared segment in a compact pool */
-		m = dp_fpool_frame(fs, SM_HDR_BYTES, payload);
+		m = dp_fpool_frame(fs, SM_HDR_BYTES, payload, &p);
 		if (m == NULL)
 			return NULL;
 	} else {
@@ -106,8 +106,8 @@ dp_frame_make(struct rte_mempool *pool, const struct dp_flow *f, uint64_t offset
 			return NULL;
 		m->data_len = (uint16_t)(SM_HDR_BYTES + payload);
 		m->pkt_len = m->data_len;
+		p = rte_pktmbuf_mtod(m, uint8_t *);
 	}
-	p = rte_pktmbuf_mtod(m, uint8_t *);
 	memcpy(p, f->hdr, SM_HDR_BYTES);
 	if (payload != f->full)
 		set_lengths(p, payload);
