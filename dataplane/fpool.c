@@ -15,7 +15,11 @@
  * set holds it, which then makes it length L), and rte_pktmbuf_free() of the frame drops the
  * reference.  A frame then touches only its own header mbuf, not a segment of its own (a cache
  * miss less at every free with many frames in flight).  When the slot holds another length, or
- * SHARE_MAX frames already share it, the frame takes a segment of its own from the pools.
+ * SHARE_MAX references are taken on it, the frame takes a segment of its own from the pools.
+ * The mbuf reference count is atomic, and a locked instruction waits for every store before it
+ * (a frame's are to lines out of the cache): the set takes CREDIT_BATCH references at once and
+ * hands them out, and dp_frame_end() (dp_fpool_unshare()) gives a frame's back to the set
+ * without touching the count.  A frame freed by rte_pktmbuf_free() drops its reference as usual.
  *
  * Taking an mbuf tries the lowest pool that had one, then the next ones, then adds a pool.  Every
  * TIDY_EVERY frames the set looks again from its first pool and releases its last pool if that
@@ -39,7 +43,8 @@
 #define HUGE_SZ (2u << 20)
 #define TIDY_EVERY 8192u
 #define SHARE_SLOTS 64u		/* shared payload segments, by length modulo this */
-#define SHARE_MAX 60000u	/* frames on one shared segment (its refcnt is 16 bits) */
+#define SHARE_MAX 60000u	/* references on one shared segment (its refcnt is 16 bits) */
+#define CREDIT_BATCH 1024u	/* references taken on a shared segment at once */
 
 enum { KIND_HDR, KIND_SEG, KIND_COUNT };
 
@@ -62,6 +67,7 @@ struct dp_fpool_set {
 	size_t zero_map;		/**< its mapping's length */
 	uint16_t zero_len;		/**< its length as a segment's buffer */
 	struct rte_mbuf *share[SHARE_SLOTS]; /**< payload segments many frames share */
+	uint32_t credit[SHARE_SLOTS];	/**< references on them the set holds beyond its own */
 	char name[RTE_MEMPOOL_NAMESIZE];
 };
 
@@ -170,8 +176,11 @@ set_free(struct dp_fpool_set *s)
 	unsigned int i;
 
 	for (i = 0; i < SHARE_SLOTS; i++)
-		if (s->share[i] != NULL)
-			rte_pktmbuf_free(s->share[i]);	/* the set's own reference */
+		if (s->share[i] != NULL) {
+			rte_mbuf_refcnt_set(s->share[i], 1);	/* its frames are all back */
+			s->share[i]->hash.usr = 0;
+			rte_pktmbuf_free(s->share[i]);
+		}
 	for (i = 0; i < KIND_COUNT; i++)
 		while (s->k[i].n > 1)
 			release_last(&s->k[i]);
@@ -236,14 +245,22 @@ dp_fpool_create(const char *name, const struct dp_fpool_params *p)
 			rc = -ENOMEM;
 		} else {
 			snprintf(seg_name, sizeof(seg_name), "%s_p", name);
-			rc = add_pool(s, KIND_SEG, RTE_MAX(p->n / 4, 4 * SHARE_SLOTS), seg_name, 0);
+			rc = add_pool(s, KIND_SEG, RTE_MAX(p->n / 4, 4 * SHARE_SLOTS), seg_name,
+				      sizeof(struct dp_fpool_priv));
+		}
+		if (rc == 0) {
+			pv = rte_mempool_get_priv(s->k[KIND_SEG].mp[0]);
+			pv->magic = DP_FPOOL_MAGIC;
+			pv->set = s;
 		}
 		for (i = 0; rc == 0 && i < SHARE_SLOTS; i++) {
 			s->share[i] = rte_mbuf_raw_alloc(s->k[KIND_SEG].mp[0]);
-			if (s->share[i] == NULL)
+			if (s->share[i] == NULL) {
 				rc = -ENOMEM;
-			else
+			} else {
 				s->share[i]->data_len = 0;
+				s->share[i]->hash.usr = DP_FPOOL_SHARED | i;
+			}
 		}
 		if (rc != 0) {
 			set_free(s);
@@ -369,6 +386,7 @@ struct rte_mbuf *
 dp_fpool_frame(struct dp_fpool_set *s, uint32_t hdr_len, uint32_t payload, uint8_t **data)
 {
 	struct rte_mbuf *h, *g;
+	uint32_t slot;
 
 	if (unlikely(++s->ticks == TIDY_EVERY)) {
 		s->ticks = 0;
@@ -384,13 +402,19 @@ dp_fpool_frame(struct dp_fpool_set *s, uint32_t hdr_len, uint32_t payload, uint8
 		h->pkt_len = h->data_len;
 		return h;
 	}
-	g = s->share[payload & (SHARE_SLOTS - 1)];
-	if (g->data_len != payload && rte_mbuf_refcnt_read(g) == 1) {
+	slot = payload & (SHARE_SLOTS - 1);
+	g = s->share[slot];
+	if (g->data_len != payload && rte_mbuf_refcnt_read(g) == 1 + s->credit[slot]) {
 		g->data_len = (uint16_t)payload;	/* only the set holds it: it may change */
 		g->pkt_len = payload;
 	}
-	if (likely(g->data_len == payload && rte_mbuf_refcnt_read(g) < SHARE_MAX)) {
-		rte_mbuf_refcnt_update(g, 1);	/* rte_pktmbuf_free() of the frame drops it */
+	if (likely(g->data_len == payload && s->credit[slot] > 0)) {
+		s->credit[slot]--;	/* a reference the set held is the frame's now */
+	} else if (g->data_len == payload &&
+		   rte_mbuf_refcnt_read(g) + CREDIT_BATCH < SHARE_MAX) {
+		/* references in a batch: one atomic update for CREDIT_BATCH frames */
+		rte_mbuf_refcnt_update(g, CREDIT_BATCH);
+		s->credit[slot] = CREDIT_BATCH - 1;
 	} else {
 		g = take(s, KIND_SEG);		/* a segment of its own */
 		if (g == NULL) {
@@ -407,4 +431,21 @@ dp_fpool_frame(struct dp_fpool_set *s, uint32_t hdr_len, uint32_t payload, uint8
 	h->next = g;
 	h->nb_segs = 2;
 	return h;
+}
+
+void
+dp_fpool_unshare(struct rte_mbuf *m, struct rte_mbuf *g)
+{
+	struct dp_fpool_set *s = dp_fpool_of(g->pool);
+	uint32_t slot = g->hash.usr & (SHARE_SLOTS - 1);
+
+	/* the frame's reference goes back to the set: no atomic update */
+	if (unlikely(s == NULL || s->credit[slot] >= 2 * CREDIT_BATCH)) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	s->credit[slot]++;
+	m->next = NULL;
+	m->nb_segs = 1;
+	rte_pktmbuf_free_seg(m);
 }

@@ -70,6 +70,10 @@ struct dp_fpool_priv {
 
 #define DP_FPOOL_MAGIC 0x46504f4cu
 
+/** hash.usr of a payload segment frames share (its slot in the low bits). */
+#define DP_FPOOL_SHARED 0x53480000u
+#define DP_FPOOL_SHARED_MASK 0xffff0000u
+
 /** The frame pool's set if @p mp is a frame pool's handle, else NULL. */
 static inline struct dp_fpool_set *
 dp_fpool_of(struct rte_mempool *mp)
@@ -92,5 +96,24 @@ dp_fpool_of(struct rte_mempool *mp)
  */
 struct rte_mbuf *dp_fpool_frame(struct dp_fpool_set *s, uint32_t hdr_len, uint32_t payload,
 				uint8_t **data);
+
+/**
+ * Free frame @p m whose payload is @p g, a segment it shares (m->next, hash.usr
+ * DP_FPOOL_SHARED): its reference on @p g goes back to the set, without an atomic update.
+ */
+void dp_fpool_unshare(struct rte_mbuf *m, struct rte_mbuf *g);
+
+/** Free a frame: rte_pktmbuf_free(), quicker for a frame that shares its payload. */
+static inline void
+dp_fpool_frame_free(struct rte_mbuf *m)
+{
+	struct rte_mbuf *g = m->next;
+
+	if (g != NULL && (g->hash.usr & DP_FPOOL_SHARED_MASK) == DP_FPOOL_SHARED &&
+	    m->nb_segs == 2 && rte_mbuf_refcnt_read(m) == 1)
+		dp_fpool_unshare(m, g);
+	else
+		rte_pktmbuf_free(m);
+}
 
 #endif /* DP_FPOOL_H */

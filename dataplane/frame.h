@@ -40,6 +40,7 @@
 
 #include "../models/packet.h"
 #include "engine.h"
+#include "fpool.h"
 
 #define DP_SE_MAGIC 0x53594e43u
 #define DP_SE_VERSION 1
@@ -102,7 +103,7 @@ dp_frame_end(struct dp_engine *eng, struct rte_mbuf *m)
 {
 	if (!(dp_meta(m)->flags & DP_SE_F_BG))
 		dp_sync_release(eng);
-	rte_pktmbuf_free(m);
+	dp_fpool_frame_free(m);
 }
 
 /** The headers of one flow (source, destination, round), written into each of its frames. */

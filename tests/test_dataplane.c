@@ -402,14 +402,19 @@ test_fpool_grows_and_shrinks(void **state)
 	}
 	assert_int_equal(dp_fpool_in_use(mp), base + 5000);
 	assert_true(dp_fpool_pools(mp, false) >= 1 + (5000 - 256) / 512);
-	for (i = 0; i < 5000; i++)
-		rte_pktmbuf_free(held[i]);
+	for (i = 0; i < 5000; i++) {
+		if (i & 1)
+			rte_pktmbuf_free(held[i]);
+		else
+			dp_fpool_frame_free(held[i]);	/* the reference back to the set */
+	}
 	assert_int_equal(dp_fpool_in_use(mp), base);
 	/* a frame at a time for a while: the added pools are released */
 	for (i = 0; i < 40000; i++) {
-		w = dp_frame_make(mp, &f, 0, i, 8192, i, false);
+		w = dp_frame_make(mp, &f, 0, i, 8192 - (i & 7), i, false);
 		assert_non_null(w);
-		rte_pktmbuf_free(w);
+		assert_int_equal(rte_pktmbuf_pkt_len(w), SM_HDR_BYTES + 8192 - (i & 7));
+		dp_fpool_frame_free(w);
 	}
 	assert_int_equal(dp_fpool_pools(mp, false), 1);
 	assert_int_equal(dp_fpool_in_use(mp), base);

@@ -174,7 +174,7 @@ machine(char *buf, size_t len)
 	strncat(buf, line, len - strlen(buf) - 1);
 }
 
-/* One shape in this process (--child): one line "frames cpu_s wall_s maxrss_kb pools". */
+/* One shape in this process (--child): one line "frames cpu_s wall_s maxrss_kb pools events". */
 static int
 child(uint32_t d, uint32_t n, uint32_t steps)
 {
@@ -227,8 +227,8 @@ child(uint32_t d, uint32_t n, uint32_t steps)
 	} else {
 		getrusage(RUSAGE_SELF, &ru);
 		pools = dp_fpool_pools(pool, false);
-		printf("%" PRIu64 " %.6f %.6f %ld %u\n", res.frames, cpu_s() - c0, now_s() - t0,
-		       ru.ru_maxrss, pools);
+		printf("%" PRIu64 " %.6f %.6f %ld %u %" PRIu64 "\n", res.frames, cpu_s() - c0,
+		       now_s() - t0, ru.ru_maxrss, pools, res.events);
 		dp_run_result_free(&res);
 	}
 	dp_fpool_free(pool);
