@@ -13,7 +13,11 @@
  *    (2 x 4, 2 x 64, 16 x 16, 32 x 32 by default; step sync, AdamW, 8192-byte payloads), each run
  *    in a process of its own (this program again, --child) so that its peak RSS is its own.
  *
- * Usage: vt_bench [--steps N] [--json] [--shapes DxN[:STEPS],... | --shapes none]
+ * Every measure is taken --repeat times (3) and the least disturbed kept: the best rate of the
+ * engine and of the floor each, the least CPU time of a shape (with the largest peak RSS).  The
+ * machine may be busy with other work: CPU time, not wall time, and the best of a few runs.
+ *
+ * Usage: vt_bench [--steps N] [--repeat N] [--json] [--shapes DxN[:STEPS],... | --shapes none]
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -146,6 +150,34 @@ engine(struct rte_mempool *pool, uint32_t mtu, uint32_t payload, uint32_t steps,
 	out->step_ms = res.step[steps - 1].time / 1e9;
 	dp_run_result_free(&res);
 	out->floor_fps = ring_floor(pool, out->frames, payload);
+	return 0;
+}
+
+/* engine() @p repeat times, the engine and the floor each at its best (least disturbed) rate. */
+static int
+engine_best(struct rte_mempool *pool, uint32_t mtu, uint32_t payload, uint32_t steps,
+	    uint32_t repeat, struct result *out)
+{
+	struct result r = *out;
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < repeat; i++) {
+		rc = engine(pool, mtu, payload, steps, &r);
+		if (rc != 0)
+			return rc;
+		if (i == 0 || r.fps > out->fps) {
+			out->fps = r.fps;
+			out->cpu = r.cpu;
+			out->wall = r.wall;
+		}
+		if (i == 0 || r.floor_fps > out->floor_fps)
+			out->floor_fps = r.floor_fps;
+		out->mtu = r.mtu;
+		out->payload = r.payload;
+		out->steps = r.steps;
+		out->frames = r.frames;
+	}
 	return 0;
 }
 
@@ -318,7 +350,7 @@ main(int argc, char **argv)
 	struct dp_fpool_params fp = { .n = POOL_N, .frame_max = 9000 + SM_ETH_HDR, .grow = 16384,
 				      .compact = true };
 	struct rte_mempool *pool, *whole;
-	uint32_t steps = 50, nsh = 0;
+	uint32_t steps = 50, nsh = 0, repeat = 3;
 	const char *shapes = SHAPES_DEFAULT;
 	char err[256], cpu[160];
 	bool json = false;
@@ -334,8 +366,10 @@ main(int argc, char **argv)
 			steps = (uint32_t)strtoul(argv[++i], NULL, 10);
 		else if (strcmp(argv[i], "--shapes") == 0 && i + 1 < argc)
 			shapes = argv[++i];
+		else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc)
+			repeat = (uint32_t)strtoul(argv[++i], NULL, 10);
 		else {
-			fprintf(stderr, "usage: vt_bench [--steps N] [--json] "
+			fprintf(stderr, "usage: vt_bench [--steps N] [--repeat N] [--json] "
 				"[--shapes DxN[:STEPS],...|none]\n");
 			return 2;
 		}
@@ -344,14 +378,40 @@ main(int argc, char **argv)
 		fprintf(stderr, "vt_bench: --steps must be in 1..100000\n");
 		return 2;
 	}
+	if (repeat < 1 || repeat > 100) {
+		fprintf(stderr, "vt_bench: --repeat must be in 1..100\n");
+		return 2;
+	}
 	if (parse_shapes(shapes, sh, &nsh) != 0) {
 		fprintf(stderr, "vt_bench: --shapes: '%s' is not a list of DxN[:STEPS] (D 1..64, "
 			"N 1..1024, at most %d)\n", shapes, SHAPES_MAX);
 		return 2;
 	}
-	/* the shapes first, each in a process of its own, before this one grows */
-	for (i = 0; i < (int)nsh; i++)
-		run_shape("/proc/self/exe", &sh[i]);
+	/* the shapes first, each in a process of its own, before this one grows; the least CPU
+	 * time of the repeats (the least disturbed), the largest peak RSS */
+	for (i = 0; i < (int)nsh; i++) {
+		struct shape best = sh[i];
+		uint32_t k;
+
+		for (k = 0; k < repeat; k++) {
+			struct shape x = sh[i];
+
+			run_shape("/proc/self/exe", &x);
+			if (!x.ok) {
+				best.ok = 0;
+				break;
+			}
+			if (k == 0 || x.cpu < best.cpu) {
+				long rss = best.rss_kb;
+
+				best = x;
+				best.rss_kb = RTE_MAX(rss, x.rss_kb);
+			} else {
+				best.rss_kb = RTE_MAX(best.rss_kb, x.rss_kb);
+			}
+		}
+		sh[i] = best;
+	}
 	rc = dp_eal_init(NULL, dp_pool_mem_mb(POOL_N, 9000 + SM_ETH_HDR) + 64, err, sizeof(err));
 	if (rc != 0) {
 		fprintf(stderr, "vt_bench: %s\n", err);
@@ -372,13 +432,13 @@ main(int argc, char **argv)
 	r[3].what = "8192-byte payloads";
 	r[0].pool = r[1].pool = r[2].pool = "compact";
 	r[3].pool = "whole";
-	rc = engine(pool, 9000, 9000 - 76, steps, &r[0]);
+	rc = engine_best(pool, 9000, 9000 - 76, steps, repeat, &r[0]);
 	if (rc == 0)
-		rc = engine(pool, 1500, 1500 - 76, steps / 5 ? steps / 5 : 1, &r[1]);
+		rc = engine_best(pool, 1500, 1500 - 76, steps / 5 ? steps / 5 : 1, repeat, &r[1]);
 	if (rc == 0)
-		rc = engine(pool, 9000, 8192, 4 * steps, &r[2]);
+		rc = engine_best(pool, 9000, 8192, 4 * steps, repeat, &r[2]);
 	if (rc == 0)
-		rc = engine(whole, 9000, 8192, 4 * steps, &r[3]);
+		rc = engine_best(whole, 9000, 8192, 4 * steps, repeat, &r[3]);
 	machine(cpu, sizeof(cpu));
 	if (rc == 0 && json) {
 		printf("{\"machine\": \"%s\", \"results\": [", cpu);
@@ -410,10 +470,10 @@ main(int argc, char **argv)
 			       r[i].what, r[i].pool, r[i].steps, r[i].frames, r[i].cpu,
 			       r[i].fps / 1e6, r[i].floor_fps / 1e6, r[i].fps / r[i].floor_fps);
 		printf("  (ratio: the engine's frames per CPU second over the floor's, made the same "
-		       "way and passed once through an rte_ring)\n");
+		       "way and passed once through an rte_ring; best of %u)\n", repeat);
 		if (nsh > 0) {
 			printf("\nscale: AdamW, step sync, 8192-byte payloads, compact frames, one "
-			       "process per shape\n");
+			       "process per shape, least CPU time of %u\n", repeat);
 			printf("  %-8s %6s %10s %8s %8s %12s %10s %12s %6s\n", "D x N", "steps",
 			       "frames", "cpu s", "wall s", "cpu ns/frame", "Mf/cpu-s",
 			       "peak RSS MB", "pools");
