@@ -23,6 +23,7 @@
 RTE_LOG_REGISTER_DEFAULT(dp_logtype, NOTICE);
 
 #define ARITY 4
+#define WARM_MIN 128	/* elements from which to warm the next event's: fewer fit the cache */
 
 #define KEY(t, id) ((unsigned __int128)(t) << 64 | (id))
 
@@ -233,7 +234,7 @@ dp_engine_run(struct dp_engine *eng, dp_time_t until, bool (*done)(void *arg), v
 		if (head->t == DP_NEVER || head->t > until)
 			break;
 		e = eng->elems[head->id];
-		if (eng->n > 1)
+		if (eng->n > WARM_MIN)
 			prefetch_next(eng);
 		if (e->next < eng->now) {
 			/* a time past the 64 bits of dp_time_t wrapped around: stop, never go back */
