@@ -17,6 +17,7 @@
 #include <rte_ring.h>
 
 #include "../models/variant.h"
+#include "fpool.h"
 #include "rt.h"
 #include "run.h"
 #include "spans.h"
@@ -264,7 +265,8 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	enum sm_resource module_res;
 	dp_time_t watchdog = 0;		/* virtual time: stalls are found exactly */
 	uint32_t seen = 0;
-	bool stalled = false;
+	bool stalled = false, fpool = p->pool != NULL && dp_fpool_of(p->pool) != NULL;
+	uint64_t in_use0 = fpool ? dp_fpool_in_use(p->pool) : 0;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -409,6 +411,13 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		rc = -EPROTO;
 	} else if (rc == 0 && !res->interrupted) {	/* frames are in flight when interrupted */
 		rc = dp_topo_check(t, err, errlen);
+		/* the pools a frame pool grew, and its payload segments, too */
+		if (rc == 0 && fpool && dp_fpool_in_use(p->pool) != in_use0) {
+			snprintf(err, errlen, "invariant: the frame pool has %" PRIu64 " mbufs taken "
+				 "at the end, %" PRIu64 " at the start", dp_fpool_in_use(p->pool),
+				 in_use0);
+			rc = -EPROTO;
+		}
 	}
 	if (rc != 0 && p->rt != NULL)
 		ports_say(p->rt, err, errlen);
