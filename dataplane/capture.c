@@ -75,6 +75,7 @@ void
 dp_capture_frame(struct dp_engine *eng, int ifid, const struct rte_mbuf *m, dp_time_t t)
 {
 	struct dp_capture *c = eng->cap_ctx;
+	const void *data;
 	uint32_t len;
 	int rc;
 
@@ -82,9 +83,14 @@ dp_capture_frame(struct dp_engine *eng, int ifid, const struct rte_mbuf *m, dp_t
 		return;
 	if (eng->rt != NULL)
 		t = eng->rt->now(eng->rt->arg);	/* when it happened, not when it was due */
-	len = rte_pktmbuf_data_len(m);
-	rc = tr_pcapng_write(c->w, (uint32_t)ifid, t / 1000, rte_pktmbuf_mtod(m, const void *),
-			     len < c->snaplen ? len : c->snaplen, rte_pktmbuf_pkt_len(m));
+	len = rte_pktmbuf_pkt_len(m);
+	if (len > c->snaplen)
+		len = c->snaplen;
+	if (len <= rte_pktmbuf_data_len(m))
+		data = rte_pktmbuf_mtod(m, const void *);
+	else	/* the headers and a payload segment (fpool.h): gathered */
+		data = rte_pktmbuf_read(m, 0, len, c->gather);
+	rc = tr_pcapng_write(c->w, (uint32_t)ifid, t / 1000, data, len, rte_pktmbuf_pkt_len(m));
 	if (rc != 0)
 		dp_engine_fail(eng, rc, "trace: writing interface %s failed: %s", c->names[ifid],
 			       strerror(-rc));

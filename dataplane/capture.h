@@ -40,6 +40,7 @@ struct dp_capture {
 	uint32_t nif;
 	char names[DP_CAP_IF_MAX][DP_CAP_NAME_MAX];
 	uint64_t frames[DP_CAP_IF_MAX];	/**< frames written per interface */
+	uint8_t gather[UINT16_MAX];	/**< a frame of several segments, made contiguous */
 };
 
 /** Interface id of point @p name of @p kind, creating it; -1 if the kind is off or no trace. */

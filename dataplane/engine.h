@@ -3,8 +3,8 @@
  * The virtual-time engine: elements, the event calendar, barriers, captures.
  *
  * Every element (worker, link, switch, module) embeds a struct dp_elem.  An element has at most
- * one pending event of its own, at dp_elem.next; the calendar is a binary heap of elements keyed by
- * (next, id), so events at the same picosecond run in a fixed order and a run is deterministic.
+ * one pending event of its own, at dp_elem.next; the calendar is a 4-ary heap keyed by (next, id),
+ * so events at the same picosecond run in a fixed order and a run is deterministic.
  * Frames pass between elements by direct calls (dp_elem_ops.rx) at the current time; an element
  * that holds frames (a link, a module) keeps them with the times they are due and schedules its
  * next event for the earliest.  No element reads a clock: they are all given `now`.
@@ -51,8 +51,7 @@ struct dp_elem {
 	const struct dp_elem_ops *ops;
 	struct dp_engine *eng;
 	dp_time_t next;		/**< its next event; DP_NEVER if none */
-	uint32_t id;		/**< order of events at the same time */
-	uint32_t heap_pos;
+	uint32_t id;		/**< order of events at the same time; index in dp_engine.elems */
 	struct dp_counters c;
 	char name[32];
 };
@@ -88,11 +87,37 @@ struct dp_rt_hooks {
 	void *arg;
 };
 
+/** Memory an element's next event will read, warmed one event ahead (dp_sched_warm()). */
+struct dp_warm {
+	const void *a;		/**< a cache line (NULL: none) */
+	const void *m;		/**< an mbuf: its first line and its private area (NULL: none) */
+};
+
+/** A calendar entry: an element's next event, keyed by (t, id) and kept in the heap itself. */
+struct dp_cal_slot {
+	union {
+		struct {
+			uint64_t id;	/**< the element's id (the low half of the key) */
+			dp_time_t t;	/**< the element's next event (dp_elem.next; the high half) */
+		};
+		unsigned __int128 key;	/**< (t, id) in one integer: one compare, no branches */
+	};
+} __rte_aligned(16);
+
 /** The engine: the calendar, the mempool, the capture, the first fatal error. */
 struct dp_engine {
 	dp_time_t now;
-	struct dp_elem **heap;
+	/*
+	 * The calendar: a 4-ary heap of (time, id) keys, so that ordering elements never reads
+	 * them (with thousands of elements each read would be a cache miss); a node's four
+	 * children share a cache line.  pos[id] is where element id sits in it.
+	 */
+	struct dp_cal_slot *cal;
+	uint32_t *pos;
+	struct dp_elem **elems;	/**< every element, by id (the order of addition) */
+	struct dp_warm *warm;	/**< by id: what its next event will read (dp_sched_warm()) */
 	uint32_t n, cap;
+	void *cal_mem;		/**< what cal was carved from */
 	struct rte_mempool *pool;
 	struct dp_capture *cap_ctx;	/**< NULL: no trace */
 	uint64_t events;
@@ -130,6 +155,29 @@ int dp_engine_add(struct dp_engine *eng, struct dp_elem *e, const struct dp_elem
 
 /** Set the element's next event to @p t (DP_NEVER for none). */
 void dp_sched(struct dp_elem *e, dp_time_t t);
+
+/**
+ * dp_sched(), telling the engine what the event will read besides the element (@p a, a line of
+ * the element's own memory, and mbuf @p m; either may be NULL): the engine warms them while the
+ * event before it runs.  With thousands of elements and frames in flight they are otherwise
+ * cache misses.  Warming changes nothing but time.
+ */
+static inline void
+dp_sched_warm(struct dp_elem *e, dp_time_t t, const void *a, const struct rte_mbuf *m)
+{
+	struct dp_warm *w = &e->eng->warm[e->id];
+
+	w->a = a;
+	w->m = m;
+	dp_sched(e, t);
+}
+
+/** The earliest pending event's time, DP_NEVER if none. */
+static inline dp_time_t
+dp_engine_next(const struct dp_engine *eng)
+{
+	return eng->n > 0 ? eng->cal[0].t : DP_NEVER;
+}
 
 /**
  * Run events in time order until none is due at or before @p until, @p done(arg) returns true

@@ -5,11 +5,13 @@
  * A flow's 90 bytes of headers are built once per round; each frame copies them and patches what
  * changes per frame (offset, sequence, departure, and on a short last frame the lengths and the IP
  * checksum).  The payload bytes are left as the pool gave them (zero), so a trace with a full snap
- * length is deterministic.
+ * length is deterministic; from a frame pool (fpool.h) the payload is a segment of shared zeros
+ * chained to the headers' mbuf.
  */
 #include <errno.h>
 #include <string.h>
 
+#include "fpool.h"
 #include "frame.h"
 
 static rte_be32_t
@@ -87,14 +89,25 @@ struct rte_mbuf *
 dp_frame_make(struct rte_mempool *pool, const struct dp_flow *f, uint64_t offset, uint32_t seq,
 	      uint32_t payload, uint64_t departure_ns, bool last)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	struct dp_fpool_set *fs = dp_fpool_of(pool);
+	struct rte_mbuf *m;
 	uint8_t *p;
 	struct dp_se_hdr *se;
 	struct dp_meta *meta;
 
-	if (m == NULL)
-		return NULL;
-	p = rte_pktmbuf_mtod(m, uint8_t *);
+	if (fs != NULL) {
+		/* its headers, with the payload a shared segment in a compact pool */
+		m = dp_fpool_frame(fs, SM_HDR_BYTES, payload, &p);
+		if (m == NULL)
+			return NULL;
+	} else {
+		m = rte_pktmbuf_alloc(pool);
+		if (m == NULL)
+			return NULL;
+		m->data_len = (uint16_t)(SM_HDR_BYTES + payload);
+		m->pkt_len = m->data_len;
+		p = rte_pktmbuf_mtod(m, uint8_t *);
+	}
 	memcpy(p, f->hdr, SM_HDR_BYTES);
 	if (payload != f->full)
 		set_lengths(p, payload);
@@ -105,8 +118,6 @@ dp_frame_make(struct rte_mempool *pool, const struct dp_flow *f, uint64_t offset
 	se->seq = rte_cpu_to_be_32(seq);
 	se->payload_len = rte_cpu_to_be_32(payload);
 	se->departure_ns = rte_cpu_to_be_64(departure_ns);
-	m->data_len = (uint16_t)(SM_HDR_BYTES + payload);
-	m->pkt_len = m->data_len;
 	meta = dp_meta(m);
 	*meta = f->meta;
 	meta->payload = payload;

@@ -40,6 +40,7 @@
 
 #include "../models/packet.h"
 #include "engine.h"
+#include "fpool.h"
 
 #define DP_SE_MAGIC 0x53594e43u
 #define DP_SE_VERSION 1
@@ -102,7 +103,7 @@ dp_frame_end(struct dp_engine *eng, struct rte_mbuf *m)
 {
 	if (!(dp_meta(m)->flags & DP_SE_F_BG))
 		dp_sync_release(eng);
-	rte_pktmbuf_free(m);
+	dp_fpool_frame_free(m);
 }
 
 /** The headers of one flow (source, destination, round), written into each of its frames. */
@@ -124,7 +125,9 @@ void dp_flow_init(struct dp_flow *f, uint32_t n_per_dc, uint32_t run_id, uint32_
 		  enum dp_kind kind, uint8_t flags, uint32_t full_payload);
 
 /**
- * Allocate and write one frame of flow @p f.
+ * Allocate and write one frame of flow @p f.  From a frame pool (dp_fpool_create()) the frame
+ * may be two segments: its headers (rte_pktmbuf_mtod(), data_len SM_HDR_BYTES) and a shared
+ * read-only payload of zeros; pkt_len is always the whole frame.
  *
  * @return the mbuf, or NULL if the pool is empty
  */

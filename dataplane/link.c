@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_prefetch.h>
+
 #include "capture.h"
 #include "frame.h"
 #include "link.h"
@@ -118,6 +120,18 @@ next_event(const struct dp_link *l)
 	return t;
 }
 
+/* Schedule the next event; it reads the head's slot and delivers its frame. */
+static inline void
+resched(struct dp_link *l)
+{
+	if (l->head == l->tail) {
+		dp_sched(&l->e, next_event(l));
+		return;
+	}
+	dp_sched_warm(&l->e, next_event(l), &l->ring[l->head & l->mask],
+		      l->ring[l->head & l->mask].m);
+}
+
 /* Frames that have started serialising by @now have left the queue. */
 static inline void
 advance_queue(struct dp_link *l, dp_time_t now)
@@ -201,7 +215,10 @@ dp_link_push(struct dp_link *l, struct rte_mbuf *m, dp_time_t now, dp_time_t *st
 	}
 	if (start != NULL)
 		*start = t;
-	dp_sched(&l->e, next_event(l));
+	if (l->head + 1 == l->tail)
+		resched(l);	/* the first in the ring: a new next event */
+	else
+		dp_sched(&l->e, next_event(l));
 	return 0;
 }
 
@@ -231,12 +248,20 @@ link_event(struct dp_elem *e, dp_time_t now)
 	}
 	advance_queue(l, now);	/* so that qhead stays ahead of head */
 	while (l->head != l->tail && l->ring[l->head & l->mask].arrive <= now) {
-		struct rte_mbuf *m = l->ring[l->head & l->mask].m;
+		const struct dp_link_slot *s = &l->ring[l->head & l->mask];
+		struct rte_mbuf *m = s->m;
 
 		l->head++;
 		l->e.c.tx++;
-		l->e.c.tx_bytes += rte_pktmbuf_pkt_len(m);
+		l->e.c.tx_bytes += s->bytes;	/* its pkt_len, without reading the mbuf */
+		if (l->head != l->tail) {
+			/* the next frame to arrive: its mbuf has long left the cache */
+			const struct rte_mbuf *nm = l->ring[l->head & l->mask].m;
+
+			rte_prefetch0(nm);
+			rte_prefetch0(dp_meta((struct rte_mbuf *)(uintptr_t)nm));
+		}
 		l->next->ops->rx(l->next, m, now);
 	}
-	dp_sched(e, next_event(l));
+	resched(l);
 }

@@ -677,7 +677,7 @@ drained(void *arg)
 	uint64_t tx, rx;
 	uint32_t i;
 
-	if (dr->t->eng.heap[0]->next != DP_NEVER)
+	if (dp_engine_next(&dr->t->eng) != DP_NEVER)
 		return false;
 	for (i = 0; i < DP_RT_PORT_MAX; i++)
 		if (rt->opened[i] && dp_port_backlog(&rt->port[i]) > 0)

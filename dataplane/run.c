@@ -17,6 +17,7 @@
 #include <rte_ring.h>
 
 #include "../models/variant.h"
+#include "fpool.h"
 #include "rt.h"
 #include "run.h"
 #include "spans.h"
@@ -119,7 +120,7 @@ run_poll(void *arg, dp_time_t now)
 			uint32_t i;
 
 			for (i = 0; i < rc->t->eng.n; i++)
-				drops += rc->t->eng.heap[i]->c.drop;
+				drops += rc->t->eng.elems[i]->c.drop;
 			atomic_store(&st->drops, drops);
 			rc->drop_scan = 63;
 		}
@@ -204,13 +205,8 @@ summarise(const struct dp_topo *t, struct dp_run_result *res)
 		return -ENOMEM;
 	res->n_elems = t->eng.n;
 	for (i = 0; i < t->eng.n; i++) {
-		const struct dp_elem *e = NULL;
+		const struct dp_elem *e = t->eng.elems[i];
 		struct dp_elem_summary *es = &res->elems[i];
-		uint32_t j;
-
-		for (j = 0; j < t->eng.n; j++)	/* in id order, not heap order */
-			if (t->eng.heap[j]->id == i)
-				e = t->eng.heap[j];
 		snprintf(es->name, sizeof(es->name), "%s", e->name);
 		es->kind = e->ops->kind;
 		es->rx = e->c.rx;
@@ -269,7 +265,8 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	enum sm_resource module_res;
 	dp_time_t watchdog = 0;		/* virtual time: stalls are found exactly */
 	uint32_t seen = 0;
-	bool stalled = false;
+	bool stalled = false, fpool = p->pool != NULL && dp_fpool_of(p->pool) != NULL;
+	uint64_t in_use0 = fpool ? dp_fpool_in_use(p->pool) : 0;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -415,6 +412,13 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		rc = -EPROTO;
 	} else if (rc == 0 && !res->interrupted) {	/* frames are in flight when interrupted */
 		rc = dp_topo_check(t, err, errlen);
+		/* the pools a frame pool grew, and its payload segments, too */
+		if (rc == 0 && fpool && dp_fpool_in_use(p->pool) != in_use0) {
+			snprintf(err, errlen, "invariant: the frame pool has %" PRIu64 " mbufs taken "
+				 "at the end, %" PRIu64 " at the start", dp_fpool_in_use(p->pool),
+				 in_use0);
+			rc = -EPROTO;
+		}
 	}
 	if (rc != 0 && p->rt != NULL)
 		ports_say(p->rt, err, errlen);

@@ -564,7 +564,7 @@ dp_topo_check(const struct dp_topo *t, char *err, size_t errlen)
 		dropped += w->e.c.drop;
 	}
 	for (i = 0; i < t->eng.n; i++) {
-		const struct dp_elem *e = t->eng.heap[i];
+		const struct dp_elem *e = t->eng.elems[i];
 
 		if (strcmp(e->ops->kind, "worker") == 0)
 			continue;

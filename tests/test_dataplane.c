@@ -23,6 +23,7 @@
 #include "../traces/pcapng.h"
 #include "capture.h"
 #include "eal.h"
+#include "fpool.h"
 #include "frame.h"
 #include "packet.h"
 #include "presets.h"
@@ -310,8 +311,9 @@ fnv1a(const char *path)
 	return h;
 }
 
+/* A run of E' with every capture point, frames from @p mp, @p snaplen bytes kept per frame. */
 static uint64_t
-traced_run(const char *path, uint64_t *frames)
+traced_run_from(const char *path, uint64_t *frames, struct rte_mempool *mp, uint32_t snaplen)
 {
 	struct dp_capture *cap = calloc(1, sizeof(*cap));
 	struct tr_pcapng_params tp = { .path = path, .app = "test", .comment = "seed 1" };
@@ -322,10 +324,11 @@ traced_run(const char *path, uint64_t *frames)
 
 	assert_non_null(cap);
 	assert_int_equal(dp_capture_parse("all", &cap->mask, err, sizeof(err)), 0);
-	cap->snaplen = SM_HDR_BYTES;
+	cap->snaplen = snaplen;
 	cap->w = tr_pcapng_open(&tp);
 	assert_non_null(cap->w);
 	rp.cap = cap;
+	rp.pool = mp;
 	assert_int_equal(dp_run(&rp, &res, err, sizeof(err)), 0);
 	*frames = 0;
 	for (i = 0; i < cap->nif; i++)
@@ -334,6 +337,12 @@ traced_run(const char *path, uint64_t *frames)
 	dp_run_result_free(&res);
 	free(cap);
 	return fnv1a(path);
+}
+
+static uint64_t
+traced_run(const char *path, uint64_t *frames)
+{
+	return traced_run_from(path, frames, pool, SM_HDR_BYTES);
 }
 
 /* The same run twice gives the same trace, byte for byte. */
@@ -376,6 +385,106 @@ test_small_wan_queue_fails_cleanly(void **state)
 	assert_int_equal(res.drops, 0);
 	dp_run_result_free(&res);
 	assert_int_equal(rte_mempool_avail_count(pool), POOL_N);
+}
+
+/*
+ * Frames of a compact frame pool (fpool.h) write the same trace as whole frames, byte for byte,
+ * payload included (a full snap length), and every mbuf comes back.
+ */
+static void
+test_fpool_same_trace(void **state)
+{
+	struct dp_fpool_params fp = { .n = 4096, .frame_max = SM_HDR_BYTES + 8192, .grow = 4096,
+				      .compact = true };
+	char dir[] = "/tmp/syncemu-test-XXXXXX", a[64], b[64];
+	struct rte_mempool *mp = dp_fpool_create("fp_trace", &fp);
+	uint64_t fa, fb, ha, base;
+
+	assert_non_null(mp);
+	base = dp_fpool_in_use(mp);
+	assert_non_null(mkdtemp(dir));
+	snprintf(a, sizeof(a), "%s/a.pcapng", dir);
+	snprintf(b, sizeof(b), "%s/b.pcapng", dir);
+	ha = traced_run_from(a, &fa, pool, 0);
+	assert_int_equal(rename(a, b), 0);
+	assert_true(traced_run_from(a, &fb, mp, 0) == ha);
+	assert_true(fa == fb && fa > 0);
+	assert_int_equal(dp_fpool_in_use(mp), base);
+	assert_int_equal(rte_mempool_avail_count(pool), POOL_N);
+	unlink(a);
+	unlink(b);
+	rmdir(dir);
+	dp_fpool_free(mp);
+}
+
+/*
+ * A compact frame: its headers in one mbuf, the payload a shared segment of zeros; pkt_len and
+ * every byte as a whole frame's.  Held frames cost one header mbuf each; the pool grows while
+ * they are held, and once they are back (and TIDY_EVERY frames later) it is its first pool again
+ * with its mbufs all back.
+ */
+static void
+test_fpool_grows_and_shrinks(void **state)
+{
+	struct dp_fpool_params fp = { .n = 256, .frame_max = SM_HDR_BYTES + 8192, .grow = 512,
+				      .compact = true };
+	struct rte_mempool *mp = dp_fpool_create("fp_grow", &fp);
+	static struct rte_mbuf *held[5000];
+	static uint8_t whole[SM_HDR_BYTES + 8192], part[SM_HDR_BYTES + 8192];
+	struct rte_mbuf *w, *c;
+	struct dp_flow f;
+	uint64_t base;
+	uint32_t i;
+
+	assert_non_null(mp);
+	assert_int_equal(dp_fpool_pools(mp, false), 1);
+	base = dp_fpool_in_use(mp);
+	dp_flow_init(&f, 4, 7, 3, 5, 2, 1, 1, 6, DP_KIND_WORKER, 0, 8192);
+	/* byte for byte a whole frame, full or short */
+	for (i = 0; i < 2; i++) {
+		uint32_t len = i ? 100 : 8192;
+
+		w = dp_frame_make(pool, &f, 8192, 1, len, 12345, i);
+		c = dp_frame_make(mp, &f, 8192, 1, len, 12345, i);
+		assert_non_null(w);
+		assert_non_null(c);
+		assert_int_equal(c->nb_segs, 2);
+		assert_int_equal(rte_pktmbuf_data_len(c), SM_HDR_BYTES);
+		assert_int_equal(rte_pktmbuf_pkt_len(c), rte_pktmbuf_pkt_len(w));
+		assert_memory_equal(dp_meta(c), dp_meta(w), sizeof(struct dp_meta));
+		memcpy(whole, rte_pktmbuf_mtod(w, void *), rte_pktmbuf_pkt_len(w));
+		assert_ptr_not_equal(rte_pktmbuf_read(c, 0, rte_pktmbuf_pkt_len(c), part), NULL);
+		assert_memory_equal(rte_pktmbuf_read(c, 0, rte_pktmbuf_pkt_len(c), part), whole,
+				    rte_pktmbuf_pkt_len(w));
+		assert_int_equal(dp_fpool_in_use(mp), base + 1);	/* one header mbuf */
+		rte_pktmbuf_free(w);
+		rte_pktmbuf_free(c);
+		assert_int_equal(dp_fpool_in_use(mp), base);
+	}
+	/* 5,000 frames held: one header mbuf each, in pools added as they were needed */
+	for (i = 0; i < 5000; i++) {
+		held[i] = dp_frame_make(mp, &f, (uint64_t)i * 8192, i, 8192, i, false);
+		assert_non_null(held[i]);
+	}
+	assert_int_equal(dp_fpool_in_use(mp), base + 5000);
+	assert_true(dp_fpool_pools(mp, false) >= 1 + (5000 - 256) / 512);
+	for (i = 0; i < 5000; i++) {
+		if (i & 1)
+			rte_pktmbuf_free(held[i]);
+		else
+			dp_fpool_frame_free(held[i]);	/* the reference back to the set */
+	}
+	assert_int_equal(dp_fpool_in_use(mp), base);
+	/* a frame at a time for a while: the added pools are released */
+	for (i = 0; i < 40000; i++) {
+		w = dp_frame_make(mp, &f, 0, i, 8192 - (i & 7), i, false);
+		assert_non_null(w);
+		assert_int_equal(rte_pktmbuf_pkt_len(w), SM_HDR_BYTES + 8192 - (i & 7));
+		dp_fpool_frame_free(w);
+	}
+	assert_int_equal(dp_fpool_pools(mp, false), 1);
+	assert_int_equal(dp_fpool_in_use(mp), base);
+	dp_fpool_free(mp);
 }
 
 /* A pool too small for the plan is an error that names the worker, not a crash. */
@@ -747,6 +856,8 @@ main(void)
 		cmocka_unit_test(test_same_trace_twice),
 		cmocka_unit_test(test_small_wan_queue_fails_cleanly),
 		cmocka_unit_test(test_small_pool_fails_cleanly),
+		cmocka_unit_test(test_fpool_grows_and_shrinks),
+		cmocka_unit_test(test_fpool_same_trace),
 		cmocka_unit_test(test_load_zero_is_zero_load),
 		cmocka_unit_test(test_background_alone_is_md1),
 		cmocka_unit_test(test_seeded_background),

@@ -14,8 +14,11 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_errno.h>
+
 #include "bgsizes.h"
 #include "eal.h"
+#include "fpool.h"
 #include "kernel_prog.h"
 #include "pcapng.h"
 #include "runner.h"
@@ -87,7 +90,23 @@ runner_start(struct runner *r, uint32_t need, uint32_t frame_max, char *err, siz
 							 r->extra_mb, err, errlen);
 	if (rc != 0)
 		return rc;
-	r->pool = dp_pool_create("syncemu_frames", need, frame_max, err, errlen);
+	if (r->extra_mb == 0) {
+		/* no port: frames stay in the process, compact and in a pool that grows */
+		struct dp_fpool_params fp = {
+			.n = r->mbufs ? need : RTE_MIN(need, RUNNER_POOL_FIRST),
+			.frame_max = frame_max,
+			.grow = RUNNER_POOL_GROW,
+			.compact = true,
+		};
+
+		r->pool = dp_fpool_create("syncemu_frames", &fp);
+		if (r->pool == NULL)
+			snprintf(err, errlen, "no frame pool of %u mbufs for frames of %u bytes (%s)",
+				 fp.n, frame_max, rte_strerror(rte_errno));
+	} else {
+		/* whole frames in the EAL's memory: they may leave through a port */
+		r->pool = dp_pool_create("syncemu_frames", need, frame_max, err, errlen);
+	}
 	if (r->pool == NULL) {
 		dp_eal_fini();
 		return -ENOMEM;
@@ -223,8 +242,7 @@ runner_stop(struct runner *r)
 		free(r->rt);
 		r->rt = NULL;
 	}
-	if (r->pool != NULL)
-		rte_mempool_free(r->pool);
+	dp_fpool_free(r->pool);	/* a plain pool too */
 	r->pool = NULL;
 	dp_eal_fini();
 }

@@ -156,8 +156,15 @@ struct runner {
 /** Mbufs a run of @p c under @p sc needs. */
 uint32_t runner_need(const struct sc_scenario *sc, const struct contender *c);
 
+/** Mbufs of the first pool of a compact frame pool (unless --mbufs), and of each pool added. */
+#define RUNNER_POOL_FIRST 16384u
+#define RUNNER_POOL_GROW 16384u
+
 /**
  * Start the EAL and a pool of @p need mbufs (r->mbufs if set) for frames of @p frame_max bytes.
+ * Without ports (r->extra_mb 0: no frame leaves the process) the pool is a compact frame pool
+ * (dataplane/fpool.h) that starts at r->mbufs or at most RUNNER_POOL_FIRST mbufs and grows with
+ * the frames in flight; with ports, @p need whole frames in the EAL's memory.
  * 0 or -errno with a message.
  */
 int runner_start(struct runner *r, uint32_t need, uint32_t frame_max, char *err, size_t errlen);
