@@ -94,7 +94,7 @@ static const struct opt run_optv[] = {
 	{ "ctl", 0, "SOCKET", "serve runtime control on this UNIX socket (see syncemu ctl)", O_CTL },
 	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults (" DP_EAL_DEFAULT ")",
 	  O_EAL | OPT_DASH_VALUE },
-	{ "mbufs", 0, "N", "size of the mbuf pool [from the plan]", O_MBUFS },
+	{ "mbufs", 0, "N", "mbufs of the first frame pool (more are added as frames queue up; with ports: the whole pool) [from the plan, at most 16384]", O_MBUFS },
 	{ "help", 'h', NULL, "show this help", O_HELP },
 };
 

@@ -64,7 +64,7 @@ static const struct opt sweep_optv[] = {
 	{ "json", 'j', NULL, "print the JSON on stdout too", O_JSON },
 	{ "quiet", 'q', NULL, "no progress on stderr", O_QUIET },
 	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults", O_EAL | OPT_DASH_VALUE },
-	{ "mbufs", 0, "N", "size of the mbuf pool [from the plans]", O_MBUFS },
+	{ "mbufs", 0, "N", "mbufs of the first frame pool (more are added as frames queue up; with ports: the whole pool) [from the plans, at most 16384]", O_MBUFS },
 	{ "help", 'h', NULL, "show this help", O_HELP },
 };
 
