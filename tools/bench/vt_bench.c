@@ -66,6 +66,23 @@ cpu_s(void)
 	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
+/* A run of AdamW on @p p and @p pk, the default queue limits (as syncemu run's). */
+static void
+run_params(struct dp_run_params *rp, const struct sm_params *p, const struct sm_packet *pk,
+	   uint32_t steps)
+{
+	memset(rp, 0, sizeof(*rp));
+	rp->model = p;
+	rp->pk = pk;
+	rp->var = SM_VAR_A;
+	rp->steps = steps;
+	rp->run_id = 1;
+	rp->q_nic = 2000000;
+	rp->q_port = 2000000;
+	rp->q_sw = 16000000;
+	rp->q_wan = 64000000;
+}
+
 /* The floor: make @n frames, pass them through a ring in bursts, free them. */
 static double
 ring_floor(struct rte_mempool *pool, uint64_t n, uint32_t payload)
@@ -122,16 +139,7 @@ engine(struct rte_mempool *pool, uint32_t mtu, uint32_t payload, uint32_t steps,
 	sm_packet_default(&pk);
 	pk.mtu = mtu;
 	pk.payload = payload;
-	memset(&rp, 0, sizeof(rp));
-	rp.model = &p;
-	rp.pk = &pk;
-	rp.var = SM_VAR_A;
-	rp.steps = steps;
-	rp.run_id = 1;
-	rp.q_nic = 2000000;
-	rp.q_port = 2000000;
-	rp.q_sw = 16000000;
-	rp.q_wan = 64000000;
+	run_params(&rp, &p, &pk, steps);
 	rp.pool = pool;
 	t0 = now_s();
 	c0 = cpu_s();
@@ -239,16 +247,7 @@ child(uint32_t d, uint32_t n, uint32_t steps)
 	p.topo.n_dc = d;
 	p.topo.per_dc = n;
 	pk.sync = SM_SYNC_STEP;
-	memset(&rp, 0, sizeof(rp));
-	rp.model = &p;
-	rp.pk = &pk;
-	rp.var = SM_VAR_A;
-	rp.steps = steps;
-	rp.run_id = 1;
-	rp.q_nic = 2000000;
-	rp.q_port = 2000000;
-	rp.q_sw = 16000000;
-	rp.q_wan = 64000000;
+	run_params(&rp, &p, &pk, steps);
 	rp.bg.fg_lossless = true;
 	rp.pool = pool;
 	t0 = now_s();
