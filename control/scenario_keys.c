@@ -101,6 +101,7 @@ static const struct sc_key_name algo_names[] = {
 	{ "ring", SM_ALGO_RING },
 	{ "hierarchical", SM_ALGO_HIER },
 	{ "direct", SM_ALGO_DIRECT },
+	{ "tree", SM_ALGO_TREE },
 	{ NULL, 0 },
 };
 
@@ -240,7 +241,10 @@ static const struct sc_key keys[] = {
 	     "all workers; hierarchical = rings inside each DC, then rings of DC peers across DCs "
 	     "(reduce-scatter + all-gather of the shards: 2 (D - 1) WAN rounds); direct = rings "
 	     "inside each DC, then each shard straight to each DC peer (D - 1 WAN rounds, one for "
-	     "2 DCs); auto = hierarchical with D > 1 and N > 1, else ring (the deck's)"),
+	     "2 DCs); tree = all-reduces as a double binary tree over all workers (each tree "
+	     "reduces half of B to its root and broadcasts it back, 2 floor(log2 W) rounds; "
+	     "all-gathers and reduce-scatters, which have no tree form, as one ring); auto = "
+	     "hierarchical with D > 1 and N > 1, else ring (the deck's)"),
 	ENUM("job", "operation", model.job.operation, opkind_names,
 	     "what variant A runs on the dense gradient of B bytes: allreduce (the deck's), "
 	     "allgather (B / W from each worker), reducescatter (each ends with B / W of the sum), "

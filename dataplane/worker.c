@@ -4,7 +4,9 @@
  *
  * A step is compute, then the rounds of the program.  In a round the worker queues its chunk as
  * frames on its first hop (the NIC, the port cap of its pluggable, or the pluggable itself) and
- * waits for the chunk its ring predecessor sends it (or for its module to finish).  It queues at
+ * waits for the chunk its ring predecessor sends it (or for its module to finish); in a tree's
+ * round it queues a chunk for each of its parents or children due (sm_phase_sends()), one flow
+ * after another, and waits for those it is due to receive (none, in some rounds).  It queues at
  * most pk->burst frames ahead and re-arms when the last of them starts serialising, so the first
  * hop never idles while frames remain and the pool holds few frames per worker.  The next round
  * starts when both the round's frames are all queued and its expected bytes have all arrived.
@@ -179,6 +181,33 @@ dp_worker_start(struct dp_worker *w, dp_time_t now)
 	begin_step(w, now);
 }
 
+/* The frames' header of flow @i of the round (the module's dense flow has none but its own). */
+static void
+flow_begin(struct dp_worker *w, uint32_t i)
+{
+	const struct sm_round *r = &w->prog->r[w->round];
+	uint32_t dst = w->id, pos = 0;
+	enum dp_kind kind = DP_KIND_WORKER;
+	uint8_t flags = 0;
+
+	if (r->hop == SM_HOP_MODULE) {
+		kind = DP_KIND_MODULE;
+		flags = DP_SE_F_DENSE;
+	} else if (w->prog->plan.ph[r->phase].tree != SM_TREE_NONE) {
+		dst = w->dst[i];
+		pos = w->tree[i];	/* a tree's chunk: which tree's half */
+	} else {
+		dst = w->dst[i];
+		pos = (w->id / r->stride) % r->ring;
+		pos = (pos + r->ring - r->index % r->ring) % r->ring;
+	}
+	w->send_i = i;
+	w->tx_off = 0;
+	w->tx_seq = 0;
+	dp_flow_init(&w->flow, w->per_dc, w->run_id, w->step, (uint16_t)w->round, r->phase,
+		     (uint16_t)pos, w->id, dst, kind, flags, w->pk->payload);
+}
+
 /* Queue up to a burst of the round's frames; re-arm or finish the round's transmission. */
 static void
 tx_burst(struct dp_worker *w, dp_time_t now)
@@ -220,6 +249,8 @@ tx_burst(struct dp_worker *w, dp_time_t now)
 				       w->round);
 			return;
 		}
+		if (w->tx_off == r->bytes && w->send_i + 1 < w->n_sends)
+			flow_begin(w, w->send_i + 1);	/* this flow queued: the next */
 	}
 	w->rec->frames[dp_record_slot(w->rec, w->step)] += i;
 	if (w->tx_off < r->bytes) {
@@ -263,35 +294,44 @@ probe_step_end(const struct dp_worker *w, uint32_t s, dp_time_t now)
 	DP_USDT_STEP_END(w->run_id, s, now - prev, span);
 }
 
+/* Bytes worker @w receives in @round (a ring's chunk; in a tree, a chunk per flow due in). */
+static uint64_t
+in_bytes(const struct dp_worker *w, uint32_t round)
+{
+	const struct sm_round *r = &w->prog->r[round];
+	const struct sm_phase *ph = &w->prog->plan.ph[r->phase];
+
+	if (ph->tree == SM_TREE_NONE)
+		return r->bytes;
+	return sm_phase_ins(ph, r->index, w->id) * r->bytes;
+}
+
 static void
 begin_round(struct dp_worker *w, uint32_t round, dp_time_t now)
 {
 	const struct sm_round *r = &w->prog->r[round];
-	uint32_t dst, pos = 0;
-	enum dp_kind kind = DP_KIND_WORKER;
-	uint8_t flags = 0;
 
 	w->state = DP_W_ROUND;
 	w->round = round;
 	got_begin(w, got_key(w, w->step, round));
+	w->in_bytes = r->hop == SM_HOP_MODULE ? 0 : in_bytes(w, round);
 	if (DP_USDT && w->rec->round_in[(size_t)dp_record_slot(w->rec, w->step) * w->prog->n +
 					round]++ == 0)
 		probe_round_in(w, round, now);
-	if (r->hop == SM_HOP_MODULE) {
-		dst = w->id;
-		kind = DP_KIND_MODULE;
-		flags = DP_SE_F_DENSE;
-	} else {
-		dst = sm_round_peer(r, w->id, +1);
-		pos = (w->id / r->stride) % r->ring;
-		pos = (pos + r->ring - r->index % r->ring) % r->ring;
+	w->n_sends = 1;
+	if (r->hop != SM_HOP_MODULE)
+		w->n_sends = sm_phase_sends(&w->prog->plan.ph[r->phase], r->index, w->id, w->dst,
+					    w->tree);
+	if (w->n_sends == 0) {		/* a tree's round it only receives in, or sits out */
+		w->tx_active = false;
+		w->send_i = 0;
+		w->tx_off = 0;
+		check_round(w, now);
+		return;
 	}
-	dp_flow_init(&w->flow, w->per_dc, w->run_id, w->step, (uint16_t)round, r->phase,
-		     (uint16_t)pos, w->id, dst, kind, flags, w->pk->payload);
+	flow_begin(w, 0);
 	w->tx_active = true;
 	dp_sync_hold(w->e.eng);		/* frames still to make, until the last is */
-	w->tx_off = 0;
-	w->tx_seq = 0;
 	tx_burst(w, now);
 }
 
@@ -335,7 +375,7 @@ check_round(struct dp_worker *w, dp_time_t now)
 		return;
 	r = &prog->r[w->round];
 	in = r->hop == SM_HOP_MODULE ? w->mod_done[w->step & 1] :
-				       w->cur_got >= r->bytes;
+				       w->cur_got >= w->in_bytes;
 	if (!in)
 		return;
 	k = (size_t)dp_record_slot(w->rec, w->step) * prog->n + w->round;
@@ -410,7 +450,8 @@ worker_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
 		key = got_key(w, step, round);
 	if (meta->dst != w->id || meta->kind != DP_KIND_WORKER || round >= w->prog->n ||
 	    (step != w->step && step != w->step + 1) ||
-	    got_bytes(w, key) + meta->payload > w->prog->r[round].bytes ||
+	    got_bytes(w, key) + meta->payload >
+		    (key == w->cur_key ? w->in_bytes : in_bytes(w, round)) ||
 	    got_add(w, key, meta->payload) != 0) {
 		dp_engine_fail(e->eng, -EPROTO, "%s: unexpected frame from worker %u: step %u "
 			       "round %u (at step %u round %u)", e->name, meta->src, step, round,
@@ -439,7 +480,7 @@ dp_worker_describe(const struct dp_worker *w, char *buf, size_t len)
 			"%lu of %lu%s", w->e.name, w->step, w->round, states[w->state],
 			(unsigned long)w->tx_off, (unsigned long)r->bytes,
 			(unsigned long)got_bytes(w, got_key(w, w->step, w->round)),
-			(unsigned long)r->bytes,
+			(unsigned long)w->in_bytes,
 			r->hop == SM_HOP_MODULE ? (w->mod_done[w->step & 1] ? " (module done)" :
 						   " (module pending)") : "");
 }

@@ -53,11 +53,15 @@ struct dp_worker {
 	enum dp_worker_state state;
 	uint32_t step, round;
 	uint32_t pending_round;		/**< what the barrier releases into (n: a new step) */
-	/* the round's transmission */
+	/* the round's transmission: its flows one after another (several in a tree's round) */
 	bool tx_active;
 	struct dp_flow flow;
-	uint64_t tx_off;		/**< payload bytes queued so far */
+	uint64_t tx_off;		/**< payload bytes of the current flow queued so far */
 	uint32_t tx_seq;
+	uint32_t n_sends, send_i;	/**< the round's flows, the one being queued */
+	uint32_t dst[SM_SENDS_MAX];
+	uint8_t tree[SM_SENDS_MAX];
+	uint64_t in_bytes;		/**< bytes the current round receives */
 	/* receptions: the current round's, and those of rounds not begun yet (a peer ahead) */
 	uint64_t cur_key, cur_got;	/**< step x rounds + round, and its bytes so far */
 	struct dp_got { uint64_t key, bytes; } *early;

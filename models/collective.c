@@ -11,6 +11,8 @@
  * The structure (which collective, which link) was fitted to the deck's numbers: section 4 of the
  * reference model lists what matches.
  */
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +39,8 @@ add(struct sm_plan *plan, const char *what, enum sm_hop hop, enum sm_xfer xfer,
 	ph->ring = ring;
 	ph->stride = stride;
 	ph->pairwise = false;
+	ph->tree = SM_TREE_NONE;
+	ph->chunks = 1;
 }
 
 /* A pairwise exchange: round k sends k + 1 places on around the ring. */
@@ -50,6 +54,25 @@ add_pairwise(struct sm_plan *plan, const char *what, enum sm_hop hop, enum sm_xf
 	add(plan, what, hop, xfer, rounds, bytes, flows, cap, ring, stride);
 	if (plan->n > n)
 		plan->ph[n].pairwise = true;
+}
+
+/* The rounds of a double binary tree over all @w workers, each tree pipelining @half bytes. */
+static void
+add_tree(struct sm_plan *plan, const char *what, enum sm_hop hop, enum sm_xfer xfer,
+	 double half, enum sm_tree_dir dir, unsigned int w)
+{
+	unsigned int n = plan->n, h = sm_tree_rounds(w);
+	double c = ceil(half / SM_TREE_CHUNK);
+
+	if (c < 1)
+		c = 1;
+	if (c > SM_TREE_CHUNKS_MAX)
+		c = SM_TREE_CHUNKS_MAX;
+	add(plan, what, hop, xfer, h > 0 ? (unsigned int)c + h - 1 : 0, half / c, 1, 0, w, 1);
+	if (plan->n > n) {
+		plan->ph[n].tree = dir;
+		plan->ph[n].chunks = (unsigned int)c;
+	}
 }
 
 enum sm_algo
@@ -74,6 +97,13 @@ allreduce(const struct sm_params *p, double b, struct sm_plan *plan)
 	unsigned int d = p->topo.n_dc, n = p->topo.per_dc, w = d * n;
 	enum sm_algo algo = sm_plan_algo(p);
 
+	if (algo == SM_ALGO_TREE) {
+		/* each tree reduces half of B to its root and broadcasts it back down */
+		add_tree(plan, "tree reduce", flat_hop(p), SM_XFER_REDUCE, b / 2, SM_TREE_UP, w);
+		add_tree(plan, "tree broadcast", flat_hop(p), SM_XFER_GATHER, b / 2, SM_TREE_DOWN,
+			 w);
+		return;
+	}
 	if (algo == SM_ALGO_RING || (algo == SM_ALGO_HIER && (d == 1 || n == 1))) {
 		add(plan, "ring reduce-scatter", flat_hop(p), SM_XFER_REDUCE, w - 1, b / w, 1, 0, w,
 		    1);
@@ -101,7 +131,9 @@ allgather(const struct sm_params *p, double b, double cap, struct sm_plan *plan)
 	unsigned int d = p->topo.n_dc, n = p->topo.per_dc, w = d * n;
 	enum sm_algo algo = sm_plan_algo(p);
 
-	if (algo == SM_ALGO_RING || (algo == SM_ALGO_HIER && (d == 1 || n == 1))) {
+	/* a tree has no all-gather: one ring */
+	if (algo == SM_ALGO_RING || algo == SM_ALGO_TREE ||
+	    (algo == SM_ALGO_HIER && (d == 1 || n == 1))) {
 		add(plan, "ring all-gather", flat_hop(p), SM_XFER_GATHER, w - 1, b, 1, cap, w, 1);
 		return;
 	}
@@ -123,7 +155,9 @@ reducescatter(const struct sm_params *p, double b, struct sm_plan *plan)
 	unsigned int d = p->topo.n_dc, n = p->topo.per_dc, w = d * n;
 	enum sm_algo algo = sm_plan_algo(p);
 
-	if (algo == SM_ALGO_RING || (algo == SM_ALGO_HIER && (d == 1 || n == 1))) {
+	/* nor a reduce-scatter */
+	if (algo == SM_ALGO_RING || algo == SM_ALGO_TREE ||
+	    (algo == SM_ALGO_HIER && (d == 1 || n == 1))) {
 		add(plan, "ring reduce-scatter", flat_hop(p), SM_XFER_REDUCE, w - 1, b / w, 1, 0, w,
 		    1);
 		return;
@@ -337,6 +371,8 @@ sm_round_load(const struct sm_params *p, unsigned int ring, unsigned int stride,
 	int diff[64 + 1], run = 0;
 
 	memset(out, 0, sizeof(*out));
+	out->out_max = out->in_max = 1;		/* one flow out and one in, every worker */
+	out->flows = d * n;
 	if (d < 2 || (stride == 1 && ring <= n && n % ring == 0)) {
 		out->intra = true;	/* rings inside a DC */
 		out->inside = d * n;
@@ -378,10 +414,264 @@ sm_round_load(const struct sm_params *p, unsigned int ring, unsigned int stride,
 			out->wan_flows = load[i];
 }
 
+unsigned int
+sm_tree_rounds(uint32_t w)
+{
+	unsigned int h = 0;
+
+	while (w >= 2) {
+		w /= 2;
+		h++;
+	}
+	return h;
+}
+
+void
+sm_tree_node(uint32_t w, unsigned int t, uint32_t rank, struct sm_tree_node *out)
+{
+	/* tree 1: rank r at position r - 1, so position q holds rank q + 1 */
+	uint32_t pos = t == 0 ? rank : (rank + w - 1) % w, lo = 0, hi = w, mid, sh = t == 0 ? 0 : 1;
+	int c;
+
+	out->up = SM_TREE_NIL;
+	out->depth = 0;
+	for (;;) {
+		mid = lo + (hi - lo) / 2;	/* the root of [lo, hi) */
+		if (pos == mid)
+			break;
+		out->up = (mid + sh) % w;
+		out->depth++;
+		if (pos < mid)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	/* a range of s positions is floor(log2 s) high: its left half is the larger */
+	out->height = sm_tree_rounds(hi - lo);
+	for (c = 0; c < 2; c++) {
+		uint32_t a = c == 0 ? lo : mid + 1, b = c == 0 ? mid : hi;
+
+		out->down[c] = a < b ? (a + (b - a) / 2 + sh) % w : SM_TREE_NIL;
+		out->down_height[c] = a < b ? sm_tree_rounds(b - a) : 0;
+	}
+}
+
+/* Whether a rank at level @h (height up, depth down) sends a chunk in round @k: chunk k - h. */
+static bool
+chunk_due(const struct sm_phase *ph, unsigned int k, unsigned int h)
+{
+	return k >= h && k - h < ph->chunks;
+}
+
+unsigned int
+sm_phase_sends(const struct sm_phase *ph, unsigned int k, uint32_t w, uint32_t *dst,
+	       uint8_t *tree)
+{
+	struct sm_tree_node nd;
+	unsigned int n = 0, t, c;
+
+	if (ph->tree == SM_TREE_NONE) {
+		uint32_t pos = (w / ph->stride) % ph->ring;
+
+		dst[0] = w - pos * ph->stride +
+			 ((pos + sm_phase_shift(ph, k)) % ph->ring) * ph->stride;
+		if (tree != NULL)
+			tree[0] = 0;
+		return 1;
+	}
+	for (t = 0; t < 2; t++) {
+		sm_tree_node(ph->ring, t, w, &nd);
+		if (ph->tree == SM_TREE_UP) {
+			if (nd.up != SM_TREE_NIL && chunk_due(ph, k, nd.height)) {
+				if (tree != NULL)
+					tree[n] = (uint8_t)t;
+				dst[n++] = nd.up;
+			}
+			continue;
+		}
+		for (c = 0; c < 2 && chunk_due(ph, k, nd.depth); c++) {
+			if (nd.down[c] == SM_TREE_NIL)
+				continue;
+			if (tree != NULL)
+				tree[n] = (uint8_t)t;
+			dst[n++] = nd.down[c];
+		}
+	}
+	return n;
+}
+
+unsigned int
+sm_phase_ins(const struct sm_phase *ph, unsigned int k, uint32_t w)
+{
+	struct sm_tree_node nd;
+	unsigned int n = 0, t, c;
+
+	if (ph->tree == SM_TREE_NONE)
+		return 1;
+	for (t = 0; t < 2; t++) {
+		sm_tree_node(ph->ring, t, w, &nd);
+		if (ph->tree == SM_TREE_DOWN) {
+			n += nd.up != SM_TREE_NIL && chunk_due(ph, k, nd.depth - 1);
+			continue;
+		}
+		for (c = 0; c < 2; c++)
+			n += nd.down[c] != SM_TREE_NIL && chunk_due(ph, k, nd.down_height[c]);
+	}
+	return n;
+}
+
+/*
+ * A tree round's load: the levels [lo, hi] send (a level: the ranks of one subtree height in a
+ * reduce, of one depth in a broadcast), one pass over the workers' tree edges, O(W log W).
+ */
+static void
+tree_edge(const struct sm_params *p, uint32_t w, uint32_t v, struct sm_round_load *ld,
+	  unsigned int *load)
+{
+	unsigned int d = p->topo.n_dc, n = p->topo.per_dc, a = w / n, b = v / n, at = a, hops = 0;
+	unsigned int from, j;
+
+	ld->flows++;
+	if (a == b) {
+		ld->intra = true;
+		ld->inside++;
+		return;
+	}
+	ld->wan = true;
+	while (at != b) {
+		j = sm_wan_next(p->topo.wan, d, at, b);
+		load[j]++;
+		sm_wan_ends(p->topo.wan, d, j, &from, &at);
+		hops++;
+	}
+	ld->link_hops += hops;
+	if (hops > ld->wan_hops)
+		ld->wan_hops = hops;
+}
+
+static bool
+in_levels(unsigned int h, unsigned int lo, unsigned int hi)
+{
+	return h >= lo && h <= hi;
+}
+
+static int
+tree_load(const struct sm_params *p, const struct sm_phase *ph, unsigned int lo, unsigned int hi,
+	  struct sm_round_load *out)
+{
+	unsigned int nw = sm_wan_count(p->topo.wan, p->topo.n_dc), outc, inc, j, t, c, *load;
+	struct sm_tree_node nd;
+	uint32_t w;
+
+	load = calloc(nw + 1, sizeof(*load));
+	if (load == NULL)
+		return -ENOMEM;
+	memset(out, 0, sizeof(*out));
+	for (w = 0; w < ph->ring; w++) {
+		outc = inc = 0;
+		for (t = 0; t < 2; t++) {
+			sm_tree_node(ph->ring, t, w, &nd);
+			if (ph->tree == SM_TREE_UP) {	/* up at its height, children's at theirs */
+				if (nd.up != SM_TREE_NIL && in_levels(nd.height, lo, hi)) {
+					tree_edge(p, w, nd.up, out, load);
+					outc++;
+				}
+				for (c = 0; c < 2; c++)
+					inc += nd.down[c] != SM_TREE_NIL &&
+					       in_levels(nd.down_height[c], lo, hi);
+				continue;
+			}
+			for (c = 0; c < 2 && in_levels(nd.depth, lo, hi); c++) {	/* down */
+				if (nd.down[c] == SM_TREE_NIL)
+					continue;
+				tree_edge(p, w, nd.down[c], out, load);
+				outc++;
+			}
+			inc += nd.up != SM_TREE_NIL && in_levels(nd.depth - 1, lo, hi);
+		}
+		if (outc > out->out_max)
+			out->out_max = outc;
+		if (inc > out->in_max)
+			out->in_max = inc;
+	}
+	for (j = 0; j < nw; j++)
+		if (load[j] > out->wan_flows)
+			out->wan_flows = load[j];
+	free(load);
+	return 0;
+}
+
+/* Levels a tree has: floor(log2 W) <= 16 for the W a topology takes (64 x 1024); with more, a
+ * round's load is computed every time it is asked for. */
+#define TREE_LEVELS 17
+
+static void
+worst_round(const struct sm_params *p, const struct sm_phase *ph, struct sm_round_load *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->wan = p->topo.n_dc > 1;
+	out->intra = true;
+	out->wan_flows = out->flows = out->inside = 2 * ph->ring;
+	out->wan_hops = p->topo.n_dc;
+	out->out_max = SM_SENDS_MAX;
+	out->in_max = SM_SENDS_MAX;
+}
+
+void
+sm_phase_round_load(const struct sm_params *p, const struct sm_phase *ph, unsigned int k,
+		    struct sm_round_load *out)
+{
+	/*
+	 * The loads of a tree's level ranges [lo, hi], each computed when first asked for, for
+	 * the last topology asked about (per thread): a pipelined tree's rounds take at most twice
+	 * its height of ranges, a model's variants of other sizes a few more, and a bisection asks
+	 * for the same again and again.
+	 */
+	static _Thread_local struct {
+		unsigned int d, n, w;
+		enum sm_wan_shape shape;
+		bool known[2][TREE_LEVELS][TREE_LEVELS];
+		struct sm_round_load ld[2][TREE_LEVELS][TREE_LEVELS];
+	} tab;
+	unsigned int h, lo, hi, dir;
+
+	if (ph->tree == SM_TREE_NONE) {
+		sm_round_load(p, ph->ring, ph->stride, sm_phase_shift(ph, k), out);
+		return;
+	}
+	h = sm_tree_rounds(ph->ring);	/* levels 0 .. h - 1 send */
+	lo = k + 1 > ph->chunks ? k + 1 - ph->chunks : 0;
+	hi = k < h - 1 ? k : h - 1;
+	dir = ph->tree == SM_TREE_UP ? 0 : 1;
+	if (h > TREE_LEVELS) {
+		if (tree_load(p, ph, lo, hi, out) != 0)
+			worst_round(p, ph, out);	/* out of memory */
+		return;
+	}
+	if (tab.d != p->topo.n_dc || tab.n != p->topo.per_dc || tab.w != ph->ring ||
+	    tab.shape != p->topo.wan) {
+		memset(tab.known, 0, sizeof(tab.known));
+		tab.d = p->topo.n_dc;
+		tab.n = p->topo.per_dc;
+		tab.w = ph->ring;
+		tab.shape = p->topo.wan;
+	}
+	if (!tab.known[dir][lo][hi]) {
+		if (tree_load(p, ph, lo, hi, out) != 0) {
+			worst_round(p, ph, out);	/* out of memory: not kept */
+			return;
+		}
+		tab.ld[dir][lo][hi] = *out;
+		tab.known[dir][lo][hi] = true;
+	}
+	*out = tab.ld[dir][lo][hi];
+}
+
 struct phase_key {
 	unsigned int d, n, ring, stride, rounds;
 	enum sm_wan_shape shape;
 	bool pairwise;
+	enum sm_tree_dir tree;
 };
 
 #define PHASE_CACHE 16
@@ -407,13 +697,16 @@ sm_phase_load(const struct sm_params *p, const struct sm_phase *ph, struct sm_ph
 	key.rounds = ph->pairwise ? ph->rounds : 1;
 	key.shape = p->topo.wan;
 	key.pairwise = ph->pairwise;
+	key.tree = ph->tree;
+	if (ph->tree != SM_TREE_NONE)
+		key.rounds = ph->rounds;
 	for (i = 0; i < PHASE_CACHE; i++)
 		if (cache[i].used && memcmp(&cache[i].k, &key, sizeof(key)) == 0)
 			goto found;
 	memset(out, 0, sizeof(*out));
-	rounds = ph->pairwise ? ph->rounds : 1;
+	rounds = key.rounds;
 	for (k = 0; k < rounds; k++) {
-		sm_round_load(p, ph->ring, ph->stride, sm_phase_shift(ph, k), &ld);
+		sm_phase_round_load(p, ph, k, &ld);
 		out->sum_flows += ld.wan_flows;
 		out->sum_hops += ld.wan_hops;
 		out->sum_flows_hops += (double)ld.wan_flows * ld.wan_hops;
@@ -425,6 +718,10 @@ sm_phase_load(const struct sm_params *p, const struct sm_phase *ph, struct sm_ph
 		out->wan |= ld.wan;
 		out->inside += ld.inside;
 		out->link_hops += ld.link_hops;
+		if (ld.out_max > out->max_out)
+			out->max_out = ld.out_max;
+		if (ld.in_max > out->max_in)
+			out->max_in = ld.in_max;
 	}
 	i = next++ % PHASE_CACHE;
 	cache[i].k = key;
@@ -432,7 +729,7 @@ sm_phase_load(const struct sm_params *p, const struct sm_phase *ph, struct sm_ph
 	cache[i].used = true;
 found:
 	*out = cache[i].v;
-	if (!ph->pairwise) {	/* every round the same */
+	if (!ph->pairwise && ph->tree == SM_TREE_NONE) {	/* every round the same */
 		out->sum_flows *= ph->rounds;
 		out->sum_hops *= ph->rounds;
 		out->sum_flows_hops *= ph->rounds;
@@ -442,7 +739,7 @@ found:
 }
 
 static const char *const algo_names[SM_ALGO_COUNT] = {
-	"auto", "ring", "hierarchical", "direct",
+	"auto", "ring", "hierarchical", "direct", "tree",
 };
 static const char *const opkind_names[SM_OPK_COUNT] = {
 	"allreduce", "allgather", "reducescatter", "alltoall",

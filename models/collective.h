@@ -30,6 +30,23 @@ enum sm_xfer {
 };
 
 /**
+ * The rounds of a double binary tree: none (a ring), a reduce to the roots, a broadcast.  Each
+ * tree pipelines its half of the data in @c chunks chunks: in round k a rank sends chunk k - h,
+ * where h is its subtree's height (reduce: up to its parent, once its children's are in) or its
+ * depth (broadcast: down to its children, once its parent's is in).
+ */
+enum sm_tree_dir {
+	SM_TREE_NONE,
+	SM_TREE_UP,
+	SM_TREE_DOWN,
+};
+
+/** A tree pipelines its half of B in chunks of at most this many bytes ... */
+#define SM_TREE_CHUNK (1u << 20)
+/** ... and at most this many (the rounds of a step fit a frame's 16-bit round). */
+#define SM_TREE_CHUNKS_MAX 16384u
+
+/**
  * One phase: @c rounds rounds; in each, every worker sends @c bytes to its ring neighbour and
  * waits for the same from the other side.  @c flows workers' flows share one link (the WAN
  * phases of a hierarchical collective put a data centre's workers on one WAN link).  A round
@@ -47,6 +64,9 @@ struct sm_phase {
 	unsigned int stride;	/**< worker-index distance to the ring neighbour */
 	bool pairwise;		/**< round k (from 0) sends k + 1 places on around the ring (a
 				 *   pairwise exchange); else every round one place on */
+	enum sm_tree_dir tree;	/**< not a ring: rounds of the double binary tree over the
+				 *   @c ring workers (sm_phase_sends()); @c bytes per chunk */
+	unsigned int chunks;	/**< a tree's chunks: rounds = chunks + height - 1 */
 };
 
 #define SM_PHASES_MAX 8
@@ -94,11 +114,56 @@ struct sm_round_load {
 	unsigned int wan_hops;	/**< the most WAN links on one flow's path */
 	unsigned int inside;	/**< flows that stay inside their DC */
 	unsigned int link_hops;	/**< WAN links crossed, summed over the flows */
+	unsigned int out_max;	/**< the most flows one worker sends (1 in a ring round) */
+	unsigned int in_max;	/**< the most flows one worker receives */
+	unsigned int flows;	/**< flows in the round, over all workers */
 };
 
 /** The load of a round (D flows per DC pair, a difference array over ring WANs: O(D)). */
 void sm_round_load(const struct sm_params *p, unsigned int ring, unsigned int stride,
 		   unsigned int shift, struct sm_round_load *out);
+
+/** The load of round @p k of phase @p ph: a ring's (sm_round_load()) or a tree's. */
+void sm_phase_round_load(const struct sm_params *p, const struct sm_phase *ph, unsigned int k,
+			 struct sm_round_load *out);
+
+/** No rank (a root's parent, a missing child). */
+#define SM_TREE_NIL UINT32_MAX
+
+/**
+ * A rank's place in tree @c t (0 or 1) of the double binary tree over @c w ranks.  Tree 0 is the
+ * balanced in-order tree of positions 0 .. w - 1 (a range's root is its middle, floor((lo + hi)
+ * / 2), its halves the subtrees); rank r sits at position r.  Tree 1 is the same tree with every
+ * rank one place on (rank r at position r - 1 mod w), so that most ranks that are leaves in one
+ * tree are inner nodes in the other, and each carries half of the data.
+ */
+struct sm_tree_node {
+	uint32_t up;		/**< parent rank, SM_TREE_NIL at the root */
+	uint32_t down[2];	/**< children, SM_TREE_NIL where none */
+	uint32_t down_height[2];
+	uint32_t height;	/**< of its subtree: 0 for a leaf */
+	uint32_t depth;		/**< 0 at the root */
+};
+
+void sm_tree_node(uint32_t w, unsigned int t, uint32_t rank, struct sm_tree_node *out);
+
+/** A tree's reduce (and broadcast) rounds over @p w ranks: floor(log2 w), 0 below 2. */
+unsigned int sm_tree_rounds(uint32_t w);
+
+/** The most flows a worker sends in a round: a tree's broadcast, two children in each tree. */
+#define SM_SENDS_MAX 4
+
+/**
+ * Whom worker @p w sends to in round @p k of phase @p ph, in the order it sends: one ring peer;
+ * in a tree's reduce its parent in each tree where it has a chunk to send up (tree 0 first); in
+ * a broadcast its children in each tree where it has a chunk to send down.  Sets @p tree[i] (if not NULL) to the
+ * tree of each (0 in a ring).  Returns how many (0 .. SM_SENDS_MAX).
+ */
+unsigned int sm_phase_sends(const struct sm_phase *ph, unsigned int k, uint32_t w,
+			    uint32_t *dst, uint8_t *tree);
+
+/** How many flows worker @p w receives in round @p k of phase @p ph (each of ph->bytes). */
+unsigned int sm_phase_ins(const struct sm_phase *ph, unsigned int k, uint32_t w);
 
 /** A phase's rounds' loads, summed over its rounds (every round the same unless pairwise). */
 struct sm_phase_load {
@@ -109,6 +174,7 @@ struct sm_phase_load {
 	bool intra, wan;	/**< some round has a flow inside a DC / across the WAN */
 	double inside;		/**< flows inside a DC, summed over the rounds */
 	double link_hops;	/**< WAN links crossed by the flows, summed over the rounds */
+	unsigned int max_out, max_in;	/**< the most flows a worker sends, receives in a round */
 };
 
 /**

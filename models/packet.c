@@ -138,6 +138,13 @@ sm_program_build(const struct sm_params *p, enum sm_variant v, double budget,
 			r->ring = ph->ring;
 			r->stride = ph->stride;
 			r->shift = sm_phase_shift(ph, k);
+			r->flows = sm_workers(p);
+			if (ph->tree != SM_TREE_NONE) {
+				struct sm_round_load ld;
+
+				sm_phase_round_load(p, ph, k, &ld);
+				r->flows = ld.flows;
+			}
 			r->capped = ph->cap > 0;
 			r->res = res;
 		}
@@ -196,6 +203,7 @@ sm_links_build(const struct sm_params *p, double budget, struct sm_links *l, cha
 struct pframe {
 	uint64_t t;		/* arrival at the next hop */
 	uint32_t w;		/* sender */
+	uint32_t dst;		/* receiver */
 	uint32_t len;		/* payload bytes */
 	uint32_t at;		/* the node it is at: a DC, or the core (d) */
 	uint32_t round;		/* its round in the program */
@@ -204,8 +212,9 @@ struct pframe {
 
 /* A round's input that was all in before its receiver began the round (a peer ahead). */
 struct pearly {
-	uint64_t t;
+	uint64_t t;		/* the latest of its flows' last frames */
 	uint32_t round, next;	/* next: the worker's next one, or UINT32_MAX */
+	uint32_t flows;		/* flows of the round all in */
 };
 
 /* A frame due at a hop, in the order a FIFO link takes its arrivals: by time, then by the link
@@ -249,6 +258,8 @@ struct pmodel {
 	/* each worker's progress through the segment */
 	uint32_t *cur;			/* the round it is in */
 	bool *have_in;			/* that round's input is all in (ready set) */
+	uint32_t *need, *got;		/* flows it receives in that round, and has */
+	uint64_t *in_t;			/* when the latest of them was in */
 	uint32_t *early_head;		/* its early inputs, a list in early[] */
 	struct pearly *early;
 	uint32_t n_early, cap_early, early_free;
@@ -303,18 +314,18 @@ close_round(struct hop *h)
 }
 
 /*
- * A worker queues k frames on its first hop @h from @s: bursts of @burst, each re-armed when the
- * last frame queued starts serialising.  Fills @out with the frames' arrivals at the next hop and
- * returns when the last burst was queued.
+ * A worker queues @flows flows of k frames each, one after another, on its first hop @h from @s:
+ * bursts of @burst, each re-armed when the last frame queued starts serialising.  Fills @out with
+ * the frames' arrivals at the next hop and returns when the last burst was queued.
  */
 static uint64_t
-first_hop(struct pmodel *m, struct hop *h, uint64_t s, uint32_t w, uint64_t k, uint32_t last,
-	  uint32_t charge_unit, struct pframe *out)
+first_hop(struct pmodel *m, struct hop *h, uint64_t s, uint32_t w, uint64_t k, uint32_t flows,
+	  uint32_t last, uint32_t charge_unit, struct pframe *out)
 {
 	uint64_t j, queued = s, start = 0;
 
-	for (j = 0; j < k; j++) {
-		uint32_t len = j + 1 == k ? last : m->pk->payload;
+	for (j = 0; j < k * flows; j++) {
+		uint32_t len = (j + 1) % k == 0 ? last : m->pk->payload;
 		uint32_t charge = charge_unit ? sm_charge(m->pk->account, len) : len;
 
 		if (j > 0 && j % m->pk->burst == 0)
@@ -399,7 +410,7 @@ module_one(struct pmodel *m, const struct sm_round *r, uint32_t w, uint64_t s)
 		return;
 	}
 	/* in the network: nic, switch, mlink (all the worker's own), then gather and stream */
-	m->txdone[w] = first_hop(m, &m->nic[w], s, w, k, last, 1, f);
+	m->txdone[w] = first_hop(m, &m->nic[w], s, w, k, 1, last, 1, f);
 	for (j = 0; j < k; j++)
 		f[j].t = pass(&m->mlink[w], f[j].t, sm_charge(m->pk->account, f[j].len));
 	for (j = 0; j < k; j++)
@@ -481,6 +492,13 @@ early_add(struct pmodel *m, uint32_t w, uint32_t round, uint64_t t)
 {
 	uint32_t i;
 
+	for (i = m->early_head[w]; i != UINT32_MAX; i = m->early[i].next)
+		if (m->early[i].round == round) {	/* another flow of it */
+			m->early[i].flows++;
+			if (t > m->early[i].t)
+				m->early[i].t = t;
+			return;
+		}
 	if (m->early_free != UINT32_MAX) {
 		i = m->early_free;
 		m->early_free = m->early[i].next;
@@ -498,13 +516,13 @@ early_add(struct pmodel *m, uint32_t w, uint32_t round, uint64_t t)
 		}
 		i = m->n_early++;
 	}
-	m->early[i] = (struct pearly){ t, round, m->early_head[w] };
+	m->early[i] = (struct pearly){ t, round, m->early_head[w], 1 };
 	m->early_head[w] = i;
 }
 
-/* Take worker @w's early input of @round: its time, or UINT64_MAX. */
-static uint64_t
-early_take(struct pmodel *m, uint32_t w, uint32_t round)
+/* Take worker @w's early input of @round: how many flows are in (0: none), and by @t. */
+static uint32_t
+early_take(struct pmodel *m, uint32_t w, uint32_t round, uint64_t *t)
 {
 	uint32_t *p = &m->early_head[w];
 
@@ -512,25 +530,40 @@ early_take(struct pmodel *m, uint32_t w, uint32_t round)
 		uint32_t i = *p;
 
 		if (m->early[i].round == round) {
-			uint64_t t = m->early[i].t;
-
+			*t = m->early[i].t;
 			*p = m->early[i].next;
 			m->early[i].next = m->early_free;
 			m->early_free = i;
-			return t;
+			return m->early[i].flows;
 		}
 		p = &m->early[i].next;
 	}
-	return UINT64_MAX;
+	return 0;
 }
 
-/* Worker @w begins round @ri at @s: its frames onto their first hop, in flight from there. */
+/* A flow of worker @w's current round is all in at @t. */
+static void
+flow_in(struct pmodel *m, uint32_t w, uint64_t t)
+{
+	if (t > m->in_t[w])
+		m->in_t[w] = t;
+	if (++m->got[w] < m->need[w])
+		return;
+	m->ready[w] = m->in_t[w];
+	m->have_in[w] = true;
+}
+
+/*
+ * Worker @w begins round @ri at @s: its flows' frames onto their first hop (one flow after
+ * another, as sm_phase_sends() lists them), in flight from there.
+ */
 static void
 begin(struct pmodel *m, uint32_t w, uint32_t ri, uint64_t s)
 {
 	const struct sm_round *r = &m->prog->r[ri];
-	uint32_t last, acc = m->pk->account;
-	uint64_t k, j, t;
+	const struct sm_phase *ph = &m->prog->plan.ph[r->phase];
+	uint32_t last, acc = m->pk->account, dst[SM_SENDS_MAX], ns;
+	uint64_t k, j, t = 0;
 	struct pframe *f = m->scratch;
 
 	m->cur[w] = ri;
@@ -541,14 +574,16 @@ begin(struct pmodel *m, uint32_t w, uint32_t ri, uint64_t s)
 		return;
 	}
 	k = sm_frames(r->bytes, m->pk->payload, &last);
-	if (r->capped) {
-		m->txdone[w] = first_hop(m, &m->port[w], s, w, k, last, 1, f);
-		for (j = 0; j < k; j++)
+	ns = sm_phase_sends(ph, r->index, w, dst, NULL);
+	m->txdone[w] = s;
+	if (ns > 0 && r->capped) {
+		m->txdone[w] = first_hop(m, &m->port[w], s, w, k, ns, last, 1, f);
+		for (j = 0; j < k * ns; j++)
 			f[j].t = pass(&m->nic[w], f[j].t, sm_charge(acc, f[j].len));
-	} else {
-		m->txdone[w] = first_hop(m, &m->nic[w], s, w, k, last, 1, f);
+	} else if (ns > 0) {
+		m->txdone[w] = first_hop(m, &m->nic[w], s, w, k, ns, last, 1, f);
 	}
-	for (j = 0; j < k; j++) {
+	for (j = 0; j < k * ns; j++) {
 		uint32_t i = frame_new(m);
 
 		if (i == UINT32_MAX) {
@@ -556,17 +591,21 @@ begin(struct pmodel *m, uint32_t w, uint32_t ri, uint64_t s)
 			return;
 		}
 		m->f[i] = f[j];
+		m->f[i].dst = dst[j / k];
 		m->f[i].at = w / m->n;
 		m->f[i].round = ri;
-		m->f[i].last = j + 1 == k;
+		m->f[i].last = (j + 1) % k == 0;
 		if (heap_push(m, f[j].t, w, i) != 0) {
 			m->err = -ENOMEM;
 			return;
 		}
 	}
-	t = early_take(m, w, ri);
-	if (t != UINT64_MAX) {
-		m->ready[w] = t;
+	/* its input: none (in at once), or what came before it began */
+	m->need[w] = sm_phase_ins(ph, r->index, w);
+	m->got[w] = early_take(m, w, ri, &t);
+	m->in_t[w] = m->got[w] > 0 ? t : s;
+	if (m->got[w] >= m->need[w]) {
+		m->ready[w] = m->in_t[w];
 		m->have_in[w] = true;
 	}
 }
@@ -612,8 +651,7 @@ segment(struct pmodel *m, uint32_t r0, uint32_t r1, const uint64_t *start)
 	while (m->nheap > 0 && m->err == 0) {
 		struct pdue x = heap_pop(m);
 		struct pframe *f = &m->f[x.idx];
-		const struct sm_round *r = &m->prog->r[f->round];
-		uint32_t v = sm_round_peer(r, f->w, +1), dv = v / m->n, li;
+		uint32_t v = f->dst, dv = v / m->n, li;
 
 		if (f->at == dv) {	/* the receiver's DC: its down link */
 			note_arrival(&m->down[v], x.t);
@@ -625,9 +663,9 @@ segment(struct pmodel *m, uint32_t r0, uint32_t r1, const uint64_t *start)
 				early_add(m, v, f->round, f->t);
 				continue;
 			}
-			m->ready[v] = f->t;
-			m->have_in[v] = true;
-			advance(m, v);
+			flow_in(m, v, f->t);
+			if (m->have_in[v])
+				advance(m, v);
 			continue;
 		}
 		li = sm_wan_next(m->shape, m->d, f->at, dv);
@@ -689,6 +727,8 @@ pmodel_free(struct pmodel *m)
 	free(m->wan_to);
 	free(m->cur);
 	free(m->have_in);
+	free(m->need);
+	free(m->in_t);
 	free(m->early_head);
 	free(m->early);
 }
@@ -714,6 +754,8 @@ pmodel_init(struct pmodel *m, const struct sm_params *p, const struct sm_packet 
 	for (i = 0; i < prog->n; i++) {
 		uint64_t k = sm_frames(prog->r[i].bytes, pk->payload, NULL);
 
+		if (prog->plan.ph[prog->r[i].phase].tree != SM_TREE_NONE)
+			k *= SM_SENDS_MAX;	/* several flows a round */
 		if (k > maxk)
 			maxk = k;
 	}
@@ -725,9 +767,12 @@ pmodel_init(struct pmodel *m, const struct sm_params *p, const struct sm_packet 
 	m->wan_to = calloc(m->n_wan + 1, sizeof(*m->wan_to));
 	m->cur = calloc(m->w_count, sizeof(*m->cur));
 	m->have_in = calloc(m->w_count, sizeof(*m->have_in));
+	m->need = calloc(2 * (size_t)m->w_count, sizeof(*m->need));
+	m->in_t = calloc(m->w_count, sizeof(*m->in_t));
 	m->early_head = calloc(m->w_count, sizeof(*m->early_head));
 	if (m->nic == NULL || m->stage == NULL || m->ready == NULL || m->scratch == NULL ||
-	    m->wan_to == NULL || m->cur == NULL || m->have_in == NULL || m->early_head == NULL) {
+	    m->wan_to == NULL || m->cur == NULL || m->have_in == NULL || m->need == NULL ||
+	    m->in_t == NULL || m->early_head == NULL) {
 		pmodel_free(m);
 		return -ENOMEM;
 	}
@@ -736,6 +781,7 @@ pmodel_init(struct pmodel *m, const struct sm_params *p, const struct sm_packet 
 	m->mlink = m->port + m->w_count;
 	m->wan = m->mlink + m->w_count;
 	m->txdone = m->ready + m->w_count;
+	m->got = m->need + m->w_count;
 	for (w = 0; w < m->w_count; w++) {
 		int s;
 
@@ -905,7 +951,8 @@ full_step(struct sm_packet_iter *it, uint64_t *step_end, uint64_t *frames)
 			it->start[w] = m->ready[w] > m->txdone[w] ? m->ready[w] : m->txdone[w];
 		rc = segment(m, i, j, it->start);
 		for (k = i; k < j; k++)
-			*frames += m->w_count * sm_frames(prog->r[k].bytes, it->pk.payload, NULL);
+			*frames += (uint64_t)prog->r[k].flows *
+				   sm_frames(prog->r[k].bytes, it->pk.payload, NULL);
 	}
 	for (w = 0; w < m->w_count; w++) {
 		it->end[w] = m->ready[w] > m->txdone[w] ? m->ready[w] : m->txdone[w];
@@ -1062,6 +1109,14 @@ sm_packet_fluid_bound_holds(const struct sm_params *p, const struct sm_packet *p
 
 		if (ph->hop == SM_HOP_MODULE || ph->xfer == SM_XFER_DENSE)
 			continue;
+		if (ph->tree != SM_TREE_NONE) {
+			if (why != NULL)
+				snprintf(why, len, "%s: a tree's rounds are a pipeline (a rank sends "
+					 "up when its children's sums are in, down when its parent's "
+					 "result is), with up to %u flows a rank; the fluid model sums "
+					 "each round's slowest link", ph->what, SM_SENDS_MAX);
+			return false;
+		}
 		for (k = 0; k < ph->rounds; k++) {
 			unsigned int flows;
 
@@ -1154,19 +1209,20 @@ sm_packet_step_bound_ps(const struct sm_params *p, const struct sm_packet *pk,
 			}
 			continue;
 		}
+		/* a worker's flows one after another on its first hop (several in a tree) */
+		sm_phase_load(p, ph, &pl);
 		if (r->capped)
-			t += flow_ps(pk, k, last, l.port_bw, true);
-		t += flow_ps(pk, k, last, l.intra_bw, true) + (double)l.nic_delay;
+			t += pl.max_out * flow_ps(pk, k, last, l.port_bw, true);
+		t += pl.max_out * flow_ps(pk, k, last, l.intra_bw, true) + (double)l.nic_delay;
 		/* each WAN link shared by its flows, one after another: a pairwise phase's sum at
 		 * its first round, any other's one round at a time */
-		sm_phase_load(p, ph, &pl);
 		if (pl.wan && !ph->pairwise)
 			t += pl.max_hops * (pl.max_flows * flow_ps(pk, k, last, l.wan_bw, true) +
 					    (double)l.wan_delay);
 		else if (pl.wan && r->index == 0)
 			t += pl.sum_flows_hops * flow_ps(pk, k, last, l.wan_bw, true) +
 			     pl.sum_hops * (double)l.wan_delay;
-		t += flow_ps(pk, k, last, l.intra_bw, true) + (double)l.down_delay;
+		t += pl.max_in * flow_ps(pk, k, last, l.intra_bw, true) + (double)l.down_delay;
 	}
 	return t;
 }

@@ -96,6 +96,8 @@ struct sm_round {
 	uint64_t bytes;		/**< bytes each worker sends (and receives) in the round */
 	uint32_t ring, stride;	/**< the ring: peer = sm_round_peer() */
 	uint32_t shift;		/**< places on around the ring the worker sends to */
+	uint32_t flows;		/**< flows in the round over all workers (W in a ring round; a
+				 *   tree's: sm_phase_sends() of its phase) */
 	bool capped;		/**< the flow goes through the module port (pluggable E) */
 	enum sm_resource res;	/**< what the fluid model charges the round to */
 };

@@ -68,6 +68,7 @@ enum sm_algo {
 	SM_ALGO_RING,	/**< a flat ring over all D x N workers */
 	SM_ALGO_HIER,	/**< a ring inside each DC, then rings of DC peers across DCs */
 	SM_ALGO_DIRECT,	/**< a ring inside each DC, then each shard straight to each DC peer */
+	SM_ALGO_TREE,	/**< all-reduce as a double binary tree over all D x N workers */
 	SM_ALGO_COUNT
 };
 

@@ -53,7 +53,7 @@ round_time(const struct sm_params *p, const struct sm_phase *ph, unsigned int k,
 	struct sm_round_load ld;
 	double t, cap_t = ph->cap > 0 ? ph->bytes / ph->cap : 0.0;
 
-	sm_round_load(p, ph->ring, ph->stride, sm_phase_shift(ph, k), &ld);
+	sm_phase_round_load(p, ph, k, &ld);
 	if (ld.wan) {
 		t = ld.wan_flows * ph->bytes / p->wan.bw;
 		*res = SM_RES_WAN;
@@ -63,6 +63,16 @@ round_time(const struct sm_params *p, const struct sm_phase *ph, unsigned int k,
 		t = ph->bytes / p->intra.bw;
 		*res = SM_RES_INTRA;
 		*lat = p->intra.lat;
+	}
+	if (ld.out_max > 1 || ld.in_max > 1) {
+		/* a tree's round: a worker's flows one after another on its own links */
+		double own = (ld.out_max > ld.in_max ? ld.out_max : ld.in_max) * ph->bytes /
+			     p->intra.bw;
+
+		if (own > t) {
+			t = own;
+			*res = SM_RES_INTRA;
+		}
 	}
 	if (cap_t > t) {
 		*res = SM_RES_MOD_PORT;
@@ -95,12 +105,12 @@ add_phase(const struct sm_params *p, const struct sm_phase *ph, struct sm_step *
 	unsigned int k;
 
 	t = round_time(p, ph, 0, &res, &lat);
-	if (!ph->pairwise) {
+	if (!ph->pairwise && ph->tree == SM_TREE_NONE) {
 		sm_step_add(s, res, ph->what, ph->rounds * (t + lat), ph->rounds * lat, ph->rounds);
 		return;
 	}
 	sm_phase_load(p, ph, &pl);
-	if (ph->cap == 0) {
+	if (ph->cap == 0 && ph->tree == SM_TREE_NONE) {
 		if (pl.wan) {
 			sum_t = pl.sum_flows * ph->bytes / p->wan.bw;
 			sum_lat = p->topo.wan == SM_WAN_RING ?
@@ -113,7 +123,7 @@ add_phase(const struct sm_params *p, const struct sm_phase *ph, struct sm_step *
 		sm_step_add(s, res, ph->what, sum_t + sum_lat, sum_lat, ph->rounds);
 		return;
 	}
-	for (k = 0; k < ph->rounds; k++) {	/* each round its own peers and the cap */
+	for (k = 0; k < ph->rounds; k++) {	/* each round its own peers, the cap, a tree */
 		t = round_time(p, ph, k, &r, &lat);
 		sum_t += t;
 		sum_lat += lat;

@@ -344,6 +344,152 @@ test_fluid_bound_domain(void **state)
  * walking every worker's flow link by link gives, for flat rings, DC-peer rings and pairwise
  * rounds.
  */
+/*
+ * The double binary tree: each tree spans the W ranks (one root, every other rank's parent lists
+ * it as a child, heights and depths agree), most leaves of tree 0 are inner ranks of tree 1, and
+ * the pipelined rounds move every chunk: each non-root rank sends each of its C chunks up once
+ * per tree, after the chunks of its children are in, and the broadcast brings every chunk to
+ * every rank after its parent had it.  The round loads count what the sends say.
+ */
+static void
+test_double_binary_tree(void **state)
+{
+	static const uint32_t sizes[] = { 1, 2, 3, 5, 8, 15, 16, 17, 64, 100 };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		uint32_t w = sizes[i], r, c, roots, leaves0 = 0, both = 0;
+		unsigned int t, h = sm_tree_rounds(w);
+
+		assert_int_equal(1u << h <= w && (w < 2 || w < 2u << h), 1);
+		for (t = 0; t < 2; t++) {
+			roots = 0;
+			for (r = 0; r < w; r++) {
+				struct sm_tree_node nd, up, ch;
+
+				sm_tree_node(w, t, r, &nd);
+				assert_true(nd.height <= h);
+				if (nd.up == SM_TREE_NIL) {
+					roots++;
+					assert_int_equal(nd.depth, 0);
+					assert_int_equal(nd.height, h);
+				} else {
+					sm_tree_node(w, t, nd.up, &up);
+					assert_true(up.down[0] == r || up.down[1] == r);
+					assert_int_equal(up.depth + 1, nd.depth);
+					assert_true(up.height > nd.height);
+				}
+				for (c = 0; c < 2; c++) {
+					if (nd.down[c] == SM_TREE_NIL)
+						continue;
+					sm_tree_node(w, t, nd.down[c], &ch);
+					assert_int_equal(ch.up, r);
+					assert_int_equal(ch.height, nd.down_height[c]);
+				}
+				if (t == 0 && nd.down[0] == SM_TREE_NIL && nd.down[1] == SM_TREE_NIL) {
+					leaves0++;
+					sm_tree_node(w, 1, r, &up);
+					both += up.down[0] == SM_TREE_NIL && up.down[1] == SM_TREE_NIL;
+				}
+			}
+			assert_int_equal(roots, 1);
+		}
+		if (w >= 8)	/* at most one rank (and the ends) a leaf in both */
+			assert_true(both * 4 <= leaves0);
+		for (unsigned int chunks = 1; chunks <= 5; chunks += 4) {
+			struct sm_phase up = { .tree = SM_TREE_UP, .ring = w, .stride = 1,
+					       .chunks = chunks, .rounds = h ? chunks + h - 1 : 0 };
+			struct sm_phase down = up;
+			/* [tree][rank]: chunks it has in (up: of its subtree's sum; down: the result) */
+			unsigned int have[2][100], sent[2][100], k, n, j;
+			uint32_t dst[SM_SENDS_MAX];
+			uint8_t tr[SM_SENDS_MAX];
+			struct sm_params p = grid(1, w);
+
+			down.tree = SM_TREE_DOWN;
+			memset(sent, 0, sizeof(sent));
+			for (t = 0; t < 2; t++)
+				for (r = 0; r < w; r++) {
+					struct sm_tree_node nd;
+
+					sm_tree_node(w, t, r, &nd);
+					/* a leaf's own chunks are its sum */
+					have[t][r] = nd.height == 0 ? chunks : 0;
+				}
+			for (k = 0; k < up.rounds; k++) {
+				unsigned int got[100] = { 0 }, flows = 0;
+				struct sm_round_load ld;
+
+				for (r = 0; r < w; r++) {
+					n = sm_phase_sends(&up, k, r, dst, tr);
+					flows += n;
+					for (j = 0; j < n; j++) {
+						/* chunk sent[] of its subtree: its children's are in */
+						assert_true(sent[tr[j]][r] < have[tr[j]][r]);
+						sent[tr[j]][r]++;
+						got[dst[j]]++;
+					}
+				}
+				for (r = 0; r < w; r++)
+					assert_int_equal(got[r], sm_phase_ins(&up, k, r));
+				sm_phase_round_load(&p, &up, k, &ld);
+				assert_int_equal(ld.flows, flows);
+				/* a rank has a chunk of its subtree when each child's is in */
+				for (t = 0; t < 2; t++)
+					for (r = 0; r < w; r++) {
+						struct sm_tree_node nd;
+						unsigned int m = chunks;
+
+						sm_tree_node(w, t, r, &nd);
+						for (c = 0; c < 2; c++)
+							if (nd.down[c] != SM_TREE_NIL &&
+							    sent[t][nd.down[c]] < m)
+								m = sent[t][nd.down[c]];
+						if (nd.height > 0)
+							have[t][r] = m;
+					}
+			}
+			for (t = 0; t < 2; t++)
+				for (r = 0; r < w; r++) {
+					struct sm_tree_node nd;
+
+					sm_tree_node(w, t, r, &nd);
+					assert_int_equal(sent[t][r], nd.up == SM_TREE_NIL ? 0 : chunks);
+					assert_int_equal(have[t][r], chunks);	/* the root's: all */
+					/* the broadcast: the root has the result */
+					have[t][r] = nd.up == SM_TREE_NIL ? chunks : 0;
+				}
+			for (k = 0; k < down.rounds; k++) {
+				unsigned int add[2][100];
+
+				memset(add, 0, sizeof(add));
+				for (r = 0; r < w; r++) {
+					n = sm_phase_sends(&down, k, r, dst, tr);
+					for (j = 0; j < n; j++) {
+						struct sm_tree_node ch;
+
+						sm_tree_node(w, tr[j], dst[j], &ch);
+						assert_int_equal(ch.up, r);
+						/* it sends a chunk it has */
+						assert_true(have[tr[j]][dst[j]] + add[tr[j]][dst[j]] <
+							    have[tr[j]][r]);
+						add[tr[j]][dst[j]]++;
+					}
+				}
+				for (t = 0; t < 2; t++)
+					for (r = 0; r < w; r++)
+						have[t][r] += add[t][r];
+				for (r = 0; r < w; r++)
+					assert_int_equal(add[0][r] + add[1][r],
+							 sm_phase_ins(&down, k, r));
+			}
+			for (t = 0; t < 2; t++)	/* every rank has the whole result */
+				for (r = 0; r < w; r++)
+					assert_int_equal(have[t][r], chunks);
+		}
+	}
+}
+
 static void
 test_wan_shapes(void **state)
 {
@@ -423,6 +569,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_framing),
 		cmocka_unit_test(test_wan_shapes),
+		cmocka_unit_test(test_double_binary_tree),
 		cmocka_unit_test(test_packet_check),
 		cmocka_unit_test(test_programs),
 		cmocka_unit_test(test_links),

@@ -113,7 +113,7 @@ for w in ("%%\n", "\n", " = ", "all", "none", "yes", "no", "never", "\\;", "1e30
           "0x", "A", "B", "C", "E", "C'", "E'", "low", "high", "free", "fft", "gather", "ring:",
           "virtual", "real", "phase", "step", "wire", "payload", "exponential", "empirical",
           "mesh", "star", "hierarchical", "direct", "allreduce", "allgather", "reducescatter",
-          "alltoall"):
+          "alltoall", "tree"):
     words.add(w)
 with open(os.path.join(here, "scenario.dict"), "w") as f:
     f.write("# libFuzzer dictionary of fuzz_scenario.c, written by gen_scenario_corpus.py\n")
