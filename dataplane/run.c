@@ -367,6 +367,12 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		/* virtual time: until a step is done or nothing of the sync is left in progress
 		 * (however long a step takes); real time: [ports] wait without a step */
 		rc = dp_topo_advance(t, watchdog);
+		if (rc == 2) {		/* a long step goes on */
+			if (p->progress != NULL)
+				p->progress(p->progress_arg, seen, p->steps,
+					    dp_topo_frames_made(t));
+			continue;
+		}
 		if (rc <= 0) {
 			stalled = rc == 0;
 			break;
@@ -374,7 +380,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		rc = 0;
 		seen = t->rec.steps_done;
 		if (p->progress != NULL)
-			p->progress(p->progress_arg, seen, p->steps, t->rec.last_frames);
+			p->progress(p->progress_arg, seen, p->steps, dp_topo_frames_made(t));
 		if (seen < p->steps && p->stop != NULL && *p->stop) {
 			res->interrupted = true;	/* the steps done stand */
 			break;

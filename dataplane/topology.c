@@ -460,6 +460,7 @@ struct advance {
 	const struct dp_topo *t;
 	uint32_t seen;		/* steps done when it began */
 	bool exact;		/* virtual time: stop when nothing of the sync is in progress */
+	uint64_t ev_end;	/* virtual time: return after this many events, for progress */
 };
 
 static bool
@@ -467,13 +468,15 @@ advanced(void *arg)
 {
 	const struct advance *a = arg;
 
-	return a->t->rec.steps_done != a->seen || (a->exact && a->t->eng.sync_wip == 0);
+	return a->t->rec.steps_done != a->seen ||
+	       (a->exact && (a->t->eng.sync_wip == 0 || a->t->eng.events >= a->ev_end));
 }
 
 int
 dp_topo_advance(struct dp_topo *t, dp_time_t watchdog)
 {
-	struct advance a = { .t = t, .seen = t->rec.steps_done, .exact = t->eng.rt == NULL };
+	struct advance a = { .t = t, .seen = t->rec.steps_done, .exact = t->eng.rt == NULL,
+			     .ev_end = t->eng.events + DP_ADVANCE_EVENTS };
 	dp_time_t until = DP_NEVER;
 	int rc;
 
@@ -482,7 +485,21 @@ dp_topo_advance(struct dp_topo *t, dp_time_t watchdog)
 	rc = dp_engine_run(&t->eng, until, advanced, &a);
 	if (rc != 0)
 		return rc;
-	return t->rec.steps_done != a.seen ? 1 : 0;
+	if (t->rec.steps_done != a.seen)
+		return 1;
+	/* the sync goes on (a long step): not a stall */
+	return a.exact && t->eng.sync_wip != 0 && t->eng.events >= a.ev_end ? 2 : 0;
+}
+
+uint64_t
+dp_topo_frames_made(const struct dp_topo *t)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < t->w_count; i++)
+		n += t->workers[i].frames_made;
+	return n;
 }
 
 int

@@ -117,10 +117,17 @@ void dp_topo_stop(struct dp_topo *t);
  * nor cause one.  In real time frames on a wire are out of sight: a run that makes no step for
  * @p watchdog ps of emulated time has stalled.
  *
- * @return 1 (a step more is done), 0 (no step: stalled, or nothing left to run), or the engine's
+ * @return 1 (a step more is done), 0 (no step: stalled, or nothing left to run), 2 (virtual time:
+ *         DP_ADVANCE_EVENTS events run and the step goes on; call again), or the engine's
  *         error (< 0)
  */
 int dp_topo_advance(struct dp_topo *t, dp_time_t watchdog);
+
+/** Events a virtual-time dp_topo_advance() runs at most before it returns 2 (about a second). */
+#define DP_ADVANCE_EVENTS (UINT64_C(1) << 23)
+
+/** Frames the workers here have made so far. */
+uint64_t dp_topo_frames_made(const struct dp_topo *t);
 
 /**
  * Where the run waits: the first worker in a round (waiting for frames or its module), else the

@@ -270,7 +270,7 @@ on_step(void *arg, uint32_t done, uint32_t steps, uint64_t frames)
 	struct progress *pg = arg;
 	double now = wall_now(), el = now - pg->t0;
 
-	pg->frames += frames;
+	pg->frames = frames;
 	/* a trace streamed to a reader gets each step as it ends (an error shows at the next write) */
 	if (pg->r->cap != NULL && tr_pcapng_streams(pg->r->cap->w))
 		tr_pcapng_flush(pg->r->cap->w);
@@ -279,10 +279,15 @@ on_step(void *arg, uint32_t done, uint32_t steps, uint64_t frames)
 	if (!pg->r->progress || (now - pg->last < (pg->r->tty ? 0.25 : 2.0) && done != steps))
 		return;
 	pg->last = now;
-	fprintf(stderr, "%srun %u %s: step %u/%u, %.2f M frames, %.2f M frames/s, %.1f s left%s",
-		pg->r->tty ? "\r" : "", pg->run_id, pg->label, done, steps, pg->frames / 1e6,
-		el > 0 ? pg->frames / el / 1e6 : 0.0, done ? el * (steps - done) / done : 0.0,
-		pg->r->tty ? "   " : "\n");
+	/* before the first step ends (a long one), the frames so far; after, the time left */
+	fprintf(stderr, "%srun %u %s: step %u/%u, %.2f M frames, %.2f M frames/s, ", pg->r->tty ?
+		"\r" : "", pg->run_id, pg->label, done, steps, pg->frames / 1e6,
+		el > 0 ? pg->frames / el / 1e6 : 0.0);
+	if (done > 0)
+		fprintf(stderr, "%.1f s left%s", el * (steps - done) / done,
+			pg->r->tty ? "   " : "\n");
+	else
+		fprintf(stderr, "%.1f s in step 1%s", el, pg->r->tty ? "   " : "\n");
 }
 
 int
