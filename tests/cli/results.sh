@@ -64,6 +64,14 @@ expect_rc 0 "zero load, the deck's 2 DC x 4" -- "$se" run -v A,C -n 2 -q -j
 json_check "$tmp/out" '
 assert all(r["status"] == "ok" and r["fluid_bound_holds"] for r in d["runs"])' \
 	"inside the bound's domain: ok"
+# a double binary tree: exact, and no fluid bound stated, with the reason
+expect_rc 0 "a tree all-reduce" -- "$se" run -v A,C\' -n 2 -q -j --set job.collective=tree \
+	--set topology.data_centres=3 --set topology.workers_per_dc=5
+json_check "$tmp/out" '
+for r in d["runs"]:
+    assert r["max_rel_diff"] == 0 and r["status"] == "bound not valid", r
+    assert r["fluid_bound_why"].startswith("tree reduce: a tree"), r["fluid_bound_why"]' \
+	"a tree: exact to the picosecond, bound not stated"
 # no sync, an all-to-all and next to no compute: a fast worker's next step meets a slow one's
 # pairwise rounds on a link, which the closed form refuses (within a step it follows them)
 expect_rc 0 "no sync" -- "$se" run -v A -n 3 -q -j --set run.sync=none \
