@@ -368,9 +368,14 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		 * (however long a step takes); real time: [ports] wait without a step */
 		rc = dp_topo_advance(t, watchdog);
 		if (rc == 2) {		/* a long step goes on */
+			rc = 0;
 			if (p->progress != NULL)
 				p->progress(p->progress_arg, seen, p->steps,
 					    dp_topo_frames_made(t));
+			if (p->stop != NULL && *p->stop) {
+				res->interrupted = true;	/* the step in progress left out */
+				break;
+			}
 			continue;
 		}
 		if (rc <= 0) {

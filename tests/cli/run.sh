@@ -92,6 +92,31 @@ expect_rc 0 "the same queue with a lossless sync" -- "$se" run -v A -n 1 -q --se
 ls -A "$tmp" | grep -q '\.tmp\.' && bad "a temporary trace was left" || ok "no temporary left"
 expect_rc 2 "an unwritable trace path" -- "$se" run -v C -n 1 -q --trace /nonexistent/dir/x.pcapng
 expect_grep "$tmp/err" "/nonexistent/dir/x.pcapng" "names the path"
+# a long step (a 60 GB job: about 205 M frames a step): progress shows within it, and Ctrl-C
+# leaves it out rather than waiting for it.  Where the signal meets the step is counted in
+# events, not time: the first progress line comes after a slice of 2^23 events (3.8 M frames)
+# and 2 s, the signal is looked at a slice later, and the step is about 54 slices long; 2 s is
+# 4 slices at 6 M frames/s and fewer on a slower or loaded machine, so the run stops within the
+# first step unless the test's shell is kept from the CPU for most of the step.
+"$se" run -v A -n 2 -j --set job.bytes=60GB >"$tmp/long.json" 2>"$tmp/long.err" &
+pid=$!
+for _ in $(seq 600); do
+	grep -q "in step 1" "$tmp/long.err" && break
+	kill -0 $pid 2>/dev/null || break
+	sleep 0.1
+done
+kill -INT $pid 2>/dev/null
+wait $pid
+rc=$?
+[ $rc -eq 130 ] && ok "a long step: Ctrl-C, exit 130" || bad "a long step: exit $rc, not 130"
+grep -Eq "step 0/2, [0-9.]+ M frames, .* s in step 1" "$tmp/long.err" &&
+	ok "progress within the step" || bad "no progress within the step: $(head -3 "$tmp/long.err")"
+python3 - "$tmp/long.json" <<'PY' && ok "the step in progress is left out of the report" || bad "the interrupted report"
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+assert r["interrupted"] and r["status"] == "interrupted", r["status"]
+assert r["steps"]["rows"] == [], r["steps"]["rows"]
+PY
 expect_rc 0 "run --help" -- "$se" run --help
 expect_grep "$tmp/out" "--capture" "documents --capture"
 
