@@ -72,9 +72,12 @@ capture() {
 	sleep 1	# tcpdump and the receiver are ready
 	ip netns exec "$na" python3 -c '
 import socket, time
+# each payload made before its connection: making 32 MB between the handshake and the first
+# data takes milliseconds, a gap that cuts the handshake off as a burst of its own
+data = {n: b"\0" * n for n in (8000000, 16000000, 32000000)}
 for n in (8000000, 16000000, 32000000):
     s = socket.create_connection(("10.199.0.2", 5201))
-    s.sendall(b"\0" * n)
+    s.sendall(data[n])
     s.shutdown(socket.SHUT_WR)
     s.recv(1)
     s.close()
