@@ -22,8 +22,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A long run (it is interrupted at the end).
-"$se" run -v E -b high -n 1000000 --ctl "$sock" --trace "$tmp/ctl.pcapng" -j -q \
+# A long run (it is interrupted at the end). Its trace captures the ports' points only (there are
+# none): it holds the control notes, not the gigabytes of frames a run of some seconds makes,
+# whose writing and reading took most of this test's time.
+"$se" run -v E -b high -n 1000000 --ctl "$sock" --trace "$tmp/ctl.pcapng" --capture eth -j -q \
 	--eal "--no-huge --no-pci --no-shconf -l 0 --iova-mode=va --log-level=*:error --file-prefix=$prefix" \
 	>"$tmp/run.json" 2>"$tmp/run.err" &
 run_pid=$!
