@@ -216,12 +216,17 @@ PY
 
 # 2b. Scale-out: 8 DC x 1 split over two processes, DCs 0-3 and 4-7, the ring of WAN links
 # crossing twice (3 -> 4 and 7 -> 0), one memif link per crossing.
+# (dilation 200 in the plain build, as for 1b: at 100 the merged mean was +2.15 % and +2.26 %
+# against the 2 % tolerance in two attempts running on one 2-vCPU VM, +0.03 to +0.4 % by hand on
+# the same VM; the sanitizer build holds at 400)
 M=",socket-abstract=no,bsize=9216"
+split_d=200
+[ "$slow" -gt 1 ] && split_d=$((100 * slow))
 split8() {
 	local pa ra rb
 	rm -f "$tmp/s1.sock" "$tmp/s2.sock"
 	timeout 120 "$se" run scenarios/8dc1-100g.ini -v A -n 3 -q -j --trace none "${RT[@]}" \
-		--set run.dilation=$((100 * slow)) --set ports.local=0,1,2,3 \
+		--set run.dilation=$split_d --set ports.local=0,1,2,3 \
 		--set "ports.dc3=net_memif0,role=server,socket=$tmp/s1.sock$M" \
 		--set "ports.dc0=net_memif1,role=server,socket=$tmp/s2.sock$M" >"$tmp/8a.json" 2>"$tmp/8a.err" &
 	pids+=($!)
@@ -229,7 +234,7 @@ split8() {
 	sleep 0.3
 	rb=0
 	timeout 120 "$se" run scenarios/8dc1-100g.ini -v A -n 3 -q -j --trace none "${RT[@]}" \
-		--set run.dilation=$((100 * slow)) --set ports.local=4,5,6,7 \
+		--set run.dilation=$split_d --set ports.local=4,5,6,7 \
 		--set "ports.dc4=net_memif0,role=client,socket=$tmp/s1.sock$M" \
 		--set "ports.dc7=net_memif1,role=client,socket=$tmp/s2.sock$M" --eal "$EAL1" \
 		>"$tmp/8b.json" 2>"$tmp/8b.err" || rb=$?
