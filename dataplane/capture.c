@@ -72,15 +72,13 @@ dp_capture_point(struct dp_capture *c, enum dp_cap_kind kind, const char *name)
 }
 
 void
-dp_capture_frame(struct dp_engine *eng, int ifid, const struct rte_mbuf *m, dp_time_t t)
+dp_capture_write(struct dp_engine *eng, int ifid, const struct rte_mbuf *m, dp_time_t t)
 {
 	struct dp_capture *c = eng->cap_ctx;
 	const void *data;
 	uint32_t len;
 	int rc;
 
-	if (ifid < 0 || c == NULL)
-		return;
 	if (eng->rt != NULL)
 		t = eng->rt->now(eng->rt->arg);	/* when it happened, not when it was due */
 	len = rte_pktmbuf_pkt_len(m);

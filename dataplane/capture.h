@@ -46,8 +46,19 @@ struct dp_capture {
 /** Interface id of point @p name of @p kind, creating it; -1 if the kind is off or no trace. */
 int dp_capture_point(struct dp_capture *c, enum dp_cap_kind kind, const char *name);
 
-/** Write frame @p m on interface @p ifid (no-op for -1); errors stop the engine. */
-void dp_capture_frame(struct dp_engine *eng, int ifid, const struct rte_mbuf *m, dp_time_t t);
+/** dp_capture_frame() for a point that is on: write the frame. */
+void dp_capture_write(struct dp_engine *eng, int ifid, const struct rte_mbuf *m, dp_time_t t);
+
+/**
+ * Write frame @p m on interface @p ifid (no-op for -1 or without a trace); errors stop the
+ * engine.  Inline: every element calls it for every frame, and most points are off.
+ */
+static inline void
+dp_capture_frame(struct dp_engine *eng, int ifid, const struct rte_mbuf *m, dp_time_t t)
+{
+	if (ifid >= 0 && eng->cap_ctx != NULL)
+		dp_capture_write(eng, ifid, m, t);
+}
 
 /**
  * Write a note into the trace at @p t: a UDP frame to port 47112 on the interface "ctl" whose

@@ -130,7 +130,13 @@ add_pool(struct dp_fpool_set *s, unsigned int kind, uint32_t n, const char *name
 				      RTE_MEMPOOL_F_NO_IOVA_CONTIG);
 	if (mp == NULL)
 		return -(rte_errno ? rte_errno : ENOMEM);
-	rc = rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), NULL);
+	/*
+	 * A stack: the mbuf freed last is the next taken, its lines still in the cache (a ring
+	 * hands out the one freed longest ago).  Without DPDK's stack driver, the usual ops.
+	 */
+	rc = rte_mempool_set_ops_byname(mp, "stack", NULL);
+	if (rc != 0)
+		rc = rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), NULL);
 	if (rc != 0) {
 		rte_mempool_free(mp);
 		return rc;

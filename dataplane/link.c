@@ -217,8 +217,8 @@ dp_link_push(struct dp_link *l, struct rte_mbuf *m, dp_time_t now, dp_time_t *st
 		*start = t;
 	if (l->head + 1 == l->tail)
 		resched(l);	/* the first in the ring: a new next event */
-	else
-		dp_sched(&l->e, next_event(l));
+	else if (l->ohead + 1 == l->tail)
+		dp_sched(&l->e, next_event(l));	/* its "out" capture may come first */
 	return 0;
 }
 
