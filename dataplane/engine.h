@@ -3,8 +3,10 @@
  * The virtual-time engine: elements, the event calendar, barriers, captures.
  *
  * Every element (worker, link, switch, module) embeds a struct dp_elem.  An element has at most
- * one pending event of its own, at dp_elem.next; the calendar is a 4-ary heap keyed by (next, id),
- * so events at the same picosecond run in a fixed order and a run is deterministic.
+ * one pending event of its own, at dp_elem.next; events run in (next, id) order, so events at the
+ * same picosecond run in a fixed order and a run is deterministic.  The calendar keeps a bucket
+ * of elements per pending time (engine.c): in a synchronous collective most events share their
+ * time with many others.
  * Frames pass between elements by direct calls (dp_elem_ops.rx) at the current time; an element
  * that holds frames (a link, a module) keeps them with the times they are due and schedules its
  * next event for the earliest.  No element reads a clock: they are all given `now`.
@@ -93,31 +95,41 @@ struct dp_warm {
 	const void *m;		/**< an mbuf: its first line and its private area (NULL: none) */
 };
 
-/** A calendar entry: an element's next event, keyed by (t, id) and kept in the heap itself. */
-struct dp_cal_slot {
-	union {
-		struct {
-			uint64_t id;	/**< the element's id (the low half of the key) */
-			dp_time_t t;	/**< the element's next event (dp_elem.next; the high half) */
-		};
-		unsigned __int128 key;	/**< (t, id) in one integer: one compare, no branches */
-	};
-} __rte_aligned(16);
+/** The elements due at one time (the calendar's buckets, engine.c). */
+struct dp_cal_bucket {
+	dp_time_t t;
+	uint32_t *ids;		/**< in no order until taken */
+	uint32_t n, cap;
+	uint32_t hpos;		/**< where it sits in the time heap */
+};
+
+/** The time heap's entry: a bucket and its time. */
+struct dp_cal_time {
+	dp_time_t t;
+	uint32_t b;
+};
 
 /** The engine: the calendar, the mempool, the capture, the first fatal error. */
 struct dp_engine {
 	dp_time_t now;
 	/*
-	 * The calendar: a 4-ary heap of (time, id) keys, so that ordering elements never reads
-	 * them (with thousands of elements each read would be a cache miss); a node's four
-	 * children share a cache line.  pos[id] is where element id sits in it.
+	 * The calendar (engine.c): a bucket of elements per pending time, the buckets found by
+	 * time in a hash table and ordered in a small heap of their times; the due list holds the
+	 * elements due now, ascending by id, run from due[due_i] on.  bkt[id] is element id's
+	 * bucket (or DP_BKT_*) and pos[id] its place in it.
 	 */
-	struct dp_cal_slot *cal;
-	uint32_t *pos;
+	struct dp_cal_bucket *bk;
+	uint32_t *bk_free, n_free;	/**< buckets not in use */
+	uint32_t *hash, hash_mask;	/**< bucket + 1 by time, open addressing; 0: empty */
+	struct dp_cal_time *th;		/**< the time heap */
+	uint32_t thn;
+	uint32_t *bkt, *pos;
+	uint32_t *due;
+	uint32_t due_i, due_n;
+	dp_time_t due_t;
 	struct dp_elem **elems;	/**< every element, by id (the order of addition) */
 	struct dp_warm *warm;	/**< by id: what its next event will read (dp_sched_warm()) */
-	uint32_t n, cap;
-	void *cal_mem;		/**< what cal was carved from */
+	uint32_t n, cap;	/**< elements, room for them */
 	struct rte_mempool *pool;
 	struct dp_capture *cap_ctx;	/**< NULL: no trace */
 	uint64_t events;
@@ -172,11 +184,17 @@ dp_sched_warm(struct dp_elem *e, dp_time_t t, const void *a, const struct rte_mb
 	dp_sched(e, t);
 }
 
+#define DP_BKT_NONE UINT32_MAX		/* no event (DP_NEVER) */
+#define DP_BKT_DUE (UINT32_MAX - 1)	/* in the due list */
+#define DP_BKT_OUT (UINT32_MAX - 2)	/* its event is running */
+
 /** The earliest pending event's time, DP_NEVER if none. */
 static inline dp_time_t
 dp_engine_next(const struct dp_engine *eng)
 {
-	return eng->n > 0 ? eng->cal[0].t : DP_NEVER;
+	if (eng->due_i < eng->due_n)
+		return eng->due_t;
+	return eng->thn > 0 ? eng->th[0].t : DP_NEVER;
 }
 
 /**
