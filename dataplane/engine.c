@@ -426,8 +426,10 @@ warm_elem(const struct dp_engine *eng, uint32_t id)
 	if (w->a != NULL)
 		rte_prefetch0(w->a);
 	if (w->m != NULL) {
+		/* the mbuf's lines: lengths, then next and pool (its free), then dp_meta */
 		rte_prefetch0(w->m);
-		rte_prefetch0((const uint8_t *)w->m + 2 * RTE_CACHE_LINE_SIZE);	/* dp_meta */
+		rte_prefetch0((const uint8_t *)w->m + RTE_CACHE_LINE_SIZE);
+		rte_prefetch0((const uint8_t *)w->m + 2 * RTE_CACHE_LINE_SIZE);
 	}
 }
 
