@@ -86,22 +86,21 @@ emit(struct dp_bghost *h, dp_time_t now)
 		uint32_t len = left < h->payload ? (uint32_t)left : h->payload;
 		bool last = left <= h->payload;
 		struct dp_flow f;
-		struct rte_mbuf *m;
+		struct dp_pkt p;
 
 		/* the flow's headers carry the transfer id in the step field */
 		dp_flow_init(&f, h->per_dc, h->run_id, (uint32_t)x->id, 0, 0, 0, h->id,
 			     h->dst_first, DP_KIND_SINK, DP_SE_F_BG, h->payload);
 		f.meta.src = (uint16_t)h->id;
-		m = dp_frame_make(h->e.eng->pool, &f, h->off, h->seq, len, x->created / 1000, last);
-		if (m == NULL) {
+		if (dp_pkt_make(h->e.eng, &f, h->off, h->seq, len, x->created / 1000, last, &p) != 0) {
 			dp_engine_fail(h->e.eng, -ENOBUFS, "%s: the mbuf pool (%u mbufs) is empty: "
 				       "give it more (--mbufs)", h->e.name, h->e.eng->pool->size);
 			return;
 		}
 		h->e.c.tx++;
-		h->e.c.tx_bytes += rte_pktmbuf_pkt_len(m);
-		dp_capture_frame(h->e.eng, h->cap_tx, m, now);
-		if (dp_link_push(h->link, m, now, &start) != 0) {
+		h->e.c.tx_bytes += p.len;
+		dp_capture_frame(h->e.eng, h->cap_tx, &p, now);
+		if (dp_link_push(h->link, &p, now, &start) != 0) {
 			/* its own link is full: the frame is dropped there and counted */
 			start = now;
 		}
@@ -140,11 +139,11 @@ bghost_event(struct dp_elem *e, dp_time_t now)
 }
 
 static void
-bghost_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
+bghost_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 {
 	e->c.rx++;
 	e->c.drop++;	/* a host takes no frames */
-	dp_frame_end(e->eng, m);
+	dp_frame_end(e->eng, p);
 }
 
 static uint64_t
@@ -258,20 +257,18 @@ record(struct dp_bgstats *st, double fct, double wait)
 }
 
 static void
-sink_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
+sink_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 {
 	struct dp_sink *s = (struct dp_sink *)e;
-	const struct dp_meta *meta = dp_meta(m);
-	const struct dp_se_hdr *se = rte_pktmbuf_mtod_offset(m, const struct dp_se_hdr *,
-							     SM_ETH_HDR + SM_IP_HDR + SM_UDP_HDR);
-	uint64_t created_ps = rte_be_to_cpu_64(se->departure_ns) * 1000;
-	uint32_t seq = rte_be_to_cpu_32(se->seq);
+	const struct dp_meta *meta = &p->meta;
+	uint64_t created_ps = p->departure_ns * 1000;
+	uint32_t seq = p->seq;
 
 	e->c.rx++;
-	e->c.rx_bytes += rte_pktmbuf_pkt_len(m);
+	e->c.rx_bytes += p->len;
 	e->c.tx++;	/* consumed */
-	e->c.tx_bytes += rte_pktmbuf_pkt_len(m);
-	dp_capture_frame(e->eng, s->cap_rx, m, now);
+	e->c.tx_bytes += p->len;
+	dp_capture_frame(e->eng, s->cap_rx, p, now);
 	s->stats->frames++;
 	s->stats->bytes += meta->payload;
 	if (s->cur_open && meta->step != s->cur_id) {
@@ -285,7 +282,7 @@ sink_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
 			s->cur_open = !(meta->flags & DP_SE_F_LAST);
 			s->cur_id = meta->step;
 			s->cur_bytes = UINT64_MAX;	/* marks it broken */
-			dp_frame_end(e->eng, m);
+			dp_frame_end(e->eng, p);
 			return;
 		}
 		{
@@ -311,7 +308,7 @@ sink_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
 			s->stats->incomplete++;
 		s->cur_open = false;
 	}
-	dp_frame_end(e->eng, m);
+	dp_frame_end(e->eng, p);
 }
 
 static void

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "frame.h"
 
 struct tr_pcapng;
 
@@ -50,14 +51,15 @@ int dp_capture_point(struct dp_capture *c, enum dp_cap_kind kind, const char *na
 void dp_capture_write(struct dp_engine *eng, int ifid, const struct rte_mbuf *m, dp_time_t t);
 
 /**
- * Write frame @p m on interface @p ifid (no-op for -1 or without a trace); errors stop the
- * engine.  Inline: every element calls it for every frame, and most points are off.
+ * Write frame @p p on interface @p ifid (no-op for -1 or without a trace); errors stop the
+ * engine.  With a trace every frame has its bytes (dp_engine.bytes).  Inline: every element
+ * calls it for every frame, and most points are off.
  */
 static inline void
-dp_capture_frame(struct dp_engine *eng, int ifid, const struct rte_mbuf *m, dp_time_t t)
+dp_capture_frame(struct dp_engine *eng, int ifid, const struct dp_pkt *p, dp_time_t t)
 {
-	if (ifid >= 0 && eng->cap_ctx != NULL)
-		dp_capture_write(eng, ifid, m, t);
+	if (ifid >= 0 && eng->cap_ctx != NULL && p->m != NULL)
+		dp_capture_write(eng, ifid, p->m, t);
 }
 
 /**

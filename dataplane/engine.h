@@ -32,12 +32,14 @@ extern int dp_logtype;
 struct dp_elem;
 struct dp_engine;
 struct dp_capture;
+struct dp_pkt;
 
 /** What an element does. */
 struct dp_elem_ops {
 	const char *kind;					/**< "link", "worker", ... */
 	void (*event)(struct dp_elem *e, dp_time_t now);	/**< its event is due */
-	void (*rx)(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now); /**< a frame arrives */
+	/** A frame arrives: the element owns it from now (frame.h struct dp_pkt). */
+	void (*rx)(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now);
 	/** Frames the element holds now (for the end-of-run invariant). */
 	uint64_t (*held)(const struct dp_elem *e);
 };
@@ -131,6 +133,11 @@ struct dp_engine {
 	struct dp_warm *warm;	/**< by id: what its next event will read (dp_sched_warm()) */
 	uint32_t n, cap;	/**< elements, room for them */
 	struct rte_mempool *pool;
+	/*
+	 * Frames have bytes (an mbuf each, from pool): with a trace or DPDK ports.  Without, a frame
+	 * is its struct dp_pkt alone (frame.h).
+	 */
+	bool bytes;
 	struct dp_capture *cap_ctx;	/**< NULL: no trace */
 	uint64_t events;
 	/*

@@ -2,7 +2,8 @@
 /*
  * Frame pools for virtual time: memory that follows the frames in flight.
  *
- * A frame in virtual time is only ever read for its headers (and, by a trace with a full snap
+ * In virtual time a frame has bytes only when a trace is written (frame.h struct dp_pkt); then
+ * it is only ever read for its headers (and, by a trace with a full snap
  * length, for its payload, which is zeros).  A compact pool makes each frame two mbufs: its
  * 90 bytes of headers in a small mbuf of its own (with the dp_meta private area), chained to a
  * payload segment whose buffer is one shared, read-only run of zeros.  pkt_len, what a link

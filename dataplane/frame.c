@@ -156,3 +156,16 @@ dp_frame_parse(struct rte_mbuf *m)
 	meta->flags = se->flags;
 	return 0;
 }
+
+void
+dp_pkt_of_mbuf(struct rte_mbuf *m, struct dp_pkt *p)
+{
+	const struct dp_se_hdr *se = rte_pktmbuf_mtod_offset(m, const struct dp_se_hdr *,
+							     SM_ETH_HDR + SM_IP_HDR + SM_UDP_HDR);
+
+	p->m = m;
+	p->departure_ns = rte_be_to_cpu_64(se->departure_ns);
+	p->len = rte_pktmbuf_pkt_len(m);
+	p->seq = rte_be_to_cpu_32(se->seq);
+	p->meta = *dp_meta(m);
+}

@@ -95,15 +95,35 @@ dp_meta(struct rte_mbuf *m)
 }
 
 /**
- * A frame's journey ends here (received, consumed or dropped): free it; a frame of the sync is no
- * longer part of the sync's work in progress (dp_engine.sync_wip).
+ * A frame as elements pass it on: what they read of it, and its bytes if it has any.
+ *
+ * Elements read only these fields, never the bytes: a frame of virtual time needs no bytes unless
+ * something looks at them (a trace, a DPDK port), so a run without either makes none (m NULL), and
+ * a queued frame is these 40 bytes in its link's ring instead of a header mbuf of four cache
+ * lines taken from a pool and freed again.  With a trace or ports every frame has its mbuf, its
+ * headers made from the same flow template as ever, so traces are the same byte for byte.
+ * rx() passes a dp_pkt by pointer: the receiver owns the frame (its mbuf) from then on and copies
+ * the struct if it keeps it.
+ */
+struct dp_pkt {
+	struct rte_mbuf *m;	/**< its bytes (the receiver frees them), or NULL: none */
+	uint64_t departure_ns;	/**< when the sender queued it (the header's field) */
+	uint32_t len;		/**< frame bytes (pkt_len) */
+	uint32_t seq;		/**< frame number within its round or transfer */
+	struct dp_meta meta;
+};
+
+/**
+ * A frame's journey ends here (received, consumed or dropped): free its bytes; a frame of the sync
+ * is no longer part of the sync's work in progress (dp_engine.sync_wip).
  */
 static inline void
-dp_frame_end(struct dp_engine *eng, struct rte_mbuf *m)
+dp_frame_end(struct dp_engine *eng, const struct dp_pkt *p)
 {
-	if (!(dp_meta(m)->flags & DP_SE_F_BG))
+	if (!(p->meta.flags & DP_SE_F_BG))
 		dp_sync_release(eng);
-	dp_fpool_frame_free(m);
+	if (p->m != NULL)
+		dp_fpool_frame_free(p->m);
 }
 
 /** The headers of one flow (source, destination, round), written into each of its frames. */
@@ -133,6 +153,37 @@ void dp_flow_init(struct dp_flow *f, uint32_t n_per_dc, uint32_t run_id, uint32_
  */
 struct rte_mbuf *dp_frame_make(struct rte_mempool *pool, const struct dp_flow *f, uint64_t offset,
 			       uint32_t seq, uint32_t payload, uint64_t departure_ns, bool last);
+
+/**
+ * One frame of flow @p f into @p p: with bytes (an mbuf from @p pool, dp_frame_make()) if the
+ * engine's frames have them (dp_engine.bytes), else the fields alone.
+ *
+ * @return 0, or -ENOBUFS if the pool is empty
+ */
+static inline int
+dp_pkt_make(struct dp_engine *eng, const struct dp_flow *f, uint64_t offset, uint32_t seq,
+	    uint32_t payload, uint64_t departure_ns, bool last, struct dp_pkt *p)
+{
+	p->m = NULL;
+	if (eng->bytes) {
+		p->m = dp_frame_make(eng->pool, f, offset, seq, payload, departure_ns, last);
+		if (p->m == NULL)
+			return -ENOBUFS;
+	}
+	p->departure_ns = departure_ns;
+	p->len = SM_HDR_BYTES + payload;
+	p->seq = seq;
+	p->meta = f->meta;
+	p->meta.payload = payload;
+	if (last)
+		p->meta.flags |= DP_SE_F_LAST;
+	return 0;
+}
+
+/**
+ * The dp_pkt of a frame taken from a port, checked by dp_frame_parse(): @p m is its bytes.
+ */
+void dp_pkt_of_mbuf(struct rte_mbuf *m, struct dp_pkt *p);
 
 /**
  * Check a received frame and fill its dp_meta from the headers (frames from a real port).

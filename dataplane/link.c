@@ -21,7 +21,7 @@
 #define RING_MIN 64
 
 static void link_event(struct dp_elem *e, dp_time_t now);
-static void link_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now);
+static void link_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now);
 static uint64_t link_held(const struct dp_elem *e);
 
 const struct dp_elem_ops dp_link_ops = {
@@ -52,7 +52,7 @@ dp_link_init(struct dp_link *l, struct dp_engine *eng, const struct dp_link_para
 	l->cap_out = p->cap_out;
 	l->fg_lossless = p->fg_lossless;
 	l->last_charge = UINT32_MAX;
-	l->ring = malloc(RING_MIN * sizeof(*l->ring));
+	l->ring = aligned_alloc(64, RING_MIN * sizeof(*l->ring));
 	if (l->ring == NULL)
 		return -ENOMEM;
 	l->mask = RING_MIN - 1;
@@ -65,7 +65,7 @@ dp_link_fini(struct dp_link *l)
 	if (l->busy_ps > 0)
 		DP_USDT_BUSY_END(l->e.id, l->busy);	/* its last busy period */
 	while (l->head != l->tail)
-		rte_pktmbuf_free(l->ring[l->head++ & l->mask].m);
+		rte_pktmbuf_free(l->ring[l->head++ & l->mask].p.m);	/* NULL is fine */
 	free(l->ring);
 	l->ring = NULL;
 }
@@ -83,7 +83,7 @@ static int
 grow(struct dp_link *l)
 {
 	uint32_t size = l->mask + 1, n = l->tail - l->head, i;
-	struct dp_link_slot *r = malloc(2 * (size_t)size * sizeof(*r));
+	struct dp_link_slot *r = aligned_alloc(64, 2 * (size_t)size * sizeof(*r));
 
 	if (r == NULL)
 		return -ENOMEM;
@@ -129,7 +129,7 @@ resched(struct dp_link *l)
 		return;
 	}
 	dp_sched_warm(&l->e, next_event(l), &l->ring[l->head & l->mask],
-		      l->ring[l->head & l->mask].m);
+		      l->ring[l->head & l->mask].p.m);
 }
 
 /* Frames that have started serialising by @now have left the queue. */
@@ -137,29 +137,29 @@ static inline void
 advance_queue(struct dp_link *l, dp_time_t now)
 {
 	while (l->qhead != l->tail && l->ring[l->qhead & l->mask].start <= now) {
-		l->qbytes -= l->ring[l->qhead & l->mask].bytes;
+		l->qbytes -= l->ring[l->qhead & l->mask].p.len;
 		l->qframes--;
 		l->qhead++;
 	}
 }
 
 int
-dp_link_push(struct dp_link *l, struct rte_mbuf *m, dp_time_t now, dp_time_t *start)
+dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t *start)
 {
-	uint32_t charge = sm_charge(l->account, dp_meta(m)->payload);
-	uint32_t bytes = rte_pktmbuf_pkt_len(m);
+	uint32_t charge = sm_charge(l->account, p->meta.payload);
+	uint32_t bytes = p->len;
 	struct dp_link_slot *s;
 	dp_time_t t;
 
 	l->e.c.rx++;
-	l->e.c.rx_bytes += rte_pktmbuf_pkt_len(m);
+	l->e.c.rx_bytes += bytes;
 	advance_queue(l, now);
 	if ((l->cap_frames && l->qframes + 1 > l->cap_frames) ||
 	    (l->cap_bytes && l->qbytes + bytes > l->cap_bytes)) {
-		bool bg = dp_meta(m)->flags & DP_SE_F_BG;
+		bool bg = p->meta.flags & DP_SE_F_BG;
 
 		if (bg || !l->fg_lossless) {
-			const struct dp_meta *meta = dp_meta(m);
+			const struct dp_meta *meta = &p->meta;
 
 			DP_USDT_DROP(l->e.id, bg, bytes, now);
 			if (bg)
@@ -173,8 +173,8 @@ dp_link_push(struct dp_link *l, struct rte_mbuf *m, dp_time_t now, dp_time_t *st
 					       l->e.name, meta->src, meta->step, meta->round,
 					       (unsigned long)l->cap_bytes);
 			l->e.c.drop++;
-			l->e.c.drop_bytes += rte_pktmbuf_pkt_len(m);
-			dp_frame_end(l->e.eng, m);
+			l->e.c.drop_bytes += bytes;
+			dp_frame_end(l->e.eng, p);
 			return -ENOBUFS;
 		}
 		l->fg_over++;	/* the sync's class is lossless: held upstream on a real link */
@@ -182,11 +182,11 @@ dp_link_push(struct dp_link *l, struct rte_mbuf *m, dp_time_t now, dp_time_t *st
 	if (l->tail - l->head > l->mask && grow(l) != 0) {
 		dp_engine_fail(l->e.eng, -ENOMEM, "%s: out of memory for its queue", l->e.name);
 		l->e.c.drop++;
-		l->e.c.drop_bytes += rte_pktmbuf_pkt_len(m);
-		dp_frame_end(l->e.eng, m);
+		l->e.c.drop_bytes += bytes;
+		dp_frame_end(l->e.eng, p);
 		return -ENOBUFS;
 	}
-	dp_capture_frame(l->e.eng, l->cap_in, m, now);
+	dp_capture_frame(l->e.eng, l->cap_in, p, now);
 	t = now > l->busy ? now : l->busy;
 	if (now > l->busy || l->busy_ps == 0) {
 		/* an idle serialiser: the previous busy period ended at l->busy, one begins */
@@ -195,9 +195,8 @@ dp_link_push(struct dp_link *l, struct rte_mbuf *m, dp_time_t now, dp_time_t *st
 		DP_USDT_BUSY_START(l->e.id, now);
 	}
 	s = &l->ring[l->tail++ & l->mask];
-	s->m = m;
+	s->p = *p;
 	s->start = t;
-	s->bytes = bytes;
 	l->busy = t + ser(l, charge);
 	l->busy_ps += l->busy - t;
 	s->arrive = l->busy + l->delay;
@@ -208,7 +207,7 @@ dp_link_push(struct dp_link *l, struct rte_mbuf *m, dp_time_t now, dp_time_t *st
 	if (l->qframes > l->max_qframes)
 		l->max_qframes = l->qframes;
 	if (l->cap_out >= 0 && l->ohead + 1 == l->tail && t == now) {
-		dp_capture_frame(l->e.eng, l->cap_out, m, now);	/* starts at once */
+		dp_capture_frame(l->e.eng, l->cap_out, p, now);	/* starts at once */
 		l->ohead++;
 	} else if (l->cap_out < 0) {
 		l->ohead = l->tail;
@@ -230,9 +229,9 @@ dp_link_backlog(struct dp_link *l, dp_time_t now)
 }
 
 static void
-link_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
+link_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 {
-	dp_link_push((struct dp_link *)e, m, now, NULL);
+	dp_link_push((struct dp_link *)e, p, now, NULL);
 }
 
 static void
@@ -243,25 +242,26 @@ link_event(struct dp_elem *e, dp_time_t now)
 	while (l->ohead != l->tail && l->ring[l->ohead & l->mask].start <= now) {
 		const struct dp_link_slot *s = &l->ring[l->ohead & l->mask];
 
-		dp_capture_frame(e->eng, l->cap_out, s->m, s->start);
+		dp_capture_frame(e->eng, l->cap_out, &s->p, s->start);
 		l->ohead++;
 	}
 	advance_queue(l, now);	/* so that qhead stays ahead of head */
 	while (l->head != l->tail && l->ring[l->head & l->mask].arrive <= now) {
-		const struct dp_link_slot *s = &l->ring[l->head & l->mask];
-		struct rte_mbuf *m = s->m;
+		/* a copy: the receiver may push a frame into this very link, over the slot */
+		struct dp_pkt p = l->ring[l->head & l->mask].p;
 
 		l->head++;
 		l->e.c.tx++;
-		l->e.c.tx_bytes += s->bytes;	/* its pkt_len, without reading the mbuf */
+		l->e.c.tx_bytes += p.len;
 		if (l->head != l->tail) {
-			/* the next frame to arrive: its mbuf has long left the cache */
-			const struct rte_mbuf *nm = l->ring[l->head & l->mask].m;
+			/* the next frame to arrive: its slot (and bytes) have long left the cache */
+			const struct dp_link_slot *ns = &l->ring[l->head & l->mask];
 
-			rte_prefetch0(nm);
-			rte_prefetch0(dp_meta((struct rte_mbuf *)(uintptr_t)nm));
+			rte_prefetch0(ns);
+			if (ns->p.m != NULL)
+				rte_prefetch0(ns->p.m);
 		}
-		l->next->ops->rx(l->next, m, now);
+		l->next->ops->rx(l->next, &p, now);
 	}
 	resched(l);
 }

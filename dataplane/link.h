@@ -13,6 +13,7 @@
 
 #include "../models/packet.h"
 #include "engine.h"
+#include "frame.h"
 
 /** Configuration of a link. */
 struct dp_link_params {
@@ -27,12 +28,12 @@ struct dp_link_params {
 	bool fg_lossless;	/**< the sync's frames are never dropped (their class is lossless) */
 };
 
+/** A frame in the link: the frame itself (frame.h), and its times; one cache line. */
 struct dp_link_slot {
-	struct rte_mbuf *m;
+	struct dp_pkt p;
 	dp_time_t start;	/**< serialisation starts */
 	dp_time_t arrive;	/**< at the far end */
-	uint32_t bytes;		/**< frame bytes, for the queue limit */
-};
+} __rte_aligned(64);
 
 /** Runtime state of a link. */
 struct dp_link {
@@ -77,7 +78,7 @@ void dp_link_fini(struct dp_link *l);
  *
  * @return 0, or -ENOBUFS if it was dropped (and freed)
  */
-int dp_link_push(struct dp_link *l, struct rte_mbuf *m, dp_time_t now, dp_time_t *start);
+int dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t *start);
 
 /** Frame bytes queued at @p now (not yet serialising). */
 uint64_t dp_link_backlog(struct dp_link *l, dp_time_t now);

@@ -28,7 +28,7 @@
 #define RING_MIN 64
 
 static void module_event(struct dp_elem *e, dp_time_t now);
-static void module_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now);
+static void module_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now);
 static uint64_t module_held(const struct dp_elem *e);
 
 static const struct dp_elem_ops module_ops = {
@@ -81,8 +81,12 @@ dp_module_init(struct dp_module *mod, struct dp_engine *eng, const struct dp_mod
 void
 dp_module_fini(struct dp_module *mod)
 {
-	while (mod->head != mod->tail)
-		rte_pktmbuf_free(mod->ring[mod->head++ & mod->mask].m);	/* NULL is fine */
+	for (; mod->head != mod->tail; mod->head++) {
+		const struct dp_module_slot *slot = &mod->ring[mod->head & mod->mask];
+
+		if (slot->kept)
+			rte_pktmbuf_free(slot->p.m);	/* NULL is fine */
+	}
 	free(mod->ring);
 	mod->ring = NULL;
 }
@@ -237,31 +241,32 @@ next_event(const struct dp_module *mod)
 }
 
 int
-dp_module_push(struct dp_module *mod, struct rte_mbuf *m, dp_time_t now, dp_time_t *start)
+dp_module_push(struct dp_module *mod, const struct dp_pkt *p, dp_time_t now, dp_time_t *start)
 {
 	struct dp_module_slot *slot;
 	dp_time_t first = now;
 
 	if (mod->tail - mod->head > mod->mask && grow(mod) != 0) {
 		dp_engine_fail(mod->e.eng, -ENOMEM, "%s: out of memory for its queue", mod->e.name);
-		dp_frame_end(mod->e.eng, m);
+		dp_frame_end(mod->e.eng, p);
 		return -ENOMEM;
 	}
 	mod->e.c.rx++;
-	mod->e.c.rx_bytes += rte_pktmbuf_pkt_len(m);
-	dp_capture_frame(mod->e.eng, mod->cap_in, m, now);
+	mod->e.c.rx_bytes += p->len;
+	dp_capture_frame(mod->e.eng, mod->cap_in, p, now);
 	slot = &mod->ring[mod->tail++ & mod->mask];
-	slot->len = dp_meta(m)->payload;
+	slot->len = p->meta.payload;
 	slot->exit = DP_NEVER;
 	mod->got += slot->len;
 	if (mod->cap_out >= 0) {
-		slot->m = m;
+		slot->p = *p;
+		slot->kept = true;
 	} else {
 		/* nothing will look at it again: the frame ends here */
-		slot->m = NULL;
+		slot->kept = false;
 		mod->e.c.tx++;
-		mod->e.c.tx_bytes += rte_pktmbuf_pkt_len(m);
-		dp_frame_end(mod->e.eng, m);
+		mod->e.c.tx_bytes += p->len;
+		dp_frame_end(mod->e.eng, p);
 	}
 	if (!mod->gather) {
 		first = stream(mod, slot, now);
@@ -286,9 +291,9 @@ dp_module_push(struct dp_module *mod, struct rte_mbuf *m, dp_time_t now, dp_time
 }
 
 static void
-module_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
+module_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 {
-	dp_module_push((struct dp_module *)e, m, now, NULL);
+	dp_module_push((struct dp_module *)e, p, now, NULL);
 }
 
 static void
@@ -297,14 +302,15 @@ module_event(struct dp_elem *e, dp_time_t now)
 	struct dp_module *mod = (struct dp_module *)e;
 
 	while (mod->head != mod->started && mod->ring[mod->head & mod->mask].exit <= now) {
-		struct rte_mbuf *m = mod->ring[mod->head++ & mod->mask].m;
+		struct dp_module_slot *slot = &mod->ring[mod->head++ & mod->mask];
 
-		if (m == NULL)
+		if (!slot->kept)
 			continue;
-		dp_capture_frame(e->eng, mod->cap_out, m, now);
+		slot->kept = false;
+		dp_capture_frame(e->eng, mod->cap_out, &slot->p, now);
 		e->c.tx++;	/* consumed: the frame's journey ends here */
-		e->c.tx_bytes += rte_pktmbuf_pkt_len(m);
-		dp_frame_end(e->eng, m);
+		e->c.tx_bytes += slot->p.len;
+		dp_frame_end(e->eng, &slot->p);
 	}
 	if (mod->done_at <= now) {
 		mod->done_at = DP_NEVER;

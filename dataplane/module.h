@@ -8,6 +8,7 @@
 
 #include "../models/kernel.h"
 #include "engine.h"
+#include "frame.h"
 
 struct dp_kernel;
 
@@ -32,7 +33,8 @@ struct dp_module_params {
 };
 
 struct dp_module_slot {
-	struct rte_mbuf *m;	/**< kept only while its "out" capture is pending, else NULL */
+	struct dp_pkt p;	/**< the frame, kept only while its "out" capture is pending */
+	bool kept;		/**< p holds a frame */
 	uint32_t len;		/**< payload bytes */
 	dp_time_t exit;		/**< leaves the last stage; DP_NEVER while gathered */
 };
@@ -84,7 +86,7 @@ void dp_module_fini(struct dp_module *mod);
  * less the frame's time in the stages before it (the worker queues its next frames from then).
  * 0 or -ENOMEM.
  */
-int dp_module_push(struct dp_module *mod, struct rte_mbuf *m, dp_time_t now, dp_time_t *start);
+int dp_module_push(struct dp_module *mod, const struct dp_pkt *p, dp_time_t now, dp_time_t *start);
 
 /** The stage that worked longest so far: the binding stage. */
 enum sm_stage dp_module_binding(const struct dp_module *mod);

@@ -203,15 +203,23 @@ flush(struct dp_port *p)
  * full: the far end is slow to read), after the frames already waiting, as soon as it has.
  */
 static void
-port_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
+port_rx(struct dp_elem *e, const struct dp_pkt *f, dp_time_t now)
 {
 	struct dp_port *p = (struct dp_port *)e;
-	uint32_t len = rte_pktmbuf_pkt_len(m);
+	struct rte_mbuf *m = f->m;	/* frames have bytes where there are ports */
+	uint32_t len = f->len;
 	int tries;
 
 	e->c.rx++;
 	e->c.rx_bytes += len;
-	dp_capture_frame(e->eng, p->cap_tx, m, now);
+	if (m == NULL) {
+		dp_engine_fail(e->eng, -EINVAL, "%s: a frame without bytes to send", e->name);
+		e->c.drop++;
+		e->c.drop_bytes += len;
+		dp_frame_end(e->eng, f);
+		return;
+	}
+	dp_capture_frame(e->eng, p->cap_tx, f, now);
 	flush(p);
 	for (tries = 0; fifo_len(&p->txq) == 0 && tries < TX_TRIES; tries++)
 		if (rte_eth_tx_burst(p->port_id, 0, &m, 1) == 1) {
@@ -256,6 +264,7 @@ port_event(struct dp_elem *e, dp_time_t now)
 	while (fifo_len(&p->rxq) > 0 && fifo_at(&p->rxq, p->rxq.head)->t <= now) {
 		struct dp_port_arrival *a = fifo_at(&p->rxq, p->rxq.head++);
 		const uint8_t *msg;
+		struct dp_pkt f;
 		uint32_t len;
 
 		if (is_ctl(a->m, &msg, &len)) {
@@ -264,10 +273,11 @@ port_event(struct dp_elem *e, dp_time_t now)
 			rte_pktmbuf_free(a->m);
 			continue;
 		}
+		dp_pkt_of_mbuf(a->m, &f);	/* checked by dp_frame_parse() when it came */
 		e->c.tx++;
-		e->c.tx_bytes += rte_pktmbuf_pkt_len(a->m);
-		dp_capture_frame(e->eng, p->cap_rx, a->m, now);
-		p->rx_to->ops->rx(p->rx_to, a->m, now);
+		e->c.tx_bytes += f.len;
+		dp_capture_frame(e->eng, p->cap_rx, &f, now);
+		p->rx_to->ops->rx(p->rx_to, &f, now);
 	}
 	dp_sched(e, fifo_len(&p->rxq) > 0 ? fifo_at(&p->rxq, p->rxq.head)->t : DP_NEVER);
 }

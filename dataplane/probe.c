@@ -82,11 +82,11 @@ probe_event(struct dp_elem *e, dp_time_t now)
 }
 
 static void
-probe_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
+probe_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 {
 	e->c.rx++;
 	e->c.drop++;
-	dp_frame_end(e->eng, m);
+	dp_frame_end(e->eng, p);
 }
 
 static uint64_t

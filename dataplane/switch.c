@@ -15,14 +15,14 @@
 #include "switch.h"
 
 static void
-switch_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
+switch_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 {
 	struct dp_switch *s = (struct dp_switch *)e;
-	const struct dp_meta *meta = dp_meta(m);
+	const struct dp_meta *meta = &p->meta;
 	struct dp_elem *out = NULL;
 
 	e->c.rx++;
-	e->c.rx_bytes += rte_pktmbuf_pkt_len(m);
+	e->c.rx_bytes += p->len;
 	if (meta->dst < s->n_workers) {
 		uint32_t dc = meta->dst / s->per_dc, i = meta->dst % s->per_dc;
 
@@ -38,13 +38,13 @@ switch_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
 	if (out == NULL) {
 		s->no_route++;
 		e->c.drop++;
-		e->c.drop_bytes += rte_pktmbuf_pkt_len(m);
-		dp_frame_end(e->eng, m);
+		e->c.drop_bytes += p->len;
+		dp_frame_end(e->eng, p);
 		return;
 	}
 	e->c.tx++;
-	e->c.tx_bytes += rte_pktmbuf_pkt_len(m);
-	out->ops->rx(out, m, now);
+	e->c.tx_bytes += p->len;
+	out->ops->rx(out, p, now);
 }
 
 static void

@@ -27,7 +27,7 @@
 #include "worker.h"
 
 static void worker_event(struct dp_elem *e, dp_time_t now);
-static void worker_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now);
+static void worker_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now);
 static uint64_t worker_held(const struct dp_elem *e);
 static void check_round(struct dp_worker *w, dp_time_t now);
 
@@ -221,12 +221,11 @@ tx_burst(struct dp_worker *w, dp_time_t now)
 		uint64_t left = r->bytes - w->tx_off;
 		uint32_t len = left < payload ? (uint32_t)left : payload;
 		bool last = left <= payload;
-		struct rte_mbuf *m;
+		struct dp_pkt p;
 		int rc;
 
-		m = dp_frame_make(w->e.eng->pool, &w->flow, w->tx_off, w->tx_seq, len, now / 1000,
-				  last);
-		if (m == NULL) {
+		if (dp_pkt_make(w->e.eng, &w->flow, w->tx_off, w->tx_seq, len, now / 1000, last,
+				&p) != 0) {
 			dp_engine_fail(w->e.eng, -ENOBUFS, "%s: the mbuf pool (%u mbufs) is empty at "
 				       "step %u round %u: give it more (--mbufs)", w->e.name,
 				       w->e.eng->pool->size, w->step, w->round);
@@ -237,12 +236,12 @@ tx_burst(struct dp_worker *w, dp_time_t now)
 		w->tx_seq++;
 		w->frames_made++;
 		w->e.c.tx++;
-		w->e.c.tx_bytes += rte_pktmbuf_pkt_len(m);
-		dp_capture_frame(w->e.eng, w->cap_tx, m, now);
+		w->e.c.tx_bytes += p.len;
+		dp_capture_frame(w->e.eng, w->cap_tx, &p, now);
 		if (to_module && w->module != NULL)
-			rc = dp_module_push(w->module, m, now, &start);
+			rc = dp_module_push(w->module, &p, now, &start);
 		else
-			rc = dp_link_push(r->capped ? w->port : w->nic, m, now, &start);
+			rc = dp_link_push(r->capped ? w->port : w->nic, &p, now, &start);
 		if (rc != 0) {
 			dp_engine_fail(w->e.eng, rc, "%s: its first hop refused a frame at step %u "
 				       "round %u (queue limit below the burst?)", w->e.name, w->step,
@@ -435,16 +434,16 @@ worker_event(struct dp_elem *e, dp_time_t now)
 }
 
 static void
-worker_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
+worker_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 {
 	struct dp_worker *w = (struct dp_worker *)e;
-	const struct dp_meta *meta = dp_meta(m);
+	const struct dp_meta *meta = &p->meta;
 	uint32_t step = meta->step, round = meta->round;
 	uint64_t key = 0;
 
 	e->c.rx++;
-	e->c.rx_bytes += rte_pktmbuf_pkt_len(m);
-	dp_capture_frame(e->eng, w->cap_rx, m, now);
+	e->c.rx_bytes += p->len;
+	dp_capture_frame(e->eng, w->cap_rx, p, now);
 	if (meta->dst == w->id && meta->kind == DP_KIND_WORKER && round < w->prog->n &&
 	    (step == w->step || step == w->step + 1))
 		key = got_key(w, step, round);
@@ -457,13 +456,13 @@ worker_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
 			       "round %u (at step %u round %u)", e->name, meta->src, step, round,
 			       w->step, w->round);
 		e->c.drop++;
-		e->c.drop_bytes += rte_pktmbuf_pkt_len(m);
-		dp_frame_end(e->eng, m);
+		e->c.drop_bytes += p->len;
+		dp_frame_end(e->eng, p);
 		return;
 	}
 	w->frames_got++;
 	w->bytes_got += meta->payload;
-	dp_frame_end(e->eng, m);
+	dp_frame_end(e->eng, p);
 	if (step == w->step && round == w->round)
 		check_round(w, now);
 }

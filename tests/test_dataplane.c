@@ -493,10 +493,38 @@ test_fpool_grows_and_shrinks(void **state)
 }
 
 /* A pool too small for the plan is an error that names the worker, not a crash. */
+/* A trace to @p path of every point, for dp_run_params.cap; close with trace_close(). */
+static struct dp_capture *
+trace_open(const char *path)
+{
+	struct dp_capture *cap = calloc(1, sizeof(*cap));
+	struct tr_pcapng_params tp = { .path = path, .app = "test", .comment = "seed 1" };
+	char err[256];
+
+	assert_non_null(cap);
+	assert_int_equal(dp_capture_parse("all", &cap->mask, err, sizeof(err)), 0);
+	cap->snaplen = SM_HDR_BYTES;
+	cap->w = tr_pcapng_open(&tp);
+	assert_non_null(cap->w);
+	return cap;
+}
+
+static void
+trace_close(struct dp_capture *cap, const char *path)
+{
+	assert_int_equal(tr_pcapng_close(cap->w), 0);
+	free(cap);
+	unlink(path);
+}
+
+/*
+ * Frames have bytes (mbufs) only with a trace: a small pool fails a traced run cleanly, naming the
+ * pool, and every mbuf comes back; without a trace the run takes none and completes.
+ */
 static void
 test_small_pool_fails_cleanly(void **state)
 {
-	char err[512];
+	char err[512], path[] = "/tmp/syncemu-test-pool.pcapng";
 	struct rte_mempool *tiny = dp_pool_create("tiny", 64, SM_HDR_BYTES + 8192, err,
 						  sizeof(err));
 	struct dp_run_params rp = params(&P0, &PK0, SM_VAR_A, 0, 1);
@@ -504,10 +532,80 @@ test_small_pool_fails_cleanly(void **state)
 
 	assert_non_null(tiny);
 	rp.pool = tiny;
+	rp.cap = trace_open(path);
 	assert_int_equal(dp_run(&rp, &res, err, sizeof(err)), -ENOBUFS);
 	assert_non_null(strstr(err, "pool"));
 	assert_int_equal(rte_mempool_avail_count(tiny), 64);
+	trace_close(rp.cap, path);
+	rp.cap = NULL;
+	assert_int_equal(dp_run(&rp, &res, err, sizeof(err)), 0);
+	assert_int_equal(res.steps, 1);
+	assert_int_equal(rte_mempool_avail_count(tiny), 64);
+	dp_run_result_free(&res);
 	rte_mempool_free(tiny);
+}
+
+/*
+ * A frame without bytes is the same frame to every element: runs with and without a trace give
+ * the same steps, frames, drops, background transfers and counters of every element, with
+ * background load dropping frames at a small WAN queue, and with a module in the network (E').
+ */
+static void
+test_same_run_with_and_without_bytes(void **state)
+{
+	static const enum sm_variant vars[] = { SM_VAR_C, SM_VAR_EP };
+	char err[512], path[] = "/tmp/syncemu-test-bytes.pcapng";
+	struct sm_size_dist sizes;
+	uint32_t v, s, i;
+
+	assert_int_equal(sm_size_fixed(&sizes, 3e5), 0);
+	for (v = 0; v < 2; v++) {
+		struct dp_run_params rp = params(&P0, &PK0, vars[v], 0, 3);
+		struct dp_run_result a, b;
+
+		rp.bg.load = 0.7;
+		rp.bg.sizes = &sizes;
+		rp.bg.host_bw = 50000000000ULL;
+		rp.bg.seed = 11;
+		rp.bg.directions = UINT32_MAX;
+		rp.bg.fg_lossless = true;
+		rp.q_wan = 2000000;
+		assert_int_equal(dp_run(&rp, &a, err, sizeof(err)), 0);
+		assert_int_equal(rte_mempool_avail_count(pool), POOL_N);
+		rp.cap = trace_open(path);
+		assert_int_equal(dp_run(&rp, &b, err, sizeof(err)), 0);
+		trace_close(rp.cap, path);
+		assert_int_equal(rte_mempool_avail_count(pool), POOL_N);
+		assert_int_equal(a.steps, b.steps);
+		for (s = 0; s < a.steps; s++) {
+			assert_true(a.step[s].time == b.step[s].time);
+			assert_int_equal(a.step[s].frames, b.step[s].frames);
+		}
+		assert_int_equal(a.frames, b.frames);
+		assert_true(a.events <= b.events);	/* a trace's "out" points add events */
+		assert_int_equal(a.drops, b.drops);
+		assert_true(a.bg.done == b.bg.done && a.bg.done > 0);
+		assert_memory_equal(a.bg.fct, b.bg.fct, a.bg.done * sizeof(double));
+		assert_int_equal(a.n_elems, b.n_elems);
+		for (i = 0; i < a.n_elems; i++) {
+			assert_string_equal(a.elems[i].name, b.elems[i].name);
+			assert_int_equal(a.elems[i].rx, b.elems[i].rx);
+			assert_int_equal(a.elems[i].tx, b.elems[i].tx);
+			assert_int_equal(a.elems[i].drop, b.elems[i].drop);
+			assert_int_equal(a.elems[i].max_qbytes, b.elems[i].max_qbytes);
+			assert_int_equal(a.elems[i].bg_drop, b.elems[i].bg_drop);
+		}
+		if (v == 0) {
+			uint64_t bg_drops = 0;
+
+			for (i = 0; i < a.n_elems; i++)
+				bg_drops += a.elems[i].bg_drop;
+			assert_true(bg_drops > 0);	/* the drop path ran too */
+		}
+		dp_run_result_free(&a);
+		dp_run_result_free(&b);
+	}
+	sm_size_free(&sizes);
 }
 
 /* The wire format: a frame parses back to what was written; a damaged one does not. */
@@ -861,6 +959,7 @@ main(void)
 		cmocka_unit_test(test_same_trace_twice),
 		cmocka_unit_test(test_small_wan_queue_fails_cleanly),
 		cmocka_unit_test(test_small_pool_fails_cleanly),
+		cmocka_unit_test(test_same_run_with_and_without_bytes),
 		cmocka_unit_test(test_fpool_grows_and_shrinks),
 		cmocka_unit_test(test_fpool_same_trace),
 		cmocka_unit_test(test_load_zero_is_zero_load),

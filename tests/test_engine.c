@@ -96,7 +96,7 @@ ev(struct dp_elem *e, dp_time_t now)
 }
 
 static void
-noop_rx(struct dp_elem *e, struct rte_mbuf *m, dp_time_t now)
+noop_rx(struct dp_elem *e, const struct dp_pkt *m, dp_time_t now)
 {
 	(void)e;
 	(void)m;
