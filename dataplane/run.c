@@ -295,7 +295,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 			.steps = p->steps, .q_nic = p->q_nic, .q_port = p->q_port,
 			.q_sw = p->q_sw, .q_wan = p->q_wan, .cap = p->cap, .pool = p->pool,
 			.t0 = p->t0, .bg = p->bg, .kernel = p->kernel,
-			.hold_record = p->hold_record,
+			.hold_record = p->hold_record, .bytes = p->bytes,
 			.local = p->rt != NULL ? p->rt->local : 0,
 			.dc_port = p->rt != NULL ? p->rt->dc_port : NULL,
 			.link_port = lp, .n_link_ports = n_lp,

@@ -69,6 +69,8 @@ struct dp_run_params {
 	const struct dp_run_sink *sink;
 	bool hold_record;			/**< for the tests: the record keeps every step to
 						 *   the end, as a run split over two processes */
+	bool bytes;				/**< frames have bytes (mbufs from @c pool) even
+						 *   without a trace or ports: to measure them */
 };
 
 /** One step as emulated. */

@@ -258,7 +258,7 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	t->rec.budget = prog->budget;
 	t->eng.cap_ctx = p->cap;
 	/* bytes only where something reads them: a trace, a DPDK port */
-	t->eng.bytes = p->cap != NULL || p->dc_port != NULL || p->n_link_ports > 0;
+	t->eng.bytes = p->cap != NULL || p->dc_port != NULL || p->n_link_ports > 0 || p->bytes;
 	t->workers = calloc(t->w_count, sizeof(*t->workers));
 	t->nic = calloc(t->w_count, sizeof(*t->nic));
 	t->down = calloc(t->w_count, sizeof(*t->down));

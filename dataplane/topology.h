@@ -56,6 +56,7 @@ struct dp_topo_params {
 	const struct dp_kernel *kernel;		/**< link-kernel program, NULL: built in */
 	bool hold_record;			/**< keep every step's record to the end (as a
 						 *   run split over two processes does) */
+	bool bytes;				/**< frames have bytes without a trace or ports */
 	/* real time */
 	uint32_t local;				/**< data centres run here (1u << d); 0: all */
 	struct dp_port **dc_port;		/**< [n_dc]: a DC's port, or NULL (none) */

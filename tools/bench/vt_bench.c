@@ -4,14 +4,17 @@
  *
  * 1. The floor ratio: frames per second end to end (workers make the frames, links and switches
  *    move them, workers take them back) on 2 DC x 4 AdamW over a 100 GbE WAN, side by side with
- *    the cost floor: the same frames made the same way and passed once through a DPDK rte_ring
- *    (SP/SC, bursts of 32), then freed.  Both in one process, one after the other, rates from
- *    CPU time (getrusage, user + system), so the ratio holds on a noisy machine even when the
- *    absolute rates move.  With frames from a compact frame pool (as syncemu run makes them) and,
- *    for 8192-byte payloads, also from a pool of whole frames.
- * 2. The scale: CPU ns per frame, frames per CPU second and peak RSS of one process per shape
- *    (2 x 4, 2 x 64, 16 x 16, 32 x 32 by default; step sync, AdamW, 8192-byte payloads), each run
- *    in a process of its own (this program again, --child) so that its peak RSS is its own.
+ *    the cost floor of a DPDK program: the same frames made as mbufs from the flow's template
+ *    (dp_frame_make(), as with a trace) and passed once through a DPDK rte_ring (SP/SC, bursts
+ *    of 32), then freed.  Both in one process, one after the other, rates from CPU time
+ *    (getrusage, user + system), so the ratio holds on a noisy machine even when the absolute
+ *    rates move.  The engine as syncemu run drives it without a trace (frames without bytes,
+ *    frame.h struct dp_pkt), and, for 8192-byte payloads, with bytes as with a trace (the trace
+ *    itself not written): mbufs from a compact frame pool and from a pool of whole frames.
+ * 2. The scale: CPU ns per frame, frames per CPU second, events per frame and peak RSS of one
+ *    process per shape (2 x 4, 2 x 64, 16 x 16, 32 x 32 by default; step sync, AdamW,
+ *    8192-byte payloads, no trace), each run in a process of its own (this program again,
+ *    --child) so that its peak RSS is its own.
  *
  * Every measure is taken --repeat times (3) and the least disturbed kept: the best rate of the
  * engine and of the floor each, the least CPU time of a shape (with the largest peak RSS).  The
@@ -117,15 +120,16 @@ ring_floor(struct rte_mempool *pool, uint64_t n, uint32_t payload)
 
 struct result {
 	const char *what;
-	const char *pool;
+	const char *bytes;
 	uint32_t mtu, payload, steps;
 	uint64_t frames;
 	double wall, cpu, fps, floor_fps, step_ms;
 };
 
+/* The engine on @p pool (frames with bytes if @p bytes), then the floor on @p floor. */
 static int
-engine(struct rte_mempool *pool, uint32_t mtu, uint32_t payload, uint32_t steps,
-       struct result *out)
+engine(struct rte_mempool *pool, bool bytes, struct rte_mempool *floor, uint32_t mtu,
+       uint32_t payload, uint32_t steps, struct result *out)
 {
 	struct sm_params p;
 	struct sm_packet pk;
@@ -141,6 +145,7 @@ engine(struct rte_mempool *pool, uint32_t mtu, uint32_t payload, uint32_t steps,
 	pk.payload = payload;
 	run_params(&rp, &p, &pk, steps);
 	rp.pool = pool;
+	rp.bytes = bytes;
 	t0 = now_s();
 	c0 = cpu_s();
 	rc = dp_run(&rp, &res, err, sizeof(err));
@@ -157,21 +162,21 @@ engine(struct rte_mempool *pool, uint32_t mtu, uint32_t payload, uint32_t steps,
 	out->fps = res.frames / out->cpu;
 	out->step_ms = res.step[steps - 1].time / 1e9;
 	dp_run_result_free(&res);
-	out->floor_fps = ring_floor(pool, out->frames, payload);
+	out->floor_fps = ring_floor(floor, out->frames, payload);
 	return 0;
 }
 
 /* engine() @p repeat times, the engine and the floor each at its best (least disturbed) rate. */
 static int
-engine_best(struct rte_mempool *pool, uint32_t mtu, uint32_t payload, uint32_t steps,
-	    uint32_t repeat, struct result *out)
+engine_best(struct rte_mempool *pool, bool bytes, struct rte_mempool *floor, uint32_t mtu,
+	    uint32_t payload, uint32_t steps, uint32_t repeat, struct result *out)
 {
 	struct result r = *out;
 	uint32_t i;
 	int rc;
 
 	for (i = 0; i < repeat; i++) {
-		rc = engine(pool, mtu, payload, steps, &r);
+		rc = engine(pool, bytes, floor, mtu, payload, steps, &r);
 		if (rc != 0)
 			return rc;
 		if (i == 0 || r.fps > out->fps) {
@@ -273,6 +278,7 @@ struct shape {
 	double cpu, wall;
 	long rss_kb;
 	uint32_t pools;
+	uint64_t events;
 	int ok;
 };
 
@@ -330,8 +336,8 @@ run_shape(const char *self, struct shape *x)
 	}
 	f = fdopen(fd[0], "r");
 	if (f != NULL && fgets(line, sizeof(line), f) != NULL &&
-	    sscanf(line, "%" SCNu64 " %lf %lf %ld %u", &x->frames, &x->cpu, &x->wall, &x->rss_kb,
-		   &x->pools) == 5)
+	    sscanf(line, "%" SCNu64 " %lf %lf %ld %u %" SCNu64, &x->frames, &x->cpu, &x->wall,
+		   &x->rss_kb, &x->pools, &x->events) == 6)
 		x->ok = 1;
 	if (f != NULL)
 		fclose(f);
@@ -344,7 +350,7 @@ run_shape(const char *self, struct shape *x)
 int
 main(int argc, char **argv)
 {
-	struct result r[4];
+	struct result r[5];
 	struct shape sh[SHAPES_MAX];
 	struct dp_fpool_params fp = { .n = POOL_N, .frame_max = 9000 + SM_ETH_HDR, .grow = 16384,
 				      .compact = true };
@@ -427,55 +433,62 @@ main(int argc, char **argv)
 	}
 	r[0].what = "9000-byte MTU";
 	r[1].what = "1500-byte MTU";
-	r[2].what = "8192-byte payloads";
-	r[3].what = "8192-byte payloads";
-	r[0].pool = r[1].pool = r[2].pool = "compact";
-	r[3].pool = "whole";
-	rc = engine_best(pool, 9000, 9000 - 76, steps, repeat, &r[0]);
+	r[2].what = r[3].what = r[4].what = "8192-byte payloads";
+	r[0].bytes = r[1].bytes = r[2].bytes = "none";
+	r[3].bytes = "compact";
+	r[4].bytes = "whole";
+	rc = engine_best(pool, false, pool, 9000, 9000 - 76, steps, repeat, &r[0]);
 	if (rc == 0)
-		rc = engine_best(pool, 1500, 1500 - 76, steps / 5 ? steps / 5 : 1, repeat, &r[1]);
+		rc = engine_best(pool, false, pool, 1500, 1500 - 76, steps / 5 ? steps / 5 : 1,
+				 repeat, &r[1]);
 	if (rc == 0)
-		rc = engine_best(pool, 9000, 8192, 4 * steps, repeat, &r[2]);
+		rc = engine_best(pool, false, pool, 9000, 8192, 4 * steps, repeat, &r[2]);
 	if (rc == 0)
-		rc = engine_best(whole, 9000, 8192, 4 * steps, repeat, &r[3]);
+		rc = engine_best(pool, true, pool, 9000, 8192, 4 * steps, repeat, &r[3]);
+	if (rc == 0)
+		rc = engine_best(whole, true, whole, 9000, 8192, 4 * steps, repeat, &r[4]);
 	machine(cpu, sizeof(cpu));
 	if (rc == 0 && json) {
 		printf("{\"machine\": \"%s\", \"results\": [", cpu);
-		for (i = 0; i < 4; i++)
-			printf("%s{\"case\": \"%s\", \"pool\": \"%s\", \"mtu\": %u, "
+		for (i = 0; i < 5; i++)
+			printf("%s{\"case\": \"%s\", \"bytes\": \"%s\", \"mtu\": %u, "
 			       "\"payload\": %u, \"steps\": %u, \"frames\": %" PRIu64 ", "
 			       "\"wall_s\": %.4f, \"cpu_s\": %.4f, \"engine_fps\": %.0f, "
 			       "\"ring_fps\": %.0f, \"ratio\": %.4f}", i ? ", " : "", r[i].what,
-			       r[i].pool, r[i].mtu, r[i].payload, r[i].steps, r[i].frames, r[i].wall,
+			       r[i].bytes, r[i].mtu, r[i].payload, r[i].steps, r[i].frames, r[i].wall,
 			       r[i].cpu, r[i].fps, r[i].floor_fps, r[i].fps / r[i].floor_fps);
 		printf("], \"shapes\": [");
 		for (i = 0; i < (int)nsh; i++)
 			printf("%s{\"d\": %u, \"n\": %u, \"steps\": %u, \"ok\": %s, "
 			       "\"frames\": %" PRIu64 ", \"cpu_s\": %.4f, \"wall_s\": %.4f, "
 			       "\"cpu_ns_per_frame\": %.1f, \"frames_per_cpu_s\": %.0f, "
-			       "\"peak_rss_mb\": %.1f, \"pools\": %u}", i ? ", " : "", sh[i].d,
+			       "\"peak_rss_mb\": %.1f, \"events\": %" PRIu64 "}", i ? ", " : "",
+			       sh[i].d,
 			       sh[i].n, sh[i].steps, sh[i].ok ? "true" : "false", sh[i].frames,
 			       sh[i].cpu, sh[i].wall,
 			       sh[i].frames ? sh[i].cpu * 1e9 / sh[i].frames : 0.0,
 			       sh[i].cpu > 0 ? sh[i].frames / sh[i].cpu : 0.0, sh[i].rss_kb / 1024.0,
-			       sh[i].pools);
+			       sh[i].events);
 		printf("]}\n");
 	} else if (rc == 0) {
 		printf("virtual-time engine, 2 DC x 4 AdamW, 100 GbE WAN, one core (%s)\n", cpu);
-		printf("  %-20s %-8s %6s %10s %8s %12s %12s %8s\n", "frames", "pool", "steps",
+		printf("  %-20s %-8s %6s %10s %8s %12s %12s %8s\n", "frames", "bytes", "steps",
 		       "frames", "cpu s", "engine Mf/s", "ring Mf/s", "ratio");
-		for (i = 0; i < 4; i++)
+		for (i = 0; i < 5; i++)
 			printf("  %-20s %-8s %6u %10" PRIu64 " %8.3f %12.2f %12.2f %8.3f\n",
-			       r[i].what, r[i].pool, r[i].steps, r[i].frames, r[i].cpu,
+			       r[i].what, r[i].bytes, r[i].steps, r[i].frames, r[i].cpu,
 			       r[i].fps / 1e6, r[i].floor_fps / 1e6, r[i].fps / r[i].floor_fps);
-		printf("  (ratio: the engine's frames per CPU second over the floor's, made the same "
-		       "way and passed once through an rte_ring; best of %u)\n", repeat);
+		printf("  (ratio: the engine's frames per CPU second over the floor's: the same "
+		       "frames made as mbufs from the flow's template, of the pool the row names "
+		       "(compact for \"none\"), passed once through an rte_ring; bytes \"none\": "
+		       "the engine as syncemu run drives it without a trace; best of %u)\n",
+		       repeat);
 		if (nsh > 0) {
-			printf("\nscale: AdamW, step sync, 8192-byte payloads, compact frames, one "
+			printf("\nscale: AdamW, step sync, 8192-byte payloads, no trace, one "
 			       "process per shape, least CPU time of %u\n", repeat);
-			printf("  %-8s %6s %10s %8s %8s %12s %10s %12s %6s\n", "D x N", "steps",
+			printf("  %-8s %6s %10s %8s %8s %12s %10s %12s %8s\n", "D x N", "steps",
 			       "frames", "cpu s", "wall s", "cpu ns/frame", "Mf/cpu-s",
-			       "peak RSS MB", "pools");
+			       "peak RSS MB", "ev/frame");
 		}
 		for (i = 0; i < (int)nsh; i++) {
 			char name[24];
@@ -485,10 +498,10 @@ main(int argc, char **argv)
 				printf("  %-8s %6u  failed\n", name, sh[i].steps);
 				continue;
 			}
-			printf("  %-8s %6u %10" PRIu64 " %8.2f %8.2f %12.0f %10.2f %12.1f %6u\n",
+			printf("  %-8s %6u %10" PRIu64 " %8.2f %8.2f %12.0f %10.2f %12.1f %8.2f\n",
 			       name, sh[i].steps, sh[i].frames, sh[i].cpu, sh[i].wall,
 			       sh[i].cpu * 1e9 / sh[i].frames, sh[i].frames / sh[i].cpu / 1e6,
-			       sh[i].rss_kb / 1024.0, sh[i].pools);
+			       sh[i].rss_kb / 1024.0, (double)sh[i].events / sh[i].frames);
 		}
 	}
 	dp_fpool_free(pool);
