@@ -210,6 +210,12 @@ struct pframe {
 	bool last;		/* the last of its flow */
 };
 
+/* A source's frames in flight, in time order: a ring. */
+struct pqueue {
+	struct pframe *a;
+	uint32_t head, tail, mask;
+};
+
 /* A round's input that was all in before its receiver began the round (a peer ahead). */
 struct pearly {
 	uint64_t t;		/* the latest of its flows' last frames */
@@ -223,7 +229,6 @@ struct pearly {
 struct pdue {
 	uint64_t t;
 	uint32_t from;
-	uint32_t idx;		/* into pmodel.f */
 };
 
 /* A serialiser: its rate, delay, when it is next free, and for links fed by several sources the
@@ -249,11 +254,14 @@ struct pmodel {
 	uint64_t *ready, *txdone;
 	struct pframe *scratch;		/* a round's frames off the first hop */
 	uint64_t scap;
-	/* the frames in flight in a segment (rounds without a barrier between them) */
-	struct pframe *f;
-	uint32_t *ffree;		/* free slots of f */
-	uint64_t fcap, fused, nfree;
-	struct pdue *heap;		/* the frames in flight, by due time */
+	/*
+	 * The frames in flight in a segment (rounds without a barrier between them), by due time:
+	 * each source (a worker's first hop, a WAN link) makes its frames in time order, so they
+	 * wait in a ring per source, read in order (the cache's prefetcher follows), and a heap
+	 * holds each source's first: at most one entry per source, not one per frame.
+	 */
+	struct pqueue *q;		/* [w_count + n_wan] */
+	struct pdue *heap;
 	uint64_t hcap, nheap;
 	/* each worker's progress through the segment */
 	uint32_t *cur;			/* the round it is in */
@@ -425,9 +433,9 @@ due_before(const struct pdue *a, const struct pdue *b)
 }
 
 static int
-heap_push(struct pmodel *m, uint64_t t, uint32_t from, uint32_t idx)
+heap_push(struct pmodel *m, uint64_t t, uint32_t from)
 {
-	struct pdue x = { t, from, idx };
+	struct pdue x = { t, from };
 	uint64_t i;
 
 	if (m->nheap == m->hcap) {
@@ -448,12 +456,17 @@ heap_push(struct pmodel *m, uint64_t t, uint32_t from, uint32_t idx)
 	return 0;
 }
 
+/* Take the heap's first entry; if @p more, one due at @p t from the same source takes its place. */
 static struct pdue
-heap_pop(struct pmodel *m)
+heap_pop(struct pmodel *m, bool more, uint64_t t)
 {
-	struct pdue top = m->heap[0], x = m->heap[--m->nheap];
+	struct pdue top = m->heap[0], x;
 	uint64_t i = 0, c;
 
+	if (more)
+		x = (struct pdue){ t, top.from };
+	else
+		x = m->heap[--m->nheap];
 	while ((c = 2 * i + 1) < m->nheap) {
 		if (c + 1 < m->nheap && due_before(&m->heap[c + 1], &m->heap[c]))
 			c++;
@@ -466,25 +479,45 @@ heap_pop(struct pmodel *m)
 	return top;
 }
 
-/* A slot for a frame in flight; UINT32_MAX when out of memory. */
-static uint32_t
-frame_new(struct pmodel *m)
+/*
+ * Frame @p fr, due at fr->t at its next hop, from source @p from: at the end of the source's
+ * ring (its frames come in time order), into the heap if it is the ring's first.  The heap
+ * gives the frames in (time, source) order as a heap of every frame would.
+ */
+static int
+src_push(struct pmodel *m, uint32_t from, const struct pframe *fr)
 {
-	if (m->nfree > 0)
-		return m->ffree[--m->nfree];
-	if (m->fused == m->fcap) {
-		uint64_t cap = m->fcap ? 2 * m->fcap : 4096;
-		struct pframe *f = realloc(m->f, cap * sizeof(*f));
-		uint32_t *ff = f != NULL ? realloc(m->ffree, cap * sizeof(*ff)) : NULL;
+	struct pqueue *q = &m->q[from];
+	uint32_t n = q->tail - q->head;
 
-		if (f != NULL)
-			m->f = f;
-		if (ff == NULL || cap > UINT32_MAX)
-			return UINT32_MAX;
-		m->ffree = ff;
-		m->fcap = cap;
+	if (q->a == NULL || n > q->mask) {
+		uint32_t size = q->a == NULL ? 64 : 2 * (q->mask + 1), i;
+		struct pframe *a = size > q->mask ? malloc((size_t)size * sizeof(*a)) : NULL;
+
+		if (a == NULL)
+			return -ENOMEM;
+		for (i = 0; i < n; i++)
+			a[i] = q->a[(q->head + i) & q->mask];
+		free(q->a);
+		q->a = a;
+		q->head = 0;
+		q->tail = n;
+		q->mask = size - 1;
 	}
-	return (uint32_t)m->fused++;
+	q->a[q->tail++ & q->mask] = *fr;
+	return n == 0 ? heap_push(m, fr->t, from) : 0;
+}
+
+/* The frame due first of all into @p fr: out of its source's ring, the source's next in the heap. */
+static struct pdue
+src_pop(struct pmodel *m, struct pframe *fr)
+{
+	struct pqueue *q = &m->q[m->heap[0].from];
+	bool more;
+
+	*fr = q->a[q->head++ & q->mask];
+	more = q->head != q->tail;
+	return heap_pop(m, more, more ? q->a[q->head & q->mask].t : 0);
 }
 
 static void
@@ -584,18 +617,11 @@ begin(struct pmodel *m, uint32_t w, uint32_t ri, uint64_t s)
 		m->txdone[w] = first_hop(m, &m->nic[w], s, w, k, ns, last, 1, f);
 	}
 	for (j = 0; j < k * ns; j++) {
-		uint32_t i = frame_new(m);
-
-		if (i == UINT32_MAX) {
-			m->err = -ENOMEM;
-			return;
-		}
-		m->f[i] = f[j];
-		m->f[i].dst = dst[j / k];
-		m->f[i].at = w / m->n;
-		m->f[i].round = ri;
-		m->f[i].last = (j + 1) % k == 0;
-		if (heap_push(m, f[j].t, w, i) != 0) {
+		f[j].dst = dst[j / k];
+		f[j].at = w / m->n;
+		f[j].round = ri;
+		f[j].last = (j + 1) % k == 0;
+		if (src_push(m, w, &f[j]) != 0) {
 			m->err = -ENOMEM;
 			return;
 		}
@@ -638,7 +664,8 @@ segment(struct pmodel *m, uint32_t r0, uint32_t r1, const uint64_t *start)
 
 	m->seg_end = r1;
 	m->nheap = 0;
-	m->fused = m->nfree = 0;
+	for (w = 0; w < m->w_count + m->n_wan; w++)
+		m->q[w].head = m->q[w].tail = 0;
 	m->n_early = 0;
 	m->early_free = UINT32_MAX;
 	m->err = 0;
@@ -649,14 +676,13 @@ segment(struct pmodel *m, uint32_t r0, uint32_t r1, const uint64_t *start)
 	for (w = 0; w < m->w_count && m->err == 0; w++)
 		advance(m, w);
 	while (m->nheap > 0 && m->err == 0) {
-		struct pdue x = heap_pop(m);
-		struct pframe *f = &m->f[x.idx];
+		struct pframe fr, *f = &fr;
+		struct pdue x = src_pop(m, &fr);
 		uint32_t v = f->dst, dv = v / m->n, li;
 
 		if (f->at == dv) {	/* the receiver's DC: its down link */
 			note_arrival(&m->down[v], x.t);
 			f->t = pass(&m->down[v], x.t, sm_charge(acc, f->len));
-			m->ffree[m->nfree++] = x.idx;
 			if (!f->last)
 				continue;
 			if (m->cur[v] != f->round) {	/* it has not begun that round */
@@ -672,7 +698,7 @@ segment(struct pmodel *m, uint32_t r0, uint32_t r1, const uint64_t *start)
 		note_arrival(&m->wan[li], x.t);
 		f->t = pass(&m->wan[li], x.t, sm_charge(acc, f->len));
 		f->at = m->wan_to[li];
-		if (heap_push(m, f->t, m->w_count + li, x.idx) != 0)
+		if (src_push(m, m->w_count + li, f) != 0)
 			m->err = -ENOMEM;
 	}
 	if (m->err != 0)
@@ -717,13 +743,16 @@ hop_init(struct hop *h, uint64_t bw, uint64_t delay)
 static void
 pmodel_free(struct pmodel *m)
 {
+	uint32_t w;
+
 	free(m->nic);
 	free(m->stage);
 	free(m->ready);
-	free(m->f);
-	free(m->ffree);
 	free(m->scratch);
 	free(m->heap);
+	for (w = 0; m->q != NULL && w < m->w_count + m->n_wan; w++)
+		free(m->q[w].a);
+	free(m->q);
 	free(m->wan_to);
 	free(m->cur);
 	free(m->have_in);
@@ -770,9 +799,10 @@ pmodel_init(struct pmodel *m, const struct sm_params *p, const struct sm_packet 
 	m->need = calloc(2 * (size_t)m->w_count, sizeof(*m->need));
 	m->in_t = calloc(m->w_count, sizeof(*m->in_t));
 	m->early_head = calloc(m->w_count, sizeof(*m->early_head));
+	m->q = calloc((size_t)m->w_count + m->n_wan, sizeof(*m->q));
 	if (m->nic == NULL || m->stage == NULL || m->ready == NULL || m->scratch == NULL ||
 	    m->wan_to == NULL || m->cur == NULL || m->have_in == NULL || m->need == NULL ||
-	    m->in_t == NULL || m->early_head == NULL) {
+	    m->in_t == NULL || m->early_head == NULL || m->q == NULL) {
 		pmodel_free(m);
 		return -ENOMEM;
 	}
