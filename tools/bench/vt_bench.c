@@ -15,6 +15,9 @@
  *    process per shape (2 x 4, 2 x 64, 16 x 16, 32 x 32 by default; step sync, AdamW,
  *    8192-byte payloads, no trace), each run in a process of its own (this program again,
  *    --child) so that its peak RSS is its own.
+ * 3. The memory under load: peak RSS of 2 x 4 AdamW (20 steps, step sync) with background
+ *    transfers of 1 MB at load 0.9 on every WAN direction and 1 GB WAN queues, in a process of
+ *    its own, with and without a trace's bytes: what the frames queued cost, not the limits.
  *
  * Every measure is taken --repeat times (3) and the least disturbed kept: the best rate of the
  * engine and of the floor each, the least CPU time of a shape (with the largest peak RSS).  The
@@ -219,10 +222,14 @@ machine(char *buf, size_t len)
 	strncat(buf, line, len - strlen(buf) - 1);
 }
 
-/* One shape in this process (--child): one line "frames cpu_s wall_s maxrss_kb pools events". */
+/*
+ * One shape in this process (--child): one line "frames cpu_s wall_s maxrss_kb pools events".
+ * With @p load > 0: background at that load, 1 GB WAN queues; frames with bytes if @p bytes.
+ */
 static int
-child(uint32_t d, uint32_t n, uint32_t steps)
+child(uint32_t d, uint32_t n, uint32_t steps, double load, bool bytes)
 {
+	struct sm_size_dist sizes;
 	struct dp_fpool_params fp = { .n = 16384, .frame_max = SM_HDR_BYTES + 8192,
 				      .grow = 16384, .compact = true };
 	struct rte_mempool *pool;
@@ -255,6 +262,20 @@ child(uint32_t d, uint32_t n, uint32_t steps)
 	run_params(&rp, &p, &pk, steps);
 	rp.bg.fg_lossless = true;
 	rp.pool = pool;
+	rp.bytes = bytes;
+	if (load > 0) {
+		if (sm_size_fixed(&sizes, 1e6) != 0) {
+			dp_fpool_free(pool);
+			dp_eal_fini();
+			return 1;
+		}
+		rp.bg.load = load;
+		rp.bg.sizes = &sizes;
+		rp.bg.host_bw = 50000000000ULL;
+		rp.bg.seed = 1;
+		rp.bg.directions = UINT32_MAX;
+		rp.q_wan = 1000000000ULL;
+	}
 	t0 = now_s();
 	c0 = cpu_s();
 	rc = dp_run(&rp, &res, err, sizeof(err));
@@ -267,6 +288,8 @@ child(uint32_t d, uint32_t n, uint32_t steps)
 		       now_s() - t0, ru.ru_maxrss, pools, res.events);
 		dp_run_result_free(&res);
 	}
+	if (load > 0)
+		sm_size_free(&sizes);
 	dp_fpool_free(pool);
 	dp_eal_fini();
 	return rc == 0 ? 0 : 1;
@@ -274,6 +297,8 @@ child(uint32_t d, uint32_t n, uint32_t steps)
 
 struct shape {
 	uint32_t d, n, steps;
+	double load;		/* background load (1 GB WAN queues); 0: none */
+	bool bytes;		/* frames with bytes, as with a trace */
 	uint64_t frames;
 	double cpu, wall;
 	long rss_kb;
@@ -310,7 +335,7 @@ parse_shapes(const char *arg, struct shape *sh, uint32_t *n)
 static void
 run_shape(const char *self, struct shape *x)
 {
-	char a[3][16], line[256];
+	char a[5][16], line[256];
 	int fd[2], status;
 	pid_t pid;
 	FILE *f;
@@ -318,6 +343,8 @@ run_shape(const char *self, struct shape *x)
 	snprintf(a[0], sizeof(a[0]), "%u", x->d);
 	snprintf(a[1], sizeof(a[1]), "%u", x->n);
 	snprintf(a[2], sizeof(a[2]), "%u", x->steps);
+	snprintf(a[3], sizeof(a[3]), "%g", x->load);
+	snprintf(a[4], sizeof(a[4]), "%d", x->bytes ? 1 : 0);
 	if (pipe(fd) != 0)
 		return;
 	fflush(stdout);
@@ -326,7 +353,7 @@ run_shape(const char *self, struct shape *x)
 		dup2(fd[1], STDOUT_FILENO);
 		close(fd[0]);
 		close(fd[1]);
-		execl(self, self, "--child", a[0], a[1], a[2], (char *)NULL);
+		execl(self, self, "--child", a[0], a[1], a[2], a[3], a[4], (char *)NULL);
 		_exit(127);
 	}
 	close(fd[1]);
@@ -351,7 +378,8 @@ int
 main(int argc, char **argv)
 {
 	struct result r[5];
-	struct shape sh[SHAPES_MAX];
+	struct shape sh[SHAPES_MAX + 2];
+	uint32_t nload = 0;
 	struct dp_fpool_params fp = { .n = POOL_N, .frame_max = 9000 + SM_ETH_HDR, .grow = 16384,
 				      .compact = true };
 	struct rte_mempool *pool, *whole;
@@ -361,9 +389,10 @@ main(int argc, char **argv)
 	bool json = false;
 	int i, rc;
 
-	if (argc == 5 && strcmp(argv[1], "--child") == 0)
+	if (argc >= 5 && strcmp(argv[1], "--child") == 0)
 		return child((uint32_t)atoi(argv[2]), (uint32_t)atoi(argv[3]),
-			     (uint32_t)atoi(argv[4]));
+			     (uint32_t)atoi(argv[4]), argc > 5 ? atof(argv[5]) : 0,
+			     argc > 6 && atoi(argv[6]) != 0);
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0)
 			json = true;
@@ -392,9 +421,24 @@ main(int argc, char **argv)
 			"N 1..1024, at most %d)\n", shapes, SHAPES_MAX);
 		return 2;
 	}
+	/* the memory under load (after the shapes, in sh[nsh], sh[nsh + 1]): without bytes, and
+	 * with them as with a trace */
+	if (nsh > 0) {
+		for (i = 0; i < 2; i++) {
+			struct shape *x = &sh[nsh + i];
+
+			memset(x, 0, sizeof(*x));
+			x->d = 2;
+			x->n = 4;
+			x->steps = 20;
+			x->load = 0.9;
+			x->bytes = i == 1;
+		}
+		nload = 2;
+	}
 	/* the shapes first, each in a process of its own, before this one grows; the least CPU
 	 * time of the repeats (the least disturbed), the largest peak RSS */
-	for (i = 0; i < (int)nsh; i++) {
+	for (i = 0; i < (int)(nsh + nload); i++) {
 		struct shape best = sh[i];
 		uint32_t k;
 
@@ -469,6 +513,17 @@ main(int argc, char **argv)
 			       sh[i].frames ? sh[i].cpu * 1e9 / sh[i].frames : 0.0,
 			       sh[i].cpu > 0 ? sh[i].frames / sh[i].cpu : 0.0, sh[i].rss_kb / 1024.0,
 			       sh[i].events);
+		printf("], \"load\": [");
+		for (i = 0; i < (int)nload; i++) {
+			const struct shape *x = &sh[nsh + i];
+
+			printf("%s{\"d\": %u, \"n\": %u, \"steps\": %u, \"load\": %.2f, "
+			       "\"wan_queue_bytes\": 1000000000, \"bytes\": %s, \"ok\": %s, "
+			       "\"frames\": %" PRIu64 ", \"cpu_s\": %.4f, \"peak_rss_mb\": %.1f}",
+			       i ? ", " : "", x->d, x->n, x->steps, x->load,
+			       x->bytes ? "true" : "false", x->ok ? "true" : "false", x->frames,
+			       x->cpu, x->rss_kb / 1024.0);
+		}
 		printf("]}\n");
 	} else if (rc == 0) {
 		printf("virtual-time engine, 2 DC x 4 AdamW, 100 GbE WAN, one core (%s)\n", cpu);
@@ -504,10 +559,27 @@ main(int argc, char **argv)
 			       sh[i].rss_kb / 1024.0, (double)sh[i].events / sh[i].frames);
 		}
 	}
+	if (rc == 0 && !json && nload > 0) {
+		printf("\nmemory under load: 2 x 4 AdamW, 20 steps, background of 1 MB transfers at "
+		       "load 0.9 on every WAN direction, 1 GB WAN queues, largest peak of %u\n",
+		       repeat);
+		for (i = 0; i < (int)nload; i++) {
+			const struct shape *x = &sh[nsh + i];
+
+			if (!x->ok)
+				printf("  %-28s failed\n", x->bytes ? "with bytes (a trace's)" :
+					"without bytes (no trace)");
+			else
+				printf("  %-28s %10" PRIu64 " frames %8.2f cpu s  peak RSS %6.1f MB\n",
+				       x->bytes ? "with bytes (a trace's)" :
+				       "without bytes (no trace)", x->frames, x->cpu,
+				       x->rss_kb / 1024.0);
+		}
+	}
 	dp_fpool_free(pool);
 	dp_fpool_free(whole);
 	dp_eal_fini();
-	for (i = 0; i < (int)nsh; i++)
+	for (i = 0; i < (int)(nsh + nload); i++)
 		if (!sh[i].ok)
 			rc = -1;
 	return rc == 0 ? 0 : 1;
