@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "collective.h"
 #include "run_report.h"
 #include "table.h"
 #include "units.h"
@@ -409,8 +410,14 @@ run_report_text(struct outcome *runs, unsigned int n, const struct sc_scenario *
 	struct table *t;
 	unsigned int i;
 
-	printf("syncemu run: %s%s%s\n  %s\n\n", sc->name, sc->path[0] ? " from " : " (built in)",
-	       sc->path, sc->desc);
+	printf("syncemu run: %s%s%s\n", sc->name, sc->path[0] ? " from " : " (built in)", sc->path);
+	if (sc->desc[0])
+		printf("  %s\n", sc->desc);
+	/* the shape run, which --set may have changed from what the description says */
+	printf("  %u DC x %u workers, collectives %s%s, WAN %s\n\n", sc->model.topo.n_dc,
+	       sc->model.topo.per_dc, sm_algo_name(sm_plan_algo(&sc->model)),
+	       sc->model.job.collective == SM_ALGO_AUTO ? " (auto)" : "",
+	       sm_wan_shape_name(sc->model.topo.wan));
 	for (i = 0; i < n; i++) {
 		if (runs[i].rc != 0) {
 			printf("Run %s FAILED: %s\n\n", runs[i].c.label, runs[i].err);

@@ -48,6 +48,12 @@ else
 	echo "skip - tshark not installed"
 fi
 
+# the report's header says the shape run, not only the scenario's own description
+expect_rc 0 "a run of another shape" -- "$se" run -v A -n 1 --set topology.data_centres=3 \
+	--set topology.workers_per_dc=5 --set topology.wan=star
+expect_grep "$tmp/out" "  3 DC x 5 workers, collectives hierarchical (auto), WAN star" \
+	"the report's header names the shape run (3 x 5, star)"
+
 # the same seed gives the same trace, byte for byte (the trace's header holds the scenario,
 # its file name included, so both runs write the same name)
 mv "$tmp/d.pcapng" "$tmp/first.pcapng"
