@@ -91,7 +91,7 @@ struct dp_rt_hooks {
 	void *arg;
 };
 
-/** Memory an element's next event will read, warmed one event ahead (dp_sched_warm()). */
+/** Memory an element's next event will read, warmed a few events ahead (dp_sched_warm()). */
 struct dp_warm {
 	const void *a;		/**< a cache line (NULL: none) */
 	const void *m;		/**< an mbuf: its first line and its private area (NULL: none) */
@@ -177,8 +177,8 @@ void dp_sched(struct dp_elem *e, dp_time_t t);
 
 /**
  * dp_sched(), telling the engine what the event will read besides the element (@p a, a line of
- * the element's own memory, and mbuf @p m; either may be NULL): the engine warms them while the
- * event before it runs.  With thousands of elements and frames in flight they are otherwise
+ * the element's own memory, and mbuf @p m; either may be NULL): the engine warms them a few
+ * events before it runs (engine.c warm_ahead()).  With thousands of elements and frames in flight they are otherwise
  * cache misses.  Warming changes nothing but time.
  */
 static inline void

@@ -80,6 +80,18 @@ params(const struct sm_params *p, const struct sm_packet *pk, enum sm_variant v,
 	return rp;
 }
 
+/* Background of @p sizes at @p load on every WAN direction (50 GB/s hosts), the sync lossless. */
+static void
+bg_on(struct dp_run_params *rp, const struct sm_size_dist *sizes, double load, uint64_t seed)
+{
+	rp->bg.load = load;
+	rp->bg.sizes = sizes;
+	rp->bg.host_bw = 50000000000ULL;
+	rp->bg.seed = seed;
+	rp->bg.directions = UINT32_MAX;
+	rp->bg.fg_lossless = true;
+}
+
 /* Run and compare every step with the closed form; returns the worst relative difference. */
 static double
 run_against_model(const struct sm_params *p, const struct sm_packet *pk, enum sm_variant v,
@@ -563,12 +575,7 @@ test_same_run_with_and_without_bytes(void **state)
 		struct dp_run_params rp = params(&P0, &PK0, vars[v], 0, 3);
 		struct dp_run_result a, b;
 
-		rp.bg.load = 0.7;
-		rp.bg.sizes = &sizes;
-		rp.bg.host_bw = 50000000000ULL;
-		rp.bg.seed = 11;
-		rp.bg.directions = UINT32_MAX;
-		rp.bg.fg_lossless = true;
+		bg_on(&rp, &sizes, 0.7, 11);
 		rp.q_wan = 2000000;
 		assert_int_equal(dp_run(&rp, &a, err, sizeof(err)), 0);
 		assert_int_equal(rte_mempool_avail_count(pool), POOL_N);
@@ -714,12 +721,7 @@ test_seeded_background(void **state)
 	bool differ = false;
 
 	assert_int_equal(sm_size_fixed(&sizes, 1e6), 0);
-	rp.bg.load = 0.7;
-	rp.bg.sizes = &sizes;
-	rp.bg.host_bw = 50000000000ULL;
-	rp.bg.seed = 7;
-	rp.bg.directions = UINT32_MAX;
-	rp.bg.fg_lossless = true;
+	bg_on(&rp, &sizes, 0.7, 7);
 	assert_int_equal(dp_run(&rp, &a, err, sizeof(err)), 0);
 	assert_int_equal(dp_run(&rp, &b, err, sizeof(err)), 0);
 	rp.bg.seed = 8;
@@ -804,12 +806,7 @@ test_streamed_equals_kept(void **state)
 	uint32_t s;
 
 	assert_int_equal(sm_size_fixed(&sizes, 1e6), 0);
-	rp.bg.load = 0.7;
-	rp.bg.sizes = &sizes;
-	rp.bg.host_bw = 50000000000ULL;
-	rp.bg.seed = 3;
-	rp.bg.directions = UINT32_MAX;
-	rp.bg.fg_lossless = true;
+	bg_on(&rp, &sizes, 0.7, 3);
 	rp.bg.probe_every = 100000000;	/* 100 us */
 	assert_int_equal(dp_run(&rp, &kept, err, sizeof(err)), 0);
 	memset(&g, 0, sizeof(g));
