@@ -396,12 +396,22 @@ sc_key_parse(const struct sc_key *def, const char *value, struct sc_scenario *t,
 	int v;
 
 	switch (def->type) {
-	case KT_STR:
-		if (strlen(value) >= def->size) {
-			snprintf(why, len, "too long (%zu characters, at most %zu)", strlen(value),
-				 def->size - 1);
+	case KT_STR: {
+		size_t n = strlen(value), esc = n, i;
+
+		for (i = 0; i < n; i++)
+			esc += value[i] == COMMENT;	/* a file writes it as "\;" */
+		if (n >= def->size) {
+			snprintf(why, len, "too long (%zu characters, at most %zu)", n, def->size - 1);
 			return -EINVAL;
 		}
+		if (esc >= CFG_VALUE_LEN) {
+			/* what a dump writes must load back: a line's value is that long at most */
+			snprintf(why, len, "too long as a file writes it (%zu characters with each ';' "
+				 "as '\\;', at most %d)", esc, CFG_VALUE_LEN - 1);
+			return -EINVAL;
+		}
+	}
 		memset(field, 0, def->size);
 		memcpy(field, value, strlen(value));
 		return 0;
