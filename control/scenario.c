@@ -671,6 +671,7 @@ sc_scenario_default(struct sc_scenario *s)
 	s->run.seed = 1;
 	sm_packet_default(&s->run.pk);
 	s->run.warmup = 20;
+	s->run.partitions = 1;
 	s->queues.nic = 2e6;
 	s->queues.port = 2e6;
 	s->queues.sw = 16e6;

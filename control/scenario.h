@@ -37,6 +37,7 @@ struct sc_run {
 	uint64_t seed;			/**< seeds every random source; in the trace and report */
 	struct sm_packet pk;		/**< mtu, frame_payload, accounting, sync, burst */
 	uint32_t warmup;		/**< steps left out of the steady-state statistics */
+	uint32_t partitions;		/**< virtual time: engines side by side; 0: auto */
 	int clock;			/**< enum sc_clock */
 	double dilation;		/**< real time: emulated time runs this many times slower */
 	double calibrate;		/**< real time: s to measure the TSC rate */
@@ -239,6 +240,13 @@ int sc_scenario_load_run(struct sc_scenario *s, const char *path, const char *co
  *         that has no name); -EIO on a write error
  */
 int sc_scenario_dump(const struct sc_scenario *s, FILE *f);
+
+/**
+ * sc_scenario_dump() of what decides the results alone (for a trace's header): keys of how the
+ * run is spread over cores (run.partitions) are left out, so that the same emulation gives the
+ * same bytes however it ran.
+ */
+int sc_scenario_dump_results(const struct sc_scenario *s, FILE *f);
 
 /** Print the table of keys: section, key, unit, default, range, help (for --help and README). */
 void sc_scenario_keys(FILE *f, int markdown);

@@ -147,6 +147,9 @@ static const struct sc_key_name capture_names[] = {
 #define UINT(sec, key, f, unit_, lo, hi, doc) \
 	{ .section = sec, .name = key, .type = KT_UINT, .unit = unit_, .off = OFF(f), \
 	  .size = WIDTH(f, sizeof(uint32_t)), .min = lo, .max = hi, .help = doc }
+#define UINTF(sec, key, f, unit_, lo, hi, fl, doc) \
+	{ .section = sec, .name = key, .type = KT_UINT, .unit = unit_, .off = OFF(f), \
+	  .size = WIDTH(f, sizeof(uint32_t)), .min = lo, .max = hi, .flags = fl, .help = doc }
 #define U64(sec, key, f, doc) \
 	{ .section = sec, .name = key, .type = KT_U64, .unit = SC_UNIT_COUNT, .off = OFF(f), \
 	  .size = WIDTH(f, sizeof(uint64_t)), .help = doc }
@@ -339,6 +342,11 @@ static const struct sc_key keys[] = {
 	     "deck's additive terms), step = only between steps, none = never"),
 	UINT("run", "burst", run.pk.burst, SC_UNIT_COUNT, 1, 256,
 	     "frames a worker queues ahead on its first hop"),
+	UINTF("run", "partitions", run.partitions, SC_UNIT_COUNT, 1, 4096, KF_AUTO | KF_HOW,
+	      "virtual time: engines the network is cut into, run side by side on the EAL's "
+	      "lcores (--eal \"-l 0-3\"), with results identical to one: whole data centres "
+	      "first (cut at the WAN links), then groups of workers (cut at their NIC links); "
+	      "at most the workers; auto = one per lcore"),
 	UINT("run", "warmup", run.warmup, SC_UNIT_COUNT, 0, 1000000,
 	     "steps left out of the steady-state statistics (the WAN queue fills up from "
 	     "empty)"),
@@ -537,8 +545,8 @@ sc_key_hint(const char *sec, const char *name, char *buf, size_t len)
 /* ------------------------------------------------------------------------------------------ */
 /* Dump and key listing */
 
-int
-sc_scenario_dump(const struct sc_scenario *s, FILE *f)
+static int
+dump(const struct sc_scenario *s, FILE *f, bool how)
 {
 	char buf[2 * CFG_VALUE_LEN];
 	const char *last = NULL;
@@ -572,6 +580,11 @@ sc_scenario_dump(const struct sc_scenario *s, FILE *f)
 				fprintf(f, "; the values below are those of preset %s\n", buf);
 			continue;
 		}
+		if ((k->flags & KF_HOW) && !how) {
+			fprintf(f, "; %s: how the run was spread over cores, left out (it changes "
+				"nothing in the results)\n", k->name);
+			continue;
+		}
 		if (buf[0] == '\0')	/* KF_EMPTY_OK: a file cannot write "" */
 			fprintf(f, "; %s is not set\n", k->name);
 		else
@@ -579,6 +592,18 @@ sc_scenario_dump(const struct sc_scenario *s, FILE *f)
 	}
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
+}
+
+int
+sc_scenario_dump(const struct sc_scenario *s, FILE *f)
+{
+	return dump(s, f, true);
+}
+
+int
+sc_scenario_dump_results(const struct sc_scenario *s, FILE *f)
+{
+	return dump(s, f, false);
 }
 
 void

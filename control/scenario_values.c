@@ -416,6 +416,12 @@ sc_key_parse(const struct sc_key *def, const char *value, struct sc_scenario *t,
 		memcpy(field, value, strlen(value));
 		return 0;
 	case KT_UINT:
+		if ((def->flags & KF_AUTO) && strcmp(value, "auto") == 0) {
+			u32 = 0;
+			memcpy(field, &u32, sizeof(u32));
+			return 0;
+		}
+		/* fall through */
 	case KT_DBL:
 		/* whole bytes (run.mtu, run.frame_payload) may also be written without the unit */
 		if ((def->type != KT_UINT || def->unit != SC_UNIT_BYTES ||
@@ -562,6 +568,10 @@ sc_key_format(const struct sc_key *def, const struct sc_scenario *s, char *buf, 
 		return buf[0] != '\0' || (def->flags & KF_EMPTY_OK) ? 0 : -EINVAL;
 	case KT_UINT:
 		memcpy(&u32, field, sizeof(u32));
+		if ((def->flags & KF_AUTO) && u32 == 0) {
+			snprintf(buf, len, "auto");
+			return 0;
+		}
 		snprintf(buf, len, "%" PRIu32 "%s", u32, def->unit == SC_UNIT_BYTES ? " B" : "");
 		return 0;
 	case KT_U64:

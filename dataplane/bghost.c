@@ -229,8 +229,8 @@ dp_bghost_fini(struct dp_bghost *h)
 
 /* ---- the sink ---- */
 
-static int
-record(struct dp_bgstats *st, double fct, double wait)
+int
+dp_bgstats_add(struct dp_bgstats *st, double fct, double wait)
 {
 	if (st->on_done != NULL) {	/* streamed: nothing kept */
 		st->done++;
@@ -301,7 +301,7 @@ sink_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 		s->cur_bytes += meta->payload;
 	if (meta->flags & DP_SE_F_LAST) {
 		if (s->cur_bytes != UINT64_MAX &&
-		    record(s->stats, (now - created_ps) / 1e12, s->wait_first / 1e12) != 0)
+		    dp_bgstats_add(s->stats, (now - created_ps) / 1e12, s->wait_first / 1e12) != 0)
 			dp_engine_fail(e->eng, -ENOMEM, "%s: out of memory for the transfers' "
 				       "records or statistics", e->name);
 		else if (s->cur_bytes == UINT64_MAX)

@@ -29,6 +29,9 @@ struct dp_bgstats {
 	void *arg;
 };
 
+/** A transfer done: to @c on_done, or kept; 0 or -ENOMEM. */
+int dp_bgstats_add(struct dp_bgstats *st, double fct, double wait);
+
 /** Configuration of a background host. */
 struct dp_bghost_params {
 	const char *name;

@@ -8,6 +8,7 @@
 
 #include "../traces/pcapng.h"
 #include "capture.h"
+#include "parallel.h"
 
 static const char *const kind_names[DP_CAP_COUNT] = {
 	"tx", "rx", "nic", "switch", "wan", "module", "port", "bg", "eth",
@@ -79,6 +80,10 @@ dp_capture_write(struct dp_engine *eng, int ifid, const struct rte_mbuf *m, dp_t
 	uint32_t len;
 	int rc;
 
+	if (eng->part != NULL) {
+		dp_par_capture(eng, ifid, m, t);	/* merged in order (parallel.h) */
+		return;
+	}
 	if (eng->rt != NULL)
 		t = eng->rt->now(eng->rt->arg);	/* when it happened, not when it was due */
 	len = rte_pktmbuf_pkt_len(m);

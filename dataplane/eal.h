@@ -13,7 +13,8 @@
 /** The EAL flags used unless the user gives their own: no hugepages, no PCI, one lcore, virtual
  *  addresses as IO addresses (no page-map lookups while the pool is built), and only errors
  *  logged (the EAL's informational lines would mix with the report). */
-#define DP_EAL_DEFAULT "--no-huge --no-pci --no-shconf -l 0 --iova-mode=va --log-level=*:error"
+#define DP_EAL_DEFAULT_NO_L "--no-huge --no-pci --no-shconf --iova-mode=va --log-level=*:error"
+#define DP_EAL_DEFAULT DP_EAL_DEFAULT_NO_L " -l 0"
 
 /**
  * Initialise the EAL once per process.

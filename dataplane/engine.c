@@ -406,6 +406,7 @@ dp_engine_add(struct dp_engine *eng, struct dp_elem *e, const struct dp_elem_ops
 	e->eng = eng;
 	e->next = DP_NEVER;
 	e->id = eng->n;
+	e->gid = eng->gid_next != NULL ? (*eng->gid_next)++ : eng->n;
 	snprintf(e->name, sizeof(e->name), "%s", name);
 	eng->elems[e->id] = e;
 	eng->bkt[e->id] = DP_BKT_NONE;
@@ -489,9 +490,11 @@ static inline void
 run_event(struct dp_engine *eng, struct dp_elem *e)
 {
 	eng->now = e->next;
+	eng->cur_gid = e->gid;
+	eng->cur_half = e->half;
 	e->ops->event(e, eng->now);
 	place(eng, e);
-	eng->events++;
+	eng->events += !e->aux;
 	if (eng->poll != NULL && (eng->events & eng->poll_mask) == 0)
 		eng->poll(eng->poll_arg, eng->now);	/* between frames: atomic for them */
 }
@@ -579,43 +582,4 @@ dp_engine_fail(struct dp_engine *eng, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(eng->errmsg, sizeof(eng->errmsg), fmt, ap);
 	va_end(ap);
-}
-
-static void
-barrier_release(struct dp_barrier *b, dp_time_t now)
-{
-	uint32_t i;
-
-	b->count = 0;
-	b->here_done = false;
-	b->peer_count[b->generation & 1] = 0;
-	b->generation++;
-	for (i = 0; i < b->need; i++)
-		b->release(b->arg, i, now);
-}
-
-void
-dp_barrier_arrive(struct dp_barrier *b, dp_time_t now)
-{
-	if (++b->count < b->need)
-		return;
-	if (b->peers == 0) {
-		barrier_release(b, now);
-		return;
-	}
-	b->here_done = true;
-	b->arrived(b->peer_arg, b->generation, now);
-	if (b->peer_count[b->generation & 1] == b->peers)
-		barrier_release(b, now);
-}
-
-void
-dp_barrier_peer(struct dp_barrier *b, uint32_t generation, dp_time_t now)
-{
-	/* a peer can be at most one generation ahead: it waits for this one's word */
-	if (generation != b->generation && generation != b->generation + 1)
-		return;
-	if (++b->peer_count[generation & 1] == b->peers && generation == b->generation &&
-	    b->here_done)
-		barrier_release(b, now);
 }

@@ -33,6 +33,7 @@ struct dp_elem;
 struct dp_engine;
 struct dp_capture;
 struct dp_pkt;
+struct dp_part;
 
 /** What an element does. */
 struct dp_elem_ops {
@@ -56,29 +57,11 @@ struct dp_elem {
 	struct dp_engine *eng;
 	dp_time_t next;		/**< its next event; DP_NEVER if none */
 	uint32_t id;		/**< order of events at the same time; index in dp_engine.elems */
+	uint32_t gid;		/**< its id in the whole graph (cut into partitions: parallel.h) */
+	uint8_t half;		/**< a cut link's far end: 1 (its events follow the near end's) */
+	bool aux;		/**< a copy's or a far end's events are not counted */
 	struct dp_counters c;
 	char name[32];
-};
-
-/**
- * An ideal barrier: the last worker to arrive releases all, in worker order.
- *
- * Split over processes (real time, one set of data centres each), @c need counts the workers here
- * and @c peers the other processes: when the workers here are all in, @c arrived tells the peers
- * (rt.c) and the barrier waits for each peer's word (dp_barrier_peer()); the last of these
- * releases the workers here.
- */
-struct dp_barrier {
-	uint32_t need, count;
-	uint32_t generation;
-	void (*release)(void *arg, uint32_t who, dp_time_t now);
-	void *arg;
-	/* split over processes */
-	uint32_t peers;					/**< other processes; 0: none */
-	void (*arrived)(void *arg, uint32_t generation, dp_time_t now);
-	void *peer_arg;
-	bool here_done;					/**< all workers here are in */
-	uint32_t peer_count[2];				/**< peers in, by generation parity */
 };
 
 /**
@@ -140,6 +123,12 @@ struct dp_engine {
 	bool bytes;
 	struct dp_capture *cap_ctx;	/**< NULL: no trace */
 	uint64_t events;
+	/* the running event, for a partition's trace records (parallel.h): its element's gid and
+	 * half, and during a barrier's release the worker released + 1 */
+	uint32_t cur_gid, sub;
+	uint8_t cur_half;
+	struct dp_part *part;		/**< NULL: the whole graph in one engine */
+	uint32_t *gid_next;		/**< partitions: the graph's id counter they share */
 	/*
 	 * The sync's work in progress (virtual time): its frames alive anywhere (made by a worker
 	 * and not yet received, consumed by a module or dropped) plus its pending events (a
@@ -233,14 +222,5 @@ dp_sync_release(struct dp_engine *eng)
 /** Record a fatal error (the first one wins) with a message naming the element. */
 void dp_engine_fail(struct dp_engine *eng, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-
-/** Arrive at a barrier; the last arrival releases everyone at its time. */
-void dp_barrier_arrive(struct dp_barrier *b, dp_time_t now);
-
-/**
- * A peer process's workers are all in at generation @p generation (a split barrier); the last
- * word releases the workers here at @p now.  Words of a generation already released are ignored.
- */
-void dp_barrier_peer(struct dp_barrier *b, uint32_t generation, dp_time_t now);
 
 #endif /* DP_ENGINE_H */

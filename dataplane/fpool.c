@@ -61,6 +61,7 @@ struct dp_fpool_set {
 	struct fp_kind k[KIND_COUNT];
 	bool compact;
 	uint32_t grow;			/**< mbufs per added pool; 0: none */
+	uint32_t first, frame_max;	/**< the first pool's mbufs, the largest frame */
 	uint32_t ticks;			/**< frames since the last tidy */
 	uint32_t serial;		/**< names of added pools */
 	uint8_t *zero;			/**< the shared payload (zeros) */
@@ -228,6 +229,8 @@ dp_fpool_create(const char *name, const struct dp_fpool_params *p)
 	}
 	s->compact = p->compact;
 	s->grow = p->grow;
+	s->first = p->n;
+	s->frame_max = p->frame_max;
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	s->k[KIND_HDR].room = (uint16_t)room;
 	s->k[KIND_HDR].priv = DP_MBUF_PRIV;
@@ -303,6 +306,20 @@ dp_fpool_in_use(const struct rte_mempool *mp)
 	for (i = 0; i < KIND_COUNT; i++)
 		for (j = 0; j < s->k[i].n; j++)
 			n += s->k[i].mp[j]->size - rte_mempool_avail_count(s->k[i].mp[j]);
+	return n;
+}
+
+uint64_t
+dp_fpool_frames_in_use(const struct rte_mempool *mp)
+{
+	struct dp_fpool_set *s = dp_fpool_of((struct rte_mempool *)(uintptr_t)mp);
+	uint64_t n = 0;
+	unsigned int j;
+
+	if (s == NULL)
+		return mp->size - rte_mempool_avail_count(mp);
+	for (j = 0; j < s->k[KIND_HDR].n; j++)
+		n += s->k[KIND_HDR].mp[j]->size - rte_mempool_avail_count(s->k[KIND_HDR].mp[j]);
 	return n;
 }
 
@@ -454,4 +471,16 @@ dp_fpool_unshare(struct rte_mbuf *m, struct rte_mbuf *g)
 	m->next = NULL;
 	m->nb_segs = 1;
 	rte_pktmbuf_free_seg(m);
+}
+
+int
+dp_fpool_params_of(struct rte_mempool *mp, struct dp_fpool_params *p)
+{
+	struct dp_fpool_set *s = dp_fpool_of(mp);
+
+	if (s == NULL)
+		return -EINVAL;
+	*p = (struct dp_fpool_params){ .n = s->first, .frame_max = s->frame_max, .grow = s->grow,
+				       .compact = s->compact };
+	return 0;
 }

@@ -56,6 +56,12 @@ void dp_fpool_free(struct rte_mempool *mp);
 /** Mbufs taken from the pool and every pool it grew, now. */
 uint64_t dp_fpool_in_use(const struct rte_mempool *mp);
 
+/** The parameters frame pool @p mp was made with (another like it): 0, or -EINVAL if none. */
+int dp_fpool_params_of(struct rte_mempool *mp, struct dp_fpool_params *p);
+
+/** Frames taken from it now: its header mbufs (the payload segments frames share are not). */
+uint64_t dp_fpool_frames_in_use(const struct rte_mempool *mp);
+
 /** Pools of the kind @p payload (false: headers or whole frames) it holds now. */
 uint32_t dp_fpool_pools(const struct rte_mempool *mp, bool payload);
 

@@ -169,3 +169,39 @@ dp_pkt_of_mbuf(struct rte_mbuf *m, struct dp_pkt *p)
 	p->seq = rte_be_to_cpu_32(se->seq);
 	p->meta = *dp_meta(m);
 }
+
+struct rte_mbuf *
+dp_frame_copy(struct rte_mempool *pool, const struct rte_mbuf *m)
+{
+	uint32_t payload = rte_pktmbuf_pkt_len(m) - SM_HDR_BYTES;
+	struct dp_fpool_set *fs = dp_fpool_of(pool);
+	struct rte_mbuf *c;
+	const void *h;
+	uint8_t *p;
+
+	if (fs != NULL) {
+		c = dp_fpool_frame(fs, SM_HDR_BYTES, payload, &p);
+		if (c == NULL)
+			return NULL;
+		/* the payload is zeros in every frame: the headers are the frame */
+		h = rte_pktmbuf_read(m, 0, SM_HDR_BYTES, p);
+		if (h != p)
+			memcpy(p, h, SM_HDR_BYTES);
+	} else {
+		c = rte_pktmbuf_alloc(pool);
+		if (c == NULL)
+			return NULL;
+		if (rte_pktmbuf_pkt_len(m) > rte_pktmbuf_tailroom(c)) {
+			rte_pktmbuf_free(c);
+			return NULL;
+		}
+		p = rte_pktmbuf_mtod(c, uint8_t *);
+		h = rte_pktmbuf_read(m, 0, rte_pktmbuf_pkt_len(m), p);
+		if (h != p)
+			memcpy(p, h, rte_pktmbuf_pkt_len(m));
+		c->data_len = (uint16_t)rte_pktmbuf_pkt_len(m);
+		c->pkt_len = c->data_len;
+	}
+	*dp_meta(c) = *dp_meta((struct rte_mbuf *)(uintptr_t)m);
+	return c;
+}

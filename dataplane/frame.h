@@ -145,6 +145,12 @@ void dp_flow_init(struct dp_flow *f, uint32_t n_per_dc, uint32_t run_id, uint32_
 		  enum dp_kind kind, uint8_t flags, uint32_t full_payload);
 
 /**
+ * A copy of frame @p m (its bytes as a trace reads them, its dp_meta) from @p pool: a frame
+ * crossing into another partition, whose pool is its own (parallel.h).  NULL if none is left.
+ */
+struct rte_mbuf *dp_frame_copy(struct rte_mempool *pool, const struct rte_mbuf *m);
+
+/**
  * Allocate and write one frame of flow @p f.  From a frame pool (dp_fpool_create()) the frame
  * may be two segments: its headers (rte_pktmbuf_mtod(), data_len SM_HDR_BYTES) and a shared
  * read-only payload of zeros; pkt_len is always the whole frame.

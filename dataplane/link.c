@@ -14,8 +14,10 @@
 #include <rte_prefetch.h>
 
 #include "capture.h"
+#include "fpool.h"
 #include "frame.h"
 #include "link.h"
+#include "parallel.h"
 #include "usdt.h"
 
 #define RING_MIN 64
@@ -212,6 +214,9 @@ dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t
 	} else if (l->cap_out < 0) {
 		l->ohead = l->tail;
 	}
+	if (l->xbox != NULL && dp_xbox_post(l->xbox, p, s->arrive, l->xin) != 0)
+		dp_engine_fail(l->e.eng, -ENOMEM, "%s: out of memory for the frames to its far end",
+			       l->e.name);
 	if (start != NULL)
 		*start = t;
 	if (l->head + 1 == l->tail)
@@ -261,7 +266,10 @@ link_event(struct dp_elem *e, dp_time_t now)
 			if (ns->p.m != NULL)
 				rte_prefetch0(ns->p.m);
 		}
-		l->next->ops->rx(l->next, &p, now);
+		if (l->xbox == NULL)
+			l->next->ops->rx(l->next, &p, now);
+		else if (p.m != NULL)	/* cut: its far end delivers a copy (parallel.h) */
+			dp_fpool_frame_free(p.m);
 	}
 	resched(l);
 }

@@ -15,6 +15,8 @@
 #include "engine.h"
 #include "frame.h"
 
+struct dp_xbox;
+
 /** Configuration of a link. */
 struct dp_link_params {
 	const char *name;
@@ -47,6 +49,9 @@ struct dp_link {
 	struct dp_elem *next;
 	int cap_in, cap_out;
 	bool fg_lossless;
+	/* cut into partitions: its far end is in another (parallel.h); NULL: next is here */
+	struct dp_xbox *xbox;		/**< frames go there as they are queued */
+	uint32_t xin;			/**< the far end's id in the other partition */
 	/* the FIFO: frames queued or in flight, in order; a power-of-two ring */
 	struct dp_link_slot *ring;
 	uint32_t mask;

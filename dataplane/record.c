@@ -200,3 +200,23 @@ dp_record_retire_all(struct dp_record *r)
 		prev = r->step_end[s];
 	}
 }
+
+void
+dp_record_merge(struct dp_record *dst, const struct dp_record *src, uint32_t s)
+{
+	uint32_t kd = dp_record_slot(dst, s), ks = dp_record_slot(src, s), i;
+	size_t R = dst->rounds;
+
+	dp_record_max(&dst->compute_end[kd], src->compute_end[ks]);
+	dp_record_max(&dst->step_end[kd], src->step_end[ks]);
+	dp_record_max(&dst->gathered[kd], src->gathered[ks]);
+	dst->frames[kd] += src->frames[ks];
+	dst->finished[kd] += src->finished[ks];
+	for (i = 0; i < R; i++) {
+		dp_record_max(&dst->round_end[kd * R + i], src->round_end[ks * R + i]);
+		dst->round_in[kd * R + i] += src->round_in[ks * R + i];
+		dst->round_out[kd * R + i] += src->round_out[ks * R + i];
+	}
+	if (src->binding >= 0)
+		dst->binding = src->binding;
+}

@@ -92,6 +92,12 @@ void dp_record_done(struct dp_record *r, uint32_t s);
 /** Hold mode, at the end: retire steps 0 .. steps_done - 1 in order. */
 void dp_record_retire_all(struct dp_record *r);
 
+/**
+ * Add step @p s of @p src (a partition's workers) into @p dst's (the whole run's: the step must
+ * be in flight there, dp_record_begin()): the latest times, the sums of counts.
+ */
+void dp_record_merge(struct dp_record *dst, const struct dp_record *src, uint32_t s);
+
 static inline void
 dp_record_max(dp_time_t *slot, dp_time_t t)
 {

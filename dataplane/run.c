@@ -119,8 +119,8 @@ run_poll(void *arg, dp_time_t now)
 			uint64_t drops = 0;
 			uint32_t i;
 
-			for (i = 0; i < rc->t->eng.n; i++)
-				drops += rc->t->eng.elems[i]->c.drop;
+			for (i = 0; i < rc->t->n_all; i++)
+				drops += rc->t->all[i]->c.drop;
 			atomic_store(&st->drops, drops);
 			rc->drop_scan = 63;
 		}
@@ -175,15 +175,35 @@ retire(void *arg, const struct dp_record *rec, uint32_t s, dp_time_t prev)
 }
 
 /* Move the background's records and the queue samples into the result. */
-static void
+static int
 take_background(struct dp_topo *t, struct dp_run_result *res)
 {
 	uint32_t i;
 
+	for (i = 0; t->par != NULL && i < t->par->n; i++) {
+		const struct dp_bgstats *b = &t->par->p[i].bg;	/* transfers merged already */
+
+		t->bgstats.started += b->started;
+		t->bgstats.unsent += b->unsent;
+		t->bgstats.incomplete += b->incomplete;
+		t->bgstats.frames += b->frames;
+		t->bgstats.bytes += b->bytes;
+	}
 	res->bg = t->bgstats;
 	memset(&t->bgstats, 0, sizeof(t->bgstats));
+	if (t->par != NULL && t->par->q_links > 0) {
+		res->q_links = t->par->q_links;
+		for (i = 0; i < t->par->q_links; i++)
+			snprintf(res->q_names[i], sizeof(res->q_names[i]), "%s",
+				 t->par->q_names[i]);
+		if (t->par->on_sample != NULL) {
+			res->q_n = t->par->q_merged;
+			return 0;
+		}
+		return dp_par_samples(t->par, &res->q_n, &res->q_t, &res->q_bytes);
+	}
 	if (t->probe == NULL)
-		return;
+		return 0;
 	res->q_links = t->probe->nlinks;
 	for (i = 0; i < t->probe->nlinks; i++)
 		snprintf(res->q_names[i], sizeof(res->q_names[i]), "%s", t->probe->names[i]);
@@ -192,6 +212,7 @@ take_background(struct dp_topo *t, struct dp_run_result *res)
 	res->q_bytes = t->probe->bytes;
 	t->probe->t = NULL;
 	t->probe->bytes = NULL;
+	return 0;
 }
 
 static int
@@ -200,13 +221,16 @@ summarise(const struct dp_topo *t, struct dp_run_result *res)
 	dp_time_t dur = res->t_end > res->t_start ? res->t_end - res->t_start : 1;
 	uint32_t i;
 
-	res->elems = calloc(t->eng.n, sizeof(*res->elems));
+	res->elems = calloc(t->n_all, sizeof(*res->elems));
 	if (res->elems == NULL)
 		return -ENOMEM;
-	res->n_elems = t->eng.n;
-	for (i = 0; i < t->eng.n; i++) {
-		const struct dp_elem *e = t->eng.elems[i];
-		struct dp_elem_summary *es = &res->elems[i];
+	for (i = 0; i < t->n_all; i++) {
+		const struct dp_elem *e = t->all[i];
+		struct dp_elem_summary *es = &res->elems[res->n_elems];
+
+		if (e->ops == &dp_barrier_ops)
+			continue;	/* no frames: not a part of the network */
+		res->n_elems++;
 		snprintf(es->name, sizeof(es->name), "%s", e->name);
 		es->kind = e->ops->kind;
 		es->rx = e->c.rx;
@@ -299,12 +323,20 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 			.local = p->rt != NULL ? p->rt->local : 0,
 			.dc_port = p->rt != NULL ? p->rt->dc_port : NULL,
 			.link_port = lp, .n_link_ports = n_lp,
+			/* in virtual time; the background alone runs in one */
+			.partitions = p->bg_only > 0 ? 1 : p->partitions, .lcores = p->lcores,
 		};
 
 		for (i = 0; i < n_lp; i++)
 			lp[i] = (struct dp_topo_link_port){ p->rt->link_name[i], p->rt->link_tx[i],
 							    p->rt->link_rx[i] };
 
+		if (p->rt != NULL && p->partitions > 1) {
+			snprintf(err, errlen, "[run] partitions = %u: a real-time run runs in one "
+				 "partition in this release", p->partitions);
+			rc = -EINVAL;
+			goto out;
+		}
 		rc = dp_topo_build(t, &tp, err, errlen);
 		if (rc != 0)
 			goto out;
@@ -330,6 +362,16 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	if (p->sink != NULL && t->probe != NULL && p->sink->sample != NULL) {
 		t->probe->on_sample = p->sink->sample;
 		t->probe->arg = p->sink->arg;
+	}
+	if (p->sink != NULL && t->par != NULL && p->sink->sample != NULL) {
+		/* each partition's samples, merged in order, go to the sink */
+		t->par->on_sample = p->sink->sample;
+		t->par->sample_arg = p->sink->arg;
+		for (uint32_t i = 0; i < t->par->n; i++)
+			if (t->par->p[i].probe != NULL) {
+				t->par->p[i].probe->on_sample = dp_par_sample;
+				t->par->p[i].probe->arg = &t->par->p[i];
+			}
 	}
 	if (p->sink != NULL && p->sink->transfer != NULL) {
 		t->bgstats.on_done = p->sink->transfer;
@@ -391,13 +433,13 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 			break;
 		}
 		if (seen == p->steps) {
-			/* the sync is done: background stops, what is in flight drains (in real
+			/* the sync is done: the barrier's event has stopped the background (or
+			 * will, at the end of the picosecond), what is in flight drains (in real
 			 * time also what the ports still bring, and the peer's record) */
-			dp_topo_stop(t);
 			if (p->rt != NULL)
 				rc = dp_rt_end(p->rt, t, &res->rt, err, errlen);
 			else
-				rc = dp_engine_run(&t->eng, DP_NEVER, NULL, NULL);
+				rc = dp_topo_drain(t);
 			break;
 		}
 	}
@@ -455,8 +497,11 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	res->nchanges = ctl.n;
 	for (uint32_t s = 0; res->step != NULL && s < res->steps; s++)
 		res->step[s].share[module_res] += res->step[s].module_share;
-	take_background(t, res);
-	if (summarise(t, res) != 0 && rc == 0) {
+	res->partitions = t->par != NULL ? t->par->n : 1;
+	res->lcores = t->par != NULL ? t->par->nl : 1;
+	res->windows = t->par != NULL ? t->par->windows : 0;
+	res->lookahead = t->par != NULL ? t->par->lookahead : 0;
+	if ((take_background(t, res) != 0 || summarise(t, res) != 0) && rc == 0) {
 		snprintf(err, errlen, "out of memory");
 		rc = -ENOMEM;
 	}

@@ -71,6 +71,10 @@ struct dp_run_params {
 						 *   the end, as a run split over two processes */
 	bool bytes;				/**< frames have bytes (mbufs from @c pool) even
 						 *   without a trace or ports: to measure them */
+	uint32_t partitions;			/**< engines the graph is cut into (parallel.h;
+						 *   0, 1: one); virtual time */
+	uint32_t lcores;			/**< lcores the partitions share (0, 1: the
+						 *   caller's alone) */
 };
 
 /** One step as emulated. */
@@ -124,6 +128,10 @@ struct dp_run_result {
 	uint32_t nchanges;			/**< changes applied during the run */
 	struct dp_change *changes;		/**< [nchanges] (owned) */
 	uint32_t record_slots;			/**< steps the record held at once, at most */
+	uint32_t partitions;			/**< engines the graph ran in */
+	uint32_t lcores;			/**< lcores they ran on */
+	uint64_t windows;			/**< partitions: synchronous windows run */
+	dp_time_t lookahead;			/**< partitions: the windows' length */
 };
 
 /**

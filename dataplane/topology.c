@@ -13,19 +13,89 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_errno.h>
 #include <rte_mempool.h>
 
+#include "fpool.h"
 #include "kernel_prog.h"
 #include "portcap.h"
 #include "topology.h"
 #include "wan.h"
 
 static void
-release(void *arg, uint32_t who, dp_time_t now)
+release(void *arg, uint32_t w, dp_time_t now)
 {
 	struct dp_topo *t = arg;
 
-	dp_worker_release(&t->workers[t->local_w[who]], now);
+	dp_worker_release(&t->workers[w], now);
+}
+
+/* Every worker is done: the background hosts and the probe of the barrier's engine stop. */
+static void
+finish(void *arg, dp_time_t now)
+{
+	struct dp_topo *t = arg;
+	uint32_t d;
+
+	(void)now;
+	for (d = 0; t->bg != NULL && d < t->d; d++)
+		if (t->bg[d].link != NULL && (t->par == NULL || t->bg[d].e.eng->part != NULL))
+			dp_bghost_stop(&t->bg[d]);
+	if (t->probe != NULL)
+		dp_probe_stop(t->probe);
+}
+
+/* A partition's copy of finish(): its own hosts and probe (the others' are not its to touch). */
+static void
+finish_part(void *arg, dp_time_t now)
+{
+	struct dp_part *pt = arg;
+	struct dp_topo *t = pt->par->topo;
+	uint32_t d;
+
+	(void)now;
+	for (d = 0; t->bg != NULL && d < t->d; d++)
+		if (t->bg[d].link != NULL && t->bg[d].e.eng == &pt->eng)
+			dp_bghost_stop(&t->bg[d]);
+	if (pt->probe != NULL)
+		dp_probe_stop(pt->probe);
+}
+
+/* The engine of partition @part (one engine: the topology's). */
+static inline struct dp_engine *
+eng_of(struct dp_topo *t, uint32_t part)
+{
+	return t->par != NULL ? &t->par->p[part].eng : &t->eng;
+}
+
+/*
+ * Link @l runs in partition @from and leads to partition @to: if they differ, its far end
+ * (xin.h) goes into @to with the link's gid, and the link hands its frames over as it queues
+ * them.
+ */
+static int
+cut(struct dp_topo *t, struct dp_link *l, uint32_t from, uint32_t to)
+{
+	struct dp_xin *x;
+	uint32_t g;
+	int rc;
+
+	if (t->par == NULL || from == to)
+		return 0;
+	if (t->n_xin == t->cap_xin || l->delay == 0)
+		return -EINVAL;
+	x = &t->xin[t->n_xin];
+	g = t->par->gid_next;
+	rc = dp_xin_init(x, &t->par->p[to].eng, l->e.name, l->e.gid, l->next);
+	t->par->gid_next = g;		/* the far end has the link's id */
+	if (rc != 0)
+		return rc;
+	t->n_xin++;
+	l->xbox = &t->par->p[from].out[to];
+	l->xin = x->e.id;
+	if (l->delay < t->par->lookahead)
+		t->par->lookahead = l->delay;
+	return 0;
 }
 
 /* Bytes each module takes per step: those of the program's module round. */
@@ -53,8 +123,10 @@ point(struct dp_capture *cap, enum dp_cap_kind kind, const char *base, const cha
 static int
 add_link(struct dp_topo *t, struct dp_link *l, const struct dp_topo_params *p,
 	 enum dp_cap_kind kind, const char *name, uint64_t bw, dp_time_t delay, uint64_t cap,
-	 struct dp_elem *next)
+	 struct dp_elem *next, uint32_t from, uint32_t to)
 {
+	int rc;
+
 	struct dp_link_params lp = {
 		.name = name,
 		.bw = bw,
@@ -67,7 +139,8 @@ add_link(struct dp_topo *t, struct dp_link *l, const struct dp_topo_params *p,
 	/* one after the other: the order of the trace's interfaces is part of the trace */
 	lp.cap_in = point(p->cap, kind, name, ".in");
 	lp.cap_out = point(p->cap, kind, name, ".out");
-	return dp_link_init(l, &t->eng, &lp);
+	rc = dp_link_init(l, eng_of(t, from), &lp);
+	return rc != 0 ? rc : cut(t, l, from, to);
 }
 
 /* The link named @p name (wN.nic, wN.port, dcD>wN, dcD>mN); NULL: none in this run. */
@@ -124,6 +197,62 @@ link_through_ports(struct dp_topo *t, const struct dp_topo_params *p,
 	return 0;
 }
 
+/* A probe of the WAN links @wl[0 .. nl) in each partition that queues into some of them. */
+static int
+probes_apart(struct dp_topo *t, const struct dp_bg_params *bg, struct dp_link *const *wl,
+	     uint32_t nl)
+{
+	struct dp_par *x = t->par;
+	uint32_t i, j, g = x->gid_next;
+	uint64_t max;
+	int rc;
+
+	x->q_links = nl;
+	for (j = 0; j < nl; j++)
+		x->q_names[j] = wl[j]->e.name;
+	/* as many samples as one probe of all the links keeps (probe.c), thinned alike */
+	max = DP_PROBE_MEM / (sizeof(dp_time_t) + nl * sizeof(uint64_t)) & ~UINT64_C(1);
+	for (i = 0; i < x->n; i++) {
+		struct dp_part *pt = &x->p[i];
+		struct dp_link *mine[DP_PROBE_LINKS];
+		uint32_t n = 0;
+
+		for (j = 0; j < nl; j++)
+			if (wl[j]->e.eng == &pt->eng) {
+				pt->probe_at[n] = j;
+				mine[n++] = wl[j];
+			}
+		if (n == 0)
+			continue;
+		pt->probe = calloc(1, sizeof(*pt->probe));
+		if (pt->probe == NULL)
+			return -ENOMEM;
+		x->gid_next = g;	/* every copy has the one probe's id */
+		rc = dp_probe_init(pt->probe, &pt->eng, "wanprobe", bg->probe_every, mine, n);
+		if (rc != 0)
+			return rc;
+		pt->probe->max = max;
+		pt->probe->e.aux = pt->probe != NULL && i > 0 && g != pt->probe->e.gid;
+	}
+	/* the first copy's events are counted, as the one probe's would be */
+	for (i = 0; i < x->n; i++)
+		if (x->p[i].probe != NULL) {
+			for (j = i + 1; j < x->n; j++)
+				if (x->p[j].probe != NULL)
+					x->p[j].probe->e.aux = true;
+			break;
+		}
+	x->gid_next = g + 1;
+	return 0;
+}
+
+/* The background statistics a DC's hosts and sink count into. */
+static struct dp_bgstats *
+bgstats_of(struct dp_topo *t, uint32_t d)
+{
+	return t->par != NULL ? &t->par->p[t->part_sw[d]].bg : &t->bgstats;
+}
+
 /* Background hosts on the loaded WAN directions, their sinks, and the WAN queue probe. */
 static int
 build_background(struct dp_topo *t, const struct dp_topo_params *p)
@@ -139,12 +268,18 @@ build_background(struct dp_topo *t, const struct dp_topo_params *p)
 	if (t->d > 1 && bg->probe_every > 0) {
 		for (d = 0; d < t->n_wan && nl < DP_PROBE_LINKS; d++)
 			wl[nl++] = &t->wan[d];
-		t->probe = calloc(1, sizeof(*t->probe));
-		if (t->probe == NULL)
-			return -ENOMEM;
-		rc = dp_probe_init(t->probe, &t->eng, "wanprobe", bg->probe_every, wl, nl);
-		if (rc != 0)
-			return rc;
+		if (t->par != NULL) {
+			rc = probes_apart(t, bg, wl, nl);
+			if (rc != 0)
+				return rc;
+		} else {
+			t->probe = calloc(1, sizeof(*t->probe));
+			if (t->probe == NULL)
+				return -ENOMEM;
+			rc = dp_probe_init(t->probe, &t->eng, "wanprobe", bg->probe_every, wl, nl);
+			if (rc != 0)
+				return rc;
+		}
 	}
 	t->bg_load = bg->load;
 	if (t->d < 2 || !(bg->load > 0))
@@ -155,22 +290,22 @@ build_background(struct dp_topo *t, const struct dp_topo_params *p)
 	if (t->bg == NULL || t->bglink == NULL || t->sink == NULL)
 		return -ENOMEM;
 	for (d = 0; d < t->d; d++) {
-		uint32_t to = (d + 1) % t->d;
+		uint32_t to = (d + 1) % t->d, part = t->part_sw[d];
 		struct dp_bghost_params hp = {
 			.name = name, .id = d, .dst_first = to * t->n, .per_dc = t->n,
 			.run_id = p->run_id,
 			.rate = bg->load * (double)t->links.wan_bw / bg->sizes->mean,
 			.sizes = bg->sizes, .seed = sm_rng_stream_seed(bg->seed, d),
 			.payload = p->pk->payload, .burst = p->pk->burst, .link = &t->bglink[d],
-			.stats = &t->bgstats,
+			.stats = bgstats_of(t, d),
 		};
 		int cin;
 
 		snprintf(name, sizeof(name), "dc%u.sink", d);
 		cin = point(p->cap, DP_CAP_BG, name, ".rx");
-		rc = dp_sink_init(&t->sink[d], &t->eng, name, &t->bgstats, bg->host_bw,
-				  t->links.nic_delay, t->links.wan_bw, t->links.wan_delay,
-				  p->pk->account, cin);
+		rc = dp_sink_init(&t->sink[d], eng_of(t, part), name, bgstats_of(t, d),
+				  bg->host_bw, t->links.nic_delay, t->links.wan_bw,
+				  t->links.wan_delay, p->pk->account, cin);
 		if (rc != 0)
 			return rc;
 		t->sw[d].to_sink = &t->sink[d].e;
@@ -178,12 +313,12 @@ build_background(struct dp_topo *t, const struct dp_topo_params *p)
 			continue;	/* this direction carries no background */
 		snprintf(name, sizeof(name), "bg%u.nic", d);
 		rc = add_link(t, &t->bglink[d], p, DP_CAP_BG, name, bg->host_bw,
-			      t->links.nic_delay, p->q_nic, &t->sw[d].e);
+			      t->links.nic_delay, p->q_nic, &t->sw[d].e, part, part);
 		if (rc != 0)
 			return rc;
 		snprintf(name, sizeof(name), "bg%u", d);
 		hp.cap_tx = point(p->cap, DP_CAP_BG, name, ".tx");
-		rc = dp_bghost_init(&t->bg[d], &t->eng, &hp);
+		rc = dp_bghost_init(&t->bg[d], eng_of(t, part), &hp);
 		if (rc != 0)
 			return rc;
 	}
@@ -204,13 +339,206 @@ through_port(const struct dp_topo *t, uint32_t d)
 	       (!dp_topo_here(t, next) || t->dc_port[next] != NULL);
 }
 
+/*
+ * Which partition runs each worker and each switch (parallel.h).  Up to one partition per data
+ * centre: whole data centres, in contiguous blocks, cut at the WAN links.  Beyond that each data
+ * centre has a share of the partitions: its workers in contiguous groups, the switch with the
+ * first group, cut at the workers' NIC links, the switch's links down to them and to their
+ * modules.  Every partition has workers.  Returns the partitions used: fewer than asked if there
+ * are fewer workers, or if a link to cut has no delay (nothing to look ahead by).
+ */
+static uint32_t
+assign(struct dp_topo *t, uint32_t np, bool in_net)
+{
+	uint32_t d, i, off = 0;
+
+	if (np > t->w_count)
+		np = t->w_count;
+	if (np > t->d && (t->links.nic_delay == 0 || t->links.down_delay == 0 ||
+			  (in_net && t->links.mlink_delay == 0)))
+		np = t->d;
+	if (np > 1 && np <= t->d && t->d > 1 && t->links.wan_delay == 0 &&
+	    t->shape != SM_WAN_STAR)
+		np = 1;
+	for (d = 0; d < t->d; d++) {
+		uint32_t k = np <= t->d ? 1 : np / t->d + (d < np % t->d);
+		uint32_t first = np <= t->d ? d * np / t->d : off;
+
+		t->part_sw[d] = first;
+		for (i = 0; i < t->n; i++)
+			t->part_w[d * t->n + i] = first + (uint32_t)((uint64_t)i * k / t->n);
+		off += k;
+	}
+	if (t->n_sw > t->d)
+		t->part_sw[t->d] = t->part_sw[0];	/* the star's core */
+	return np;
+}
+
+/* Cut into @np partitions: the engines, their records and barriers' workers.  0 or -errno. */
+static int
+partitions_make(struct dp_topo *t, const struct dp_topo_params *p, uint32_t np)
+{
+	const struct sm_program *prog = p->prog;
+	uint32_t i, w, per;
+	int rc;
+
+	t->par = calloc(1, sizeof(*t->par));
+	if (t->par == NULL)
+		return -ENOMEM;
+	/* a partition holds its workers' elements, a DC's shared ones, and cut links' far ends */
+	per = 9 * ((t->w_count + np - 1) / np + t->n) + 6 * t->d + 4 + 2 * t->n_wan;
+	rc = dp_par_init(t->par, np, per, p->pool, p->t0, p->cap);
+	if (rc != 0) {
+		free(t->par);
+		t->par = NULL;
+		return rc;
+	}
+	t->par->topo = t;
+	t->par->rec = &t->rec;
+	t->par->bg = &t->bgstats;
+	t->cap_xin = 3 * t->w_count + t->n_wan;
+	t->xin = calloc(t->cap_xin, sizeof(*t->xin));
+	if (t->xin == NULL)
+		return -ENOMEM;
+	for (i = 0; i < np; i++) {
+		struct dp_part *pt = &t->par->p[i];
+		struct dp_fpool_params fp;
+
+		pt->eng.bytes = t->eng.bytes;
+		if (i > 0 && t->eng.bytes && p->pool != NULL &&
+		    dp_fpool_params_of(p->pool, &fp) == 0) {
+			/* a frame pool is one lcore's: each partition has its own like it */
+			char pname[RTE_MEMPOOL_NAMESIZE];
+
+			snprintf(pname, sizeof(pname), "part%u", i);
+			pt->own_pool = dp_fpool_create(pname, &fp);
+			if (pt->own_pool == NULL)
+				return -rte_errno;
+			pt->eng.pool = pt->own_pool;
+		}
+		pt->who = calloc(t->w_count, sizeof(*pt->who));
+		if (pt->who == NULL)
+			return -ENOMEM;
+		for (w = 0; w < t->w_count; w++)
+			if (t->part_w[w] == i)
+				pt->who[pt->n_who++] = w;
+		/* every step held: merged into the run's record once all partitions have it */
+		rc = dp_record_init(&pt->rec, p->steps, prog->n, pt->n_who, true,
+				    p->pk->sync != SM_SYNC_NONE);
+		if (rc != 0)
+			return rc;
+		pt->rec.t0 = p->t0;
+		pt->rec.last_end = p->t0;
+		pt->rec.budget = prog->budget;
+		pt->bg.on_done = dp_par_transfer;
+		pt->bg.arg = pt;
+	}
+	return 0;
+}
+
+/* The barrier, last of all elements (its id the largest): one, or a copy per partition. */
+static int
+barriers_make(struct dp_topo *t)
+{
+	uint32_t i, g;
+	int rc;
+
+	if (t->par == NULL) {
+		rc = dp_barrier_init(&t->barrier, &t->eng, "barrier", t->n_local, t->local_w);
+		t->barrier.release = release;
+		t->barrier.finish = finish;
+		t->barrier.arg = t;
+		t->barrier.finish_arg = t;
+		return rc;
+	}
+	g = t->par->gid_next;
+	for (i = 0; i < t->par->n; i++) {
+		struct dp_part *pt = &t->par->p[i];
+
+		t->par->gid_next = g;	/* every copy has the barrier's id */
+		rc = dp_barrier_init(&pt->bar, &pt->eng, "barrier", pt->n_who, pt->who);
+		if (rc != 0)
+			return rc;
+		pt->bar.release = release;
+		pt->bar.finish = finish_part;
+		pt->bar.arg = t;
+		pt->bar.finish_arg = pt;
+		pt->bar.local_done = dp_par_local_done;
+		pt->bar.local_arg = pt;
+	}
+	t->par->gid_next = g + 1;
+	return 0;
+}
+
+/*
+ * Every element once, by gid: one engine's list, or the partitions' merged (a cut link's far
+ * end is its link's; copies of the barrier and the probe are one).
+ */
+static int
+all_make(struct dp_topo *t)
+{
+	uint32_t n = 0, i, *at;
+
+	if (t->par == NULL) {
+		t->all = malloc(t->eng.n * sizeof(*t->all));
+		if (t->all == NULL)
+			return -ENOMEM;
+		memcpy(t->all, t->eng.elems, t->eng.n * sizeof(*t->all));
+		t->n_all = t->eng.n;
+		return 0;
+	}
+	t->all = calloc(t->par->gid_next, sizeof(*t->all));
+	at = calloc(t->par->n, sizeof(*at));
+	if (t->all == NULL || at == NULL) {
+		free(at);
+		return -ENOMEM;
+	}
+	for (;;) {	/* each partition's elements are in gid order: a merge */
+		struct dp_elem *best = NULL;
+
+		for (i = 0; i < t->par->n; i++) {
+			const struct dp_engine *e = &t->par->p[i].eng;
+
+			while (at[i] < e->n && e->elems[at[i]]->ops == &dp_xin_ops)
+				at[i]++;
+			if (at[i] < e->n && (best == NULL || e->elems[at[i]]->gid < best->gid))
+				best = e->elems[at[i]];
+		}
+		if (best == NULL)
+			break;
+		for (i = 0; i < t->par->n; i++) {
+			const struct dp_engine *e = &t->par->p[i].eng;
+
+			if (at[i] < e->n && e->elems[at[i]]->gid == best->gid)
+				at[i]++;	/* its copies */
+		}
+		t->all[n++] = best;
+	}
+	free(at);
+	t->n_all = n;
+	return 0;
+}
+
+/* The record and the barrier worker @w reports to. */
+static struct dp_record *
+rec_of(struct dp_topo *t, uint32_t w)
+{
+	return t->par != NULL ? &t->par->p[t->part_w[w]].rec : &t->rec;
+}
+
+static struct dp_barrier *
+barrier_of(struct dp_topo *t, uint32_t w)
+{
+	return t->par != NULL ? &t->par->p[t->part_w[w]].bar : &t->barrier;
+}
+
 int
 dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size_t errlen)
 {
 	const struct sm_program *prog = p->prog;
 	bool pluggable = prog->plan.n_modules > 0 && prog->plan.placement == SM_PLACE_PORT;
 	bool in_net = prog->plan.n_modules > 0 && prog->plan.placement == SM_PLACE_NETWORK;
-	uint32_t w, d, n_elems;
+	uint32_t w, d, n_elems, np;
 	char name[32];
 	int rc;
 
@@ -231,6 +559,11 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 			 "processes needs wan = ring", sm_wan_shape_name(t->shape));
 		return -EINVAL;
 	}
+	if (p->partitions > 1 && (p->dc_port != NULL || p->local != 0 || p->n_link_ports > 0)) {
+		snprintf(err, errlen, "[run] partitions = %u: a run through ports (real time) runs "
+			 "in one partition", p->partitions);
+		return -EINVAL;
+	}
 	t->dc_port = p->dc_port;
 	if (p->n_link_ports > 0) {	/* a copy: the caller's may not outlive the build */
 		t->link_port = calloc(p->n_link_ports, sizeof(*t->link_port));
@@ -240,13 +573,17 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 		t->n_link_ports = p->n_link_ports;
 	}
 	t->local_w = calloc(t->w_count, sizeof(*t->local_w));
-	if (t->local_w == NULL)
+	t->part_w = calloc(t->w_count, sizeof(*t->part_w));
+	t->part_sw = calloc(t->n_sw, sizeof(*t->part_sw));
+	if (t->local_w == NULL || t->part_w == NULL || t->part_sw == NULL)
 		goto nomem;
 	for (w = 0; w < t->w_count; w++)
 		if (dp_topo_here(t, w / t->n))
 			t->local_w[t->n_local++] = w;
-	n_elems = 6 * t->w_count + 6 * t->d + 3 + t->n_wan + 2 * t->n_link_ports;
-	rc = dp_engine_init(&t->eng, n_elems, p->pool, p->t0);
+	np = assign(t, p->partitions > 1 ? p->partitions : 1, in_net);
+	t->lcores = p->lcores;
+	n_elems = 6 * t->w_count + 6 * t->d + 4 + t->n_wan + 2 * t->n_link_ports;
+	rc = dp_engine_init(&t->eng, np > 1 ? 1 : n_elems, p->pool, p->t0);
 	if (rc == 0)	/* split over two processes: every step, merged with the other's at the end */
 		rc = dp_record_init(&t->rec, p->steps, prog->n, t->n_local,
 				    p->hold_record || t->n_local < t->w_count,
@@ -259,6 +596,11 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	t->eng.cap_ctx = p->cap;
 	/* bytes only where something reads them: a trace, a DPDK port */
 	t->eng.bytes = p->cap != NULL || p->dc_port != NULL || p->n_link_ports > 0 || p->bytes;
+	if (np > 1) {
+		rc = partitions_make(t, p, np);
+		if (rc != 0)
+			goto fail;
+	}
 	t->workers = calloc(t->w_count, sizeof(*t->workers));
 	t->nic = calloc(t->w_count, sizeof(*t->nic));
 	t->down = calloc(t->w_count, sizeof(*t->down));
@@ -272,9 +614,6 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	    (in_net && t->mlink == NULL) || ((pluggable || in_net) && t->mod == NULL))
 		goto nomem;
 
-	t->barrier.need = t->n_local;
-	t->barrier.release = release;
-	t->barrier.arg = t;
 	for (w = 0; w < t->w_count; w++) {
 		struct dp_worker_params wp = {
 			.id = w,
@@ -286,14 +625,15 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 			.nic = &t->nic[w],
 			.port = pluggable ? &t->port[w] : NULL,
 			.module = pluggable ? &t->mod[w] : NULL,
-			.barrier = p->pk->sync == SM_SYNC_NONE ? NULL : &t->barrier,
-			.rec = &t->rec,
+			.barrier = p->pk->sync == SM_SYNC_NONE ? NULL : barrier_of(t, w),
+			.fin = barrier_of(t, w),
+			.rec = rec_of(t, w),
 		};
 
 		snprintf(name, sizeof(name), "w%u", w);
 		wp.cap_tx = point(p->cap, DP_CAP_TX, name, ".tx");
 		wp.cap_rx = point(p->cap, DP_CAP_RX, name, ".rx");
-		rc = dp_worker_init(&t->workers[w], &t->eng, name, &wp);
+		rc = dp_worker_init(&t->workers[w], eng_of(t, t->part_w[w]), name, &wp);
 		if (rc != 0)
 			goto fail;
 	}
@@ -303,15 +643,16 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 		snprintf(name, sizeof(name), "w%u.port", w);
 		cin = point(p->cap, DP_CAP_PORT, name, ".in");
 		cout = point(p->cap, DP_CAP_PORT, name, ".out");
-		rc = dp_portcap_init(&t->port[w], &t->eng, name, t->links.port_bw, p->q_port,
-				     p->pk->account, &t->nic[w], cin, cout);
+		rc = dp_portcap_init(&t->port[w], eng_of(t, t->part_w[w]), name, t->links.port_bw,
+				     p->q_port, p->pk->account, &t->nic[w], cin, cout);
 		if (rc != 0)
 			goto fail;
 	}
 	for (w = 0; w < t->w_count; w++) {
 		snprintf(name, sizeof(name), "w%u.nic", w);
 		rc = add_link(t, &t->nic[w], p, DP_CAP_NIC, name, t->links.intra_bw,
-			      t->links.nic_delay, p->q_nic, &t->sw[w / t->n].e);
+			      t->links.nic_delay, p->q_nic, &t->sw[w / t->n].e, t->part_w[w],
+			      t->part_sw[w / t->n]);
 		if (rc != 0)
 			goto fail;
 	}
@@ -320,14 +661,16 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 			snprintf(name, sizeof(name), "dc%u", d);
 		else
 			snprintf(name, sizeof(name), "core");
-		rc = dp_switch_init(&t->sw[d], &t->eng, name, d, t->n, t->w_count, t->d);
+		rc = dp_switch_init(&t->sw[d], eng_of(t, t->part_sw[d]), name, d, t->n, t->w_count,
+				    t->d);
 		if (rc != 0)
 			goto fail;
 	}
 	for (w = 0; w < t->w_count; w++) {
 		snprintf(name, sizeof(name), "dc%u>w%u", w / t->n, w);
 		rc = add_link(t, &t->down[w], p, DP_CAP_SWITCH, name, t->links.intra_bw,
-			      t->links.down_delay, p->q_sw, &t->workers[w].e);
+			      t->links.down_delay, p->q_sw, &t->workers[w].e, t->part_sw[w / t->n],
+			      t->part_w[w]);
 		if (rc != 0)
 			goto fail;
 		t->sw[w / t->n].to_worker[w % t->n] = &t->down[w].e;
@@ -335,7 +678,8 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	for (w = 0; in_net && w < t->w_count; w++) {
 		snprintf(name, sizeof(name), "dc%u>m%u", w / t->n, w);
 		rc = add_link(t, &t->mlink[w], p, DP_CAP_SWITCH, name, t->links.intra_bw,
-			      t->links.mlink_delay, p->q_sw, &t->mod[w].e);
+			      t->links.mlink_delay, p->q_sw, &t->mod[w].e, t->part_sw[w / t->n],
+			      t->part_w[w]);
 		if (rc != 0)
 			goto fail;
 		t->sw[w / t->n].to_module[w % t->n] = &t->mlink[w].e;
@@ -353,10 +697,12 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 			snprintf(name, sizeof(name), "wan%u>%u", from, to);
 		cin = point(p->cap, DP_CAP_WAN, name, ".in");
 		cout = point(p->cap, DP_CAP_WAN, name, ".out");
-		rc = dp_wan_init(&t->wan[d], &t->eng, name, t->links.wan_bw,
+		rc = dp_wan_init(&t->wan[d], eng_of(t, t->part_sw[from]), name, t->links.wan_bw,
 				 sm_wan_link_delay(t->shape, t->d, d, t->links.wan_delay),
 				 p->q_wan, p->pk->account, t->shape == SM_WAN_RING &&
 				 through_port(t, d) ? &t->dc_port[d]->e : &t->sw[to].e, cin, cout);
+		if (rc == 0)
+			rc = cut(t, &t->wan[d], t->part_sw[from], t->part_sw[to]);
 		if (rc != 0)
 			goto fail;
 	}
@@ -404,7 +750,7 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 			.expect = module_bytes(prog),
 			.done = dp_worker_module_done,
 			.arg = &t->workers[w],
-			.rec = &t->rec,
+			.rec = rec_of(t, w),
 			.index = w,
 		};
 
@@ -419,10 +765,15 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 		snprintf(name, sizeof(name), "m%u", w);
 		mp.cap_in = point(p->cap, DP_CAP_MODULE, name, ".in");
 		mp.cap_out = point(p->cap, DP_CAP_MODULE, name, ".out");
-		rc = dp_module_init(&t->mod[w], &t->eng, &mp);
+		rc = dp_module_init(&t->mod[w], eng_of(t, t->part_w[w]), &mp);
 		if (rc != 0)
 			goto fail;
 	}
+	rc = barriers_make(t);
+	if (rc == 0)
+		rc = all_make(t);
+	if (rc != 0)
+		goto fail;
 	return 0;
 nomem:
 	rc = -ENOMEM;
@@ -444,6 +795,11 @@ dp_topo_start(struct dp_topo *t, bool no_sync)
 			dp_bghost_start(&t->bg[d], t->eng.now);
 	if (t->probe != NULL)
 		dp_probe_start(t->probe, t->eng.now);
+	for (d = 0; t->par != NULL && d < t->par->n; d++)
+		if (t->par->p[d].probe != NULL)
+			dp_probe_start(t->par->p[d].probe, t->eng.now);
+	if (t->par != NULL)
+		dp_par_start(t->par, t->lcores);
 }
 
 void
@@ -456,6 +812,22 @@ dp_topo_stop(struct dp_topo *t)
 			dp_bghost_stop(&t->bg[d]);
 	if (t->probe != NULL)
 		dp_probe_stop(t->probe);
+	for (d = 0; t->par != NULL && d < t->par->n; d++)
+		if (t->par->p[d].probe != NULL)
+			dp_probe_stop(t->par->p[d].probe);
+}
+
+/* Partitions: the topology's engine shows what they add up to (the run reads it). */
+static void
+par_view(struct dp_topo *t)
+{
+	t->eng.now = dp_par_now(t->par);
+	t->eng.events = dp_par_events(t->par);
+	t->eng.sync_wip = dp_par_sync_wip(t->par);
+	if (t->par->error != 0 && t->eng.error == 0) {
+		t->eng.error = t->par->error;
+		snprintf(t->eng.errmsg, sizeof(t->eng.errmsg), "%s", t->par->errmsg);
+	}
 }
 
 struct advance {
@@ -474,6 +846,46 @@ advanced(void *arg)
 	       (a->exact && (a->t->eng.sync_wip == 0 || a->t->eng.events >= a->ev_end));
 }
 
+/* Partitions: after a window, as advanced() after an event; the control plane's turn. */
+static bool
+par_advanced(void *arg)
+{
+	struct advance *a = arg;
+	struct dp_topo *t = (struct dp_topo *)a->t;
+
+	par_view(t);
+	if (t->eng.poll != NULL)
+		t->eng.poll(t->eng.poll_arg, t->par->tmin);
+	return t->rec.steps_done != a->seen || t->eng.sync_wip == 0 || t->eng.events >= a->ev_end;
+}
+
+static int
+par_advance(struct dp_topo *t)
+{
+	struct advance a = { .t = t, .seen = t->rec.steps_done, .exact = true,
+			     .ev_end = t->eng.events + DP_ADVANCE_EVENTS };
+	int rc = dp_par_run(t->par, par_advanced, &a);
+
+	par_view(t);
+	if (rc != 0)
+		return rc;
+	if (t->rec.steps_done != a.seen)
+		return 1;
+	return t->eng.sync_wip != 0 && t->eng.events >= a.ev_end ? 2 : 0;
+}
+
+int
+dp_topo_drain(struct dp_topo *t)
+{
+	int rc;
+
+	if (t->par == NULL)
+		return dp_engine_run(&t->eng, DP_NEVER, NULL, NULL);
+	rc = dp_par_run(t->par, NULL, NULL);
+	par_view(t);
+	return rc;
+}
+
 int
 dp_topo_advance(struct dp_topo *t, dp_time_t watchdog)
 {
@@ -482,6 +894,8 @@ dp_topo_advance(struct dp_topo *t, dp_time_t watchdog)
 	dp_time_t until = DP_NEVER;
 	int rc;
 
+	if (t->par != NULL)
+		return par_advance(t);
 	if (!a.exact)
 		until = t->eng.now < DP_NEVER - watchdog ? t->eng.now + watchdog : DP_NEVER;
 	rc = dp_engine_run(&t->eng, until, advanced, &a);
@@ -582,8 +996,16 @@ dp_topo_check(const struct dp_topo *t, char *err, size_t errlen)
 		got += w->e.c.rx - w->e.c.drop;
 		dropped += w->e.c.drop;
 	}
-	for (i = 0; i < t->eng.n; i++) {
-		const struct dp_elem *e = t->eng.elems[i];
+	for (i = 0; i < t->n_xin; i++) {	/* cut links' far ends: the link counts */
+		if (t->xin[i].tail != t->xin[i].head) {
+			snprintf(err, errlen, "invariant: the far end of link %s still holds %u "
+				 "frames at the end", t->xin[i].e.name,
+				 t->xin[i].tail - t->xin[i].head);
+			return -EPROTO;
+		}
+	}
+	for (i = 0; i < t->n_all; i++) {
+		const struct dp_elem *e = t->all[i];
 
 		if (strcmp(e->ops->kind, "worker") == 0)
 			continue;
@@ -611,6 +1033,14 @@ dp_topo_check(const struct dp_topo *t, char *err, size_t errlen)
 			 t->eng.sync_wip);
 		return -EPROTO;
 	}
+	for (i = 0; t->par != NULL && i < t->par->n; i++)
+		if (t->par->p[i].own_pool != NULL &&
+		    dp_fpool_frames_in_use(t->par->p[i].own_pool) != 0) {
+			snprintf(err, errlen, "invariant: partition %u's frame pool has %" PRIu64
+				 " frames taken at the end", i,
+				 dp_fpool_frames_in_use(t->par->p[i].own_pool));
+			return -EPROTO;
+		}
 	if (t->pool != NULL && rte_mempool_avail_count(t->pool) != t->pool->size) {
 		snprintf(err, errlen, "invariant: the mbuf pool has %u of %u mbufs back",
 			 rte_mempool_avail_count(t->pool), t->pool->size);
@@ -666,6 +1096,23 @@ dp_topo_free(struct dp_topo *t)
 			dp_port_detach(t->link_port[i].rx);
 	}
 	free(t->local_w);
+	if (t->par != NULL) {
+		dp_par_stop(t->par);
+		for (i = 0; i < t->par->n; i++)
+			if (t->par->p[i].probe != NULL) {
+				dp_probe_fini(t->par->p[i].probe);
+				free(t->par->p[i].probe);
+			}
+	}
+	for (i = 0; i < t->n_xin; i++)
+		dp_xin_fini(&t->xin[i]);
+	if (t->par != NULL)
+		dp_par_fini(t->par);	/* frames never taken go back too */
+	free(t->par);
+	free(t->xin);
+	free(t->part_w);
+	free(t->part_sw);
+	free(t->all);
 	for (i = 0; t->workers != NULL && i < t->w_count; i++)
 		dp_worker_fini(&t->workers[i]);
 	free(t->workers);

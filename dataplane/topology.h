@@ -18,6 +18,8 @@
 #include "bghost.h"
 #include "capture.h"
 #include "engine.h"
+#include "parallel.h"
+#include "xin.h"
 #include "link.h"
 #include "module.h"
 #include "port.h"
@@ -57,6 +59,9 @@ struct dp_topo_params {
 	bool hold_record;			/**< keep every step's record to the end (as a
 						 *   run split over two processes does) */
 	bool bytes;				/**< frames have bytes without a trace or ports */
+	uint32_t partitions;			/**< engines the graph is cut into (0, 1: one;
+						 *   parallel.h), at most the workers */
+	uint32_t lcores;			/**< lcores they may run on (0, 1: this one) */
 	/* real time */
 	uint32_t local;				/**< data centres run here (1u << d); 0: all */
 	struct dp_port **dc_port;		/**< [n_dc]: a DC's port, or NULL (none) */
@@ -89,6 +94,14 @@ struct dp_topo {
 	uint32_t n_link_ports;
 	struct dp_barrier barrier;
 	struct dp_record rec;
+	/* cut into partitions (parallel.h); par NULL: one engine, eng */
+	struct dp_par *par;
+	uint32_t *part_w, *part_sw;				/* [w_count], [n_sw] */
+	struct dp_xin *xin;					/* cut links' far ends */
+	uint32_t n_xin, cap_xin;
+	struct dp_elem **all;					/* every element by gid */
+	uint32_t n_all;
+	uint32_t lcores;					/* partitions run on */
 };
 
 /** Whether data centre @p d runs in this process. */
@@ -143,6 +156,12 @@ int dp_topo_waiting(const struct dp_topo *t, char *buf, size_t len);
  * 0, or -EPROTO with a message naming the element.
  */
 int dp_topo_check(const struct dp_topo *t, char *err, size_t errlen);
+
+/**
+ * Run what is left (the sync done, the background stopping) to the end: nothing pending.
+ * @return 0 or the engine's error
+ */
+int dp_topo_drain(struct dp_topo *t);
 
 /** Free everything (frames still held are returned to the pool). */
 void dp_topo_free(struct dp_topo *t);

@@ -61,6 +61,7 @@ dp_worker_init(struct dp_worker *w, struct dp_engine *eng, const char *name,
 	w->port = p->port;
 	w->module = p->module;
 	w->barrier = p->barrier;
+	w->fin = p->fin;
 	w->rec = p->rec;
 	w->cap_tx = p->cap_tx;
 	w->cap_rx = p->cap_rx;
@@ -349,6 +350,8 @@ step_done(struct dp_worker *w, dp_time_t now)
 	w->step++;
 	if (w->step == w->steps) {
 		w->state = DP_W_DONE;
+		if (w->fin != NULL)
+			dp_barrier_finish(w->fin, now);
 		return;
 	}
 	if (w->barrier == NULL) {

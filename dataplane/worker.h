@@ -7,6 +7,7 @@
 #define DP_WORKER_H
 
 #include "../models/packet.h"
+#include "barrier.h"
 #include "engine.h"
 #include "frame.h"
 
@@ -26,6 +27,7 @@ struct dp_worker_params {
 	struct dp_link *port;		/**< port cap of its pluggable (E), or NULL */
 	struct dp_module *module;	/**< its pluggable (E), or NULL; E' reaches its module by nic */
 	struct dp_barrier *barrier;	/**< phase or step barrier, or NULL (sync none) */
+	struct dp_barrier *fin;		/**< told when its last step is done (NULL: none) */
 	struct dp_record *rec;		/**< where the run's per-step times go */
 	int cap_tx, cap_rx;
 };
@@ -46,7 +48,7 @@ struct dp_worker {
 	const struct sm_packet *pk;
 	struct dp_link *nic, *port;
 	struct dp_module *module;
-	struct dp_barrier *barrier;
+	struct dp_barrier *barrier, *fin;
 	struct dp_record *rec;
 	int cap_tx, cap_rx;
 	/* where it is */

@@ -284,7 +284,7 @@ trace_comment(const struct sc_scenario *sc, const struct contender *c, unsigned 
 	for (i = 0; i < n; i++)
 		fprintf(f, " %u=%s", i + 1, c[i].label);
 	fprintf(f, "\n");
-	sc_scenario_dump(sc, f);
+	sc_scenario_dump_results(sc, f);
 	if (fclose(f) != 0) {
 		free(buf);
 		return NULL;
@@ -550,6 +550,7 @@ cmd_run(int argc, char **argv)
 	}
 	need += runner_rt_need(sc);
 	r.eal = o.eal;
+	r.partitions = sc->run.partitions;
 	r.apart = o.ctl != NULL;	/* telemetry: a socket of its own */
 	r.mbufs = o.mbufs;
 	r.progress = !o.quiet;

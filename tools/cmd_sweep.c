@@ -561,6 +561,7 @@ cmd_sweep(int argc, char **argv)
 	if (status != CLI_EXIT_OK)
 		goto out;
 	r.eal = o.eal;
+	r.partitions = pt[0].sc->run.partitions;
 	r.mbufs = o.mbufs;
 	r.stop = &stop_flag;
 	if (runner_start(&r, need, frame, err, sizeof(err)) != 0) {

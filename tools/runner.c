@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_errno.h>
+#include <rte_lcore.h>
 
 #include "bgsizes.h"
 #include "eal.h"
@@ -86,10 +88,23 @@ runner_start(struct runner *r, uint32_t need, uint32_t frame_max, char *err, siz
 
 	if (r->mbufs)
 		need = r->mbufs;
+	if (r->eal == NULL && r->partitions != 1) {
+		/* partitions: an lcore each, as many as there are CPUs (auto: all of them) */
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		uint32_t n = cpus > 0 ? (uint32_t)cpus : 1;
+
+		if (r->partitions != 0 && r->partitions < n)
+			n = r->partitions;
+		if (n > RTE_MAX_LCORE)
+			n = RTE_MAX_LCORE;
+		snprintf(r->eal_buf, sizeof(r->eal_buf), DP_EAL_DEFAULT_NO_L " -l 0-%u", n - 1);
+		r->eal = r->eal_buf;
+	}
 	rc = (r->apart ? dp_eal_init_apart : dp_eal_init)(r->eal, dp_pool_mem_mb(need, frame_max) +
 							 r->extra_mb, err, errlen);
 	if (rc != 0)
 		return rc;
+	r->lcores = rte_lcore_count();
 	if (r->extra_mb == 0) {
 		/* no port: frames stay in the process, compact and in a pool that grows */
 		struct dp_fpool_params fp = {
@@ -324,6 +339,8 @@ runner_run(struct runner *r, const struct sc_scenario *sc, const struct contende
 	rp.cap = r->cap;
 	rp.pool = r->pool;
 	rp.bg_only = bg_only > 0 ? sm_ps(bg_only) : 0;
+	rp.partitions = sc->run.partitions != 0 ? sc->run.partitions : r->lcores;
+	rp.lcores = r->lcores;
 	if (rp.bg_only)
 		rp.steps = 0;
 	pg.r = r;

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Partitions: one graph cut into engines that run side by side, with the results of one.
+ *
+ * The graph is cut at links of positive delay (topology.c: between data centres at the WAN
+ * links, then inside a large data centre between groups of workers and their switch at the NIC
+ * and switch links).  Each partition is an engine of its own (calendar, trace records, record of
+ * steps, background statistics); a cut link runs in the partition that feeds it and hands each
+ * frame, as it queues it, to its far end in the other partition (xin.h) with its arrival time.
+ *
+ * Virtual time, conservatively (as ns-3's distributed simulator and YAWNS do): the partitions run
+ * in synchronous windows.  A window begins at T, the earliest pending event of any partition,
+ * and ends before T + L, L the smallest delay of a cut link (the lookahead): a frame queued in
+ * the window arrives at or after T + L, so no partition can receive, within the window, a frame
+ * it has not been given.  Frames cross at the window's end in one batch per ordered pair of
+ * partitions (struct dp_xbox): the receiver has nothing to do with them before the next window,
+ * so a batch needs no per-frame synchronisation and no fixed capacity (an rte_ring full in the
+ * middle of a window would have to stop a sender whose receiver waits on the same lcore).
+ *
+ * The barrier (barrier.h) is the one thing that crosses partitions without delay: it releases
+ * every worker at the time the last of them arrived.  A partition whose workers are all in tells
+ * the runner its time and stops there, going on only as far as the release cannot be earlier
+ * than (a partition not yet in will arrive no earlier than its next event); when every
+ * partition is in, the runner fires every partition's barrier at the latest of their times.
+ *
+ * Identical results.  Events within a partition run in (time, id) order with ids in the order of
+ * the whole graph (gid), the order one engine would run them in.  A trace record is written with
+ * its event's key (time, gid, half, sub: a cut link's near end before its far end, a barrier's
+ * records in the order of the workers it releases) and the partitions' records are merged by key
+ * as soon as no partition can write an earlier one; background transfers and queue samples the
+ * same way; step records are merged when every partition has finished the step.  So the trace,
+ * the steps, counters and statistics are byte for byte those of one engine, whatever the
+ * number of partitions or lcores.
+ */
+#ifndef DP_PARALLEL_H
+#define DP_PARALLEL_H
+
+#include <stdatomic.h>
+
+#include "barrier.h"
+#include "bghost.h"
+#include "engine.h"
+#include "frame.h"
+#include "probe.h"
+#include "record.h"
+
+/** A frame crossing a cut: it arrives at @c arrive at far end @c xin of the receiver. */
+struct dp_xfer {
+	struct dp_pkt p;
+	dp_time_t arrive;
+	uint32_t xin;
+};
+
+/** Frames from one partition to another in one window, in the order they were queued. */
+struct dp_xbox {
+	struct dp_xfer *v;
+	uint32_t n, cap;
+};
+
+/** Hand frame @p p to far end @p xin of the box's receiver: 0 or -ENOMEM. */
+int dp_xbox_post(struct dp_xbox *b, const struct dp_pkt *p, dp_time_t arrive, uint32_t xin);
+
+/** A buffer of keyed records (trace frames, transfers, samples) waiting for the merge. */
+struct dp_kbuf {
+	uint8_t *b;
+	size_t len, cap, rd;
+};
+
+struct dp_par;
+struct dp_topo;
+
+/** One partition. */
+struct dp_part {
+	struct dp_engine eng;
+	struct dp_par *par;
+	uint32_t index;
+	struct dp_xbox *out;		/**< [n]: frames to each partition this window */
+	struct rte_mempool *own_pool;	/**< a frame pool of its own (NULL: the run's) */
+	struct dp_record rec;		/**< its workers' steps, every step held */
+	struct dp_barrier bar;		/**< its copy of the barrier, for its workers */
+	uint32_t *who, n_who;		/**< its workers (graph indices, ascending) */
+	struct dp_bgstats bg;		/**< its sinks' counters (transfers go to @c xd) */
+	struct dp_probe *probe;		/**< its WAN links' probe, NULL: none here */
+	uint32_t probe_at[DP_PROBE_LINKS];	/**< its probe's links' places in the whole */
+	struct dp_kbuf cb;		/**< trace records */
+	struct dp_kbuf xd;		/**< background transfers done */
+	struct dp_kbuf qs;		/**< queue samples (with a sink) */
+	uint64_t qs_n;			/**< samples in qs */
+	uint8_t gather[UINT16_MAX];	/**< a frame of several segments, made contiguous */
+	/* its workers all in at the global event it is waiting for */
+	uint32_t ndone;			/**< completions so far */
+	dp_time_t done_t;		/**< the latest one's time */
+	bool hit;			/**< one happened in the window: check the bound */
+	/* the window */
+	dp_time_t until;		/**< run events up to this time */
+	dp_time_t lb;			/**< a release cannot be before this */
+	uint64_t spins;			/**< windows it had nothing to run in */
+};
+
+/** The partitions and how they run. */
+struct dp_par {
+	uint32_t n;			/**< partitions */
+	struct dp_part *p;		/**< [n] */
+	struct dp_topo *topo;		/**< the graph they run */
+	dp_time_t tmin;			/**< the latest window's start: all before it is run */
+	dp_time_t lookahead;		/**< the smallest delay of a cut link */
+	uint32_t gid_next;		/**< ids in the whole graph, as elements are added */
+	uint32_t fired;			/**< global events (releases, the finish) fired */
+	uint64_t windows;
+	uint32_t nl;			/**< lcores running partitions (1: this one alone) */
+	unsigned int lcore[RTE_MAX_LCORE];	/**< [nl], lcore[0] the caller's */
+	bool launched;
+	/* the window's spin barrier and command, for the lcores */
+	atomic_uint b_count, b_gen;
+	volatile int cmd;
+	/* what the merged results go to */
+	struct dp_capture *cap;
+	struct dp_bgstats *bg;		/**< the run's (its sink or arrays) */
+	struct dp_record *rec;		/**< the run's record: steps merged, then retired */
+	/* queue samples: the whole probe's */
+	uint32_t q_links;
+	const char *q_names[DP_PROBE_LINKS];
+	void (*on_sample)(void *arg, dp_time_t t, const uint64_t *bytes,
+			  const char *const *names, uint32_t nlinks);
+	void *sample_arg;
+	uint64_t q_merged;		/**< samples merged (with a sink) */
+	int error;
+	char errmsg[256];
+};
+
+/**
+ * Set up @p n partitions of room for @p max_elems elements each, over @p pool, at @p t0; the
+ * lcores are taken when the run starts (dp_par_start()).  0 or -ENOMEM.
+ */
+int dp_par_init(struct dp_par *x, uint32_t n, uint32_t max_elems, struct rte_mempool *pool,
+		dp_time_t t0, struct dp_capture *cap);
+
+/** Free the partitions (not the elements): frames still crossing go back to their pool. */
+void dp_par_fini(struct dp_par *x);
+
+/** Take up to @p lcores lcores (the caller's and idle workers'): the partitions share them. */
+void dp_par_start(struct dp_par *x, uint32_t lcores);
+
+/** Let the lcores go. */
+void dp_par_stop(struct dp_par *x);
+
+/**
+ * Run windows until @p done(arg) is true after a window, or nothing is left to run, or an
+ * error.  Frames cross, records are merged, steps retired into the run's record as they end.
+ * @return 0, or the first error (the message in dp_par.errmsg)
+ */
+int dp_par_run(struct dp_par *x, bool (*done)(void *arg), void *arg);
+
+/** Sum over the partitions of the sync's work in progress (dp_engine.sync_wip). */
+int64_t dp_par_sync_wip(const struct dp_par *x);
+
+/** Events run, and the latest time reached, over all partitions. */
+uint64_t dp_par_events(const struct dp_par *x);
+dp_time_t dp_par_now(const struct dp_par *x);
+
+/** The probe's samples kept (no sink), merged: arrays owned by the caller, 0 or -ENOMEM. */
+int dp_par_samples(struct dp_par *x, uint64_t *n, dp_time_t **t, uint64_t **bytes);
+
+/** A trace record of partition engine @p eng (dp_capture_write() in a partition). */
+void dp_par_capture(struct dp_engine *eng, int ifid, const struct rte_mbuf *m, dp_time_t t);
+
+/** A background transfer done in partition @p part (its dp_bgstats.on_done). */
+int dp_par_transfer(void *part, double fct, double wait);
+
+/** A queue sample of partition @p part (its probe's on_sample, with a sink). */
+void dp_par_sample(void *part, dp_time_t t, const uint64_t *bytes, const char *const *names,
+		   uint32_t nlinks);
+
+/** Partition @p part's workers are all in (its barrier's local_done). */
+void dp_par_local_done(void *part, dp_time_t now);
+
+#endif /* DP_PARALLEL_H */
