@@ -269,7 +269,7 @@ link_event(struct dp_elem *e, dp_time_t now)
 		if (l->xbox == NULL)
 			l->next->ops->rx(l->next, &p, now);
 		else if (p.m != NULL)	/* cut: its far end delivers a copy (parallel.h) */
-			dp_fpool_frame_free(p.m);
+			dp_par_free_later(l->e.eng->part, p.m);
 	}
 	resched(l);
 }

@@ -25,6 +25,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_pause.h>
+#include <rte_cycles.h>
 
 #include "../traces/pcapng.h"
 #include "capture.h"
@@ -118,17 +119,54 @@ kbuf_free(struct dp_kbuf *b)
 int
 dp_xbox_post(struct dp_xbox *b, const struct dp_pkt *p, dp_time_t arrive, uint32_t xin)
 {
-	if (b->n == b->cap) {
-		uint32_t cap = b->cap ? 2 * b->cap : 256;
-		struct dp_xfer *v = realloc(b->v, cap * sizeof(*v));
+	uint32_t s = *b->cur;
+
+	if (b->n[s] == b->cap[s]) {
+		uint32_t cap = b->cap[s] ? 2 * b->cap[s] : 256;
+		struct dp_xfer *v = realloc(b->v[s], cap * sizeof(*v));
 
 		if (v == NULL)
 			return -ENOMEM;
-		b->v = v;
-		b->cap = cap;
+		b->v[s] = v;
+		b->cap[s] = cap;
 	}
-	b->v[b->n++] = (struct dp_xfer){ .p = *p, .arrive = arrive, .xin = xin };
+	if (b->n[s] == 0 || arrive < b->first[s])
+		b->first[s] = arrive;
+	b->v[s][b->n[s]++] = (struct dp_xfer){ .p = *p, .arrive = arrive, .xin = xin };
 	return 0;
+}
+
+void
+dp_par_free_later(struct dp_part *pt, struct rte_mbuf *m)
+{
+	if (pt->n_defer == pt->cap_defer) {
+		uint32_t cap = pt->cap_defer ? 2 * pt->cap_defer : 1024;
+		struct rte_mbuf **v = realloc(pt->defer, cap * sizeof(*v));
+
+		if (v == NULL) {
+			/* it may still be read by the far end's copy: keep it (a leak the run's
+			 * end reports) rather than free it under a reader */
+			dp_engine_fail(&pt->eng, -ENOMEM, "partition %u: out of memory for the "
+				       "frames to free", pt->index);
+			return;
+		}
+		pt->defer = v;
+		pt->cap_defer = cap;
+	}
+	pt->defer[pt->n_defer++] = m;
+}
+
+/* Between windows (every lcore waits): free what the cut links are done with. */
+static void
+free_deferred(struct dp_par *x)
+{
+	for (uint32_t i = 0; i < x->n; i++) {
+		struct dp_part *pt = &x->p[i];
+
+		for (uint32_t k = 0; k < pt->n_defer; k++)
+			dp_fpool_frame_free(pt->defer[k]);
+		pt->n_defer = 0;
+	}
 }
 
 /* ---- what the partitions record, keyed ---- */
@@ -238,6 +276,8 @@ dp_par_init(struct dp_par *x, uint32_t n, uint32_t max_elems, struct rte_mempool
 		pt->eng.cap_ctx = cap;
 		pt->par = x;
 		pt->index = i;
+		for (uint32_t j = 0; j < n; j++)
+			pt->out[j].cur = &x->side;
 	}
 	return 0;
 }
@@ -251,9 +291,14 @@ dp_par_fini(struct dp_par *x)
 		struct dp_part *pt = &x->p[i];
 
 		/* frames never taken: their link frees them (the far end has copies) */
-		for (j = 0; pt->out != NULL && j < x->n; j++)
-			free(pt->out[j].v);
+		for (j = 0; pt->out != NULL && j < x->n; j++) {
+			free(pt->out[j].v[0]);
+			free(pt->out[j].v[1]);
+		}
 		free(pt->out);
+		for (j = 0; j < pt->n_defer; j++)
+			dp_fpool_frame_free(pt->defer[j]);
+		free(pt->defer);
 		kbuf_free(&pt->cb);
 		kbuf_free(&pt->xd);
 		kbuf_free(&pt->qs);
@@ -275,12 +320,23 @@ part_hit(void *arg)
 	return ((struct dp_part *)arg)->hit;
 }
 
+static void phase_events(struct dp_part *pt, dp_time_t until);
+
 /* Run partition @pt's events up to its bound; a completion at the barrier lowers the bound. */
 static void
 phase_run(struct dp_part *pt)
 {
 	dp_time_t until = pt->until;
+	uint64_t t0 = rte_rdtsc(), ev = pt->eng.events;
 
+	phase_events(pt, until);
+	pt->busy_tsc += rte_rdtsc() - t0;
+	pt->idle += pt->eng.events == ev;
+}
+
+static void
+phase_events(struct dp_part *pt, dp_time_t until)
+{
 	for (;;) {
 		if (dp_engine_run(&pt->eng, until, part_hit, pt) != 0 || !pt->hit)
 			return;
@@ -291,17 +347,17 @@ phase_run(struct dp_part *pt)
 	}
 }
 
-/* Take the frames sent to partition @pt into its far ends. */
+/* Take the frames sent to partition @pt in the window before into its far ends. */
 static void
 phase_take(struct dp_par *x, struct dp_part *pt)
 {
-	uint32_t from, k;
+	uint32_t from, k, s = x->side ^ 1;
 
 	for (from = 0; from < x->n; from++) {
 		struct dp_xbox *b = &x->p[from].out[pt->index];
 
-		for (k = 0; k < b->n; k++) {
-			struct dp_xfer *f = &b->v[k];
+		for (k = 0; k < b->n[s]; k++) {
+			struct dp_xfer *f = &b->v[s][k];
 			struct dp_xin *xi = (struct dp_xin *)pt->eng.elems[f->xin];
 			struct dp_pkt p = f->p;
 
@@ -322,8 +378,25 @@ phase_take(struct dp_par *x, struct dp_part *pt)
 				rte_pktmbuf_free(p.m);
 			}
 		}
-		b->n = 0;
+		b->n[s] = 0;
 	}
+}
+
+/* The earliest of partition @pt's next event and the frames sent to it not yet taken. */
+static dp_time_t
+part_next(const struct dp_par *x, const struct dp_part *pt)
+{
+	dp_time_t t = dp_engine_next(&pt->eng);
+	uint32_t from, s;
+
+	for (from = 0; from < x->n; from++)
+		for (s = 0; s < 2; s++) {
+			const struct dp_xbox *b = &x->p[from].out[pt->index];
+
+			if (b->n[s] > 0 && b->first[s] < t)
+				t = b->first[s];
+		}
+	return t;
 }
 
 static void
@@ -340,18 +413,20 @@ spin_barrier(struct dp_par *x)
 		rte_pause();
 }
 
-/* The window's run and take phases for the partitions of lcore index @li. */
+/*
+ * The window for the partitions of lcore index @li: each takes what was sent to it in the window
+ * before (its senders now fill the boxes' other side), then runs; then the lcores wait for each
+ * other.
+ */
 static void
 window_share(struct dp_par *x, uint32_t li)
 {
 	uint32_t i;
 
-	for (i = li; i < x->n; i += x->nl)
-		phase_run(&x->p[i]);
-	if (x->nl > 1)
-		spin_barrier(x);
-	for (i = li; i < x->n; i += x->nl)
+	for (i = li; i < x->n; i += x->nl) {
 		phase_take(x, &x->p[i]);
+		phase_run(&x->p[i]);
+	}
 	if (x->nl > 1)
 		spin_barrier(x);
 }
@@ -598,12 +673,13 @@ decide(struct dp_par *x)
 	uint32_t i;
 	int rc;
 
+	free_deferred(x);
 	rc = part_error(x);
 	if (rc != 0)
 		return rc;
 	fire_if_all_in(x);
 	for (i = 0; i < x->n; i++) {
-		dp_time_t t = dp_engine_next(&x->p[i].eng);
+		dp_time_t t = part_next(x, &x->p[i]);
 
 		if (t < tmin)
 			tmin = t;
@@ -631,7 +707,7 @@ decide(struct dp_par *x)
 		if (pt->ndone > x->fired) {
 			f = pt->done_t;
 		} else {
-			f = dp_engine_next(&pt->eng);
+			f = part_next(x, pt);
 			if (f > end)
 				f = end + 1;
 		}
@@ -670,6 +746,7 @@ dp_par_run(struct dp_par *x, bool (*done)(void *arg), void *arg)
 		}
 		window_share(x, 0);
 		x->windows++;
+		x->side ^= 1;
 	}
 }
 

@@ -51,10 +51,16 @@ struct dp_xfer {
 	uint32_t xin;
 };
 
-/** Frames from one partition to another in one window, in the order they were queued. */
+/**
+ * Frames from one partition to another, in the order they were queued: those of the window
+ * running (side @c *cur) and those of the window before (the other side), which the receiver
+ * takes as its next window begins, while the sender fills the side of the new one.
+ */
 struct dp_xbox {
-	struct dp_xfer *v;
-	uint32_t n, cap;
+	struct dp_xfer *v[2];
+	uint32_t n[2], cap[2];
+	dp_time_t first[2];		/**< the earliest arrival in each side */
+	const uint32_t *cur;		/**< the side of the window running (the runner's) */
 };
 
 /** Hand frame @p p to far end @p xin of the box's receiver: 0 or -ENOMEM. */
@@ -76,6 +82,10 @@ struct dp_part {
 	uint32_t index;
 	struct dp_xbox *out;		/**< [n]: frames to each partition this window */
 	struct rte_mempool *own_pool;	/**< a frame pool of its own (NULL: the run's) */
+	/* frames whose far end has a copy: freed between windows (the copy is made as the next
+	 * window begins, while this partition may already run) */
+	struct rte_mbuf **defer;
+	uint32_t n_defer, cap_defer;
 	struct dp_record rec;		/**< its workers' steps, every step held */
 	struct dp_barrier bar;		/**< its copy of the barrier, for its workers */
 	uint32_t *who, n_who;		/**< its workers (graph indices, ascending) */
@@ -94,7 +104,8 @@ struct dp_part {
 	/* the window */
 	dp_time_t until;		/**< run events up to this time */
 	dp_time_t lb;			/**< a release cannot be before this */
-	uint64_t spins;			/**< windows it had nothing to run in */
+	uint64_t idle;			/**< windows it had nothing to run in */
+	uint64_t busy_tsc;		/**< TSC cycles spent running its events */
 };
 
 /** The partitions and how they run. */
@@ -107,6 +118,7 @@ struct dp_par {
 	uint32_t gid_next;		/**< ids in the whole graph, as elements are added */
 	uint32_t fired;			/**< global events (releases, the finish) fired */
 	uint64_t windows;
+	uint32_t side;			/**< windows run, mod 2: the boxes' side being filled */
 	uint32_t nl;			/**< lcores running partitions (1: this one alone) */
 	unsigned int lcore[RTE_MAX_LCORE];	/**< [nl], lcore[0] the caller's */
 	bool launched;
@@ -160,6 +172,9 @@ dp_time_t dp_par_now(const struct dp_par *x);
 
 /** The probe's samples kept (no sink), merged: arrays owned by the caller, 0 or -ENOMEM. */
 int dp_par_samples(struct dp_par *x, uint64_t *n, dp_time_t **t, uint64_t **bytes);
+
+/** A cut link is done with frame @p m (its far end has a copy): freed between windows. */
+void dp_par_free_later(struct dp_part *pt, struct rte_mbuf *m);
 
 /** A trace record of partition engine @p eng (dp_capture_write() in a partition). */
 void dp_par_capture(struct dp_engine *eng, int ifid, const struct rte_mbuf *m, dp_time_t t);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_ring.h>
 
 #include "../models/variant.h"
@@ -501,6 +502,13 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	res->lcores = t->par != NULL ? t->par->nl : 1;
 	res->windows = t->par != NULL ? t->par->windows : 0;
 	res->lookahead = t->par != NULL ? t->par->lookahead : 0;
+	for (uint32_t i = 0; t->par != NULL && i < t->par->n; i++) {
+		double b = (double)t->par->p[i].busy_tsc / (double)rte_get_tsc_hz();
+
+		res->busy_s += b;
+		if (b > res->busy_max_s)
+			res->busy_max_s = b;
+	}
 	if ((take_background(t, res) != 0 || summarise(t, res) != 0) && rc == 0) {
 		snprintf(err, errlen, "out of memory");
 		rc = -ENOMEM;

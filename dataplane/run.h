@@ -132,6 +132,8 @@ struct dp_run_result {
 	uint32_t lcores;			/**< lcores they ran on */
 	uint64_t windows;			/**< partitions: synchronous windows run */
 	dp_time_t lookahead;			/**< partitions: the windows' length */
+	double busy_s, busy_max_s;		/**< partitions: wall time spent running events,
+						 *   all together and the busiest one's */
 };
 
 /**

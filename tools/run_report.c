@@ -194,6 +194,16 @@ summary_zero(struct outcome *runs, unsigned int n, const struct sc_scenario *sc)
 		table_num(t, r->wall > 0 ? r->res.frames / r->wall / 1e6 : NAN);
 		table_str(t, status(r));
 	}
+	for (i = 0; i < n; i++)
+		if (runs[i].res.partitions > 1) {
+			table_note(t, "engine: %u partitions on %u lcores, in %" PRIu64 " windows of "
+				   "%.3f us (the shortest delay of a link cut); running events %.3f s "
+				   "in all, the busiest partition %.3f s, of %.3f s (the first run's)",
+				   runs[i].res.partitions, runs[i].res.lcores, runs[i].res.windows,
+				   (double)runs[i].res.lookahead / 1e6, runs[i].res.busy_s,
+				   runs[i].res.busy_max_s, runs[i].wall);
+			break;
+		}
 	table_note(t, "packet model: the packet-level closed form (models/packet.c); fluid: the "
 		   "deck's model; bound: how far the packet step may exceed the fluid one (payload "
 		   "accounting, phase sync)");
@@ -624,6 +634,13 @@ run_json(const struct outcome *r, uint32_t run_id)
 	json_object_set_new(o, "frames", json_integer((json_int_t)r->res.frames));
 	json_object_set_new(o, "events", json_integer((json_int_t)r->res.events));
 	json_object_set_new(o, "wall_s", json_real(r->wall));
+	/* how it ran (the same results whatever these are) */
+	json_object_set_new(o, "partitions", json_integer(r->res.partitions));
+	json_object_set_new(o, "lcores", json_integer(r->res.lcores));
+	json_object_set_new(o, "windows", json_integer((json_int_t)r->res.windows));
+	json_object_set_new(o, "lookahead_ns", num((double)r->res.lookahead / 1e3));
+	json_object_set_new(o, "partitions_busy_s", json_real(r->res.busy_s));
+	json_object_set_new(o, "partition_busiest_s", json_real(r->res.busy_max_s));
 	json_object_set_new(o, "elements", elems_json(&r->res));
 	if (r->res.has_module)
 		json_object_set_new(o, "module_binding",
