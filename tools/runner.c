@@ -97,7 +97,8 @@ runner_start(struct runner *r, uint32_t need, uint32_t frame_max, char *err, siz
 			n = r->partitions;
 		if (n > RTE_MAX_LCORE)
 			n = RTE_MAX_LCORE;
-		snprintf(r->eal_buf, sizeof(r->eal_buf), DP_EAL_DEFAULT_NO_L " -l 0-%u", n - 1);
+		snprintf(r->eal_buf, sizeof(r->eal_buf), DP_EAL_DEFAULT_NO_L " -l 0-%u -m %u", n - 1,
+			 dp_pool_mem_mb(need, frame_max) + r->extra_mb);
 		r->eal = r->eal_buf;
 	}
 	rc = (r->apart ? dp_eal_init_apart : dp_eal_init)(r->eal, dp_pool_mem_mb(need, frame_max) +
