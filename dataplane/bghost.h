@@ -6,6 +6,8 @@
 #ifndef DP_BGHOST_H
 #define DP_BGHOST_H
 
+#include <rte_common.h>
+
 #include "../models/packet.h"
 #include "../models/queueing.h"
 #include "../models/rng.h"
@@ -74,7 +76,7 @@ struct dp_bghost {
 	uint64_t off;			/**< bytes of the head transfer queued so far */
 	uint32_t seq;
 	uint64_t next_id;
-};
+} __rte_cache_aligned;
 
 /** Set up a host; it starts at the engine's time when dp_bghost_start() is called. */
 int dp_bghost_init(struct dp_bghost *h, struct dp_engine *eng, const struct dp_bghost_params *p);
@@ -105,7 +107,7 @@ struct dp_sink {
 	dp_time_t wait_first;		/**< its first frame's wait */
 	bool cur_open;
 	int cap_rx;
-};
+} __rte_cache_aligned;
 
 int dp_sink_init(struct dp_sink *s, struct dp_engine *eng, const char *name,
 		 struct dp_bgstats *stats, uint64_t host_bw, dp_time_t host_delay, uint64_t wan_bw,

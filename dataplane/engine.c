@@ -45,6 +45,26 @@ oom(struct dp_engine *eng)
 	dp_engine_fail(eng, -ENOMEM, "the event calendar is out of memory");
 }
 
+/*
+ * @n zeroed items of @size bytes on whole cache lines of their own: partitions run their engines
+ * on different lcores (parallel.h), and an array of one sharing a line with another's would have
+ * the two lcores take the line from each other.
+ */
+static void *
+lines(size_t n, size_t size)
+{
+	size_t len;
+	void *p;
+
+	if (n == 0 || n > SIZE_MAX / size - RTE_CACHE_LINE_SIZE)
+		return NULL;
+	len = RTE_ALIGN_CEIL(n * size, RTE_CACHE_LINE_SIZE);
+	p = aligned_alloc(RTE_CACHE_LINE_SIZE, len);
+	if (p != NULL)
+		memset(p, 0, len);
+	return p;
+}
+
 /* ---- the time heap: a binary heap of the pending times, each with its bucket ---- */
 
 static inline void
@@ -173,8 +193,12 @@ bucket_add(struct dp_engine *eng, uint32_t id, dp_time_t t)
 	}
 	if (k->n == k->cap) {
 		uint32_t cap = k->cap ? 2 * k->cap : BUCKET_MIN;
-		uint32_t *ids = realloc(k->ids, (size_t)cap * sizeof(*ids));
+		uint32_t *ids = lines(cap, sizeof(*ids));
 
+		if (ids != NULL && k->n > 0)
+			memcpy(ids, k->ids, k->n * sizeof(*ids));
+		if (ids != NULL)
+			free(k->ids);
 		if (ids == NULL) {
 			oom(eng);
 			if (k->n == 0)
@@ -339,15 +363,15 @@ dp_engine_init(struct dp_engine *eng, uint32_t max_elems, struct rte_mempool *po
 	uint32_t m = max_elems ? max_elems : 1, h = rte_align32pow2(2 * m), i;
 
 	memset(eng, 0, sizeof(*eng));
-	eng->bk = calloc(m, sizeof(*eng->bk));	/* a bucket holds at least one element */
-	eng->bk_free = calloc(m, sizeof(*eng->bk_free));
-	eng->hash = calloc(h, sizeof(*eng->hash));
-	eng->th = calloc(m, sizeof(*eng->th));
-	eng->bkt = calloc(m, sizeof(*eng->bkt));
-	eng->pos = calloc(m, sizeof(*eng->pos));
-	eng->due = calloc(m, sizeof(*eng->due));
-	eng->elems = calloc(m, sizeof(*eng->elems));
-	eng->warm = calloc(m, sizeof(*eng->warm));
+	eng->bk = lines(m, sizeof(*eng->bk));	/* a bucket holds at least one element */
+	eng->bk_free = lines(m, sizeof(*eng->bk_free));
+	eng->hash = lines(h, sizeof(*eng->hash));
+	eng->th = lines(m, sizeof(*eng->th));
+	eng->bkt = lines(m, sizeof(*eng->bkt));
+	eng->pos = lines(m, sizeof(*eng->pos));
+	eng->due = lines(m, sizeof(*eng->due));
+	eng->elems = lines(m, sizeof(*eng->elems));
+	eng->warm = lines(m, sizeof(*eng->warm));
 	if (eng->bk == NULL || eng->bk_free == NULL || eng->hash == NULL || eng->th == NULL ||
 	    eng->bkt == NULL || eng->pos == NULL || eng->due == NULL || eng->elems == NULL ||
 	    eng->warm == NULL) {

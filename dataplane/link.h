@@ -11,6 +11,8 @@
 #ifndef DP_LINK_H
 #define DP_LINK_H
 
+#include <rte_common.h>
+
 #include "../models/packet.h"
 #include "engine.h"
 #include "frame.h"
@@ -70,7 +72,7 @@ struct dp_link {
 	uint32_t max_qframes;
 	uint64_t fg_over;	/**< sync frames taken above the limit (lossless) */
 	uint64_t bg_drop;	/**< background frames dropped */
-};
+} __rte_cache_aligned;
 
 /** Set up a link registered with @p eng; 0, -EINVAL or -ENOMEM. */
 int dp_link_init(struct dp_link *l, struct dp_engine *eng, const struct dp_link_params *p);

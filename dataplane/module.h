@@ -6,6 +6,8 @@
 #ifndef DP_MODULE_H
 #define DP_MODULE_H
 
+#include <rte_common.h>
+
 #include "../models/kernel.h"
 #include "engine.h"
 #include "frame.h"
@@ -73,7 +75,7 @@ struct dp_module {
 	uint64_t op_rate[SM_STAGE_COUNT];
 	uint32_t value_bytes, planes;
 	uint64_t kernel_runs;		/**< frames the program ran on */
-};
+} __rte_cache_aligned;
 
 /** Set up a module; 0, -EINVAL, -ENOMEM or -ENOSPC. */
 int dp_module_init(struct dp_module *mod, struct dp_engine *eng, const struct dp_module_params *p);

@@ -255,9 +255,10 @@ dp_par_init(struct dp_par *x, uint32_t n, uint32_t max_elems, struct rte_mempool
 	int rc;
 
 	memset(x, 0, sizeof(*x));
-	x->p = calloc(n, sizeof(*x->p));
+	x->p = aligned_alloc(RTE_CACHE_LINE_SIZE, n * sizeof(*x->p));
 	if (x->p == NULL)
 		return -ENOMEM;
+	memset(x->p, 0, n * sizeof(*x->p));
 	x->n = n;
 	x->cap = cap;
 	x->nl = 1;

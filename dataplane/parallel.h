@@ -37,6 +37,8 @@
 
 #include <stdatomic.h>
 
+#include <rte_common.h>
+
 #include "barrier.h"
 #include "bghost.h"
 #include "engine.h"
@@ -106,7 +108,7 @@ struct dp_part {
 	dp_time_t lb;			/**< a release cannot be before this */
 	uint64_t idle;			/**< windows it had nothing to run in */
 	uint64_t busy_tsc;		/**< TSC cycles spent running its events */
-};
+} __rte_cache_aligned;	/* apart from the next one's: each is run on its own lcore */
 
 /** The partitions and how they run. */
 struct dp_par {

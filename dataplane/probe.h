@@ -10,6 +10,8 @@
 #ifndef DP_PROBE_H
 #define DP_PROBE_H
 
+#include <rte_common.h>
+
 #include "engine.h"
 
 struct dp_link;
@@ -32,7 +34,7 @@ struct dp_probe {
 			  const char *const *names, uint32_t nlinks);
 	void *arg;
 	const char *names[DP_PROBE_LINKS];
-};
+} __rte_cache_aligned;
 
 /** Set up a probe of @p nlinks links every @p every ps; 0 or -errno. */
 int dp_probe_init(struct dp_probe *p, struct dp_engine *eng, const char *name, dp_time_t every,

@@ -5,6 +5,8 @@
 #ifndef DP_SWITCH_H
 #define DP_SWITCH_H
 
+#include <rte_common.h>
+
 #include "engine.h"
 
 /**
@@ -21,7 +23,7 @@ struct dp_switch {
 	struct dp_elem **to_dc;		/**< [n_dc]: the WAN link towards each DC, or NULL */
 	struct dp_elem *to_sink;	/**< the local background sink, or NULL */
 	uint64_t no_route;		/**< frames with nowhere to go (dropped) */
-};
+} __rte_cache_aligned;
 
 /** Set up a switch with empty outputs; 0, -ENOMEM or -ENOSPC. */
 int dp_switch_init(struct dp_switch *s, struct dp_engine *eng, const char *name, uint32_t dc,

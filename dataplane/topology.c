@@ -61,6 +61,25 @@ finish_part(void *arg, dp_time_t now)
 		dp_probe_stop(pt->probe);
 }
 
+/*
+ * @n zeroed elements of @size bytes, on a cache line of their own each (the element types are
+ * cache-line aligned): elements run by different partitions, on different lcores, then never
+ * share a line, which each would take from the other's cache at every frame.
+ */
+static void *
+zalloc_lines(size_t n, size_t size)
+{
+	size_t len = RTE_ALIGN_CEIL(n * size, RTE_CACHE_LINE_SIZE);
+	void *p;
+
+	if (n == 0 || size % RTE_CACHE_LINE_SIZE != 0 || n > SIZE_MAX / size)
+		return NULL;
+	p = aligned_alloc(RTE_CACHE_LINE_SIZE, len);
+	if (p != NULL)
+		memset(p, 0, len);
+	return p;
+}
+
 /* The engine of partition @part (one engine: the topology's). */
 static inline struct dp_engine *
 eng_of(struct dp_topo *t, uint32_t part)
@@ -224,7 +243,7 @@ probes_apart(struct dp_topo *t, const struct dp_bg_params *bg, struct dp_link *c
 			}
 		if (n == 0)
 			continue;
-		pt->probe = calloc(1, sizeof(*pt->probe));
+		pt->probe = zalloc_lines(1, sizeof(*pt->probe));
 		if (pt->probe == NULL)
 			return -ENOMEM;
 		x->gid_next = g;	/* every copy has the one probe's id */
@@ -273,7 +292,7 @@ build_background(struct dp_topo *t, const struct dp_topo_params *p)
 			if (rc != 0)
 				return rc;
 		} else {
-			t->probe = calloc(1, sizeof(*t->probe));
+			t->probe = zalloc_lines(1, sizeof(*t->probe));
 			if (t->probe == NULL)
 				return -ENOMEM;
 			rc = dp_probe_init(t->probe, &t->eng, "wanprobe", bg->probe_every, wl, nl);
@@ -284,9 +303,9 @@ build_background(struct dp_topo *t, const struct dp_topo_params *p)
 	t->bg_load = bg->load;
 	if (t->d < 2 || !(bg->load > 0))
 		return 0;
-	t->bg = calloc(t->d, sizeof(*t->bg));
-	t->bglink = calloc(t->d, sizeof(*t->bglink));
-	t->sink = calloc(t->d, sizeof(*t->sink));
+	t->bg = zalloc_lines(t->d, sizeof(*t->bg));
+	t->bglink = zalloc_lines(t->d, sizeof(*t->bglink));
+	t->sink = zalloc_lines(t->d, sizeof(*t->sink));
 	if (t->bg == NULL || t->bglink == NULL || t->sink == NULL)
 		return -ENOMEM;
 	for (d = 0; d < t->d; d++) {
@@ -397,7 +416,7 @@ partitions_make(struct dp_topo *t, const struct dp_topo_params *p, uint32_t np)
 	t->par->rec = &t->rec;
 	t->par->bg = &t->bgstats;
 	t->cap_xin = 3 * t->w_count + t->n_wan;
-	t->xin = calloc(t->cap_xin, sizeof(*t->xin));
+	t->xin = zalloc_lines(t->cap_xin, sizeof(*t->xin));
 	if (t->xin == NULL)
 		return -ENOMEM;
 	for (i = 0; i < np; i++) {
@@ -601,14 +620,14 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 		if (rc != 0)
 			goto fail;
 	}
-	t->workers = calloc(t->w_count, sizeof(*t->workers));
-	t->nic = calloc(t->w_count, sizeof(*t->nic));
-	t->down = calloc(t->w_count, sizeof(*t->down));
-	t->sw = calloc(t->n_sw, sizeof(*t->sw));
-	t->wan = t->n_wan > 0 ? calloc(t->n_wan, sizeof(*t->wan)) : NULL;
-	t->port = pluggable ? calloc(t->w_count, sizeof(*t->port)) : NULL;
-	t->mlink = in_net ? calloc(t->w_count, sizeof(*t->mlink)) : NULL;
-	t->mod = pluggable || in_net ? calloc(t->w_count, sizeof(*t->mod)) : NULL;
+	t->workers = zalloc_lines(t->w_count, sizeof(*t->workers));
+	t->nic = zalloc_lines(t->w_count, sizeof(*t->nic));
+	t->down = zalloc_lines(t->w_count, sizeof(*t->down));
+	t->sw = zalloc_lines(t->n_sw, sizeof(*t->sw));
+	t->wan = t->n_wan > 0 ? zalloc_lines(t->n_wan, sizeof(*t->wan)) : NULL;
+	t->port = pluggable ? zalloc_lines(t->w_count, sizeof(*t->port)) : NULL;
+	t->mlink = in_net ? zalloc_lines(t->w_count, sizeof(*t->mlink)) : NULL;
+	t->mod = pluggable || in_net ? zalloc_lines(t->w_count, sizeof(*t->mod)) : NULL;
 	if (t->workers == NULL || t->nic == NULL || t->down == NULL || t->sw == NULL ||
 	    (t->d > 1 && t->wan == NULL) || (pluggable && t->port == NULL) ||
 	    (in_net && t->mlink == NULL) || ((pluggable || in_net) && t->mod == NULL))

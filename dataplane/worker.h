@@ -6,6 +6,8 @@
 #ifndef DP_WORKER_H
 #define DP_WORKER_H
 
+#include <rte_common.h>
+
 #include "../models/packet.h"
 #include "barrier.h"
 #include "engine.h"
@@ -71,7 +73,7 @@ struct dp_worker {
 	bool mod_done[2];
 	/* totals */
 	uint64_t frames_made, frames_got, bytes_got;
-};
+} __rte_cache_aligned;
 
 /** Set up a worker (it starts when dp_worker_start() is called); 0 or -errno. */
 int dp_worker_init(struct dp_worker *w, struct dp_engine *eng, const char *name,

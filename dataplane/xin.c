@@ -37,7 +37,7 @@ dp_xin_init(struct dp_xin *x, struct dp_engine *eng, const char *name, uint32_t 
 	x->e.half = 1;
 	x->e.aux = true;
 	x->next = next;
-	x->ring = malloc(RING_MIN * sizeof(*x->ring));
+	x->ring = aligned_alloc(RTE_CACHE_LINE_SIZE, RING_MIN * sizeof(*x->ring));
 	if (x->ring == NULL)
 		return -ENOMEM;
 	x->mask = RING_MIN - 1;
@@ -60,7 +60,7 @@ dp_xin_put(struct dp_xin *x, const struct dp_pkt *p, dp_time_t arrive)
 
 	if (x->tail - x->head > x->mask) {	/* full: double it, keeping the order */
 		uint32_t size = x->mask + 1, n = x->tail - x->head, i;
-		struct dp_xin_slot *r = malloc(2 * (size_t)size * sizeof(*r));
+		struct dp_xin_slot *r = aligned_alloc(RTE_CACHE_LINE_SIZE, 2 * (size_t)size * sizeof(*r));
 
 		if (r == NULL)
 			return -ENOMEM;

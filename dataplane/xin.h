@@ -12,6 +12,8 @@
 #ifndef DP_XIN_H
 #define DP_XIN_H
 
+#include <rte_common.h>
+
 #include "engine.h"
 #include "frame.h"
 
@@ -25,7 +27,7 @@ struct dp_xin {
 	struct dp_elem *next;		/**< where the link leads */
 	struct dp_xin_slot *ring;	/**< in order of arrival; a power-of-two ring */
 	uint32_t mask, head, tail;
-};
+} __rte_cache_aligned;
 
 /** Set up the far end of the link of id @p gid, in @p eng: 0 or -errno. */
 int dp_xin_init(struct dp_xin *x, struct dp_engine *eng, const char *name, uint32_t gid,

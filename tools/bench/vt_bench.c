@@ -19,11 +19,20 @@
  *    transfers of 1 MB at load 0.9 on every WAN direction and 1 GB WAN queues, in a process of
  *    its own, with and without a trace's bytes: what the frames queued cost, not the limits.
  *
+ * 4. Partitions (parallel.h): wall time of 8 x 8 and 16 x 16 AdamW (phase sync, 8192-byte payloads,
+ *    no trace) in 1, 2 and 4 partitions on the lcores there are (up to 4), the speedup over one
+ *    partition and the efficiency (speedup over the lcores used), with the windows per step, the
+ *    frames per window and how busy the busiest partition was: what the design predicts for more
+ *    cores follows from these.  Wall time here, for that is what more cores buy; the runs of a
+ *    shape alternate (1, 2, 4, 1, 2, 4, ...) so that a slow spell of the machine hits them alike,
+ *    and each keeps its least.
+ *
  * Every measure is taken --repeat times (3) and the least disturbed kept: the best rate of the
  * engine and of the floor each, the least CPU time of a shape (with the largest peak RSS).  The
  * machine may be busy with other work: CPU time, not wall time, and the best of a few runs.
  *
  * Usage: vt_bench [--steps N] [--repeat N] [--json] [--shapes DxN[:STEPS],... | --shapes none]
+ *                 [--partitions DxN:STEPS,... | --partitions none]
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -374,6 +383,78 @@ run_shape(const char *self, struct shape *x)
 		x->ok = 0;
 }
 
+#define PAR_MAX 4
+#define PAR_SHAPES_DEFAULT "8x8:10,16x16:2"
+
+struct par_result {
+	uint32_t d, n, steps, parts, lcores;
+	uint64_t frames, windows;
+	double wall, busy, busy_max;
+	dp_time_t lookahead;
+	int ok;
+};
+
+/* One run of @p x's shape in x->parts partitions on up to @p lcores lcores. */
+static int
+par_run(struct par_result *x, uint32_t lcores)
+{
+	struct sm_params p;
+	struct sm_packet pk;
+	struct dp_run_result res;
+	struct dp_run_params rp;
+	char err[256];
+	double t0;
+	int rc;
+
+	sm_params_default(&p);
+	sm_packet_default(&pk);
+	p.topo.n_dc = x->d;
+	p.topo.per_dc = x->n;
+	pk.mtu = 9000;
+	pk.payload = 8192;
+	run_params(&rp, &p, &pk, x->steps);
+	rp.partitions = x->parts;
+	rp.lcores = lcores;
+	t0 = now_s();
+	rc = dp_run(&rp, &res, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "vt_bench: %ux%u in %u partitions: %s\n", x->d, x->n, x->parts, err);
+		return rc;
+	}
+	x->wall = now_s() - t0;
+	x->frames = res.frames;
+	x->windows = res.windows;
+	x->busy = res.busy_s;
+	x->busy_max = res.busy_max_s;
+	x->lookahead = res.lookahead;
+	x->lcores = res.lcores;
+	x->parts = res.partitions;
+	dp_run_result_free(&res);
+	return 0;
+}
+
+/* The shape @p d x @p n in 1, 2 and 4 partitions, alternating, each its least wall of @p repeat. */
+static int
+par_shape(uint32_t d, uint32_t n, uint32_t steps, uint32_t repeat, struct par_result *out,
+	  uint32_t *nout)
+{
+	static const uint32_t parts[] = { 1, 2, 4 };
+	uint32_t lcores = rte_lcore_count(), k, i;
+
+	*nout = RTE_DIM(parts);
+	for (k = 0; k < repeat; k++)
+		for (i = 0; i < *nout; i++) {
+			struct par_result x = { .d = d, .n = n, .steps = steps, .parts = parts[i],
+						.ok = 1 };
+
+			if (par_run(&x, lcores) != 0)
+				return -1;
+			if (k == 0 || x.wall < out[i].wall)
+				out[i] = x;
+		}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -384,7 +465,11 @@ main(int argc, char **argv)
 				      .compact = true };
 	struct rte_mempool *pool, *whole;
 	uint32_t steps = 50, nsh = 0, repeat = 3;
-	const char *shapes = SHAPES_DEFAULT;
+	const char *shapes = SHAPES_DEFAULT, *pshapes = PAR_SHAPES_DEFAULT;
+	struct shape psh[SHAPES_MAX];
+	struct par_result pr[SHAPES_MAX][3];
+	uint32_t npsh = 0, npr[SHAPES_MAX] = { 0 };
+	char eal[256];
 	char err[256], cpu[160];
 	bool json = false;
 	int i, rc;
@@ -400,11 +485,13 @@ main(int argc, char **argv)
 			steps = (uint32_t)strtoul(argv[++i], NULL, 10);
 		else if (strcmp(argv[i], "--shapes") == 0 && i + 1 < argc)
 			shapes = argv[++i];
+		else if (strcmp(argv[i], "--partitions") == 0 && i + 1 < argc)
+			pshapes = argv[++i];
 		else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc)
 			repeat = (uint32_t)strtoul(argv[++i], NULL, 10);
 		else {
 			fprintf(stderr, "usage: vt_bench [--steps N] [--repeat N] [--json] "
-				"[--shapes DxN[:STEPS],...|none]\n");
+				"[--shapes DxN[:STEPS],...|none] [--partitions DxN:STEPS,...|none]\n");
 			return 2;
 		}
 	}
@@ -414,6 +501,11 @@ main(int argc, char **argv)
 	}
 	if (repeat < 1 || repeat > 100) {
 		fprintf(stderr, "vt_bench: --repeat must be in 1..100\n");
+		return 2;
+	}
+	if (parse_shapes(pshapes, psh, &npsh) != 0) {
+		fprintf(stderr, "vt_bench: --partitions: '%s' is not a list of DxN[:STEPS] (D 1..64, "
+			"N 1..1024, at most %d)\n", pshapes, SHAPES_MAX);
 		return 2;
 	}
 	if (parse_shapes(shapes, sh, &nsh) != 0) {
@@ -461,7 +553,15 @@ main(int argc, char **argv)
 		}
 		sh[i] = best;
 	}
-	rc = dp_eal_init(NULL, dp_pool_mem_mb(POOL_N, 9000 + SM_ETH_HDR) + 64, err, sizeof(err));
+	/* an lcore per CPU, up to PAR_MAX, for the partitions (the rest runs on the first) */
+	{
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		uint32_t nl = cpus < 1 ? 1 : cpus > PAR_MAX ? PAR_MAX : (uint32_t)cpus;
+
+		snprintf(eal, sizeof(eal), DP_EAL_DEFAULT_NO_L " -l 0-%u -m %u", nl - 1,
+			 dp_pool_mem_mb(POOL_N, 9000 + SM_ETH_HDR) + 64);
+	}
+	rc = dp_eal_init(eal, 0, err, sizeof(err));
 	if (rc != 0) {
 		fprintf(stderr, "vt_bench: %s\n", err);
 		return 1;
@@ -491,6 +591,8 @@ main(int argc, char **argv)
 		rc = engine_best(pool, true, pool, 9000, 8192, 4 * steps, repeat, &r[3]);
 	if (rc == 0)
 		rc = engine_best(whole, true, whole, 9000, 8192, 4 * steps, repeat, &r[4]);
+	for (i = 0; rc == 0 && i < (int)npsh; i++)
+		rc = par_shape(psh[i].d, psh[i].n, psh[i].steps, repeat, pr[i], &npr[i]);
 	machine(cpu, sizeof(cpu));
 	if (rc == 0 && json) {
 		printf("{\"machine\": \"%s\", \"results\": [", cpu);
@@ -524,6 +626,19 @@ main(int argc, char **argv)
 			       x->bytes ? "true" : "false", x->ok ? "true" : "false", x->frames,
 			       x->cpu, x->rss_kb / 1024.0);
 		}
+		printf("], \"partitions\": [");
+		for (i = 0; i < (int)npsh; i++)
+			for (uint32_t k = 0; k < npr[i]; k++) {
+				const struct par_result *x = &pr[i][k];
+
+				printf("%s{\"d\": %u, \"n\": %u, \"steps\": %u, \"partitions\": %u, "
+				       "\"lcores\": %u, \"frames\": %" PRIu64 ", \"wall_s\": %.4f, "
+				       "\"speedup\": %.3f, \"windows\": %" PRIu64 ", "
+				       "\"lookahead_ns\": %.1f, \"busy_s\": %.4f, "
+				       "\"busiest_s\": %.4f}", i || k ? ", " : "", x->d, x->n, x->steps,
+				       x->parts, x->lcores, x->frames, x->wall, pr[i][0].wall / x->wall,
+				       x->windows, x->lookahead / 1e3, x->busy, x->busy_max);
+			}
 		printf("]}\n");
 	} else if (rc == 0) {
 		printf("virtual-time engine, 2 DC x 4 AdamW, 100 GbE WAN, one core (%s)\n", cpu);
@@ -575,6 +690,33 @@ main(int argc, char **argv)
 				       "without bytes (no trace)", x->frames, x->cpu,
 				       x->rss_kb / 1024.0);
 		}
+	}
+	if (rc == 0 && !json && npsh > 0) {
+		printf("\npartitions: AdamW, phase sync, 8192-byte payloads, no trace, wall time, "
+		       "least of %u (runs alternating), %u lcores\n", repeat, rte_lcore_count());
+		printf("  %-8s %5s %6s %6s %10s %8s %8s %6s %9s %10s %10s %9s\n", "D x N", "steps",
+		       "parts", "lcores", "frames", "wall s", "speedup", "effic.", "windows",
+		       "win/step", "frames/win", "busiest");
+		for (i = 0; i < (int)npsh; i++)
+			for (uint32_t k = 0; k < npr[i]; k++) {
+				const struct par_result *x = &pr[i][k];
+				double sp = pr[i][0].wall / x->wall;
+				uint32_t used = x->parts < x->lcores ? x->parts : x->lcores;
+				char name[24];
+
+				snprintf(name, sizeof(name), "%ux%u", x->d, x->n);
+				printf("  %-8s %5u %6u %6u %10" PRIu64 " %8.3f %8.2f %6.2f %9" PRIu64
+				       " %10.0f %10.0f %8.0f%%\n", name, x->steps, x->parts, x->lcores,
+				       x->frames, x->wall, sp, sp / (used ? used : 1), x->windows,
+				       (double)x->windows / x->steps,
+				       x->windows ? (double)x->frames / x->windows : 0.0,
+				       x->parts > 1 ? 100.0 * x->busy_max / x->wall : 100.0);
+			}
+		printf("  (speedup: one partition's wall time over this one's; efficiency: the "
+		       "speedup over the lcores used; windows of the lookahead (the WAN links' "
+		       "delay, or the NIC links' with more partitions than data centres); busiest: "
+		       "the busiest partition's time running events, of the wall time: the rest "
+		       "is waiting for the others and the windows' bookkeeping)\n");
 	}
 	dp_fpool_free(pool);
 	dp_fpool_free(whole);
