@@ -107,7 +107,7 @@ struct dp_part {
 	dp_time_t until;		/**< run events up to this time */
 	dp_time_t lb;			/**< a release cannot be before this */
 	uint64_t idle;			/**< windows it had nothing to run in */
-	uint64_t busy_tsc;		/**< TSC cycles spent running its events */
+	uint64_t busy_ns;		/**< wall time spent running its events */
 } __rte_cache_aligned;	/* apart from the next one's: each is run on its own lcore */
 
 /** The partitions and how they run. */

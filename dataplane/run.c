@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_cycles.h>
 #include <rte_ring.h>
 
 #include "../models/variant.h"
@@ -503,7 +502,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	res->windows = t->par != NULL ? t->par->windows : 0;
 	res->lookahead = t->par != NULL ? t->par->lookahead : 0;
 	for (uint32_t i = 0; t->par != NULL && i < t->par->n; i++) {
-		double b = (double)t->par->p[i].busy_tsc / (double)rte_get_tsc_hz();
+		double b = (double)t->par->p[i].busy_ns / 1e9;
 
 		res->busy_s += b;
 		if (b > res->busy_max_s)
