@@ -37,6 +37,7 @@
 static struct rte_mempool *pool;
 static struct sm_params P0;
 static struct sm_packet PK0;
+static uint32_t P0_partitions;	/* traced_run()'s partitions (0: one engine) */
 
 static int
 setup(void **state)
@@ -346,6 +347,7 @@ traced_run_from(const char *path, uint64_t *frames, struct rte_mempool *mp, uint
 	assert_non_null(cap->w);
 	rp.cap = cap;
 	rp.pool = mp;
+	rp.partitions = P0_partitions;
 	assert_int_equal(dp_run(&rp, &res, err, sizeof(err)), 0);
 	*frames = 0;
 	for (i = 0; i < cap->nif; i++)
@@ -613,6 +615,82 @@ test_same_run_with_and_without_bytes(void **state)
 		dp_run_result_free(&b);
 	}
 	sm_size_free(&sizes);
+}
+
+/*
+ * Partitions (parallel.h) through the API, with everything the result keeps rather than streams:
+ * 3 and 8 partitions on one lcore give one engine's steps, events, drops, background transfers
+ * (completion times in order), WAN queue samples and every element's counters, under load with a
+ * small WAN queue that drops background frames, for A and for E' (modules on the network); and
+ * with a trace (frames from a plain mempool every partition shares), the same trace.
+ */
+static void
+test_partitions_same_as_one(void **state)
+{
+	static const enum sm_variant vars[] = { SM_VAR_A, SM_VAR_EP };
+	static const uint32_t parts[] = { 3, 8 };
+	char dir[] = "/tmp/syncemu-test-XXXXXX", path[64];
+	struct sm_size_dist sizes;
+	uint32_t v, k, s, i;
+	uint64_t f1 = 0, fk = 0, h1, hk;
+
+	assert_int_equal(sm_size_fixed(&sizes, 3e5), 0);
+	for (v = 0; v < 2; v++) {
+		struct dp_run_params rp = params(&P0, &PK0, vars[v], 0, 3);
+		struct dp_run_result a, b;
+		char err[512];
+
+		bg_on(&rp, &sizes, 0.7, 11);
+		rp.q_wan = 2000000;
+		rp.bg.probe_every = 20000000;	/* 20 us */
+		assert_int_equal(dp_run(&rp, &a, err, sizeof(err)), 0);
+		assert_int_equal(a.partitions, 1);
+		for (k = 0; k < 2; k++) {
+			rp.partitions = parts[k];
+			assert_int_equal(dp_run(&rp, &b, err, sizeof(err)), 0);
+			assert_int_equal(b.partitions, parts[k]);
+			assert_true(b.windows > 0);
+			assert_int_equal(a.steps, b.steps);
+			for (s = 0; s < a.steps; s++)
+				assert_memory_equal(&a.step[s], &b.step[s], sizeof(a.step[s]));
+			assert_int_equal(a.frames, b.frames);
+			assert_int_equal(a.events, b.events);
+			assert_int_equal(a.drops, b.drops);
+			assert_true(a.t_end == b.t_end);
+			assert_true(a.bg.done == b.bg.done && a.bg.done > 0);
+			assert_true(a.bg.started == b.bg.started && a.bg.frames == b.bg.frames);
+			assert_memory_equal(a.bg.fct, b.bg.fct, a.bg.done * sizeof(double));
+			assert_memory_equal(a.bg.wait, b.bg.wait, a.bg.done * sizeof(double));
+			assert_true(a.q_n == b.q_n && a.q_n > 0 && a.q_links == b.q_links);
+			assert_memory_equal(a.q_t, b.q_t, a.q_n * sizeof(*a.q_t));
+			assert_memory_equal(a.q_bytes, b.q_bytes, a.q_n * a.q_links * sizeof(uint64_t));
+			assert_int_equal(a.n_elems, b.n_elems);
+			for (i = 0; i < a.n_elems; i++) {
+				assert_string_equal(a.elems[i].name, b.elems[i].name);
+				assert_int_equal(a.elems[i].rx, b.elems[i].rx);
+				assert_int_equal(a.elems[i].tx, b.elems[i].tx);
+				assert_int_equal(a.elems[i].drop, b.elems[i].drop);
+				assert_int_equal(a.elems[i].max_qbytes, b.elems[i].max_qbytes);
+				assert_int_equal(a.elems[i].bg_drop, b.elems[i].bg_drop);
+				assert_true(a.elems[i].util == b.elems[i].util);
+			}
+			assert_int_equal(rte_mempool_avail_count(pool), POOL_N);
+			dp_run_result_free(&b);
+		}
+		dp_run_result_free(&a);
+	}
+	sm_size_free(&sizes);
+	/* a trace: E' with every capture point, one engine and eight */
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/t.pcapng", dir);
+	h1 = traced_run(path, &f1);
+	P0_partitions = 8;
+	hk = traced_run(path, &fk);
+	P0_partitions = 0;
+	assert_true(f1 == fk && f1 > 0);
+	assert_true(h1 == hk);
+	unlink(path);
+	rmdir(dir);
 }
 
 /* The wire format: a frame parses back to what was written; a damaged one does not. */
@@ -957,6 +1035,7 @@ main(void)
 		cmocka_unit_test(test_small_wan_queue_fails_cleanly),
 		cmocka_unit_test(test_small_pool_fails_cleanly),
 		cmocka_unit_test(test_same_run_with_and_without_bytes),
+		cmocka_unit_test(test_partitions_same_as_one),
 		cmocka_unit_test(test_fpool_grows_and_shrinks),
 		cmocka_unit_test(test_fpool_same_trace),
 		cmocka_unit_test(test_load_zero_is_zero_load),
