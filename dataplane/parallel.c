@@ -751,35 +751,20 @@ dp_par_run(struct dp_par *x, bool (*done)(void *arg), void *arg)
 	}
 }
 
-int64_t
-dp_par_sync_wip(const struct dp_par *x)
+void
+dp_par_totals(const struct dp_par *x, uint64_t *events, int64_t *sync_wip, dp_time_t *now)
 {
-	int64_t n = 0;
+	*events = 0;
+	*sync_wip = 0;
+	*now = 0;
+	for (uint32_t i = 0; i < x->n; i++) {
+		const struct dp_engine *e = &x->p[i].eng;
 
-	for (uint32_t i = 0; i < x->n; i++)
-		n += x->p[i].eng.sync_wip;
-	return n;
-}
-
-uint64_t
-dp_par_events(const struct dp_par *x)
-{
-	uint64_t n = 0;
-
-	for (uint32_t i = 0; i < x->n; i++)
-		n += x->p[i].eng.events;
-	return n;
-}
-
-dp_time_t
-dp_par_now(const struct dp_par *x)
-{
-	dp_time_t t = 0;
-
-	for (uint32_t i = 0; i < x->n; i++)
-		if (x->p[i].eng.now > t)
-			t = x->p[i].eng.now;
-	return t;
+		*events += e->events;
+		*sync_wip += e->sync_wip;
+		if (e->now > *now)
+			*now = e->now;
+	}
 }
 
 int

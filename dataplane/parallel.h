@@ -165,12 +165,11 @@ void dp_par_stop(struct dp_par *x);
  */
 int dp_par_run(struct dp_par *x, bool (*done)(void *arg), void *arg);
 
-/** Sum over the partitions of the sync's work in progress (dp_engine.sync_wip). */
-int64_t dp_par_sync_wip(const struct dp_par *x);
-
-/** Events run, and the latest time reached, over all partitions. */
-uint64_t dp_par_events(const struct dp_par *x);
-dp_time_t dp_par_now(const struct dp_par *x);
+/**
+ * Over all partitions: the events run, the sync's work in progress (dp_engine.sync_wip) and the
+ * latest time reached.
+ */
+void dp_par_totals(const struct dp_par *x, uint64_t *events, int64_t *sync_wip, dp_time_t *now);
 
 /** The probe's samples kept (no sink), merged: arrays owned by the caller, 0 or -ENOMEM. */
 int dp_par_samples(struct dp_par *x, uint64_t *n, dp_time_t **t, uint64_t **bytes);

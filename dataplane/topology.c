@@ -840,9 +840,7 @@ dp_topo_stop(struct dp_topo *t)
 static void
 par_view(struct dp_topo *t)
 {
-	t->eng.now = dp_par_now(t->par);
-	t->eng.events = dp_par_events(t->par);
-	t->eng.sync_wip = dp_par_sync_wip(t->par);
+	dp_par_totals(t->par, &t->eng.events, &t->eng.sync_wip, &t->eng.now);
 	if (t->par->error != 0 && t->eng.error == 0) {
 		t->eng.error = t->par->error;
 		snprintf(t->eng.errmsg, sizeof(t->eng.errmsg), "%s", t->par->errmsg);

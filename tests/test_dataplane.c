@@ -559,6 +559,23 @@ test_small_pool_fails_cleanly(void **state)
 	rte_mempool_free(tiny);
 }
 
+/* Two runs' elements have the same names and counters. */
+static void
+same_elems(const struct dp_run_result *a, const struct dp_run_result *b)
+{
+	uint32_t i;
+
+	assert_int_equal(a->n_elems, b->n_elems);
+	for (i = 0; i < a->n_elems; i++) {
+		assert_string_equal(a->elems[i].name, b->elems[i].name);
+		assert_int_equal(a->elems[i].rx, b->elems[i].rx);
+		assert_int_equal(a->elems[i].tx, b->elems[i].tx);
+		assert_int_equal(a->elems[i].drop, b->elems[i].drop);
+		assert_int_equal(a->elems[i].max_qbytes, b->elems[i].max_qbytes);
+		assert_int_equal(a->elems[i].bg_drop, b->elems[i].bg_drop);
+	}
+}
+
 /*
  * A frame without bytes is the same frame to every element: runs with and without a trace give
  * the same steps, frames, drops, background transfers and counters of every element, with
@@ -595,15 +612,7 @@ test_same_run_with_and_without_bytes(void **state)
 		assert_int_equal(a.drops, b.drops);
 		assert_true(a.bg.done == b.bg.done && a.bg.done > 0);
 		assert_memory_equal(a.bg.fct, b.bg.fct, a.bg.done * sizeof(double));
-		assert_int_equal(a.n_elems, b.n_elems);
-		for (i = 0; i < a.n_elems; i++) {
-			assert_string_equal(a.elems[i].name, b.elems[i].name);
-			assert_int_equal(a.elems[i].rx, b.elems[i].rx);
-			assert_int_equal(a.elems[i].tx, b.elems[i].tx);
-			assert_int_equal(a.elems[i].drop, b.elems[i].drop);
-			assert_int_equal(a.elems[i].max_qbytes, b.elems[i].max_qbytes);
-			assert_int_equal(a.elems[i].bg_drop, b.elems[i].bg_drop);
-		}
+		same_elems(&a, &b);
 		if (v == 0) {
 			uint64_t bg_drops = 0;
 
@@ -664,16 +673,9 @@ test_partitions_same_as_one(void **state)
 			assert_true(a.q_n == b.q_n && a.q_n > 0 && a.q_links == b.q_links);
 			assert_memory_equal(a.q_t, b.q_t, a.q_n * sizeof(*a.q_t));
 			assert_memory_equal(a.q_bytes, b.q_bytes, a.q_n * a.q_links * sizeof(uint64_t));
-			assert_int_equal(a.n_elems, b.n_elems);
-			for (i = 0; i < a.n_elems; i++) {
-				assert_string_equal(a.elems[i].name, b.elems[i].name);
-				assert_int_equal(a.elems[i].rx, b.elems[i].rx);
-				assert_int_equal(a.elems[i].tx, b.elems[i].tx);
-				assert_int_equal(a.elems[i].drop, b.elems[i].drop);
-				assert_int_equal(a.elems[i].max_qbytes, b.elems[i].max_qbytes);
-				assert_int_equal(a.elems[i].bg_drop, b.elems[i].bg_drop);
+			same_elems(&a, &b);
+			for (i = 0; i < a.n_elems; i++)
 				assert_true(a.elems[i].util == b.elems[i].util);
-			}
 			assert_int_equal(rte_mempool_avail_count(pool), POOL_N);
 			dp_run_result_free(&b);
 		}

@@ -6,7 +6,7 @@
 # on a star WAN, modules on the network), at zero load and under background load; then more
 # partitions than lcores, auto, and the values refused.
 # Usage: partitions.sh SYNCEMU_BINARY [quick] (run from the source root); quick (the sanitizer
-# build, for memory errors rather than results): 2 x 4 under load only.
+# build, for memory errors rather than results): 2 x 4 and 3 x 5 under load only.
 set -u
 . "$(dirname "$0")/lib.sh"
 se=$(realpath "$1")
@@ -16,9 +16,9 @@ command -v python3 >/dev/null || skip "python3 is not installed"
 eal="--no-huge --no-pci --no-shconf --iova-mode=va --log-level=*:error -l 0-1"
 [ "$(nproc)" -ge 2 ] || eal="--no-huge --no-pci --no-shconf --iova-mode=va --log-level=*:error --lcores 0@0,1@0"
 
-# The JSON report less what depends on how the run ran, not on what it emulated.
-strip() {
-	python3 - "$1" <<'PY'
+# compare.py DIR LABEL: the JSON reports DIR/{2,3,8}/r.json against DIR/1/r.json, less what
+# depends on how the run ran, not on what it emulated; one line "same P" or "differs P: ..." each
+cat >"$tmp/compare.py" <<'PY'
 import json, sys
 HOW = {"wall_s", "mframes_per_s", "partitions", "lcores", "windows", "lookahead_ns",
        "partitions_busy_s", "partition_busiest_s"}
@@ -28,96 +28,105 @@ def clean(o):
     if isinstance(o, list):
         return [clean(x) for x in o if not (isinstance(x, str) and x.startswith("engine: "))]
     return o
-d = clean(json.load(open(sys.argv[1])))
-print(json.dumps(d, indent=1, sort_keys=True))
+d, label = sys.argv[1], sys.argv[2]
+ref = clean(json.load(open(d + "/1/r.json")))
+for p in sys.argv[3:]:
+    raw = json.load(open("%s/%s/r.json" % (d, p)))
+    cut = label == "" or all(r["partitions"] > 1 and r["windows"] > 0 for r in raw["runs"])
+    got = clean(raw)
+    if got == ref and cut:
+        print("same", p)
+    else:
+        why = "not cut into partitions" if not cut else next(
+            "run %d key %s" % (i, k) for i, (a, b) in enumerate(zip(ref["runs"], got["runs"]))
+            for k in a if a.get(k) != b.get(k)) if ref.get("runs") != got.get("runs") else \
+            "outside the runs"
+        print("differs", p, why)
 PY
-}
 
 # same LABEL "CAPTURE" ARGS...: partitions 1 (the reference), 2, 3 and 8, each in a directory of
 # its own (the trace's header names its file: the same name in each)
 same() {
-	local label=$1 cap=$2 p rc
+	local label=$1 cap=$2 d=$tmp/run p rc word q why
 	shift 2
+	rm -rf "$d"
 	for p in 1 2 3 8; do
-		mkdir -p "$tmp/$label/$p"
+		mkdir -p "$d/$p"
 		rc=0
-		(cd "$tmp/$label/$p" && "$se" run -q --json --trace t.pcapng -c "$cap" --eal "$eal" \
+		(cd "$d/$p" && "$se" run -q --json --trace t.pcapng -c "$cap" --eal "$eal" \
 			--set run.partitions=$p "$@" >r.json 2>err) || rc=$?
 		if [ $rc -ne 0 ]; then
-			bad "$label, $p partitions: exit $rc: $(head -c 300 "$tmp/$label/$p/err")"
+			bad "$label, $p partitions: exit $rc: $(head -c 300 "$d/$p/err")"
 			return
 		fi
-		strip "$tmp/$label/$p/r.json" >"$tmp/$label/$p/r.txt"
 	done
-	python3 - "$tmp/$label/8/r.json" "$label" <<'PY' || bad "$label: 8 partitions were not cut as asked"
-import json, sys
-runs = json.load(open(sys.argv[1]))["runs"]
-assert all(r["partitions"] > 1 and r["windows"] > 0 for r in runs), \
-    [(r["partitions"], r["windows"]) for r in runs]
-PY
+	python3 "$tmp/compare.py" "$d" "$label" 2 3 8 >"$tmp/cmp" 2>&1 || bad "$label: $(cat "$tmp/cmp")"
+	while read -r word q why; do
+		if [ "$word" = same ]; then
+			ok "$label, $q partitions: the report of one"
+		else
+			bad "$label, $q partitions: the report $word: $why"
+		fi
+	done <"$tmp/cmp"
 	for p in 2 3 8; do
-		if cmp -s "$tmp/$label/1/t.pcapng" "$tmp/$label/$p/t.pcapng"; then
-			ok "$label, $p partitions: the trace of one, byte for byte ($(stat -c %s "$tmp/$label/1/t.pcapng") B)"
+		if cmp -s "$d/1/t.pcapng" "$d/$p/t.pcapng"; then
+			ok "$label, $p partitions: the trace of one, byte for byte ($(stat -c %s "$d/1/t.pcapng") B)"
 		else
-			bad "$label, $p partitions: the trace differs: $(cmp "$tmp/$label/1/t.pcapng" "$tmp/$label/$p/t.pcapng" 2>&1 | head -1)"
-		fi
-		if cmp -s "$tmp/$label/1/r.txt" "$tmp/$label/$p/r.txt"; then
-			ok "$label, $p partitions: the report of one"
-		else
-			bad "$label, $p partitions: the report differs"
-			diff "$tmp/$label/1/r.txt" "$tmp/$label/$p/r.txt" | head -10
+			bad "$label, $p partitions: the trace differs: $(cmp "$d/1/t.pcapng" "$d/$p/t.pcapng" 2>&1 | head -1)"
 		fi
 	done
-	rm -f "$tmp/$label"/*/t.pcapng
 }
 
 # 2 x 4 (8 partitions: cut inside each DC at the workers' NIC links); E' puts modules on the
 # network (a switch's link to a module is cut too), E a pluggable
-same "2x4 load 0.5" wan,rx,tx,module,bg -n 2 -v "A,E'" -b free --load 0.5
+same "2x4 load 0.5" wan,rx,module,bg -n 1 -v "A,E'" -b free --load 0.5
 if [ "$quick" != quick ]; then
 # every capture point
-same "2x4" all -n 1 -v "A,E,E'" -b free
+same "2x4" all -n 1 -v "E,E'" -b free
 # 8 x 1: one worker a DC, every partition whole DCs
-same "8x1" wan,rx,tx,switch -n 1 -v A,B --set topology.data_centres=8 --set topology.workers_per_dc=1
-same "8x1 load 0.5" wan,rx,bg -n 1 -v A --set topology.data_centres=8 --set topology.workers_per_dc=1 \
-	--load 0.5
-# 8 x 8: the WAN and the workers' receptions
-same "8x8" wan,rx -n 1 -v A --set topology.data_centres=8 --set topology.workers_per_dc=8
+same "8x1" wan,rx,tx -n 1 -v A --set topology.data_centres=8 --set topology.workers_per_dc=1
+same "8x1 load 0.5" wan,rx,bg -n 1 -v A --set topology.data_centres=8 \
+	--set topology.workers_per_dc=1 --load 0.5
+# 8 x 8: the WAN, then the background
+same "8x8" wan -n 1 -v A --set topology.data_centres=8 --set topology.workers_per_dc=8
 same "8x8 load 0.7" wan,bg -n 1 -v A --set topology.data_centres=8 \
 	--set topology.workers_per_dc=8 --load 0.7
-# mixed: 3 DCs of 5 on a star WAN (its core switch in DC 0's partition), step sync
-same "3x5 star" wan,rx,tx,module -n 2 -v "A,E'" -b free --set topology.data_centres=3 \
+# mixed: 3 DCs of 5 on a star WAN (its core switch in DC 0's partition), step sync over two
+# steps, modules on the network
+same "3x5 star" wan,rx,module -n 2 -v "E'" -b free --set topology.data_centres=3 \
 	--set topology.workers_per_dc=5 --set topology.wan=star --set run.sync=step
 fi
-same "3x5 star load 0.4, no sync" wan,rx,tx,bg -n 2 -v A --set topology.data_centres=3 \
+# and under load without sync (the steps overlap across partitions)
+same "3x5 star load 0.4, no sync" wan,rx,bg -n 2 -v A --set topology.data_centres=3 \
 	--set topology.workers_per_dc=5 --set topology.wan=star --set run.sync=none --load 0.4
 
-# more partitions than lcores (one lcore), and auto (one per lcore): the same steps
-expect_rc 0 "4 partitions on one lcore" -- "$se" run -q --json -v A -n 2 --set run.partitions=4 \
-	--eal "--no-huge --no-pci --no-shconf --iova-mode=va --log-level=*:error -l 0"
-strip "$tmp/out" >"$tmp/one-lcore.txt"
-python3 - "$tmp/out" <<'PY' && ok "4 partitions ran on 1 lcore" || bad "4 partitions on one lcore: $(head -c 200 "$tmp/out")"
+# more partitions than lcores (one lcore), auto (one per lcore), more than the workers (as
+# many as workers): each the report of one engine
+d=$tmp/run
+rm -rf "$d"
+mkdir -p "$d/1" "$d/4" "$d/auto" "$d/4096"
+expect_rc 0 "one partition" -- "$se" run -q --json -v A -n 2
+cp "$tmp/out" "$d/1/r.json"
+expect_rc 0 "4 partitions on one lcore" -- "$se" run -q --json -v A -n 2 \
+	--set run.partitions=4 --eal "--no-huge --no-pci --no-shconf --iova-mode=va --log-level=*:error -l 0"
+cp "$tmp/out" "$d/4/r.json"
+expect_rc 0 "partitions = auto" -- "$se" run -q --json -v A -n 2 \
+	--set run.partitions=auto
+cp "$tmp/out" "$d/auto/r.json"
+expect_rc 0 "more partitions than workers" -- "$se" run -q --json -v A -n 2 \
+	--set run.partitions=4096
+cp "$tmp/out" "$d/4096/r.json"
+python3 "$tmp/compare.py" "$d" "" 4 auto 4096 >"$tmp/cmp" 2>&1
+grep -q "^same 4$" "$tmp/cmp" && ok "4 partitions on one lcore: the report of one" || bad "4 on one lcore: $(cat "$tmp/cmp")"
+grep -q "^same auto$" "$tmp/cmp" && ok "auto: the report of one" || bad "auto: $(cat "$tmp/cmp")"
+grep -q "^same 4096$" "$tmp/cmp" && ok "4096 partitions of 8 workers: the report of one" || bad "4096: $(cat "$tmp/cmp")"
+python3 - "$d" "$(nproc)" <<'PY' && ok "4 on 1 lcore; auto: an lcore per CPU, a partition each; 4096 of 8 workers: 8" || bad "partitions and lcores: $(head -c 300 "$d/auto/r.json")"
 import json, sys
-r = json.load(open(sys.argv[1]))["runs"][0]
-assert r["partitions"] == 4 and r["lcores"] == 1, (r["partitions"], r["lcores"])
-PY
-expect_rc 0 "the same run in one partition" -- "$se" run -q --json -v A -n 2
-strip "$tmp/out" >"$tmp/one.txt"
-cmp -s "$tmp/one.txt" "$tmp/one-lcore.txt" && ok "4 partitions on one lcore: the report of one" ||
-	bad "4 partitions on one lcore: the report differs"
-expect_rc 0 "partitions = auto" -- "$se" run -q --json -v A -n 2 --set run.partitions=auto
-python3 - "$tmp/out" "$(nproc)" <<'PY' && ok "auto: one partition per lcore, an lcore per CPU" || bad "auto: $(head -c 200 "$tmp/out")"
-import json, sys
-r = json.load(open(sys.argv[1]))["runs"][0]
-want = min(int(sys.argv[2]), 8)
-assert r["partitions"] == want and r["lcores"] == want, (r["partitions"], r["lcores"], want)
-PY
-expect_rc 0 "more partitions than workers: as many as there are workers" -- \
-	"$se" run -q --json -v A -n 1 --set run.partitions=4096
-python3 - "$tmp/out" <<'PY' && ok "4096 partitions of 8 workers: 8" || bad "clamp: $(head -c 200 "$tmp/out")"
-import json, sys
-r = json.load(open(sys.argv[1]))["runs"][0]
-assert r["partitions"] == 8, r["partitions"]
+d, cpus = sys.argv[1], int(sys.argv[2])
+pl = lambda k: [(r["partitions"], r["lcores"]) for r in json.load(open(d + "/%s/r.json" % k))["runs"]][0]
+assert pl(4) == (4, 1), pl(4)
+assert pl("auto") == (min(cpus, 8), min(cpus, 8)), pl("auto")
+assert pl(4096)[0] == 8, pl(4096)
 PY
 expect_rc 0 "the scenario dump writes partitions = auto" -- "$se" scenario dump --set run.partitions=auto
 expect_grep "$tmp/out" "partitions = auto" "dump: partitions = auto"
