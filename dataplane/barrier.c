@@ -35,10 +35,15 @@ dp_barrier_init(struct dp_barrier *b, struct dp_engine *eng, const char *name, u
 void
 dp_barrier_fire(struct dp_barrier *b, dp_time_t t)
 {
-	if (b->count == b->need && b->need > 0)
+	if (b->count == b->need && b->need > 0) {
+		/* the release to come is the sync's work in progress: no stall before it.  Only
+		 * once fired: workers in here while others elsewhere never come are a stall */
+		if (!b->rel_due)
+			dp_sync_hold(b->e.eng);
 		b->rel_due = true;
-	else
+	} else {
 		b->fin_due = true;
+	}
 	dp_sched(&b->e, t);
 }
 
@@ -57,8 +62,6 @@ dp_barrier_arrive(struct dp_barrier *b, dp_time_t now)
 {
 	if (++b->count < b->need)
 		return;
-	/* the release to come is the sync's work in progress: a pending barrier is no stall */
-	dp_sync_hold(b->e.eng);
 	if (b->peers == 0) {
 		local_done(b, now);
 		return;

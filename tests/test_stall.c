@@ -196,8 +196,10 @@ test_slow_elements_are_not_stalls(void **state)
 {
 	unsigned int i, s;
 
-	for (i = 0; i < sizeof(slow_cases) / sizeof(slow_cases[0]); i++) {
-		const struct slow_case *c = &slow_cases[i];
+	/* each case in one engine, then in three partitions (parallel.h): windows of seconds */
+	for (i = 0; i < 2 * sizeof(slow_cases) / sizeof(slow_cases[0]); i++) {
+		const struct slow_case *c = &slow_cases[i % (sizeof(slow_cases) /
+							     sizeof(slow_cases[0]))];
 		struct sm_params p = P0;
 		struct sm_packet pk = PK0;
 		struct sm_packet_step pm[2];
@@ -211,6 +213,7 @@ test_slow_elements_are_not_stalls(void **state)
 		assert_int_equal(sm_params_check(&p, err, sizeof(err)), 0);
 		budget = sm_variant_has_module(c->var) ? sm_budget_value(&p.mod, c->budget) : 0;
 		rp = params(&p, &pk, c->var, budget, c->steps);
+		rp.partitions = i < sizeof(slow_cases) / sizeof(slow_cases[0]) ? 1 : 3;
 		rc = dp_run(&rp, &res, err, sizeof(err));
 		if (rc != 0)
 			fail_msg("%s (%s): %s", c->what, sm_variant_name(c->var), err);
@@ -239,7 +242,8 @@ test_slow_elements_are_not_stalls(void **state)
  * stops at, and whether background traffic and the probe ran on.
  */
 static dp_time_t
-stalled_run(double load, dp_time_t probe_every, char *where, size_t len, uint64_t *events_after)
+stalled_run(double load, dp_time_t probe_every, char *where, size_t len, uint64_t *events_after,
+	    uint32_t partitions)
 {
 	struct sm_program *prog = calloc(1, sizeof(*prog));
 	struct dp_topo *t = calloc(1, sizeof(*t));
@@ -247,7 +251,7 @@ stalled_run(double load, dp_time_t probe_every, char *where, size_t len, uint64_
 	struct dp_topo_params tp = {
 		.model = &P0, .pk = &PK0, .prog = prog, .run_id = 1, .steps = 2,
 		.q_nic = 2000000, .q_port = 2000000, .q_sw = 16000000, .q_wan = 64000000,
-		.pool = pool,
+		.pool = pool, .partitions = partitions,
 	};
 	char err[512];
 	dp_time_t at;
@@ -277,7 +281,8 @@ stalled_run(double load, dp_time_t probe_every, char *where, size_t len, uint64_
 	dp_topo_waiting(t, where, len);
 	/* the background and the probe would run on */
 	ev = t->eng.events;
-	assert_int_equal(dp_engine_run(&t->eng, at + 1000000000ULL, NULL, NULL), 0);	/* 1 ms */
+	if (t->par == NULL)
+		assert_int_equal(dp_engine_run(&t->eng, at + 1000000000ULL, NULL, NULL), 0);
 	*events_after = t->eng.events - ev;
 	dp_topo_stop(t);
 	rc = dp_topo_check(t, err, sizeof(err));
@@ -302,22 +307,34 @@ test_real_stall_found_at_once(void **state)
 	uint64_t after;
 
 	/* alone, the calendar runs dry when the sync's last frame has ended: the exact time */
-	alone = stalled_run(0, 0, where, sizeof(where), &after);
+	alone = stalled_run(0, 0, where, sizeof(where), &after, 1);
 	assert_int_equal(after, 0);
 	assert_non_null(strstr(where, "in a round"));
 	assert_non_null(strstr(where, "workers not done"));
 	assert_int_equal(sm_packet_model(&P0, &PK0, SM_VAR_A, 0, 1, pm), 0);
 	assert_true(alone > 0 && alone < pm[0].time_ps);
 	/* the probe's events go on for ever: the stall is found at the same event all the same */
-	probed = stalled_run(0, 100000000, with_probe, sizeof(with_probe), &after);
+	probed = stalled_run(0, 100000000, with_probe, sizeof(with_probe), &after, 1);
 	assert_true(after > 0);
 	assert_true(probed == alone);
 	assert_string_equal(with_probe, where);
 	/* so with background traffic on the WAN (which delays the sync, so later, but at once) */
-	busy = stalled_run(0.5, 100000000, loaded, sizeof(loaded), &after);
+	busy = stalled_run(0.5, 100000000, loaded, sizeof(loaded), &after, 1);
 	assert_true(after > 0);
 	assert_true(busy >= alone && busy < OLD_TIMEOUT_PS);
 	assert_non_null(strstr(loaded, "in a round"));
+	/* in partitions (parallel.h) it is found at the end of the window it happened in: no later
+	 * than a lookahead (the WAN's delay) after the event, the same worker waiting */
+	for (uint32_t np = 2; np <= 8; np *= 2) {
+		char apart[256];
+		dp_time_t at = stalled_run(0, 100000000, apart, sizeof(apart), &after, np);
+
+		assert_true(at >= alone && at <= alone + 10000000);	/* 10 us */
+		assert_string_equal(apart, where);
+		at = stalled_run(0.5, 100000000, apart, sizeof(apart), &after, np);
+		assert_true(at >= busy && at < OLD_TIMEOUT_PS);
+		assert_non_null(strstr(apart, "in a round"));
+	}
 }
 
 /*
