@@ -35,6 +35,19 @@ netns_pair() {
 	ip -n "$2" link set "$4" up
 }
 
+# sigint_in_step1 PID ERR: wait until run PID says "in step 1" on stderr file ERR (or ends), send
+# it SIGINT, and set $rc to its exit code
+sigint_in_step1() {
+	for _ in $(seq 600); do
+		grep -q "in step 1" "$2" && break
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -INT "$1" 2>/dev/null
+	rc=0
+	wait "$1" || rc=$?
+}
+
 # expect_rc RC DESC -- CMD...: run CMD, check its exit code, keep stdout/stderr in $tmp/out, $tmp/err
 expect_rc() {
 	local want=$1 desc=$2 rc=0

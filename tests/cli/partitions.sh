@@ -136,15 +136,7 @@ expect_grep "$tmp/out" "partitions = auto" "dump: partitions = auto"
 # is counted in events, 2^23 a progress line, about 54 of them a step, so it lands in step 1)
 "$se" run -v A -n 2 -j --set job.bytes=60GB --set run.partitions=2 --eal "$eal" \
 	>"$tmp/long.json" 2>"$tmp/long.err" &
-pid=$!
-for _ in $(seq 600); do
-	grep -q "in step 1" "$tmp/long.err" && break
-	kill -0 $pid 2>/dev/null || break
-	sleep 0.1
-done
-kill -INT $pid 2>/dev/null
-wait $pid
-rc=$?
+sigint_in_step1 $! "$tmp/long.err"
 [ $rc -eq 130 ] && ok "a long step in two partitions: Ctrl-C, exit 130" || bad "a long step in partitions: exit $rc, not 130"
 python3 - "$tmp/long.json" <<'PY' && ok "the step in progress is left out of the report" || bad "the interrupted report: $(head -c 300 "$tmp/long.err")"
 import json, sys

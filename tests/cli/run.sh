@@ -105,15 +105,7 @@ expect_grep "$tmp/err" "/nonexistent/dir/x.pcapng" "names the path"
 # 4 slices at 6 M frames/s and fewer on a slower or loaded machine, so the run stops within the
 # first step unless the test's shell is kept from the CPU for most of the step.
 "$se" run -v A -n 2 -j --set job.bytes=60GB >"$tmp/long.json" 2>"$tmp/long.err" &
-pid=$!
-for _ in $(seq 600); do
-	grep -q "in step 1" "$tmp/long.err" && break
-	kill -0 $pid 2>/dev/null || break
-	sleep 0.1
-done
-kill -INT $pid 2>/dev/null
-wait $pid
-rc=$?
+sigint_in_step1 $! "$tmp/long.err"
 [ $rc -eq 130 ] && ok "a long step: Ctrl-C, exit 130" || bad "a long step: exit $rc, not 130"
 grep -Eq "step 0/2, [0-9.]+ M frames, .* s in step 1" "$tmp/long.err" &&
 	ok "progress within the step" || bad "no progress within the step: $(head -3 "$tmp/long.err")"
