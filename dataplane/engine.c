@@ -514,8 +514,7 @@ static inline void
 run_event(struct dp_engine *eng, struct dp_elem *e)
 {
 	eng->now = e->next;
-	eng->cur_gid = e->gid;
-	eng->cur_half = e->half;
+	eng->cur = e;
 	e->ops->event(e, eng->now);
 	place(eng, e);
 	eng->events += !e->aux;

@@ -123,10 +123,10 @@ struct dp_engine {
 	bool bytes;
 	struct dp_capture *cap_ctx;	/**< NULL: no trace */
 	uint64_t events;
-	/* the running event, for a partition's trace records (parallel.h): its element's gid and
-	 * half, and during a barrier's release the worker released + 1 */
-	uint32_t cur_gid, sub;
-	uint8_t cur_half;
+	/* the running event, for a partition's trace records (parallel.h): its element (gid and
+	 * half), and during a barrier's release the worker released + 1 */
+	const struct dp_elem *cur;
+	uint32_t sub;
 	struct dp_part *part;		/**< NULL: the whole graph in one engine */
 	uint32_t *gid_next;		/**< partitions: the graph's id counter they share */
 	/*

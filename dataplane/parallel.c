@@ -16,6 +16,7 @@
  * lcores, rte_eal_remote_launch).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,8 +74,10 @@ key_cmp(const struct key *a, const struct key *b)
 static inline struct key
 key_now(const struct dp_engine *eng, uint32_t size)
 {
-	return (struct key){ .t = eng->now, .gid = eng->cur_gid, .sub = eng->sub,
-			     .half = eng->cur_half, .size = size };
+	/* (no element's event runs before the first: gid 0) */
+	return (struct key){ .t = eng->now, .gid = eng->cur != NULL ? eng->cur->gid : 0,
+			     .sub = eng->sub, .half = eng->cur != NULL ? eng->cur->half : 0,
+			     .size = size };
 }
 
 /* Room for @n more bytes in @b: a pointer to them, or NULL. */
@@ -328,11 +331,10 @@ static void
 phase_run(struct dp_part *pt)
 {
 	dp_time_t until = pt->until;
-	uint64_t t0 = dp_clock_raw_ns(), ev = pt->eng.events;
+	uint64_t t0 = dp_clock_raw_ns();
 
 	phase_events(pt, until);
 	pt->busy_ns += dp_clock_raw_ns() - t0;	/* instrumentation: no element reads it */
-	pt->idle += pt->eng.events == ev;
 }
 
 static void
@@ -518,6 +520,27 @@ fire_if_all_in(struct dp_par *x)
 	x->fired++;
 }
 
+/*
+ * The earliest record before time @m over the partitions' buffers at offset @off in struct
+ * dp_part (trace records or transfers), and the partition it is in; NULL if none.
+ */
+static const struct key *
+earliest(struct dp_par *x, size_t off, dp_time_t m, struct dp_kbuf **from)
+{
+	const struct key *best = NULL;
+
+	for (uint32_t i = 0; i < x->n; i++) {
+		struct dp_kbuf *b = (struct dp_kbuf *)((uint8_t *)&x->p[i] + off);
+		const struct key *k = kbuf_head(b);
+
+		if (k != NULL && k->t < m && (best == NULL || key_cmp(k, best) < 0)) {
+			best = k;
+			*from = b;
+		}
+	}
+	return best;
+}
+
 /* Merge the trace records with keys before time @m into the trace, in key order. */
 static int
 merge_trace(struct dp_par *x, dp_time_t m)
@@ -527,23 +550,13 @@ merge_trace(struct dp_par *x, dp_time_t m)
 	if (c == NULL || c->w == NULL)
 		return 0;
 	for (;;) {
-		const struct key *best = NULL;
-		struct dp_part *from = NULL;
-		const struct trace_rec *r;
-		uint32_t i;
+		struct dp_kbuf *from = NULL;
+		const struct trace_rec *r =
+			(const struct trace_rec *)earliest(x, offsetof(struct dp_part, cb), m, &from);
 		int rc;
 
-		for (i = 0; i < x->n; i++) {
-			const struct key *k = kbuf_head(&x->p[i].cb);
-
-			if (k != NULL && k->t < m && (best == NULL || key_cmp(k, best) < 0)) {
-				best = k;
-				from = &x->p[i];
-			}
-		}
-		if (best == NULL)
+		if (r == NULL)
 			return 0;
-		r = (const struct trace_rec *)best;
 		rc = tr_pcapng_write(c->w, r->ifid, r->ts_ns, r + 1, r->len, r->orig);
 		if (rc != 0) {
 			snprintf(x->errmsg, sizeof(x->errmsg), "trace: writing interface %s failed: "
@@ -551,7 +564,7 @@ merge_trace(struct dp_par *x, dp_time_t m)
 			return rc;
 		}
 		c->frames[r->ifid]++;
-		from->cb.rd += r->k.size;
+		from->rd += r->k.size;
 	}
 }
 
@@ -560,28 +573,18 @@ static int
 merge_transfers(struct dp_par *x, dp_time_t m)
 {
 	for (;;) {
-		const struct key *best = NULL;
-		struct dp_part *from = NULL;
-		const struct xfer_rec *r;
-		uint32_t i;
+		struct dp_kbuf *from = NULL;
+		const struct xfer_rec *r =
+			(const struct xfer_rec *)earliest(x, offsetof(struct dp_part, xd), m, &from);
 
-		for (i = 0; i < x->n; i++) {
-			const struct key *k = kbuf_head(&x->p[i].xd);
-
-			if (k != NULL && k->t < m && (best == NULL || key_cmp(k, best) < 0)) {
-				best = k;
-				from = &x->p[i];
-			}
-		}
-		if (best == NULL)
+		if (r == NULL)
 			return 0;
-		r = (const struct xfer_rec *)best;
 		if (dp_bgstats_add(x->bg, r->fct, r->wait) != 0) {
 			snprintf(x->errmsg, sizeof(x->errmsg), "background: out of memory for the "
 				 "transfers' records");
 			return -ENOMEM;
 		}
-		from->xd.rd += sizeof(*r);
+		from->rd += sizeof(*r);
 	}
 }
 

@@ -106,7 +106,6 @@ struct dp_part {
 	/* the window */
 	dp_time_t until;		/**< run events up to this time */
 	dp_time_t lb;			/**< a release cannot be before this */
-	uint64_t idle;			/**< windows it had nothing to run in */
 	uint64_t busy_ns;		/**< wall time spent running its events */
 } __rte_cache_aligned;	/* apart from the next one's: each is run on its own lcore */
 

@@ -376,9 +376,9 @@ assign(struct dp_topo *t, uint32_t np, bool in_net)
 	if (np > t->d && (t->links.nic_delay == 0 || t->links.down_delay == 0 ||
 			  (in_net && t->links.mlink_delay == 0)))
 		np = t->d;
-	if (np > 1 && np <= t->d && t->d > 1 && t->links.wan_delay == 0 &&
-	    t->shape != SM_WAN_STAR)
-		np = 1;
+	for (d = 0; np > 1 && d < t->n_wan; d++)
+		if (sm_wan_link_delay(t->shape, t->d, d, t->links.wan_delay) == 0)
+			np = 1;		/* a WAN link to cut has no delay: one engine */
 	for (d = 0; d < t->d; d++) {
 		uint32_t k = np <= t->d ? 1 : np / t->d + (d < np % t->d);
 		uint32_t first = np <= t->d ? d * np / t->d : off;

@@ -128,6 +128,13 @@ assert pl(4) == (4, 1), pl(4)
 assert pl("auto") == (min(cpus, 8), min(cpus, 8)), pl("auto")
 assert pl(4096)[0] == 8, pl(4096)
 PY
+# a WAN with no delay beyond the intra-DC latency (a star's links: 0 and 0): nothing to look ahead
+# by, so one engine, not a failed build
+expect_rc 0 "a WAN link without delay" -- "$se" run -q --json -v A -n 1 --set run.partitions=3 \
+	--set topology.data_centres=3 --set topology.workers_per_dc=2 --set topology.wan=star \
+	--set wan.latency=10us
+python3 -c 'import json, sys; assert json.load(sys.stdin)["runs"][0]["partitions"] == 1' \
+	<"$tmp/out" && ok "no delay to cut at: one partition" || bad "no delay: $(head -c 200 "$tmp/out")"
 expect_rc 0 "the scenario dump writes partitions = auto" -- "$se" scenario dump --set run.partitions=auto
 expect_grep "$tmp/out" "partitions = auto" "dump: partitions = auto"
 
