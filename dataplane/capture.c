@@ -58,14 +58,14 @@ dp_capture_point(struct dp_capture *c, enum dp_cap_kind kind, const char *name)
 	uint32_t i;
 	int id;
 
-	if (c == NULL || c->w == NULL || !(c->mask & (1u << kind)))
+	if (c == NULL || (c->w == NULL && !c->elsewhere) || !(c->mask & (1u << kind)))
 		return -1;
 	for (i = 0; i < c->nif; i++)
 		if (strcmp(c->names[i], name) == 0)
 			return (int)i;
 	if (c->nif == DP_CAP_IF_MAX)
 		return -1;
-	id = tr_pcapng_add_if(c->w, name, kind_names[kind]);
+	id = c->w != NULL ? tr_pcapng_add_if(c->w, name, kind_names[kind]) : 0;
 	if (id < 0)
 		return -1;
 	snprintf(c->names[c->nif], DP_CAP_NAME_MAX, "%s", name);

@@ -10,6 +10,7 @@
 #ifndef DP_CAPTURE_H
 #define DP_CAPTURE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "engine.h"
@@ -36,6 +37,9 @@ enum dp_cap_kind {
 
 struct dp_capture {
 	struct tr_pcapng *w;		/**< the trace */
+	/** another rank writes the trace (ranks.h): interfaces are numbered as there (the same
+	 *  graph makes the same points in the same order), nothing is written here */
+	bool elsewhere;
 	uint32_t mask;			/**< kinds enabled (1u << enum dp_cap_kind) */
 	uint32_t snaplen;		/**< bytes kept per frame */
 	uint32_t nif;

@@ -126,6 +126,38 @@ dp_frame_make(struct rte_mempool *pool, const struct dp_flow *f, uint64_t offset
 	return m;
 }
 
+struct rte_mbuf *
+dp_frame_of_hdr(struct rte_mempool *pool, const uint8_t *hdr, uint32_t pkt_len,
+		const struct dp_meta *meta)
+{
+	struct dp_fpool_set *fs = dp_fpool_of(pool);
+	struct rte_mbuf *m;
+	uint8_t *p;
+
+	if (pkt_len < SM_HDR_BYTES || pkt_len > UINT16_MAX)
+		return NULL;
+	if (fs != NULL) {
+		m = dp_fpool_frame(fs, SM_HDR_BYTES, pkt_len - SM_HDR_BYTES, &p);
+		if (m == NULL)
+			return NULL;
+	} else {
+		m = rte_pktmbuf_alloc(pool);
+		if (m == NULL)
+			return NULL;
+		if (pkt_len > rte_pktmbuf_tailroom(m)) {
+			rte_pktmbuf_free(m);
+			return NULL;
+		}
+		p = rte_pktmbuf_mtod(m, uint8_t *);
+		memset(p + SM_HDR_BYTES, 0, pkt_len - SM_HDR_BYTES);
+		m->data_len = (uint16_t)pkt_len;
+		m->pkt_len = pkt_len;
+	}
+	memcpy(p, hdr, SM_HDR_BYTES);
+	*dp_meta(m) = *meta;
+	return m;
+}
+
 int
 dp_frame_parse(struct rte_mbuf *m)
 {

@@ -151,6 +151,15 @@ void dp_flow_init(struct dp_flow *f, uint32_t n_per_dc, uint32_t run_id, uint32_
 struct rte_mbuf *dp_frame_copy(struct rte_mempool *pool, const struct rte_mbuf *m);
 
 /**
+ * A frame of @p pkt_len bytes from @p pool whose first SM_HDR_BYTES are @p hdr and the rest
+ * zeros (as every frame dp_frame_make() writes), with dp_meta @p meta: a frame that crossed from
+ * another rank as its headers alone (parallel.c).  NULL if the pool is empty or the frame does
+ * not fit one of its mbufs.
+ */
+struct rte_mbuf *dp_frame_of_hdr(struct rte_mempool *pool, const uint8_t *hdr, uint32_t pkt_len,
+				 const struct dp_meta *meta);
+
+/**
  * Allocate and write one frame of flow @p f.  From a frame pool (dp_fpool_create()) the frame
  * may be two segments: its headers (rte_pktmbuf_mtod(), data_len SM_HDR_BYTES) and a shared
  * read-only payload of zeros; pkt_len is always the whole frame.

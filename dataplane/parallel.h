@@ -51,6 +51,8 @@ struct dp_xfer {
 	struct dp_pkt p;
 	dp_time_t arrive;
 	uint32_t xin;
+	uint32_t hdr;		/**< from another rank: 1 + the place of its dp_meta and headers
+				 *   in dp_xbox.hb (its bytes are made as it is taken); 0: none */
 };
 
 /**
@@ -63,6 +65,8 @@ struct dp_xbox {
 	uint32_t n[2], cap[2];
 	dp_time_t first[2];		/**< the earliest arrival in each side */
 	const uint32_t *cur;		/**< the side of the window running (the runner's) */
+	uint8_t *hb[2];			/**< from another rank: the frames' metas and headers */
+	size_t hlen[2], hcap[2];
 };
 
 /** Hand frame @p p to far end @p xin of the box's receiver: 0 or -ENOMEM. */
@@ -107,6 +111,15 @@ struct dp_part {
 	dp_time_t until;		/**< run events up to this time */
 	dp_time_t lb;			/**< a release cannot be before this */
 	uint64_t busy_ns;		/**< wall time spent running its events */
+	/* ranks (ranks.h): a partition another rank runs is a mirror here, whose state comes from
+	 * that rank after every window */
+	bool here;			/**< this rank runs it */
+	uint32_t rank;			/**< the rank that runs it */
+	dp_time_t m_next, m_now;	/**< a mirror's next event (frames to it included), time */
+	uint64_t m_events, m_busy_ns;
+	int64_t m_wip;
+	bool m_rel_hold;		/**< a mirror's barrier, fired, holds one more in m_wip */
+	uint32_t steps_sent;		/**< steps of @c rec sent to rank 0 */
 } __rte_cache_aligned;	/* apart from the next one's: each is run on its own lcore */
 
 /** The partitions and how they run. */
@@ -139,11 +152,18 @@ struct dp_par {
 	uint64_t q_merged;		/**< samples merged (with a sink) */
 	int error;
 	char errmsg[256];
+	/* ranks: partition k runs in rank p[k].rank, contiguous blocks of partitions per rank */
+	int rank, nranks;
+	uint32_t *mine, n_mine;		/**< this rank's partitions */
+	uint8_t *sbuf, *rbuf;		/**< what goes to the other ranks, what comes */
+	size_t scap, rcap, slen_cap;
+	size_t *slen, *rlen;		/**< [nranks] */
 };
 
 /**
  * Set up @p n partitions of room for @p max_elems elements each, over @p pool, at @p t0; the
- * lcores are taken when the run starts (dp_par_start()).  0 or -ENOMEM.
+ * lcores are taken when the run starts (dp_par_start()).  Under MPI (ranks.h) this rank runs
+ * its share of them (dp_part.here).  0 or -ENOMEM.
  */
 int dp_par_init(struct dp_par *x, uint32_t n, uint32_t max_elems, struct rte_mempool *pool,
 		dp_time_t t0, struct dp_capture *cap);
@@ -172,6 +192,12 @@ void dp_par_totals(const struct dp_par *x, uint64_t *events, int64_t *sync_wip, 
 
 /** The probe's samples kept (no sink), merged: arrays owned by the caller, 0 or -ENOMEM. */
 int dp_par_samples(struct dp_par *x, uint64_t *n, dp_time_t **t, uint64_t **bytes);
+
+/**
+ * Ranks, at the run's end: every rank gets, for each partition another rank runs, its
+ * background counters and (rank 0) its probe's samples.  0 or -errno (the same on every rank).
+ */
+int dp_par_gather_end(struct dp_par *x);
 
 /** A cut link is done with frame @p m (its far end has a copy): freed between windows. */
 void dp_par_free_later(struct dp_part *pt, struct rte_mbuf *m);

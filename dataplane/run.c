@@ -445,6 +445,15 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	}
 	if (p->bg_only == 0 && seen != p->steps)
 		dp_topo_stop(t);	/* stalled or failed: the background stops too */
+	{
+		/* ranks: every element's counters where the checks and the summary read them */
+		int rc2 = dp_topo_gather_end(t);
+
+		if (rc2 != 0 && rc == 0) {
+			snprintf(err, errlen, "the ranks' counters at the end: %s", strerror(-rc2));
+			rc = rc2;
+		}
+	}
 	if (p->status != NULL) {
 		run_poll(&ctl, t->eng.now);
 		atomic_store(&p->status->running, 0);
@@ -473,6 +482,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 			rc = -EPROTO;
 		}
 	}
+	rc = dp_topo_agree(t, rc, err, errlen);	/* ranks: the first failure of any */
 	if (rc != 0 && p->rt != NULL)
 		ports_say(p->rt, err, errlen);
 	module_res = prog->module_res;
@@ -499,10 +509,12 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		res->step[s].share[module_res] += res->step[s].module_share;
 	res->partitions = t->par != NULL ? t->par->n : 1;
 	res->lcores = t->par != NULL ? t->par->nl : 1;
+	res->ranks = t->par != NULL ? (uint32_t)t->par->nranks : 1;
 	res->windows = t->par != NULL ? t->par->windows : 0;
 	res->lookahead = t->par != NULL ? t->par->lookahead : 0;
 	for (uint32_t i = 0; t->par != NULL && i < t->par->n; i++) {
-		double b = (double)t->par->p[i].busy_ns / 1e9;
+		const struct dp_part *pt = &t->par->p[i];
+		double b = (double)(pt->here ? pt->busy_ns : pt->m_busy_ns) / 1e9;
 
 		res->busy_s += b;
 		if (b > res->busy_max_s)

@@ -129,7 +129,8 @@ struct dp_run_result {
 	struct dp_change *changes;		/**< [nchanges] (owned) */
 	uint32_t record_slots;			/**< steps the record held at once, at most */
 	uint32_t partitions;			/**< engines the graph ran in */
-	uint32_t lcores;			/**< lcores they ran on */
+	uint32_t lcores;			/**< lcores they ran on (per rank) */
+	uint32_t ranks;				/**< processes they ran in (MPI: ranks.h) */
 	uint64_t windows;			/**< partitions: synchronous windows run */
 	dp_time_t lookahead;			/**< partitions: the windows' length */
 	double busy_s, busy_max_s;		/**< partitions: wall time spent running events,

@@ -19,6 +19,7 @@
 #include "fpool.h"
 #include "kernel_prog.h"
 #include "portcap.h"
+#include "ranks.h"
 #include "topology.h"
 #include "wan.h"
 
@@ -424,7 +425,7 @@ partitions_make(struct dp_topo *t, const struct dp_topo_params *p, uint32_t np)
 		struct dp_fpool_params fp;
 
 		pt->eng.bytes = t->eng.bytes;
-		if (i > 0 && t->eng.bytes && p->pool != NULL &&
+		if (i > 0 && pt->here && t->eng.bytes && p->pool != NULL &&
 		    dp_fpool_params_of(p->pool, &fp) == 0) {
 			/* a frame pool is one lcore's: each partition has its own like it */
 			char pname[RTE_MEMPOOL_NAMESIZE];
@@ -1002,7 +1003,7 @@ dp_topo_check(const struct dp_topo *t, char *err, size_t errlen)
 
 		if (!dp_topo_here(t, i / t->n))
 			continue;	/* another process runs it */
-		if (w->state != DP_W_DONE) {
+		if (w->state != DP_W_DONE && (t->par == NULL || t->par->p[t->part_w[i]].here)) {
 			char where[240];
 
 			dp_topo_waiting(t, where, sizeof(where));
@@ -1064,6 +1065,154 @@ dp_topo_check(const struct dp_topo *t, char *err, size_t errlen)
 		return -EPROTO;
 	}
 	return 0;
+}
+
+/* An element's counters as they cross between ranks. */
+struct wire_elem {
+	uint32_t gid, pad;
+	struct dp_counters c;
+	uint64_t max_qbytes, fg_over, bg_drop;
+	dp_time_t busy_ps;
+	dp_time_t stage_busy[SM_STAGE_COUNT];
+};
+
+/* The element of @e's kind that holds more counters: a link's or a module's place, or -1. */
+static int
+mod_index(const struct dp_topo *t, const struct dp_elem *e)
+{
+	uintptr_t d;
+
+	if (t->mod == NULL || (uintptr_t)e < (uintptr_t)&t->mod[0].e)
+		return -1;
+	d = (uintptr_t)e - (uintptr_t)&t->mod[0].e;
+	if (d % sizeof(t->mod[0]) != 0 || d / sizeof(t->mod[0]) >= t->w_count)
+		return -1;
+	return (int)(d / sizeof(t->mod[0]));
+}
+
+int
+dp_topo_gather_end(struct dp_topo *t)
+{
+	struct wire_elem *mine = NULL;
+	uint8_t *all = NULL;
+	size_t cap = 0, *lens = NULL, n = 0, total = 0;
+	int rc;
+
+	if (t->par == NULL || t->par->nranks == 1)
+		return 0;
+	rc = dp_par_gather_end(t->par);
+	mine = calloc(t->n_all ? t->n_all : 1, sizeof(*mine));
+	lens = calloc((size_t)t->par->nranks, sizeof(*lens));
+	if ((mine == NULL || lens == NULL) && rc == 0)
+		rc = -ENOMEM;
+	for (uint32_t i = 0; mine != NULL && i < t->n_all; i++) {
+		const struct dp_elem *e = t->all[i];
+		struct wire_elem *w = &mine[n];
+		int m;
+
+		if (e == NULL || e->eng->part == NULL || !e->eng->part->here)
+			continue;
+		n++;
+		w->gid = e->gid;
+		w->c = e->c;
+		if (e->ops == &dp_link_ops) {
+			const struct dp_link *l = (const struct dp_link *)e;
+
+			w->max_qbytes = l->max_qbytes;
+			w->fg_over = l->fg_over;
+			w->bg_drop = l->bg_drop;
+			w->busy_ps = l->busy_ps;
+		}
+		m = mod_index(t, e);
+		if (m >= 0)
+			memcpy(w->stage_busy, t->mod[m].stage_busy, sizeof(w->stage_busy));
+	}
+	/* every rank takes part, whatever failed here */
+	{
+		int rc2 = dp_ranks_allgatherv(mine, rc == 0 ? n * sizeof(*mine) : 0, &all, &cap,
+					      lens);
+
+		if (rc == 0)
+			rc = rc2;
+	}
+	for (int r = 0; rc == 0 && r < t->par->nranks; r++)
+		total += lens[r];
+	for (size_t at = 0; rc == 0 && at + sizeof(struct wire_elem) <= total;
+	     at += sizeof(struct wire_elem)) {
+		struct wire_elem w;
+		struct dp_elem *e;
+		int m;
+
+		memcpy(&w, all + at, sizeof(w));
+		if (w.gid >= t->n_all || t->all[w.gid] == NULL) {
+			rc = -EPROTO;
+			break;
+		}
+		e = t->all[w.gid];
+		if (e->eng->part != NULL && e->eng->part->here)
+			continue;
+		e->c = w.c;
+		if (e->ops == &dp_link_ops) {
+			struct dp_link *l = (struct dp_link *)e;
+
+			l->max_qbytes = w.max_qbytes;
+			l->fg_over = w.fg_over;
+			l->bg_drop = w.bg_drop;
+			l->busy_ps = w.busy_ps;
+		}
+		m = mod_index(t, e);
+		if (m >= 0)
+			memcpy(t->mod[m].stage_busy, w.stage_busy, sizeof(w.stage_busy));
+	}
+	free(all);
+	free(lens);
+	free(mine);
+	return rc;
+}
+
+struct wire_outcome {
+	int32_t rc;
+	char err[500];
+};
+
+int
+dp_topo_agree(const struct dp_topo *t, int rc, char *err, size_t errlen)
+{
+	struct wire_outcome mine = { .rc = rc };
+	uint8_t *all = NULL;
+	size_t cap = 0, *lens;
+	int out = rc;
+
+	if (t->par == NULL || t->par->nranks == 1)
+		return rc;
+	lens = calloc((size_t)t->par->nranks, sizeof(*lens));
+	if (lens == NULL)
+		return rc != 0 ? rc : -ENOMEM;	/* the others wait: mpirun ends them */
+	if (rc != 0)
+		snprintf(mine.err, sizeof(mine.err), "%s", err);
+	if (dp_ranks_allgatherv(&mine, sizeof(mine), &all, &cap, lens) != 0) {
+		if (out == 0) {
+			snprintf(err, errlen, "the ranks could not agree on the run's outcome");
+			out = -EIO;
+		}
+	} else {
+		for (int r = 0; r < t->par->nranks; r++) {
+			struct wire_outcome w;
+
+			memcpy(&w, all + (size_t)r * sizeof(w), sizeof(w));
+			if (w.rc == 0)
+				continue;
+			out = w.rc;
+			w.err[sizeof(w.err) - 1] = '\0';
+			if (r == t->par->rank)
+				break;	/* its own message is in err */
+			snprintf(err, errlen, "rank %d: %s", r, w.err);
+			break;
+		}
+	}
+	free(all);
+	free(lens);
+	return out;
 }
 
 void

@@ -158,6 +158,19 @@ int dp_topo_waiting(const struct dp_topo *t, char *buf, size_t len);
 int dp_topo_check(const struct dp_topo *t, char *err, size_t errlen);
 
 /**
+ * Ranks (ranks.h), at the run's end, on every rank: every element's counters from the rank that
+ * ran it (so that dp_topo_check() and the summary see the whole graph), and to rank 0 the
+ * partitions' background counters and probe samples.  0 or -errno; a no-op with one rank.
+ */
+int dp_topo_gather_end(struct dp_topo *t);
+
+/**
+ * Ranks: the run's outcome agreed by every rank: the first of the ranks' @p rc that is not 0
+ * (with its message into @p err), in rank order.  Returns it; @p rc with one rank.
+ */
+int dp_topo_agree(const struct dp_topo *t, int rc, char *err, size_t errlen);
+
+/**
  * Run what is left (the sync done, the background stopping) to the end: nothing pending.
  * @return 0 or the engine's error
  */

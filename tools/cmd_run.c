@@ -25,6 +25,7 @@
 #include "eal.h"
 #include "opts.h"
 #include "outputs.h"
+#include "ranks.h"
 #include "run_report.h"
 #include "runner.h"
 #include "table.h"
@@ -347,6 +348,32 @@ open_trace(const struct sc_scenario *sc, const struct contender *c, unsigned int
 	return 0;
 }
 
+/*
+ * A rank other than 0 (ranks.h): the trace's interfaces numbered as rank 0 numbers them, and
+ * queue samples taken as there (its partitions send both to rank 0, which writes them); nothing
+ * is written here.  0 or the exit code.
+ */
+static int
+shadow_outputs(const struct run_opts *o, const struct sc_scenario *sc, struct runner *r)
+{
+	uint32_t mask;
+
+	if (trace_file(sc) != NULL && dp_capture_parse(sc->trace.capture, &mask, NULL, 0) == 0) {
+		r->cap = calloc(1, sizeof(*r->cap));
+		if (r->cap == NULL)
+			return CLI_EXIT_FAIL;
+		r->cap->elsewhere = true;
+		r->cap->mask = mask;
+		r->cap->snaplen = sc->trace.snaplen ? sc->trace.snaplen : UINT32_MAX;
+	}
+	if (o->queue_csv != NULL) {
+		r->queue_csv = fopen("/dev/null", "w");
+		if (r->queue_csv == NULL)
+			return CLI_EXIT_FAIL;
+	}
+	return CLI_EXIT_OK;
+}
+
 /* The control socket, its rings to the data plane, the status and the telemetry endpoints. */
 static struct dp_status ctl_status;
 
@@ -511,6 +538,21 @@ cmd_run(int argc, char **argv)
 		run_usage(stdout);
 		goto out;
 	}
+	/* under mpirun: one rank of the run (ranks.h); rank 0 alone writes and reports, the
+	 * others read the same input and agree on every outcome with it, and say nothing */
+	if (dp_ranks_init() != 0) {
+		fprintf(stderr, "syncemu run: started by an MPI launcher, but %s\n",
+			dp_ranks_launched() && dp_ranks_size() == 1 ?
+			"this syncemu was built without MPI (apt-get install libopenmpi-dev, then "
+			"meson setup --reconfigure build)" : "MPI_Init failed");
+		status = CLI_EXIT_FAIL;
+		goto out;
+	}
+	if (dp_ranks_rank() != 0 && (freopen("/dev/null", "w", stdout) == NULL ||
+				     freopen("/dev/null", "w", stderr) == NULL)) {
+		status = CLI_EXIT_FAIL;
+		goto out;
+	}
 	/* the --ctl path is the command line's: refused before anything runs */
 	if (o.ctl != NULL && ctl_path_check(o.ctl, err, sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu run: %s\n", err);
@@ -527,6 +569,14 @@ cmd_run(int argc, char **argv)
 		sc->variants = o.variants;
 	if (o.budgets)
 		sc->budgets = o.budgets;
+	if (dp_ranks_size() > 1 && (o.ctl != NULL || sc->run.clock == SC_CLOCK_REAL)) {
+		/* the same on every rank: every one refuses */
+		fprintf(stderr, "syncemu run: %s under mpirun: a run of several ranks is in virtual "
+			"time without a control socket in this release\n",
+			o.ctl != NULL ? "--ctl" : "run.clock = real");
+		status = o.ctl != NULL ? CLI_EXIT_USAGE : CLI_EXIT_INPUT;
+		goto out;
+	}
 	if (o.bg_only > 0) {
 		if (!(sc->background.load > 0) || sc->model.topo.n_dc < 2) {
 			fprintf(stderr, "syncemu run: --background-only needs background.load > 0 "
@@ -560,11 +610,16 @@ cmd_run(int argc, char **argv)
 	r.progress = !o.quiet;
 	r.tty = isatty(STDERR_FILENO);
 	r.stop = &stop_flag;
-	catch_stop();
+	if (dp_ranks_size() == 1)
+		catch_stop();	/* under mpirun, the launcher ends the ranks (no report) */
+	if (dp_ranks_rank() != 0) {
+		status = shadow_outputs(&o, sc, &r);
+		goto agree;
+	}
 	status = open_outputs(&o, sc, npos ? pos[0] : NULL, outs, err, sizeof(err));
 	if (status != CLI_EXIT_OK) {
 		fprintf(stderr, "syncemu run: %s\n", err);
-		goto out;
+		goto agree;
 	}
 	trace_path = outs[0].path;
 	if (outs[0].f != NULL) {
@@ -574,7 +629,7 @@ cmd_run(int argc, char **argv)
 		if (open_trace(sc, c, n, f, trace_path, &r.cap, err, sizeof(err)) != 0) {
 			fprintf(stderr, "syncemu run: %s\n", err);
 			status = CLI_EXIT_FAIL;
-			goto out;
+			goto agree;
 		}
 	}
 	if (outs[1].f != NULL) {
@@ -584,19 +639,25 @@ cmd_run(int argc, char **argv)
 			fprintf(stderr, "syncemu run: --queue-csv %s: %s\n", o.queue_csv,
 				strerror(errno));
 			status = CLI_EXIT_FAIL;
-			goto out;
+			goto agree;
 		}
 		r.queue_csv_streams = outfile_streams(outs[1].f);
 		fprintf(r.queue_csv, "run_id,run,t_s,link,bytes\n");
 	}
+agree:
+	status = dp_ranks_first(status);	/* a refused output on rank 0 ends every rank */
+	if (status != CLI_EXIT_OK)
+		goto out;
 	r.keep = RUNNER_KEEP;
 	r.queue_points = o.json;
 	r.extra_mb = runner_rt_mem_mb(sc);
 	if (runner_start(&r, need, SM_HDR_BYTES + sc->run.pk.payload, err, sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu run: %s\n", err);
 		status = CLI_EXIT_FAIL;
-		goto out;
 	}
+	status = dp_ranks_first(status);
+	if (status != CLI_EXIT_OK)
+		goto out;
 	if (runner_rt_open(&r, sc, c, n, err, sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu run: real time: %s\n", err);
 		status = CLI_EXIT_FAIL;
@@ -682,6 +743,9 @@ out:
 	for (i = 0; i < o.nowned; i++)
 		free(o.owned[i]);
 	runner_stop(&r);
+	if (dp_ranks_rank() != 0 && r.queue_csv != NULL)
+		fclose(r.queue_csv);
+	dp_ranks_fini();
 	free(r.cap);
 	free(runs);
 	free(sc);

@@ -196,10 +196,14 @@ summary_zero(struct outcome *runs, unsigned int n, const struct sc_scenario *sc)
 	}
 	for (i = 0; i < n; i++)
 		if (runs[i].res.partitions > 1) {
-			table_note(t, "engine: %u partitions on %u lcores, in %" PRIu64 " windows of "
+			char on[64] = "";
+
+			if (runs[i].res.ranks > 1)
+				snprintf(on, sizeof(on), " in each of %u MPI ranks", runs[i].res.ranks);
+			table_note(t, "engine: %u partitions on %u lcores%s, in %" PRIu64 " windows of "
 				   "%.3f us (the shortest delay of a link cut); running events %.3f s "
 				   "in all, the busiest partition %.3f s, of %.3f s (the first run's)",
-				   runs[i].res.partitions, runs[i].res.lcores, runs[i].res.windows,
+				   runs[i].res.partitions, runs[i].res.lcores, on, runs[i].res.windows,
 				   (double)runs[i].res.lookahead / 1e6, runs[i].res.busy_s,
 				   runs[i].res.busy_max_s, runs[i].wall);
 			break;
@@ -637,6 +641,7 @@ run_json(const struct outcome *r, uint32_t run_id)
 	/* how it ran (the same results whatever these are) */
 	json_object_set_new(o, "partitions", json_integer(r->res.partitions));
 	json_object_set_new(o, "lcores", json_integer(r->res.lcores));
+	json_object_set_new(o, "ranks", json_integer(r->res.ranks ? r->res.ranks : 1));
 	json_object_set_new(o, "windows", json_integer((json_int_t)r->res.windows));
 	json_object_set_new(o, "lookahead_ns", num((double)r->res.lookahead / 1e3));
 	json_object_set_new(o, "partitions_busy_s", json_real(r->res.busy_s));

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include <rte_errno.h>
@@ -23,6 +25,7 @@
 #include "fpool.h"
 #include "kernel_prog.h"
 #include "pcapng.h"
+#include "ranks.h"
 #include "runner.h"
 #include "runstats.h"
 #include "variant.h"
@@ -81,6 +84,38 @@ runner_need(const struct sc_scenario *sc, const struct contender *c)
 	return dp_run_pool_need(&rp);
 }
 
+/* The CPUs this process may run on, as "0-3,6" in @buf ("0" if unknown or too long). */
+static void
+cpus_of_self(char *buf, size_t len)
+{
+	cpu_set_t set;
+	size_t n = 0;
+	int c, first = -1;
+
+	snprintf(buf, len, "0");
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return;
+	for (c = 0; c <= CPU_SETSIZE; c++) {
+		bool in = c < CPU_SETSIZE && CPU_ISSET(c, &set);
+		int k;
+
+		if (in && first < 0)
+			first = c;
+		if (in || first < 0)
+			continue;
+		k = first == c - 1 ? snprintf(buf + n, len - n, "%s%d", n ? "," : "", first)
+				   : snprintf(buf + n, len - n, "%s%d-%d", n ? "," : "", first, c - 1);
+		if (k < 0 || (size_t)k >= len - n) {
+			snprintf(buf, len, "0");
+			return;
+		}
+		n += (size_t)k;
+		first = -1;
+	}
+	if (n == 0)
+		snprintf(buf, len, "0");
+}
+
 int
 runner_start(struct runner *r, uint32_t need, uint32_t frame_max, char *err, size_t errlen)
 {
@@ -88,7 +123,18 @@ runner_start(struct runner *r, uint32_t need, uint32_t frame_max, char *err, siz
 
 	if (r->mbufs)
 		need = r->mbufs;
-	if (r->eal == NULL && r->partitions != 1) {
+	if (r->eal == NULL && dp_ranks_size() > 1) {
+		/* a rank: one lcore, on the CPUs the launcher gave the process (Open MPI binds
+		 * each rank to a core unless oversubscribed); DPDK's telemetry is one socket per
+		 * file prefix, which the ranks of one host would share */
+		int k = snprintf(r->eal_buf, sizeof(r->eal_buf), DP_EAL_DEFAULT_NO_L
+				 " --no-telemetry -m %u --lcores 0@(", dp_pool_mem_mb(need, frame_max) +
+				 r->extra_mb);
+
+		cpus_of_self(r->eal_buf + k, sizeof(r->eal_buf) - (size_t)k - 1);
+		strcat(r->eal_buf, ")");
+		r->eal = r->eal_buf;
+	} else if (r->eal == NULL && r->partitions != 1) {
 		/* partitions: an lcore each, as many as there are CPUs (auto: all of them) */
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 		uint32_t n = cpus > 0 ? (uint32_t)cpus : 1;
@@ -341,6 +387,15 @@ runner_run(struct runner *r, const struct sc_scenario *sc, const struct contende
 	rp.pool = r->pool;
 	rp.bg_only = bg_only > 0 ? sm_ps(bg_only) : 0;
 	rp.partitions = sc->run.partitions != 0 ? sc->run.partitions : r->lcores;
+	if (dp_ranks_size() > 1) {
+		/* ranks: at least one partition each (auto: one per lcore of every rank) */
+		uint32_t R = (uint32_t)dp_ranks_size();
+
+		if (sc->run.partitions == 0)
+			rp.partitions = r->lcores * R;
+		if (rp.partitions < R)
+			rp.partitions = R;
+	}
 	rp.lcores = r->lcores;
 	if (rp.bg_only)
 		rp.steps = 0;

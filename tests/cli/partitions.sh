@@ -9,6 +9,7 @@
 # build, for memory errors rather than results): 2 x 4 and 3 x 5 under load only.
 set -u
 . "$(dirname "$0")/lib.sh"
+cli=$(realpath "$(dirname "$0")")
 se=$(realpath "$1")
 quick=${2:-}
 command -v python3 >/dev/null || skip "python3 is not installed"
@@ -16,33 +17,6 @@ command -v python3 >/dev/null || skip "python3 is not installed"
 eal="--no-huge --no-pci --no-shconf --iova-mode=va --log-level=*:error -l 0-1"
 [ "$(nproc)" -ge 2 ] || eal="--no-huge --no-pci --no-shconf --iova-mode=va --log-level=*:error --lcores 0@0,1@0"
 
-# compare.py DIR LABEL: the JSON reports DIR/{2,3,8}/r.json against DIR/1/r.json, less what
-# depends on how the run ran, not on what it emulated; one line "same P" or "differs P: ..." each
-cat >"$tmp/compare.py" <<'PY'
-import json, sys
-HOW = {"wall_s", "mframes_per_s", "partitions", "lcores", "windows", "lookahead_ns",
-       "partitions_busy_s", "partition_busiest_s"}
-def clean(o):
-    if isinstance(o, dict):
-        return {k: clean(v) for k, v in o.items() if k not in HOW}
-    if isinstance(o, list):
-        return [clean(x) for x in o if not (isinstance(x, str) and x.startswith("engine: "))]
-    return o
-d, label = sys.argv[1], sys.argv[2]
-ref = clean(json.load(open(d + "/1/r.json")))
-for p in sys.argv[3:]:
-    raw = json.load(open("%s/%s/r.json" % (d, p)))
-    cut = label == "" or all(r["partitions"] > 1 and r["windows"] > 0 for r in raw["runs"])
-    got = clean(raw)
-    if got == ref and cut:
-        print("same", p)
-    else:
-        why = "not cut into partitions" if not cut else next(
-            "run %d key %s" % (i, k) for i, (a, b) in enumerate(zip(ref["runs"], got["runs"]))
-            for k in a if a.get(k) != b.get(k)) if ref.get("runs") != got.get("runs") else \
-            "outside the runs"
-        print("differs", p, why)
-PY
 
 # same LABEL "CAPTURE" ARGS...: partitions 1 (the reference), 2, 3 and 8, each in a directory of
 # its own (the trace's header names its file: the same name in each)
@@ -60,14 +34,13 @@ same() {
 			return
 		fi
 	done
-	python3 "$tmp/compare.py" "$d" "$label" 2 3 8 >"$tmp/cmp" 2>&1 || bad "$label: $(cat "$tmp/cmp")"
-	while read -r word q why; do
-		if [ "$word" = same ]; then
-			ok "$label, $q partitions: the report of one"
+	for p in 2 3 8; do
+		if why=$(python3 "$cli/same_report.py" "$d/1/r.json" "$d/$p/r.json" partitions 2>&1); then
+			ok "$label, $p partitions: the report of one"
 		else
-			bad "$label, $q partitions: the report $word: $why"
+			bad "$label, $p partitions: the report $why"
 		fi
-	done <"$tmp/cmp"
+	done
 	for p in 2 3 8; do
 		if cmp -s "$d/1/t.pcapng" "$d/$p/t.pcapng"; then
 			ok "$label, $p partitions: the trace of one, byte for byte ($(stat -c %s "$d/1/t.pcapng") B)"
@@ -116,10 +89,10 @@ cp "$tmp/out" "$d/auto/r.json"
 expect_rc 0 "more partitions than workers" -- "$se" run -q --json -v A -n 2 \
 	--set run.partitions=4096
 cp "$tmp/out" "$d/4096/r.json"
-python3 "$tmp/compare.py" "$d" "" 4 auto 4096 >"$tmp/cmp" 2>&1
-grep -q "^same 4$" "$tmp/cmp" && ok "4 partitions on one lcore: the report of one" || bad "4 on one lcore: $(cat "$tmp/cmp")"
-grep -q "^same auto$" "$tmp/cmp" && ok "auto: the report of one" || bad "auto: $(cat "$tmp/cmp")"
-grep -q "^same 4096$" "$tmp/cmp" && ok "4096 partitions of 8 workers: the report of one" || bad "4096: $(cat "$tmp/cmp")"
+for p in 4 auto 4096; do
+	why=$(python3 "$cli/same_report.py" "$d/1/r.json" "$d/$p/r.json" 2>&1) &&
+		ok "partitions $p: the report of one" || bad "partitions $p: the report $why"
+done
 python3 - "$d" "$(nproc)" <<'PY' && ok "4 on 1 lcore; auto: an lcore per CPU, a partition each; 4096 of 8 workers: 8" || bad "partitions and lcores: $(head -c 300 "$d/auto/r.json")"
 import json, sys
 d, cpus = sys.argv[1], int(sys.argv[2])
