@@ -86,14 +86,6 @@ dp_ranks_fini(void)
 	started = false;
 }
 
-void
-dp_ranks_abort(int code)
-{
-	if (started)
-		MPI_Abort(MPI_COMM_WORLD, code);
-	exit(code);
-}
-
 /* The counts and offsets of @lens[] as MPI's ints; -E2BIG if one does not fit. */
 static int
 counts_of(const size_t *lens, int *cnt, int *off, size_t *total)
@@ -228,7 +220,8 @@ dp_ranks_first(int v)
 	if (all == NULL || MPI_Allgather(&v, 1, MPI_INT, all, 1, MPI_INT,
 					 MPI_COMM_WORLD) != MPI_SUCCESS) {
 		free(all);
-		dp_ranks_abort(v != 0 ? v : 1);	/* cannot agree: end them all */
+		MPI_Abort(MPI_COMM_WORLD, v != 0 ? v : 1);	/* cannot agree: end them all */
+		return v != 0 ? v : 1;
 	}
 	for (int r = 0; r < n_ranks; r++)
 		if (all[r] != 0) {
@@ -256,12 +249,6 @@ dp_ranks_init(void)
 void
 dp_ranks_fini(void)
 {
-}
-
-void
-dp_ranks_abort(int code)
-{
-	exit(code);
 }
 
 static int

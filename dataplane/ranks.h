@@ -28,9 +28,6 @@ int dp_ranks_init(void);
 /** MPI_Finalize if dp_ranks_init() started MPI. */
 void dp_ranks_fini(void);
 
-/** End every rank's process now with @p code (MPI_Abort), or exit() with one rank. */
-void dp_ranks_abort(int code) __attribute__((noreturn));
-
 /** This process's rank (0 with one) and the number of ranks (1 without MPI). */
 int dp_ranks_rank(void);
 int dp_ranks_size(void);
