@@ -85,6 +85,35 @@ dp_flow_init(struct dp_flow *f, uint32_t n_per_dc, uint32_t run_id, uint32_t ste
 	f->meta.flags = flags;
 }
 
+/*
+ * A frame of SM_HDR_BYTES + @payload bytes from @pool (@fs its frame pool, or NULL): from a frame
+ * pool its headers, the payload a shared segment of zeros; else one mbuf of the whole frame
+ * (the caller checks that it fits).  @p: where its headers go.  NULL if the pool is empty.
+ */
+static inline struct rte_mbuf *
+frame_alloc(struct rte_mempool *pool, struct dp_fpool_set *fs, uint32_t payload, uint8_t **p)
+{
+	struct rte_mbuf *m;
+
+	if (fs != NULL)
+		return dp_fpool_frame(fs, SM_HDR_BYTES, payload, p);
+	m = rte_pktmbuf_alloc(pool);
+	if (m == NULL)
+		return NULL;
+	m->data_len = (uint16_t)(SM_HDR_BYTES + payload);
+	m->pkt_len = m->data_len;
+	*p = rte_pktmbuf_mtod(m, uint8_t *);
+	return m;
+}
+
+/* Does a frame of @len bytes fit one mbuf of @pool (@fs NULL: not a frame pool)? */
+static inline bool
+frame_fits(struct rte_mempool *pool, const struct dp_fpool_set *fs, uint32_t len)
+{
+	return fs != NULL ||
+	       len <= (uint32_t)rte_pktmbuf_data_room_size(pool) - RTE_PKTMBUF_HEADROOM;
+}
+
 struct rte_mbuf *
 dp_frame_make(struct rte_mempool *pool, const struct dp_flow *f, uint64_t offset, uint32_t seq,
 	      uint32_t payload, uint64_t departure_ns, bool last)
@@ -95,19 +124,9 @@ dp_frame_make(struct rte_mempool *pool, const struct dp_flow *f, uint64_t offset
 	struct dp_se_hdr *se;
 	struct dp_meta *meta;
 
-	if (fs != NULL) {
-		/* its headers, with the payload a shared segment in a compact pool */
-		m = dp_fpool_frame(fs, SM_HDR_BYTES, payload, &p);
-		if (m == NULL)
-			return NULL;
-	} else {
-		m = rte_pktmbuf_alloc(pool);
-		if (m == NULL)
-			return NULL;
-		m->data_len = (uint16_t)(SM_HDR_BYTES + payload);
-		m->pkt_len = m->data_len;
-		p = rte_pktmbuf_mtod(m, uint8_t *);
-	}
+	m = frame_alloc(pool, fs, payload, &p);
+	if (m == NULL)
+		return NULL;
 	memcpy(p, f->hdr, SM_HDR_BYTES);
 	if (payload != f->full)
 		set_lengths(p, payload);
@@ -134,25 +153,13 @@ dp_frame_of_hdr(struct rte_mempool *pool, const uint8_t *hdr, uint32_t pkt_len,
 	struct rte_mbuf *m;
 	uint8_t *p;
 
-	if (pkt_len < SM_HDR_BYTES || pkt_len > UINT16_MAX)
+	if (pkt_len < SM_HDR_BYTES || pkt_len > UINT16_MAX || !frame_fits(pool, fs, pkt_len))
 		return NULL;
-	if (fs != NULL) {
-		m = dp_fpool_frame(fs, SM_HDR_BYTES, pkt_len - SM_HDR_BYTES, &p);
-		if (m == NULL)
-			return NULL;
-	} else {
-		m = rte_pktmbuf_alloc(pool);
-		if (m == NULL)
-			return NULL;
-		if (pkt_len > rte_pktmbuf_tailroom(m)) {
-			rte_pktmbuf_free(m);
-			return NULL;
-		}
-		p = rte_pktmbuf_mtod(m, uint8_t *);
+	m = frame_alloc(pool, fs, pkt_len - SM_HDR_BYTES, &p);
+	if (m == NULL)
+		return NULL;
+	if (fs == NULL)
 		memset(p + SM_HDR_BYTES, 0, pkt_len - SM_HDR_BYTES);
-		m->data_len = (uint16_t)pkt_len;
-		m->pkt_len = pkt_len;
-	}
 	memcpy(p, hdr, SM_HDR_BYTES);
 	*dp_meta(m) = *meta;
 	return m;
@@ -205,35 +212,23 @@ dp_pkt_of_mbuf(struct rte_mbuf *m, struct dp_pkt *p)
 struct rte_mbuf *
 dp_frame_copy(struct rte_mempool *pool, const struct rte_mbuf *m)
 {
-	uint32_t payload = rte_pktmbuf_pkt_len(m) - SM_HDR_BYTES;
+	uint32_t len = rte_pktmbuf_pkt_len(m);
 	struct dp_fpool_set *fs = dp_fpool_of(pool);
 	struct rte_mbuf *c;
 	const void *h;
+	uint32_t n;
 	uint8_t *p;
 
-	if (fs != NULL) {
-		c = dp_fpool_frame(fs, SM_HDR_BYTES, payload, &p);
-		if (c == NULL)
-			return NULL;
-		/* the payload is zeros in every frame: the headers are the frame */
-		h = rte_pktmbuf_read(m, 0, SM_HDR_BYTES, p);
-		if (h != p)
-			memcpy(p, h, SM_HDR_BYTES);
-	} else {
-		c = rte_pktmbuf_alloc(pool);
-		if (c == NULL)
-			return NULL;
-		if (rte_pktmbuf_pkt_len(m) > rte_pktmbuf_tailroom(c)) {
-			rte_pktmbuf_free(c);
-			return NULL;
-		}
-		p = rte_pktmbuf_mtod(c, uint8_t *);
-		h = rte_pktmbuf_read(m, 0, rte_pktmbuf_pkt_len(m), p);
-		if (h != p)
-			memcpy(p, h, rte_pktmbuf_pkt_len(m));
-		c->data_len = (uint16_t)rte_pktmbuf_pkt_len(m);
-		c->pkt_len = c->data_len;
-	}
+	if (!frame_fits(pool, fs, len))
+		return NULL;
+	c = frame_alloc(pool, fs, len - SM_HDR_BYTES, &p);
+	if (c == NULL)
+		return NULL;
+	/* in a frame pool the payload is zeros in every frame: the headers are the frame */
+	n = fs != NULL ? SM_HDR_BYTES : len;
+	h = rte_pktmbuf_read(m, 0, n, p);
+	if (h != p)
+		memcpy(p, h, n);
 	*dp_meta(c) = *dp_meta((struct rte_mbuf *)(uintptr_t)m);
 	return c;
 }

@@ -156,7 +156,7 @@ struct dp_par {
 	int rank, nranks;
 	uint32_t *mine, n_mine;		/**< this rank's partitions */
 	uint8_t *sbuf, *rbuf;		/**< what goes to the other ranks, what comes */
-	size_t scap, rcap, slen_cap;
+	size_t scap, rcap;
 	size_t *slen, *rlen;		/**< [nranks] */
 };
 

@@ -60,6 +60,10 @@ room(uint8_t **b, size_t *cap, size_t n)
 
 #ifdef SYNCEMU_MPI
 
+/* [n_ranks]: byte counts sent and received as MPI sends them, and as MPI's ints and offsets */
+static unsigned long *n_sl, *n_rl;
+static int *c_s, *o_s, *c_r, *o_r;
+
 int
 dp_ranks_init(void)
 {
@@ -75,6 +79,18 @@ dp_ranks_init(void)
 	/* errors come back as codes (a failed collective is a failed run, not an abort) */
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	started = true;
+	/* the collectives' per-rank counts, once for the process */
+	n_sl = calloc((size_t)n_ranks, sizeof(*n_sl));
+	n_rl = calloc((size_t)n_ranks, sizeof(*n_rl));
+	c_s = calloc((size_t)n_ranks, sizeof(*c_s));
+	o_s = calloc((size_t)n_ranks, sizeof(*o_s));
+	c_r = calloc((size_t)n_ranks, sizeof(*c_r));
+	o_r = calloc((size_t)n_ranks, sizeof(*o_r));
+	if (n_sl == NULL || n_rl == NULL || c_s == NULL || o_s == NULL || c_r == NULL ||
+	    o_r == NULL) {
+		dp_ranks_fini();
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -84,6 +100,14 @@ dp_ranks_fini(void)
 	if (started)
 		MPI_Finalize();
 	started = false;
+	free(n_sl);
+	free(n_rl);
+	free(c_s);
+	free(o_s);
+	free(c_r);
+	free(o_r);
+	n_sl = n_rl = NULL;
+	c_s = o_s = c_r = o_r = NULL;
 }
 
 /* The counts and offsets of @lens[] as MPI's ints; -E2BIG if one does not fit. */
@@ -106,47 +130,34 @@ counts_of(const size_t *lens, int *cnt, int *off, size_t *total)
 static int
 gatherv(const void *mine, size_t len, uint8_t **all, size_t *cap, size_t *lens, bool to_all)
 {
-	unsigned long l = len, *ls;
-	int *cnt, *off, rc = 0;
+	unsigned long l = len;
 	size_t total = 0;
+	int rc = 0;
 
 	if (len > INT_MAX)
 		return -E2BIG;
-	ls = calloc((size_t)n_ranks, sizeof(*ls));
-	cnt = calloc((size_t)n_ranks, sizeof(*cnt));
-	off = calloc((size_t)n_ranks, sizeof(*off));
-	if (ls == NULL || cnt == NULL || off == NULL) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	if (to_all ? MPI_Allgather(&l, 1, MPI_UNSIGNED_LONG, ls, 1, MPI_UNSIGNED_LONG,
+	if (to_all ? MPI_Allgather(&l, 1, MPI_UNSIGNED_LONG, n_rl, 1, MPI_UNSIGNED_LONG,
 				   MPI_COMM_WORLD) != MPI_SUCCESS
-		   : MPI_Gather(&l, 1, MPI_UNSIGNED_LONG, ls, 1, MPI_UNSIGNED_LONG, 0,
-				MPI_COMM_WORLD) != MPI_SUCCESS) {
-		rc = -EIO;
-		goto out;
-	}
+		   : MPI_Gather(&l, 1, MPI_UNSIGNED_LONG, n_rl, 1, MPI_UNSIGNED_LONG, 0,
+				MPI_COMM_WORLD) != MPI_SUCCESS)
+		return -EIO;
 	if (to_all || my_rank == 0) {
 		for (int r = 0; r < n_ranks; r++)
-			lens[r] = ls[r];
-		rc = counts_of(lens, cnt, off, &total);
+			lens[r] = n_rl[r];
+		rc = counts_of(lens, c_r, o_r, &total);
 		if (rc == 0)
 			rc = room(all, cap, total);
 	}
 	/* every rank takes part even after an error of its own, or the others would wait */
 	if (to_all) {
-		if (MPI_Allgatherv(mine, (int)len, MPI_BYTE, rc == 0 ? *all : NULL, cnt, off,
+		if (MPI_Allgatherv(mine, (int)len, MPI_BYTE, rc == 0 ? *all : NULL, c_r, o_r,
 				   MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS && rc == 0)
 			rc = -EIO;
 	} else {
-		if (MPI_Gatherv(mine, (int)len, MPI_BYTE, rc == 0 ? *all : NULL, cnt, off, MPI_BYTE,
+		if (MPI_Gatherv(mine, (int)len, MPI_BYTE, rc == 0 ? *all : NULL, c_r, o_r, MPI_BYTE,
 				0, MPI_COMM_WORLD) != MPI_SUCCESS && rc == 0)
 			rc = -EIO;
 	}
-out:
-	free(ls);
-	free(cnt);
-	free(off);
 	return rc;
 }
 
@@ -166,46 +177,29 @@ int
 dp_ranks_alltoallv(const uint8_t *send, const size_t *slen, uint8_t **recv, size_t *cap,
 		   size_t *rlen)
 {
-	unsigned long *sl = calloc((size_t)n_ranks, sizeof(*sl));
-	unsigned long *rl = calloc((size_t)n_ranks, sizeof(*rl));
-	int *sc = calloc((size_t)n_ranks, sizeof(*sc)), *so = calloc((size_t)n_ranks, sizeof(*so));
-	int *rc_ = calloc((size_t)n_ranks, sizeof(*rc_)), *ro = calloc((size_t)n_ranks, sizeof(*ro));
 	size_t total = 0, stotal = 0;
-	int rc = 0;
+	int rc;
 
-	if (sl == NULL || rl == NULL || sc == NULL || so == NULL || rc_ == NULL || ro == NULL) {
-		rc = -ENOMEM;
-		goto out;
-	}
 	for (int r = 0; r < n_ranks; r++)
-		sl[r] = slen[r];
-	if (MPI_Alltoall(sl, 1, MPI_UNSIGNED_LONG, rl, 1, MPI_UNSIGNED_LONG,
-			 MPI_COMM_WORLD) != MPI_SUCCESS) {
-		rc = -EIO;
-		goto out;
-	}
+		n_sl[r] = slen[r];
+	if (MPI_Alltoall(n_sl, 1, MPI_UNSIGNED_LONG, n_rl, 1, MPI_UNSIGNED_LONG,
+			 MPI_COMM_WORLD) != MPI_SUCCESS)
+		return -EIO;
 	for (int r = 0; r < n_ranks; r++)
-		rlen[r] = rl[r];
-	rc = counts_of(slen, sc, so, &stotal);
+		rlen[r] = n_rl[r];
+	rc = counts_of(slen, c_s, o_s, &stotal);
 	if (rc == 0)
-		rc = counts_of(rlen, rc_, ro, &total);
+		rc = counts_of(rlen, c_r, o_r, &total);
 	if (rc == 0)
 		rc = room(recv, cap, total);
 	if (rc != 0) {
 		/* send and take nothing, so that the others do not wait for ever */
-		memset(sc, 0, (size_t)n_ranks * sizeof(*sc));
-		memset(rc_, 0, (size_t)n_ranks * sizeof(*rc_));
+		memset(c_s, 0, (size_t)n_ranks * sizeof(*c_s));
+		memset(c_r, 0, (size_t)n_ranks * sizeof(*c_r));
 	}
-	if (MPI_Alltoallv(send, sc, so, MPI_BYTE, rc == 0 ? *recv : NULL, rc_, ro, MPI_BYTE,
+	if (MPI_Alltoallv(send, c_s, o_s, MPI_BYTE, rc == 0 ? *recv : NULL, c_r, o_r, MPI_BYTE,
 			  MPI_COMM_WORLD) != MPI_SUCCESS && rc == 0)
 		rc = -EIO;
-out:
-	free(sl);
-	free(rl);
-	free(sc);
-	free(so);
-	free(rc_);
-	free(ro);
 	return rc;
 }
 
