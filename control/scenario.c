@@ -386,9 +386,6 @@ check_all(struct loader *ld, const struct sc_scenario *t)
 	if (sm_params_check(&t->model, msg, sizeof(msg)) != 0 ||
 	    sm_packet_check(&t->run.pk, msg, sizeof(msg)) != 0)
 		return whole_err(ld, msg);
-	if (t->run.clock == SC_CLOCK_REAL && t->run.partitions != 1)
-		return whole_err(ld, "run.partitions: a real-time run (run.clock = real) runs in "
-				 "one partition in this release: set run.partitions = 1");
 	return 0;
 }
 

@@ -565,6 +565,30 @@ run_rt(struct dp_engine *eng, dp_time_t until, bool (*done)(void *arg), void *ar
 }
 
 int
+dp_engine_turn(struct dp_engine *eng, uint32_t max, dp_time_t until, const bool *stop,
+	       dp_time_t *lb)
+{
+	const struct dp_rt_hooks *rt = eng->rt;
+	dp_time_t E = rt->now(rt->arg), t;
+	uint32_t n = 0;
+
+	rt->poll(rt->arg, E);	/* arrivals stamped E: after every event run so far (run_rt()) */
+	if (until > E)
+		until = E;
+	while (n < max && eng->error == 0 && !*stop && (t = dp_engine_next(eng)) <= until) {
+		run_event(eng, take(eng));
+		n++;
+	}
+	if (n == max)
+		eng->rt_behind++;
+	else if (n == 0)
+		eng->rt_spins++;
+	t = dp_engine_next(eng);
+	*lb = t < E ? t : E;	/* later polls stamp later; the calendar holds nothing earlier */
+	return eng->error;
+}
+
+int
 dp_engine_run(struct dp_engine *eng, dp_time_t until, bool (*done)(void *arg), void *arg)
 {
 	if (eng->rt != NULL)

@@ -71,6 +71,7 @@ struct dp_elem {
 struct dp_rt_hooks {
 	dp_time_t (*now)(void *arg);			/**< emulated time now, read off the TSC */
 	void (*poll)(void *arg, dp_time_t now);		/**< take arrivals, stamped @p now */
+	bool (*busy)(void *arg);			/**< frames wait to leave the ports */
 	void *arg;
 };
 
@@ -204,6 +205,17 @@ dp_engine_next(const struct dp_engine *eng)
  * @return 0, or the element's error
  */
 int dp_engine_run(struct dp_engine *eng, dp_time_t until, bool (*done)(void *arg), void *arg);
+
+/**
+ * Real time, one turn of a partition on an lcore shared with others (parallel.h): take the
+ * arrivals at the clock's time and run the events due by then and at or before @p until, at
+ * most @p max of them, stopping after the event that sets *@p stop.  *@p lb is then the
+ * earliest time an event of the engine can have from now on (its next event, or the clock's
+ * time: what later polls bring is stamped later).
+ * @return 0, or the element's error
+ */
+int dp_engine_turn(struct dp_engine *eng, uint32_t max, dp_time_t until, const bool *stop,
+		   dp_time_t *lb);
 
 /** One more piece of the sync's work in progress (dp_engine.sync_wip). */
 static inline void

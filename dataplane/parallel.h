@@ -120,6 +120,14 @@ struct dp_part {
 	int64_t m_wip;
 	bool m_rel_hold;		/**< a mirror's barrier, fired, holds one more in m_wip */
 	uint32_t steps_sent;		/**< steps of @c rec sent to rank 0 */
+	/* real time (dp_par_run_rt()): what the lcore running it publishes, on a line of its own */
+	atomic_uint pub_ndone __rte_cache_aligned;	/**< ndone, stored after pub_done_t */
+	_Atomic uint64_t pub_done_t[2];	/**< done_t, by the parity of ndone - 1 */
+	_Atomic uint64_t pub_lb;	/**< no event of it from now on is earlier than this */
+	atomic_uint pub_steps;		/**< rec.steps_done */
+	atomic_bool pub_idle;		/**< nothing pending, nothing waiting to leave its ports */
+	atomic_bool pub_error;		/**< its engine failed (eng.error) */
+	uint32_t fired_seen;		/**< releases of the barrier fired here */
 } __rte_cache_aligned;	/* apart from the next one's: each is run on its own lcore */
 
 /** The partitions and how they run. */
@@ -132,6 +140,11 @@ struct dp_par {
 	uint32_t gid_next;		/**< ids in the whole graph, as elements are added */
 	uint32_t fired;			/**< global events (releases, the finish) fired */
 	uint64_t windows;
+	/* real time: the barrier's releases (rt_fire_t, then rt_fired), the lcores' stop word */
+	atomic_uint rt_fired;
+	_Atomic uint64_t rt_fire_t;
+	atomic_bool rt_stop;
+	bool rt_on;			/**< the lcores are running the partitions in real time */
 	uint32_t side;			/**< windows run, mod 2: the boxes' side being filled */
 	uint32_t nl;			/**< lcores running partitions (1: this one alone) */
 	unsigned int lcore[RTE_MAX_LCORE];	/**< [nl], lcore[0] the caller's */
@@ -167,6 +180,31 @@ struct dp_par {
  */
 int dp_par_init(struct dp_par *x, uint32_t n, uint32_t max_elems, struct rte_mempool *pool,
 		dp_time_t t0, struct dp_capture *cap);
+
+/**
+ * Real time (each partition's engine has its dp_engine.rt): every partition runs on its lcore,
+ * paced by the clock, with no windows: frames between partitions cross ports (rt.h), and the
+ * barrier is the only thing shared.  A partition whose workers are all in publishes its time; the
+ * caller's lcore, seeing every partition in, publishes the release at the latest of their times,
+ * and each partition's lcore fires its copy of the barrier at that time or, if its clock has
+ * passed it, at the time it learns of it (a split over processes does the same, rt.h: the
+ * release is late by the time the word takes, here a few hundred ns of real time).
+ *
+ * The lcores are started by the first call and run on between calls, until dp_par_rt_halt().
+ * The caller's lcore runs its share of the partitions too, merges steps as every partition
+ * finishes them (retiring them into the run's record), and returns when @p done(arg) is true
+ * (asked between its turns), when the clock passes @p until, or on an error (the lcores halted).
+ * Trace records, transfers and samples are merged when the lcores halt.
+ *
+ * @return 0, or the first error (the message in dp_par.errmsg)
+ */
+int dp_par_run_rt(struct dp_par *x, dp_time_t until, bool (*done)(void *arg), void *arg);
+
+/** Real time: stop the lcores, then merge what the partitions recorded.  Idempotent. */
+void dp_par_rt_halt(struct dp_par *x);
+
+/** Real time: every partition has nothing pending and nothing waiting to leave its ports. */
+bool dp_par_rt_idle(const struct dp_par *x);
 
 /** Free the partitions (not the elements): frames still crossing go back to their pool. */
 void dp_par_fini(struct dp_par *x);

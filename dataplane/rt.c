@@ -10,6 +10,7 @@
 #include <rte_byteorder.h>
 #include <rte_ethdev.h>
 
+#include "parallel.h"
 #include "record.h"
 #include "rt.h"
 #include "topology.h"
@@ -66,6 +67,39 @@ rt_poll(void *arg, dp_time_t now)
 	for (i = 0; i < DP_RT_PORT_MAX; i++)
 		if (rt->opened[i] && rt->port[i].e.eng != NULL)
 			dp_port_poll(&rt->port[i], now);
+}
+
+/* A partition's: its own ports alone (each port is polled by the lcore of its engine). */
+static dp_time_t
+scope_now(void *arg)
+{
+	const struct dp_rt_scope *sc = arg;
+
+	return rt_now(sc->rt);
+}
+
+static void
+scope_poll(void *arg, dp_time_t now)
+{
+	const struct dp_rt_scope *sc = arg;
+	struct dp_rt *rt = sc->rt;
+
+	for (uint32_t i = 0; i < DP_RT_PORT_MAX; i++)
+		if (rt->opened[i] && rt->port[i].e.eng == sc->eng)
+			dp_port_poll(&rt->port[i], now);
+}
+
+static bool
+scope_busy(void *arg)
+{
+	const struct dp_rt_scope *sc = arg;
+	struct dp_rt *rt = sc->rt;
+
+	for (uint32_t i = 0; i < DP_RT_PORT_MAX; i++)
+		if (rt->opened[i] && rt->port[i].e.eng == sc->eng &&
+		    dp_port_backlog(&rt->port[i]) > 0)
+			return true;
+	return false;
 }
 
 /* ---- messages ---- */
@@ -635,6 +669,13 @@ dp_rt_begin(struct dp_rt *rt, struct dp_topo *t, uint32_t run_id, char *err, siz
 	}
 	dp_clock_epoch(&rt->clk, start, t->eng.now, rt->dilation);
 	t->eng.rt = &rt->hooks;
+	for (uint32_t i = 0; t->par != NULL && i < t->par->n; i++) {
+		/* partitions: each on its lcore, with the ports of its data centres */
+		rt->scope[i] = (struct dp_rt_scope){ rt, &t->par->p[i].eng };
+		rt->part_hooks[i] = (struct dp_rt_hooks){ scope_now, scope_poll, scope_busy,
+							  &rt->scope[i] };
+		t->par->p[i].eng.rt = &rt->part_hooks[i];
+	}
 	return 0;
 }
 
@@ -694,6 +735,32 @@ drained(void *arg)
 	return rt->peer_done && rx >= rt->peer_tx;
 }
 
+/*
+ * Partitions: every partition idle and every frame sent through the ports arrived (their
+ * counters are written by the partitions' lcores: read whole, as they stand).
+ */
+static bool
+par_drained(void *arg)
+{
+	struct drain *dr = arg;
+	struct dp_rt *rt = dr->rt;
+	uint64_t tx = 0, rx = 0;
+	uint32_t i;
+
+	if (!dp_par_rt_idle(dr->t->par))
+		return false;
+	for (i = 0; i < rt->n_links; i++)
+		if (__atomic_load_n(&rt->link_rx[i]->rx, __ATOMIC_RELAXED) !=
+		    __atomic_load_n(&rt->link_tx[i]->tx, __ATOMIC_RELAXED))
+			return false;
+	for (i = 0; i < rt->n_dc; i++)
+		if (rt->dc_port[i] != NULL) {
+			tx += __atomic_load_n(&rt->dc_port[i]->tx, __ATOMIC_RELAXED);
+			rx += __atomic_load_n(&rt->dc_port[i]->rx, __ATOMIC_RELAXED);
+		}
+	return rx == tx;
+}
+
 static int
 send_results(struct dp_rt *rt, const struct dp_topo *t)
 {
@@ -740,13 +807,25 @@ dp_rt_end(struct dp_rt *rt, struct dp_topo *t, struct dp_rt_report *rep, char *e
 	uint32_t d;
 	int rc;
 
-	rc = dp_engine_run(&t->eng, t->eng.now + wait, drained, &dr);
-	if (rc != 0) {
-		snprintf(err, errlen, "%s", t->eng.errmsg);
-		return rc;
+	if (t->par != NULL) {
+		/* the partitions run on until drained; then the lcores halt and the caller's merges */
+		rc = dp_par_run_rt(t->par, rt_now(rt) + wait, par_drained, &dr);
+		dp_par_rt_halt(t->par);
+		if (rc == 0)
+			rc = t->par->error;
+		if (rc != 0) {
+			snprintf(err, errlen, "%s", t->par->errmsg);
+			return rc;
+		}
+	} else {
+		rc = dp_engine_run(&t->eng, t->eng.now + wait, drained, &dr);
+		if (rc != 0) {
+			snprintf(err, errlen, "%s", t->eng.errmsg);
+			return rc;
+		}
 	}
 	port_totals(rt, &tx, &rx);
-	if (!drained(&dr)) {
+	if (!(t->par != NULL ? par_drained(&dr) : drained(&dr))) {
 		int l = link_short(rt);
 
 		if (l >= 0)
@@ -804,6 +883,10 @@ dp_rt_end(struct dp_rt *rt, struct dp_topo *t, struct dp_rt_report *rep, char *e
 	rep->rtt_ns = rt->rtt_ns;
 	rep->behind = t->eng.rt_behind;
 	rep->idle = t->eng.rt_spins;
+	for (d = 0; t->par != NULL && d < t->par->n; d++) {
+		rep->behind += t->par->p[d].eng.rt_behind;
+		rep->idle += t->par->p[d].eng.rt_spins;
+	}
 	rep->merged = rt->split && rt->leader;
 	for (d = 0; d < DP_RT_PORT_MAX; d++)
 		if (rt->opened[d])

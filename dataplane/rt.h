@@ -87,9 +87,17 @@ struct dp_rt_report {
 	bool merged;			/**< the steps are both sides' (the leader) */
 };
 
+/** A partition's view of the real-time hooks (parallel.h): the ports of its own engine. */
+struct dp_rt_scope {
+	struct dp_rt *rt;
+	const struct dp_engine *eng;
+};
+
 struct dp_rt {
 	struct dp_clock clk;
 	struct dp_rt_hooks hooks;
+	struct dp_rt_hooks part_hooks[DP_RT_DC_MAX];	/**< partitions: by partition */
+	struct dp_rt_scope scope[DP_RT_DC_MAX];
 	struct dp_port port[DP_RT_PORT_MAX];	/**< the DCs' by DC, then the links' ends */
 	struct dp_port *dc_port[DP_RT_DC_MAX];	/**< by DC; NULL: none */
 	bool opened[DP_RT_PORT_MAX];

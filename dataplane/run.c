@@ -325,18 +325,13 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 			.link_port = lp, .n_link_ports = n_lp,
 			/* in virtual time; the background alone runs in one */
 			.partitions = p->bg_only > 0 ? 1 : p->partitions, .lcores = p->lcores,
+			.realtime = p->rt != NULL,
 		};
 
 		for (i = 0; i < n_lp; i++)
 			lp[i] = (struct dp_topo_link_port){ p->rt->link_name[i], p->rt->link_tx[i],
 							    p->rt->link_rx[i] };
 
-		if (p->rt != NULL && p->partitions > 1) {
-			snprintf(err, errlen, "[run] partitions = %u: a real-time run runs in one "
-				 "partition in this release", p->partitions);
-			rc = -EINVAL;
-			goto out;
-		}
 		rc = dp_topo_build(t, &tp, err, errlen);
 		if (rc != 0)
 			goto out;

@@ -88,6 +88,18 @@ eng_of(struct dp_topo *t, uint32_t part)
 	return t->par != NULL ? &t->par->p[part].eng : &t->eng;
 }
 
+/* Is @eng this topology's engine or one of its partitions'? */
+static bool
+ours(const struct dp_topo *t, const struct dp_engine *eng)
+{
+	if (eng == &t->eng)
+		return true;
+	for (uint32_t i = 0; t->par != NULL && i < t->par->n; i++)
+		if (eng == &t->par->p[i].eng)
+			return true;
+	return false;
+}
+
 /*
  * Link @l runs in partition @from and leads to partition @to: if they differ, its far end
  * (xin.h) goes into @to with the link's gid, and the link hands its frames over as it queues
@@ -579,9 +591,12 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 			 "processes needs wan = ring", sm_wan_shape_name(t->shape));
 		return -EINVAL;
 	}
-	if (p->partitions > 1 && (p->dc_port != NULL || p->local != 0 || p->n_link_ports > 0)) {
-		snprintf(err, errlen, "[run] partitions = %u: a run through ports (real time) runs "
-			 "in one partition", p->partitions);
+	if (p->partitions > 1 && ((p->local != 0 && p->local != (t->d >= 32 ? UINT32_MAX :
+								   (1u << t->d) - 1)) ||
+				  p->n_link_ports > 0)) {
+		snprintf(err, errlen, "[run] partitions = %u: a real-time run split over processes "
+			 "or with links through ports runs in one partition in this release",
+			 p->partitions);
 		return -EINVAL;
 	}
 	t->dc_port = p->dc_port;
@@ -600,7 +615,22 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	for (w = 0; w < t->w_count; w++)
 		if (dp_topo_here(t, w / t->n))
 			t->local_w[t->n_local++] = w;
-	np = assign(t, p->partitions > 1 ? p->partitions : 1, in_net);
+	/* real time: whole data centres, cut only where their WAN links cross ports */
+	np = assign(t, p->partitions <= 1 ? 1 : p->realtime && p->partitions > t->d ? t->d :
+		    p->partitions, in_net);
+	for (d = 0; p->realtime && np > 1 && d < t->n_wan; d++) {
+		uint32_t from, to;
+
+		sm_wan_ends(t->shape, t->d, d, &from, &to);
+		if (t->part_sw[from] != t->part_sw[to] && !through_port(t, d)) {
+			snprintf(err, errlen, "[run] partitions = %u: in real time the partitions meet "
+				 "only at ports, and the WAN link from DC %u to DC %u joins two of "
+				 "them with none (map [ports] dc%u and dc%u, or partitions = 1)",
+				 p->partitions, from, to, from, to);
+			dp_topo_free(t);
+			return -EINVAL;
+		}
+	}
 	t->lcores = p->lcores;
 	n_elems = 6 * t->w_count + 6 * t->d + 4 + t->n_wan + 2 * t->n_link_ports;
 	rc = dp_engine_init(&t->eng, np > 1 ? 1 : n_elems, p->pool, p->t0);
@@ -717,12 +747,14 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 			snprintf(name, sizeof(name), "wan%u>%u", from, to);
 		cin = point(p->cap, DP_CAP_WAN, name, ".in");
 		cout = point(p->cap, DP_CAP_WAN, name, ".out");
+		bool via = t->shape == SM_WAN_RING && through_port(t, d);
+
 		rc = dp_wan_init(&t->wan[d], eng_of(t, t->part_sw[from]), name, t->links.wan_bw,
 				 sm_wan_link_delay(t->shape, t->d, d, t->links.wan_delay),
-				 p->q_wan, p->pk->account, t->shape == SM_WAN_RING &&
-				 through_port(t, d) ? &t->dc_port[d]->e : &t->sw[to].e, cin, cout);
-		if (rc == 0)
-			rc = cut(t, &t->wan[d], t->part_sw[from], t->part_sw[to]);
+				 p->q_wan, p->pk->account, via ? &t->dc_port[d]->e : &t->sw[to].e,
+				 cin, cout);
+		if (rc == 0)	/* through a port: it leads to its own DC's port, no cut */
+			rc = cut(t, &t->wan[d], t->part_sw[from], t->part_sw[via ? from : to]);
 		if (rc != 0)
 			goto fail;
 	}
@@ -739,7 +771,7 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 		if (t->dc_port[d] == NULL)
 			continue;
 		snprintf(name, sizeof(name), "dc%u.eth", d);
-		rc = dp_port_attach(t->dc_port[d], &t->eng, name, &t->sw[d].e,
+		rc = dp_port_attach(t->dc_port[d], eng_of(t, t->part_sw[d]), name, &t->sw[d].e,
 				    point(p->cap, DP_CAP_ETH, name, ".tx"),
 				    point(p->cap, DP_CAP_ETH, name, ".rx"));
 		if (rc != 0)
@@ -827,6 +859,8 @@ dp_topo_stop(struct dp_topo *t)
 {
 	uint32_t d;
 
+	if (t->par != NULL)
+		dp_par_rt_halt(t->par);	/* real time: the lcores stop before the hosts do */
 	for (d = 0; t->bg != NULL && d < t->d; d++)
 		if (t->bg[d].link != NULL)
 			dp_bghost_stop(&t->bg[d]);
@@ -877,6 +911,15 @@ par_advanced(void *arg)
 	return t->rec.steps_done != a->seen || t->eng.sync_wip == 0 || t->eng.events >= a->ev_end;
 }
 
+/* Real time, partitions: a step retired (merged from every partition). */
+static bool
+rt_advanced(void *arg)
+{
+	const struct advance *a = arg;
+
+	return a->t->rec.steps_done != a->seen;
+}
+
 static int
 par_advance(struct dp_topo *t)
 {
@@ -912,6 +955,19 @@ dp_topo_advance(struct dp_topo *t, dp_time_t watchdog)
 	dp_time_t until = DP_NEVER;
 	int rc;
 
+	if (t->par != NULL && !a.exact) {
+		/* real time: the partitions on their lcores until a step is done or the watchdog */
+		rc = dp_par_run_rt(t->par, t->par->p[t->par->mine[0]].eng.rt->now(
+					   t->par->p[t->par->mine[0]].eng.rt->arg) + watchdog,
+				   rt_advanced, &a);
+		if (rc != 0 || t->rec.steps_done == a.seen)
+			dp_par_rt_halt(t->par);
+		if (!t->par->rt_on)
+			par_view(t);	/* running on, the partitions are their lcores' */
+		if (rc != 0)
+			return rc;
+		return t->rec.steps_done != a.seen;
+	}
 	if (t->par != NULL)
 		return par_advance(t);
 	if (!a.exact)
@@ -1098,6 +1154,12 @@ dp_topo_gather_end(struct dp_topo *t)
 	size_t cap = 0, *lens = NULL, n = 0, total = 0;
 	int rc;
 
+	if (t->par != NULL && t->par->rt_on) {
+		dp_par_rt_halt(t->par);		/* real time: what the lcores ran, now this one's */
+		par_view(t);
+	} else if (t->par != NULL && t->eng.rt != NULL) {
+		par_view(t);
+	}
 	if (t->par == NULL || t->par->nranks == 1)
 		return 0;
 	rc = dp_par_gather_end(t->par);
@@ -1252,8 +1314,10 @@ dp_topo_free(struct dp_topo *t)
 	free(t->sink);
 	free(t->probe);
 	dp_bgstats_free(&t->bgstats);
+	if (t->par != NULL)
+		dp_par_stop(t->par);	/* before what the lcores run goes */
 	for (i = 0; t->dc_port != NULL && i < t->d; i++)
-		if (t->dc_port[i] != NULL && t->dc_port[i]->e.eng == &t->eng)
+		if (t->dc_port[i] != NULL && ours(t, t->dc_port[i]->e.eng))
 			dp_port_detach(t->dc_port[i]);
 	for (i = 0; i < t->n_link_ports; i++) {
 		if (t->link_port[i].tx->e.eng == &t->eng)

@@ -62,6 +62,7 @@ struct dp_topo_params {
 	uint32_t partitions;			/**< engines the graph is cut into (0, 1: one;
 						 *   parallel.h), at most the workers */
 	uint32_t lcores;			/**< lcores they may run on (0, 1: this one) */
+	bool realtime;				/**< real time: partitions meet at ports alone */
 	/* real time */
 	uint32_t local;				/**< data centres run here (1u << d); 0: all */
 	struct dp_port **dc_port;		/**< [n_dc]: a DC's port, or NULL (none) */
