@@ -386,6 +386,17 @@ check_all(struct loader *ld, const struct sc_scenario *t)
 	if (sm_params_check(&t->model, msg, sizeof(msg)) != 0 ||
 	    sm_packet_check(&t->run.pk, msg, sizeof(msg)) != 0)
 		return whole_err(ld, msg);
+	if (t->run.clock == SC_CLOCK_REAL && t->run.partitions != 1) {
+		bool split = t->ports.local[0] != '\0' && strcmp(t->ports.local, "all") != 0;
+		bool links = false;
+
+		for (uint32_t i = 0; i < SC_LINKS_MAX; i++)
+			links = links || t->ports.link[i][0] != '\0';
+		if (split || links)
+			return whole_err(ld, "run.partitions: a real-time run split over processes "
+					 "(ports.local) or with links through ports (ports.linkN) "
+					 "runs in one partition in this release: set run.partitions = 1");
+	}
 	return 0;
 }
 

@@ -130,8 +130,11 @@ for v in 0 4097 two -1; do
 	expect_rc 2 "partitions = $v is refused" -- "$se" run -q -v A -n 1 --set run.partitions=$v
 	expect_grep "$tmp/err" "run.partitions" "partitions = $v: the error names the key"
 done
-expect_rc 3 "a real-time run in partitions is refused" -- "$se" run -q -v A -n 1 \
-	--set run.partitions=2 --set run.clock=real --set ports.dc0=ring:pa --set ports.dc1=ring:pa
-expect_grep "$tmp/err" "partitions" "real time and partitions: the error says why"
+# (real time in partitions: tests/cli/realtime.sh)
+expect_rc 3 "a real-time run split over processes, in partitions, is refused" -- "$se" run -q \
+	-v A -n 1 --set run.partitions=2 --set run.clock=real --set ports.local=0 \
+	--set ports.dc0=ring:pa
+expect_grep "$tmp/err" "run.partitions: a real-time run split over processes" \
+	"real time split and partitions: the error says why"
 
 [ "$fails" -eq 0 ]
