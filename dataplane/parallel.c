@@ -1421,7 +1421,7 @@ dp_par_samples(struct dp_par *x, uint64_t *n, dp_time_t **t, uint64_t **bytes)
 	return 0;
 }
 
-/* ---- real time (dp_par_run_rt()) ---- */
+/* ---- real time: dp_par_run_rt() ---- */
 
 /*
  * How far partition @pt, its workers all in at the barrier's generation @g, may run before the
