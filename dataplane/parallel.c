@@ -1566,9 +1566,10 @@ dp_par_rt_halt(struct dp_par *x)
 }
 
 int
-dp_par_run_rt(struct dp_par *x, dp_time_t until, bool (*done)(void *arg), void *arg)
+dp_par_run_rt(struct dp_par *x, dp_time_t wait, bool (*done)(void *arg), void *arg)
 {
 	const struct dp_rt_hooks *rt = x->p[x->mine[0]].eng.rt;
+	dp_time_t now = rt->now(rt->arg), until = now < DP_NEVER - wait ? now + wait : DP_NEVER;
 	uint32_t turns = 0;
 	int rc;
 

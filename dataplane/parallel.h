@@ -193,12 +193,13 @@ int dp_par_init(struct dp_par *x, uint32_t n, uint32_t max_elems, struct rte_mem
  * The lcores are started by the first call and run on between calls, until dp_par_rt_halt().
  * The caller's lcore runs its share of the partitions too, merges steps as every partition
  * finishes them (retiring them into the run's record), and returns when @p done(arg) is true
- * (asked between its turns), when the clock passes @p until, or on an error (the lcores halted).
+ * (asked between its turns), when @p wait of emulated time has passed, or on an error (the lcores
+ * halted).
  * Trace records, transfers and samples are merged when the lcores halt.
  *
  * @return 0, or the first error (the message in dp_par.errmsg)
  */
-int dp_par_run_rt(struct dp_par *x, dp_time_t until, bool (*done)(void *arg), void *arg);
+int dp_par_run_rt(struct dp_par *x, dp_time_t wait, bool (*done)(void *arg), void *arg);
 
 /** Real time: stop the lcores, then merge what the partitions recorded.  Idempotent. */
 void dp_par_rt_halt(struct dp_par *x);

@@ -82,22 +82,18 @@ static void
 scope_poll(void *arg, dp_time_t now)
 {
 	const struct dp_rt_scope *sc = arg;
-	struct dp_rt *rt = sc->rt;
 
-	for (uint32_t i = 0; i < DP_RT_PORT_MAX; i++)
-		if (rt->opened[i] && rt->port[i].e.eng == sc->eng)
-			dp_port_poll(&rt->port[i], now);
+	for (uint32_t i = 0; i < sc->n; i++)
+		dp_port_poll(sc->port[i], now);
 }
 
 static bool
 scope_busy(void *arg)
 {
 	const struct dp_rt_scope *sc = arg;
-	struct dp_rt *rt = sc->rt;
 
-	for (uint32_t i = 0; i < DP_RT_PORT_MAX; i++)
-		if (rt->opened[i] && rt->port[i].e.eng == sc->eng &&
-		    dp_port_backlog(&rt->port[i]) > 0)
+	for (uint32_t i = 0; i < sc->n; i++)
+		if (dp_port_backlog(sc->port[i]) > 0)
 			return true;
 	return false;
 }
@@ -670,8 +666,14 @@ dp_rt_begin(struct dp_rt *rt, struct dp_topo *t, uint32_t run_id, char *err, siz
 	dp_clock_epoch(&rt->clk, start, t->eng.now, rt->dilation);
 	t->eng.rt = &rt->hooks;
 	for (uint32_t i = 0; t->par != NULL && i < t->par->n; i++) {
-		/* partitions: each on its lcore, with the ports of its data centres */
-		rt->scope[i] = (struct dp_rt_scope){ rt, &t->par->p[i].eng };
+		/* partitions: each on its lcore, with the ports of its data centres (listed once:
+		 * a turn touches no other partition's port) */
+		struct dp_rt_scope *sc = &rt->scope[i];
+
+		*sc = (struct dp_rt_scope){ .rt = rt };
+		for (uint32_t k = 0; k < DP_RT_PORT_MAX; k++)
+			if (rt->opened[k] && rt->port[k].e.eng == &t->par->p[i].eng)
+				sc->port[sc->n++] = &rt->port[k];
 		rt->part_hooks[i] = (struct dp_rt_hooks){ scope_now, scope_poll, scope_busy,
 							  &rt->scope[i] };
 		t->par->p[i].eng.rt = &rt->part_hooks[i];
@@ -689,11 +691,12 @@ port_totals(const struct dp_rt *rt, uint64_t *tx, uint64_t *rx)
 {
 	uint32_t d;
 
+	/* (partitions: the counters are written by their lcores; read whole, as they stand) */
 	*tx = *rx = 0;
 	for (d = 0; d < rt->n_dc; d++)
 		if (rt->dc_port[d] != NULL) {
-			*tx += rt->dc_port[d]->tx;
-			*rx += rt->dc_port[d]->rx;
+			*tx += __atomic_load_n(&rt->dc_port[d]->tx, __ATOMIC_RELAXED);
+			*rx += __atomic_load_n(&rt->dc_port[d]->rx, __ATOMIC_RELAXED);
 		}
 }
 
@@ -704,7 +707,8 @@ link_short(const struct dp_rt *rt)
 	uint32_t i;
 
 	for (i = 0; i < rt->n_links; i++)
-		if (rt->link_rx[i]->rx != rt->link_tx[i]->tx)
+		if (__atomic_load_n(&rt->link_rx[i]->rx, __ATOMIC_RELAXED) !=
+		    __atomic_load_n(&rt->link_tx[i]->tx, __ATOMIC_RELAXED))
 			return (int)i;
 	return -1;
 }
@@ -735,29 +739,17 @@ drained(void *arg)
 	return rt->peer_done && rx >= rt->peer_tx;
 }
 
-/*
- * Partitions: every partition idle and every frame sent through the ports arrived (their
- * counters are written by the partitions' lcores: read whole, as they stand).
- */
+/* Partitions (one process: the ports are each other's ends): every partition idle, and every
+ * frame sent through the ports arrived. */
 static bool
 par_drained(void *arg)
 {
 	struct drain *dr = arg;
-	struct dp_rt *rt = dr->rt;
-	uint64_t tx = 0, rx = 0;
-	uint32_t i;
+	uint64_t tx, rx;
 
-	if (!dp_par_rt_idle(dr->t->par))
+	if (!dp_par_rt_idle(dr->t->par) || link_short(dr->rt) >= 0)
 		return false;
-	for (i = 0; i < rt->n_links; i++)
-		if (__atomic_load_n(&rt->link_rx[i]->rx, __ATOMIC_RELAXED) !=
-		    __atomic_load_n(&rt->link_tx[i]->tx, __ATOMIC_RELAXED))
-			return false;
-	for (i = 0; i < rt->n_dc; i++)
-		if (rt->dc_port[i] != NULL) {
-			tx += __atomic_load_n(&rt->dc_port[i]->tx, __ATOMIC_RELAXED);
-			rx += __atomic_load_n(&rt->dc_port[i]->rx, __ATOMIC_RELAXED);
-		}
+	port_totals(dr->rt, &tx, &rx);
 	return rx == tx;
 }
 
@@ -809,7 +801,7 @@ dp_rt_end(struct dp_rt *rt, struct dp_topo *t, struct dp_rt_report *rep, char *e
 
 	if (t->par != NULL) {
 		/* the partitions run on until drained; then the lcores halt and the caller's merges */
-		rc = dp_par_run_rt(t->par, rt_now(rt) + wait, par_drained, &dr);
+		rc = dp_par_run_rt(t->par, wait, par_drained, &dr);
 		dp_par_rt_halt(t->par);
 		if (rc == 0)
 			rc = t->par->error;

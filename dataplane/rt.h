@@ -90,7 +90,8 @@ struct dp_rt_report {
 /** A partition's view of the real-time hooks (parallel.h): the ports of its own engine. */
 struct dp_rt_scope {
 	struct dp_rt *rt;
-	const struct dp_engine *eng;
+	struct dp_port *port[DP_RT_PORT_MAX];
+	uint32_t n;
 };
 
 struct dp_rt {

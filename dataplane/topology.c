@@ -88,6 +88,13 @@ eng_of(struct dp_topo *t, uint32_t part)
 	return t->par != NULL ? &t->par->p[part].eng : &t->eng;
 }
 
+/* The mask of @d data centres (dp_topo.local): every one here. */
+static inline uint32_t
+all_dcs(uint32_t d)
+{
+	return d >= 32 ? UINT32_MAX : (1u << d) - 1;
+}
+
 /* Is @eng this topology's engine or one of its partitions'? */
 static bool
 ours(const struct dp_topo *t, const struct dp_engine *eng)
@@ -582,7 +589,7 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	t->d = p->model->topo.n_dc;
 	t->w_count = t->n * t->d;
 	t->pool = p->pool;
-	t->local = p->local != 0 ? p->local : (t->d >= 32 ? UINT32_MAX : (1u << t->d) - 1);
+	t->local = p->local != 0 ? p->local : all_dcs(t->d);
 	t->shape = p->model->topo.wan;
 	t->n_wan = sm_wan_count(t->shape, t->d);
 	t->n_sw = t->d + (t->shape == SM_WAN_STAR && t->d > 1);
@@ -591,9 +598,7 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 			 "processes needs wan = ring", sm_wan_shape_name(t->shape));
 		return -EINVAL;
 	}
-	if (p->partitions > 1 && ((p->local != 0 && p->local != (t->d >= 32 ? UINT32_MAX :
-								   (1u << t->d) - 1)) ||
-				  p->n_link_ports > 0)) {
+	if (p->partitions > 1 && (t->local != all_dcs(t->d) || p->n_link_ports > 0)) {
 		snprintf(err, errlen, "[run] partitions = %u: a real-time run split over processes "
 			 "or with links through ports runs in one partition in this release",
 			 p->partitions);
@@ -957,11 +962,9 @@ dp_topo_advance(struct dp_topo *t, dp_time_t watchdog)
 
 	if (t->par != NULL && !a.exact) {
 		/* real time: the partitions on their lcores until a step is done or the watchdog */
-		rc = dp_par_run_rt(t->par, t->par->p[t->par->mine[0]].eng.rt->now(
-					   t->par->p[t->par->mine[0]].eng.rt->arg) + watchdog,
-				   rt_advanced, &a);
-		if (rc != 0 || t->rec.steps_done == a.seen)
-			dp_par_rt_halt(t->par);
+		rc = dp_par_run_rt(t->par, watchdog, rt_advanced, &a);
+		if (t->rec.steps_done == a.seen)
+			dp_par_rt_halt(t->par);	/* the watchdog (an error halted them already) */
 		if (!t->par->rt_on)
 			par_view(t);	/* running on, the partitions are their lcores' */
 		if (rc != 0)
