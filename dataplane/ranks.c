@@ -60,6 +60,19 @@ room(uint8_t **b, size_t *cap, size_t n)
 
 #ifdef SYNCEMU_MPI
 
+/* a split real-time run's control (below) */
+enum { TAG_PING = 11, TAG_PONG, TAG_POST };
+#define POST_SLOTS 8
+
+/* posted pairs: a slot's buffer is reused once its sends are done */
+static uint64_t post_buf[POST_SLOTS][2];
+static MPI_Request *post_req[POST_SLOTS];
+static uint32_t post_next;
+/* the sum under way */
+static MPI_Request sum_req = MPI_REQUEST_NULL;
+static uint64_t sum_in[4], sum_out[4];
+static uint32_t sum_n;
+
 /* [n_ranks]: byte counts sent and received as MPI sends them, and as MPI's ints and offsets */
 static unsigned long *n_sl, *n_rl;
 static int *c_s, *o_s, *c_r, *o_r;
@@ -97,6 +110,12 @@ dp_ranks_init(void)
 void
 dp_ranks_fini(void)
 {
+	for (int i = 0; i < POST_SLOTS; i++) {
+		if (post_req[i] != NULL && started)
+			MPI_Waitall(n_ranks, post_req[i], MPI_STATUSES_IGNORE);
+		free(post_req[i]);
+		post_req[i] = NULL;
+	}
 	if (started)
 		MPI_Finalize();
 	started = false;
@@ -108,6 +127,13 @@ dp_ranks_fini(void)
 	free(o_r);
 	n_sl = n_rl = NULL;
 	c_s = o_s = c_r = o_r = NULL;
+}
+
+void
+dp_ranks_abort(int code)
+{
+	if (started)
+		MPI_Abort(MPI_COMM_WORLD, code);
 }
 
 /* The counts and offsets of @lens[] as MPI's ints; -E2BIG if one does not fit. */
@@ -226,6 +252,129 @@ dp_ranks_first(int v)
 	return v;
 }
 
+/* ---- a split real-time run's control ---- */
+
+
+int
+dp_ranks_barrier(void)
+{
+	return MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -EIO;
+}
+
+int
+dp_ranks_bcast(void *buf, size_t len)
+{
+	if (len > INT_MAX)
+		return -E2BIG;
+	return MPI_Bcast(buf, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -EIO;
+}
+
+int
+dp_ranks_offset(uint64_t (*clock)(void *), void *arg, int n, int64_t *offset, uint64_t *rtt)
+{
+	uint64_t best = UINT64_MAX, t0, t1, c;
+
+	*offset = 0;
+	*rtt = 0;
+	for (int r = 1; r < n_ranks; r++) {
+		for (int i = 0; i < n; i++) {
+			if (my_rank == 0) {
+				if (MPI_Recv(&t0, 1, MPI_UINT64_T, r, TAG_PING, MPI_COMM_WORLD,
+					     MPI_STATUS_IGNORE) != MPI_SUCCESS)
+					return -EIO;
+				c = clock(arg);
+				if (MPI_Send(&c, 1, MPI_UINT64_T, r, TAG_PONG, MPI_COMM_WORLD) !=
+				    MPI_SUCCESS)
+					return -EIO;
+			} else if (my_rank == r) {
+				t0 = clock(arg);
+				if (MPI_Send(&t0, 1, MPI_UINT64_T, 0, TAG_PING, MPI_COMM_WORLD) !=
+				    MPI_SUCCESS ||
+				    MPI_Recv(&c, 1, MPI_UINT64_T, 0, TAG_PONG, MPI_COMM_WORLD,
+					     MPI_STATUS_IGNORE) != MPI_SUCCESS)
+					return -EIO;
+				t1 = clock(arg);
+				if (t1 - t0 < best) {
+					best = t1 - t0;
+					*rtt = best;
+					*offset = (int64_t)c - (int64_t)(t0 + best / 2);
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+int
+dp_ranks_post(uint64_t a, uint64_t b)
+{
+	uint32_t s = post_next++ % POST_SLOTS;
+	int k = 0;
+
+	if (post_req[s] == NULL) {
+		post_req[s] = malloc((size_t)n_ranks * sizeof(MPI_Request));
+		if (post_req[s] == NULL)
+			return -ENOMEM;
+		for (int r = 0; r < n_ranks; r++)
+			post_req[s][r] = MPI_REQUEST_NULL;
+	}
+	/* the slot's last pair has long gone out (the sends are small); be sure */
+	if (MPI_Waitall(n_ranks, post_req[s], MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+		return -EIO;
+	post_buf[s][0] = a;
+	post_buf[s][1] = b;
+	for (int r = 0; r < n_ranks; r++)
+		if (r != my_rank && MPI_Isend(post_buf[s], 2, MPI_UINT64_T, r, TAG_POST,
+					      MPI_COMM_WORLD, &post_req[s][k++]) != MPI_SUCCESS)
+			return -EIO;
+	return 0;
+}
+
+int
+dp_ranks_take(uint64_t *a, uint64_t *b)
+{
+	uint64_t v[2];
+	int flag = 0;
+
+	if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_POST, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE) !=
+	    MPI_SUCCESS)
+		return -EIO;
+	if (!flag)
+		return 0;
+	if (MPI_Recv(v, 2, MPI_UINT64_T, MPI_ANY_SOURCE, TAG_POST, MPI_COMM_WORLD,
+		     MPI_STATUS_IGNORE) != MPI_SUCCESS)
+		return -EIO;
+	*a = v[0];
+	*b = v[1];
+	return 1;
+}
+
+int
+dp_ranks_sum_start(const uint64_t *v, uint32_t n)
+{
+	if (n > 4 || sum_req != MPI_REQUEST_NULL)
+		return -EINVAL;
+	memcpy(sum_in, v, n * sizeof(*v));
+	sum_n = n;
+	return MPI_Iallreduce(sum_in, sum_out, (int)n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD,
+			      &sum_req) == MPI_SUCCESS ? 0 : -EIO;
+}
+
+int
+dp_ranks_sum_done(uint64_t *sum)
+{
+	int flag = 0;
+
+	if (sum_req == MPI_REQUEST_NULL)
+		return -EINVAL;
+	if (MPI_Test(&sum_req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+		return -EIO;
+	if (!flag)
+		return 0;
+	memcpy(sum, sum_out, sum_n * sizeof(*sum));
+	return 1;
+}
+
 #else /* no MPI in this build: one rank */
 
 int
@@ -243,6 +392,12 @@ dp_ranks_init(void)
 void
 dp_ranks_fini(void)
 {
+}
+
+void
+dp_ranks_abort(int code)
+{
+	(void)code;
 }
 
 static int
@@ -274,6 +429,68 @@ dp_ranks_alltoallv(const uint8_t *send, const size_t *slen, uint8_t **recv, size
 		   size_t *rlen)
 {
 	return self(send, slen[0], recv, cap, rlen);
+}
+
+/* one rank: nothing to compare, post or sum with */
+int
+dp_ranks_barrier(void)
+{
+	return 0;
+}
+
+int
+dp_ranks_bcast(void *buf, size_t len)
+{
+	(void)buf;
+	(void)len;
+	return 0;
+}
+
+int
+dp_ranks_offset(uint64_t (*clock)(void *), void *arg, int n, int64_t *offset, uint64_t *rtt)
+{
+	(void)clock;
+	(void)arg;
+	(void)n;
+	*offset = 0;
+	*rtt = 0;
+	return 0;
+}
+
+int
+dp_ranks_post(uint64_t a, uint64_t b)
+{
+	(void)a;
+	(void)b;
+	return 0;
+}
+
+int
+dp_ranks_take(uint64_t *a, uint64_t *b)
+{
+	(void)a;
+	(void)b;
+	return 0;
+}
+
+static uint64_t one_sum[4];
+static uint32_t one_n;
+
+int
+dp_ranks_sum_start(const uint64_t *v, uint32_t n)
+{
+	if (n > 4)
+		return -EINVAL;
+	memcpy(one_sum, v, n * sizeof(*v));
+	one_n = n;
+	return 0;
+}
+
+int
+dp_ranks_sum_done(uint64_t *sum)
+{
+	memcpy(sum, one_sum, one_n * sizeof(*sum));
+	return 1;
 }
 
 #endif

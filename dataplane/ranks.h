@@ -28,6 +28,12 @@ int dp_ranks_init(void);
 /** MPI_Finalize if dp_ranks_init() started MPI. */
 void dp_ranks_fini(void);
 
+/**
+ * End every rank of the run with @p code (MPI_Abort), for a failure the others may never learn
+ * of (a rank that stopped answering: MPI_Finalize would wait for it).  Returns only without MPI.
+ */
+void dp_ranks_abort(int code);
+
 /** This process's rank (0 with one) and the number of ranks (1 without MPI). */
 int dp_ranks_rank(void);
 int dp_ranks_size(void);
@@ -58,5 +64,39 @@ int dp_ranks_alltoallv(const uint8_t *send, const size_t *slen, uint8_t **recv, 
  * every rank, not only the one that saw it).
  */
 int dp_ranks_first(int v);
+
+/*
+ * A split real-time run's control (rt.c): the ranks' clocks compared, small messages posted
+ * while the engines run, and a sum agreed without stopping them.  Called from the thread that
+ * started MPI.
+ */
+
+/** Every rank waits until every rank has called it.  0 or -errno. */
+int dp_ranks_barrier(void);
+
+/** Broadcast @p len bytes at @p buf from rank 0 to every rank.  0 or -errno. */
+int dp_ranks_bcast(void *buf, size_t len);
+
+/**
+ * Each rank's clock against rank 0's: rank r > 0 sends rank 0 @p n pings in turn, rank 0
+ * answers each with @p clock(@p arg); of the round trips, the shortest gives @p *offset (rank
+ * 0's clock minus this rank's, at the round trip's middle) and @p *rtt.  Rank 0 gets 0, 0.
+ * Every rank calls it.  0 or -errno.
+ */
+int dp_ranks_offset(uint64_t (*clock)(void *), void *arg, int n, int64_t *offset,
+		    uint64_t *rtt);
+
+/** Send (@p a, @p b) to every other rank, not waiting for them to take it.  0 or -errno. */
+int dp_ranks_post(uint64_t a, uint64_t b);
+
+/** A pair another rank posted, if one has come: 1 with it in @p a, @p b; 0: none; -errno. */
+int dp_ranks_take(uint64_t *a, uint64_t *b);
+
+/**
+ * Begin summing @p n (at most 4) words over the ranks (MPI_Iallreduce); dp_ranks_sum_done()
+ * until it returns 1 with the sums in @p sum.  One sum at a time.  0 or -errno.
+ */
+int dp_ranks_sum_start(const uint64_t *v, uint32_t n);
+int dp_ranks_sum_done(uint64_t *sum);
 
 #endif /* DP_RANKS_H */

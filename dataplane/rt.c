@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Real time: the clock, the ports, and the protocol between two processes (rt.h).
+ * Real time: the clock, the ports, and the control of a run split over MPI ranks or two
+ * processes (rt.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <rte_ethdev.h>
 
 #include "parallel.h"
+#include "ranks.h"
 #include "record.h"
 #include "rt.h"
 #include "topology.h"
@@ -58,6 +60,8 @@ rt_now(void *arg)
 	return dp_clock_emu(&rt->clk, dp_clock_ns(&rt->clk));
 }
 
+static void mpi_take(struct dp_rt *rt, dp_time_t now);
+
 static void
 rt_poll(void *arg, dp_time_t now)
 {
@@ -67,6 +71,8 @@ rt_poll(void *arg, dp_time_t now)
 	for (i = 0; i < DP_RT_PORT_MAX; i++)
 		if (rt->opened[i] && rt->port[i].e.eng != NULL)
 			dp_port_poll(&rt->port[i], now);
+	if (rt->mpi && rt->topo != NULL)
+		mpi_take(rt, now);
 }
 
 /* A partition's: its own ports alone (each port is polled by the lcore of its engine). */
@@ -395,23 +401,356 @@ static void
 arrived(void *arg, uint32_t generation, dp_time_t now)
 {
 	struct dp_rt *rt = arg;
+	int rc;
 
 	(void)now;
-	send_msg(rt, RT_ARRIVED, rt->run_id, generation, 0, 0, 0, NULL, 0);
+	if (!rt->mpi) {
+		send_msg(rt, RT_ARRIVED, rt->run_id, generation, 0, 0, 0, NULL, 0);
+		return;
+	}
+	rc = dp_ranks_post(rt->run_id, generation);
+	if (rc != 0)
+		dp_engine_fail(&rt->topo->eng, rc, "MPI: telling the other ranks that this one's "
+			       "workers are in failed: %s", strerror(-rc));
+}
+
+/* ---- the control over MPI (rt.h) ---- */
+
+/* The other ranks' ARRIVED: those of this run (an earlier run's late word is dropped). */
+static void
+mpi_take(struct dp_rt *rt, dp_time_t now)
+{
+	uint64_t run, gen;
+	int rc;
+
+	while ((rc = dp_ranks_take(&run, &gen)) == 1)
+		if (run == rt->run_id)
+			dp_barrier_peer(&rt->topo->barrier, (uint32_t)gen, now);
+	if (rc < 0)
+		dp_engine_fail(&rt->topo->eng, rc, "MPI: taking another rank's word failed: %s",
+			       strerror(-rc));
+}
+
+/* Every rank gives @p len bytes at @p mine and gets all of them, rank by rank, in @p *all
+ * (freed by the caller); 0 or -errno. */
+static int
+mpi_all(const void *mine, size_t len, void **all)
+{
+	size_t cap = 0, *lens = calloc((size_t)dp_ranks_size(), sizeof(*lens));
+	uint8_t *buf = NULL;
+	int rc = lens != NULL ? dp_ranks_allgatherv(mine, len, &buf, &cap, lens) : -ENOMEM;
+
+	for (int r = 0; rc == 0 && r < dp_ranks_size(); r++)
+		if (lens[r] != len)
+			rc = -EPROTO;
+	free(lens);
+	if (rc != 0) {
+		free(buf);
+		return rc;
+	}
+	*all = buf;
+	return 0;
+}
+
+struct mpi_hello {
+	int32_t rc;			/* this rank's start: 0 or -errno, why */
+	uint32_t local;
+	uint64_t config;
+	char why[256];
+};
+
+/*
+ * After the ports: every rank's start-up, scenario and data centres, gathered by every rank; the
+ * same verdict everywhere.  @p rc: this rank's start so far (its message in @p err).
+ */
+static int
+mpi_hello(struct dp_rt *rt, int rc, char *err, size_t errlen)
+{
+	struct mpi_hello me = { .rc = rc, .local = rt->local, .config = rt->config }, *all = NULL;
+	uint32_t seen = 0, every = (1u << rt->n_dc) - 1;
+	int r, rc2;
+
+	if (rc != 0)
+		snprintf(me.why, sizeof(me.why), "%s", err);
+	rc2 = mpi_all(&me, sizeof(me), (void **)&all);
+	if (rc2 != 0) {
+		snprintf(err, errlen, "gathering the ranks' start over MPI failed: %s",
+			 strerror(-rc2));
+		return rc2;
+	}
+	/* the cause first: a rank that timed out waiting (for a port) may have waited for the
+	 * one that failed for a reason of its own */
+	for (int bad = 0, pick = -1, pass = 0; pass < 2; pass++) {
+		for (r = 0; r < rt->nranks; r++) {
+			bad += pass == 0 && all[r].rc != 0;
+			if (pick < 0 && all[r].rc != 0 && (pass == 1 || (all[r].rc != -ETIMEDOUT &&
+								     all[r].rc != -ENOLINK)))
+				pick = r;
+		}
+		if (pick >= 0) {
+			rc = all[pick].rc;
+			snprintf(err, errlen, "rank %d: %s%s", pick, all[pick].why,
+				 bad > 1 ? " (and more ranks failed, waiting for it)" : "");
+			goto out;
+		}
+	}
+	for (r = 1; r < rt->nranks; r++)
+		if (all[r].config != all[0].config) {
+			rc = -EPROTO;
+			snprintf(err, errlen, "rank %d runs another scenario or other options than "
+				 "rank 0 (its hash %016llx, rank 0's %016llx): give every rank the "
+				 "same scenario, --set, steps, variants and budgets", r,
+				 (unsigned long long)all[r].config, (unsigned long long)all[0].config);
+			goto out;
+		}
+	for (r = 0; r < rt->nranks; r++) {
+		if (all[r].local & seen) {
+			rc = -EINVAL;
+			snprintf(err, errlen, "[ports] local: data centres %#x of rank %d run on an "
+				 "earlier rank too: each data centre runs on one rank",
+				 all[r].local & seen, r);
+			goto out;
+		}
+		seen |= all[r].local;
+	}
+	if (seen != every) {
+		rc = -EINVAL;
+		snprintf(err, errlen, "[ports] local: the ranks run data centres %#x of the "
+			 "scenario's %u (mask %#x): give every data centre a rank", seen, rt->n_dc,
+			 every);
+	}
+out:
+	free(all);
+	return rc;
+}
+
+static uint64_t
+clock_of(void *arg)
+{
+	struct dp_rt *rt = arg;
+
+	return dp_clock_ns(&rt->clk);
+}
+
+struct mpi_clock {
+	int64_t off;			/* rank 0's clock minus this rank's */
+	uint64_t rtt, late;
+};
+
+/* Before run @p run_id: the clocks compared with rank 0's, the start from rank 0, on our clock. */
+static int
+mpi_start(struct dp_rt *rt, uint32_t run_id, uint64_t *start, char *err, size_t errlen)
+{
+	struct mpi_clock me = { 0 }, *all = NULL;
+	uint64_t s0 = 0, now, margin, rtt_max = 0;
+	int64_t far = 0;
+	int r, rc;
+
+	/* the offsets again: the clocks drift apart between runs */
+	dp_clock_rebase(&rt->clk);
+	rc = dp_ranks_offset(clock_of, rt, 8, &me.off, &me.rtt);
+	rt->off0 = me.off;
+	if (rc == 0)
+		rc = mpi_all(&me, sizeof(me), (void **)&all);
+	if (rc != 0) {
+		snprintf(err, errlen, "comparing the ranks' clocks over MPI before run %u failed: "
+			 "%s", run_id, strerror(-rc));
+		return rc;
+	}
+	for (r = 1; r < rt->nranks; r++) {
+		if (all[r].rtt > rtt_max)
+			rtt_max = all[r].rtt;
+		if (llabs(all[r].off) >= llabs(far))
+			far = all[r].off;
+	}
+	free(all);
+	all = NULL;
+	rt->rtt_ns = rtt_max;
+	rt->offset_ns = -far;	/* the report's: the peer's clock minus ours (rank 0's) */
+	margin = 100000000 + 20 * rtt_max;
+	if (rt->rank == 0)
+		s0 = dp_clock_ns(&rt->clk) + margin;
+	rc = dp_ranks_bcast(&s0, sizeof(s0));
+	if (rc != 0) {
+		snprintf(err, errlen, "the start of run %u over MPI failed: %s", run_id,
+			 strerror(-rc));
+		return rc;
+	}
+	*start = rt->clk.realtime ? s0 : (uint64_t)((int64_t)s0 - rt->off0);
+	now = dp_clock_ns(&rt->clk);
+	me.late = now > *start ? now - *start : 0;
+	rc = mpi_all(&me, sizeof(me), (void **)&all);
+	if (rc != 0) {
+		snprintf(err, errlen, "the start of run %u over MPI failed: %s", run_id,
+			 strerror(-rc));
+		return rc;
+	}
+	for (r = 0; r < rt->nranks; r++)
+		if (all[r].late > 0) {
+			snprintf(err, errlen, "run %u was to start %.3f ms before rank %d had word "
+				 "of it: the clocks disagree or the start came late", run_id,
+				 all[r].late / 1e6, r);
+			rc = -ETIME;
+			break;
+		}
+	free(all);
+	return rc;
+}
+
+/*
+ * The end of a run over MPI: once idle, the ranks sum the data frames sent and received through
+ * their ports, round after round (an all-reduce that does not stop the engine); done when two
+ * rounds in a row have the same sums and as many received as sent (no frame was in flight at
+ * either: the four-counter rule).  Every rank reads the same sums, so all end at the same round.
+ */
+static bool
+mpi_drained(struct dp_rt *rt, struct dp_engine *eng, bool idle, uint64_t tx, uint64_t rx)
+{
+	uint64_t v[2] = { tx, rx }, sum[2];
+	int rc;
+
+	if (rt->sum_pending) {
+		rc = dp_ranks_sum_done(sum);
+		if (rc == 0)
+			return false;
+		rt->sum_pending = false;
+		if (rc < 0) {
+			dp_engine_fail(eng, rc, "MPI: summing the ranks' frames failed: %s",
+				       strerror(-rc));
+			return false;
+		}
+		if (sum[0] == sum[1] && rt->sum_valid && sum[0] == rt->sum_last[0]) {
+			rt->drain_done = true;
+			return true;
+		}
+		rt->sum_valid = sum[0] == sum[1];
+		rt->sum_last[0] = sum[0];
+		rt->sum_last[1] = sum[1];
+	}
+	if (!idle)
+		return false;
+	rc = dp_ranks_sum_start(v, 2);
+	if (rc != 0)
+		dp_engine_fail(eng, rc, "MPI: summing the ranks' frames failed: %s", strerror(-rc));
+	rt->sum_pending = rc == 0;
+	return false;
+}
+
+/* Rank 0 gathers every rank's port figures and per-step record, and merges them. */
+static int
+mpi_results(struct dp_rt *rt, struct dp_topo *t, char *err, size_t errlen)
+{
+	uint64_t alen = 0, *mine, *v, np = 0, k = 0;
+	size_t cap = 0, *lens = calloc((size_t)rt->nranks, sizeof(*lens)), off = 0;
+	uint8_t *buf = NULL;
+	uint32_t d;
+	int a, r, rc;
+
+	for (a = 0; a < A_COUNT; a++)
+		alen += array_len(&t->rec, a);
+	for (d = 0; d < rt->n_dc; d++)
+		np += rt->dc_port[d] != NULL;
+	mine = malloc((1 + 16 * np + alen) * sizeof(*mine));
+	if (mine == NULL || lens == NULL) {
+		free(mine);
+		free(lens);
+		snprintf(err, errlen, "out of memory for the record of run %u", rt->run_id);
+		return -ENOMEM;
+	}
+	mine[k++] = np;
+	for (d = 0; d < rt->n_dc; d++)
+		if (rt->dc_port[d] != NULL) {
+			struct dp_rt_port_report pr;
+
+			port_report(rt->dc_port[d], &pr);
+			mine[k++] = d;
+			portrep_pack(&pr, mine + k);
+			k += 15;
+		}
+	for (a = 0; a < A_COUNT; a++)
+		for (uint64_t i = 0; i < array_len(&t->rec, a); i++)
+			mine[k++] = array_get(&t->rec, a, i);
+	rc = dp_ranks_gatherv(mine, k * sizeof(*mine), &buf, &cap, lens);
+	if (rc != 0)
+		snprintf(err, errlen, "gathering the ranks' records of run %u over MPI failed: %s",
+			 rt->run_id, strerror(-rc));
+	for (r = 0; rc == 0 && rt->rank == 0 && r < rt->nranks; off += lens[r], r++) {
+		uint64_t n, want;
+
+		if (r == 0)
+			continue;	/* ours is the record merged into */
+		v = (uint64_t *)(void *)(buf + off);
+		n = lens[r] >= 8 ? v[0] : UINT64_MAX;
+		want = n <= DP_RT_DC_MAX ? 8 * (1 + 16 * n + alen) : 0;
+		if (lens[r] != want) {
+			snprintf(err, errlen, "rank %d's record of run %u is %zu bytes, not the %llu "
+				 "of its %llu ports and %llu values", r, rt->run_id, lens[r],
+				 (unsigned long long)want, (unsigned long long)n,
+				 (unsigned long long)alen);
+			rc = -EPROTO;
+			break;
+		}
+		v++;
+		for (uint64_t i = 0; i < n; i++, v += 16)
+			if (rt->n_peer_ports < DP_RT_DC_MAX) {
+				struct dp_rt_port_report *pr = &rt->peer_port[rt->n_peer_ports++];
+
+				portrep_unpack(pr, (uint32_t)v[0], v + 1, 15);
+				snprintf(pr->dev, sizeof(pr->dev), "(rank %d's)", r);
+			}
+		for (a = 0; a < A_COUNT; a++)
+			for (uint64_t i = 0; i < array_len(&t->rec, a); i++)
+				array_merge(&t->rec, a, i, *v++);
+	}
+	free(buf);
+	free(lens);
+	free(mine);
+	return rc;
 }
 
 /* ---- open, close ---- */
+
+/* A memif port that connects to a server (the other end closes first, MPI below). */
+static bool
+is_client(const struct dp_port *p)
+{
+	return strstr(p->dev, "memif") != NULL && strstr(p->dev, "role=client") != NULL;
+}
 
 void
 dp_rt_close(struct dp_rt *rt)
 {
 	uint32_t i;
 
+	if (rt->mpi && rt->clean) {
+		/*
+		 * Ranks close together, in an order that leaves no memif end to learn of its peer's
+		 * going while it sends or tears down (DPDK 22.11's memif handles a peer's
+		 * disconnection on the interrupt thread, which races the lcore's own use or close
+		 * of the port, and the EAL's end): the clients first while every rank waits, then,
+		 * once each server has seen its client go, the servers; the EAL ends after both.
+		 */
+		uint64_t end = dp_clock_raw_ns() + (uint64_t)rt->wait_ms * 1000000;
+
+		dp_ranks_barrier();
+		for (i = 0; i < DP_RT_PORT_MAX; i++)
+			if (rt->opened[i] && is_client(&rt->port[i])) {
+				dp_port_close(&rt->port[i]);
+				rt->opened[i] = false;
+			}
+		dp_ranks_barrier();
+		for (i = 0; i < DP_RT_PORT_MAX; i++)
+			while (rt->opened[i] && strstr(rt->port[i].dev, "memif") != NULL &&
+			       dp_port_up(&rt->port[i]) && dp_clock_raw_ns() < end)
+				rte_pause();
+	}
 	for (i = 0; i < DP_RT_PORT_MAX; i++)
 		if (rt->opened[i]) {
 			dp_port_close(&rt->port[i]);
 			rt->opened[i] = false;
 		}
+	if (rt->mpi && rt->clean)
+		dp_ranks_barrier();
 	memset(rt->dc_port, 0, sizeof(rt->dc_port));
 	memset(rt->link_tx, 0, sizeof(rt->link_tx));
 	memset(rt->link_rx, 0, sizeof(rt->link_rx));
@@ -482,27 +821,13 @@ hello(struct dp_rt *rt, char *err, size_t errlen)
 	return measure_offset(rt, RT_PINGS, end, err, errlen);
 }
 
-int
-dp_rt_open(struct dp_rt *rt, const struct dp_rt_params *p, char *err, size_t errlen)
+/* Check the data centres and their ports, calibrate the clock, open the ports. */
+static int
+open_all(struct dp_rt *rt, const struct dp_rt_params *p, char *err, size_t errlen)
 {
-	uint32_t all, d, n_ring = 0;
+	uint32_t d, n_ring = 0;
 	int rc;
 
-	memset(rt, 0, sizeof(*rt));
-	if (p->n_dc == 0 || p->n_dc > DP_RT_DC_MAX || !(p->dilation >= 1) ||
-	    p->n_links > DP_RT_LINK_MAX) {
-		snprintf(err, errlen, "real time: bad parameters (%u data centres, dilation %g)",
-			 p->n_dc, p->dilation);
-		return -EINVAL;
-	}
-	all = (1u << p->n_dc) - 1;
-	rt->n_dc = p->n_dc;
-	rt->local = p->local & all;
-	rt->split = rt->local != all;
-	rt->leader = (rt->local & 1u) != 0;
-	rt->dilation = p->dilation;
-	rt->wait_ms = p->wait_ms;
-	rt->config = p->config;
 	if (rt->local == 0) {
 		snprintf(err, errlen, "[ports] local: no data centre of the scenario's %u", p->n_dc);
 		return -EINVAL;
@@ -512,7 +837,7 @@ dp_rt_open(struct dp_rt *rt, const struct dp_rt_params *p, char *err, size_t err
 		bool here = rt->local & (1u << d);
 		uint32_t next = (d + 1) % p->n_dc, prev = (d + p->n_dc - 1) % p->n_dc;
 
-		if (mapped && !here) {
+		if (mapped && !here && !rt->mpi) {
 			snprintf(err, errlen, "[ports] dc%u: data centre %u runs in the other process: "
 				 "its port is mapped there", d, d);
 			return -EINVAL;
@@ -520,15 +845,16 @@ dp_rt_open(struct dp_rt *rt, const struct dp_rt_params *p, char *err, size_t err
 		if (here && !mapped && p->n_dc > 1 &&
 		    (!(rt->local & (1u << next)) || !(rt->local & (1u << prev)))) {
 			snprintf(err, errlen, "[ports] dc%u: data centre %u exchanges frames with DC "
-				 "%u in the other process: map it to a port", d, d,
-				 !(rt->local & (1u << next)) ? next : prev);
+				 "%u in %s: map it to a port", d, d,
+				 !(rt->local & (1u << next)) ? next : prev,
+				 rt->mpi ? "another rank" : "the other process");
 			return -EINVAL;
 		}
-		n_ring += mapped && strncmp(p->port[d], "ring:", 5) == 0;
+		n_ring += mapped && here && strncmp(p->port[d], "ring:", 5) == 0;
 	}
 	if (n_ring % 2 != 0) {
 		snprintf(err, errlen, "[ports]: a ring:NAME port has two ends, one per data centre: "
-			 "map the same name at two DCs");
+			 "map the same name at two DCs%s", rt->mpi ? " of one rank" : "");
 		return -EINVAL;
 	}
 	rt->clk.dilation = p->dilation;
@@ -542,17 +868,20 @@ dp_rt_open(struct dp_rt *rt, const struct dp_rt_params *p, char *err, size_t err
 	rt->hooks.now = rt_now;
 	rt->hooks.poll = rt_poll;
 	rt->hooks.arg = rt;
-	for (d = 0; d < p->n_dc; d++) {
+	/* memif clients last: a rank's client waits for the server of the next rank, whose own
+	 * client may wait for ours (a ring of ranks); the servers are all up first */
+	for (uint32_t k = 0; k < 2 * p->n_dc; k++) {
 		char name[24];
 
-		if (p->port[d] == NULL || p->port[d][0] == '\0')
+		d = k % p->n_dc;
+		/* (MPI: every rank has the same command line; the ports of others' DCs are theirs) */
+		if (p->port[d] == NULL || p->port[d][0] == '\0' || !(rt->local & (1u << d)) ||
+		    (k < p->n_dc) == (strstr(p->port[d], "role=client") != NULL))
 			continue;
 		snprintf(name, sizeof(name), "dc%u.eth", d);
 		rc = open_port(rt, p, d, p->port[d], name, 0, err, errlen);
-		if (rc != 0) {
-			dp_rt_close(rt);
+		if (rc != 0)
 			return rc;
-		}
 		rt->dc_port[d] = &rt->port[d];
 		rt->port[d].on_ctl = on_msg;
 		rt->port[d].ctl_arg = rt;
@@ -571,10 +900,8 @@ dp_rt_open(struct dp_rt *rt, const struct dp_rt_params *p, char *err, size_t err
 			snprintf(name, sizeof(name), "%s.rx", l->name);
 			rc = open_port(rt, p, i + 1, l->rx, name, 0, err, errlen);
 		}
-		if (rc != 0) {
-			dp_rt_close(rt);
+		if (rc != 0)
 			return rc;
-		}
 		rt->link_tx[d] = &rt->port[i];
 		rt->link_rx[d] = &rt->port[i + 1];
 		snprintf(rt->link_name[d], sizeof(rt->link_name[d]), "%s", l->name);
@@ -584,19 +911,46 @@ dp_rt_open(struct dp_rt *rt, const struct dp_rt_params *p, char *err, size_t err
 		if (!rt->opened[d])
 			continue;
 		rc = dp_port_wait_link(&rt->port[d], p->wait_ms, err, errlen);
-		if (rc != 0) {
-			dp_rt_close(rt);
+		if (rc != 0)
 			return rc;
-		}
-	}
-	if (rt->split) {
-		rc = hello(rt, err, errlen);
-		if (rc != 0) {
-			dp_rt_close(rt);
-			return rc;
-		}
 	}
 	return 0;
+}
+
+int
+dp_rt_open(struct dp_rt *rt, const struct dp_rt_params *p, char *err, size_t errlen)
+{
+	uint32_t all;
+	int rc;
+
+	memset(rt, 0, sizeof(*rt));
+	if (p->n_dc == 0 || p->n_dc > DP_RT_DC_MAX || !(p->dilation >= 1) ||
+	    p->n_links > DP_RT_LINK_MAX) {
+		snprintf(err, errlen, "real time: bad parameters (%u data centres, dilation %g)",
+			 p->n_dc, p->dilation);
+		return -EINVAL;
+	}
+	all = (1u << p->n_dc) - 1;
+	rt->n_dc = p->n_dc;
+	rt->local = p->local & all;
+	rt->mpi = dp_ranks_size() > 1;
+	rt->rank = dp_ranks_rank();
+	rt->nranks = dp_ranks_size();
+	rt->split = rt->mpi || rt->local != all;
+	rt->leader = rt->mpi ? rt->rank == 0 : (rt->local & 1u) != 0;
+	rt->dilation = p->dilation;
+	rt->wait_ms = p->wait_ms;
+	rt->config = p->config;
+	rc = open_all(rt, p, err, errlen);
+	if (rt->mpi) {	/* every rank learns every rank's start, and all agree on it */
+		rc = mpi_hello(rt, rc, err, errlen);
+		rt->clean = true;
+	}
+	else if (rc == 0 && rt->split)
+		rc = hello(rt, err, errlen);
+	if (rc != 0)
+		dp_rt_close(rt);
+	return rc;
 }
 
 /* ---- a run ---- */
@@ -615,14 +969,21 @@ dp_rt_begin(struct dp_rt *rt, struct dp_topo *t, uint32_t run_id, char *err, siz
 	rt->results_end = false;
 	rt->got_start = rt->got_ack = false;
 	rt->why[0] = '\0';
+	rt->sum_pending = rt->sum_valid = rt->drain_done = false;
+	rt->clean = false;	/* (until the run ends well: a rank that failed alone closes alone) */
 	if (rt->split) {
-		t->barrier.peers = 1;
+		t->barrier.peers = rt->mpi ? (uint32_t)rt->nranks - 1 : 1;
 		t->barrier.arrived = arrived;
 		t->barrier.peer_arg = rt;
 	}
 	if (!rt->split) {
 		dp_clock_rebase(&rt->clk);
 		start = dp_clock_ns(&rt->clk) + 20000000;	/* 20 ms to settle */
+	} else if (rt->mpi) {
+		int rc = mpi_start(rt, run_id, &start, err, errlen);
+
+		if (rc != 0)
+			return rc;
 	} else if (rt->leader) {
 		uint64_t margin;
 		int64_t off;
@@ -719,17 +1080,21 @@ drained(void *arg)
 {
 	struct drain *dr = arg;
 	struct dp_rt *rt = dr->rt;
-	uint64_t tx, rx;
+	uint64_t tx = 0, rx = 0;
+	bool idle = dp_engine_next(&dr->t->eng) == DP_NEVER;
 	uint32_t i;
 
-	if (dp_engine_next(&dr->t->eng) != DP_NEVER)
-		return false;
-	for (i = 0; i < DP_RT_PORT_MAX; i++)
+	if (!idle && !(rt->mpi && rt->sum_pending))
+		return false;	/* (after every event: the quick answer first) */
+	for (i = 0; idle && i < DP_RT_PORT_MAX; i++)
 		if (rt->opened[i] && dp_port_backlog(&rt->port[i]) > 0)
-			return false;	/* still to be sent (the poll sends it) */
-	if (link_short(rt) >= 0)
-		return false;
+			idle = false;	/* still to be sent (the poll sends it) */
+	idle = idle && link_short(rt) < 0;
 	port_totals(rt, &tx, &rx);
+	if (rt->mpi)
+		return rt->drain_done || mpi_drained(rt, &dr->t->eng, idle, tx, rx);
+	if (!idle)
+		return false;
 	if (!rt->split)
 		return rx == tx;	/* the ports are each other's ends */
 	if (!rt->sent_done) {
@@ -817,13 +1182,21 @@ dp_rt_end(struct dp_rt *rt, struct dp_topo *t, struct dp_rt_report *rep, char *e
 		}
 	}
 	port_totals(rt, &tx, &rx);
-	if (!(t->par != NULL ? par_drained(&dr) : drained(&dr))) {
+	if (!(t->par != NULL ? par_drained(&dr) : rt->mpi ? rt->drain_done : drained(&dr))) {
 		int l = link_short(rt);
 
 		if (l >= 0)
 			snprintf(err, errlen, "frames lost on link %s through ports: %llu sent, %llu "
 				 "arrived", rt->link_name[l], (unsigned long long)rt->link_tx[l]->tx,
 				 (unsigned long long)rt->link_rx[l]->rx);
+		else if (rt->mpi)
+			snprintf(err, errlen, "run %u did not end on every rank within %d ms of this "
+				 "one's end ([ports] wait): a rank still busy, or frames lost between "
+				 "the ports (the last round summed %llu sent, %llu received; here %llu "
+				 "sent, %llu received)", rt->run_id, rt->wait_ms,
+				 (unsigned long long)rt->sum_last[0],
+				 (unsigned long long)rt->sum_last[1], (unsigned long long)tx,
+				 (unsigned long long)rx);
 		else if (rt->split && !rt->peer_done)
 			snprintf(err, errlen, "the peer process did not finish run %u within %d ms "
 				 "of this side", rt->run_id, rt->wait_ms);
@@ -833,7 +1206,11 @@ dp_rt_end(struct dp_rt *rt, struct dp_topo *t, struct dp_rt_report *rep, char *e
 				 tx), (unsigned long long)rx);
 		return -EPROTO;
 	}
-	if (rt->split && !rt->leader) {
+	if (rt->mpi) {
+		rc = mpi_results(rt, t, err, errlen);
+		if (rc != 0)
+			return rc;
+	} else if (rt->split && !rt->leader) {
 		rc = send_results(rt, t);
 		if (rc == 0) {
 			rt->got_ack = false;
@@ -873,6 +1250,7 @@ dp_rt_end(struct dp_rt *rt, struct dp_topo *t, struct dp_rt_report *rep, char *e
 	rep->offset_ns = rt->offset_ns;
 	rep->realtime = rt->clk.realtime;
 	rep->rtt_ns = rt->rtt_ns;
+	rep->ranks = rt->mpi ? (uint32_t)rt->nranks : 0;
 	rep->behind = t->eng.rt_behind;
 	rep->idle = t->eng.rt_spins;
 	for (d = 0; t->par != NULL && d < t->par->n; d++) {
@@ -880,6 +1258,7 @@ dp_rt_end(struct dp_rt *rt, struct dp_topo *t, struct dp_rt_report *rep, char *e
 		rep->idle += t->par->p[d].eng.rt_spins;
 	}
 	rep->merged = rt->split && rt->leader;
+	rt->clean = true;
 	for (d = 0; d < DP_RT_PORT_MAX; d++)
 		if (rt->opened[d])
 			port_report(&rt->port[d], &rep->port[rep->n_ports++]);

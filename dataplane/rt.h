@@ -9,7 +9,19 @@
  * every delay multiplied, as seen from the wire; the elements and the results stay in emulated
  * time, so the step times compare with the model directly.
  *
- * Two processes: the one with DC 0 leads.  At start each says HELLO (the scenario's hash, its
+ * Split over MPI ranks (`mpirun -np R syncemu run ...`, ranks.h): each rank runs a set of data
+ * centres (its own ports.local, or a contiguous block by rank), rank 0 leads, and MPI carries the
+ * control while the frames cross the DPDK ports.  At start every rank's port status, scenario
+ * hash and DCs are gathered by every rank, which gives every rank the same verdict (a rank whose
+ * port did not come up fails them all, named); before each run the ranks' clocks are compared
+ * with rank 0's (the shortest of 8 MPI round trips each) and rank 0 broadcasts the start; during
+ * the run each rank posts ARRIVED (run, generation) to the others when its workers are in; at the
+ * end, once idle, the ranks sum the frames sent and received through their ports in rounds of a
+ * non-blocking all-reduce until two rounds agree with each other and sent equals received; then
+ * rank 0 gathers every rank's per-step record and port figures and merges them.
+ *
+ * Two processes without MPI: the one with DC 0 leads, over the ports themselves.  At start each
+ * says HELLO (the scenario's hash, its
  * DCs) until both have heard the other; the leader measures the offset between their clocks by
  * ping-pong (the smallest round trip of 32); before each run it sends START (the real time the run
  * begins, on the follower's clock) until acknowledged.  During the run a phase barrier is split:
@@ -74,12 +86,16 @@ struct dp_rt_report {
 	double hz, hz_nominal;		/**< TSC rate measured, and DPDK's */
 	bool split, leader;
 	uint32_t local;
-	int64_t offset_ns;		/**< the peer's clock minus ours (ping-pong) */
-	uint64_t rtt_ns;		/**< the smallest control round trip */
+	int64_t offset_ns;		/**< the peer's clock minus ours (ping-pong); MPI: of
+					 *   the rank furthest from rank 0's */
+	uint64_t rtt_ns;		/**< the smallest control round trip (MPI: the largest
+					 *   of the ranks' smallest) */
+	uint32_t ranks;			/**< MPI ranks of a split run; 0: none */
 	bool realtime;			/**< clocks in step by PTP: the offset was not applied */
 	uint32_t n_ports;
 	struct dp_rt_port_report port[DP_RT_PORT_MAX];
-	uint32_t n_peer_ports;		/**< the leader: the follower's ports */
+	uint32_t n_peer_ports;		/**< the leader: the follower's ports (MPI: every
+					 *   other rank's) */
 	struct dp_rt_port_report peer_port[DP_RT_DC_MAX];
 	uint64_t behind;		/**< polls made while events were overdue */
 	uint64_t idle;			/**< polls made while nothing was due */
@@ -108,6 +124,12 @@ struct dp_rt {
 	struct dp_port *ctl;			/**< where control messages go (split) */
 	uint32_t n_dc, local;
 	bool split, leader;
+	bool mpi;				/**< split over MPI ranks: the control is MPI's */
+	int rank, nranks;
+	int64_t off0;				/**< MPI: rank 0's clock minus ours */
+	uint64_t sum_last[2];			/**< MPI: the last drain round's sent, received */
+	bool sum_pending, sum_valid, drain_done;
+	bool clean;				/**< MPI: every rank at the same point (closes together) */
 	double dilation;
 	int wait_ms;
 	uint64_t config;

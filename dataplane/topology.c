@@ -365,9 +365,10 @@ build_background(struct dp_topo *t, const struct dp_topo_params *p)
 }
 
 /*
- * Real time: WAN link @d leaves through DC d's port when the DC it goes to runs in the other
- * process, or has a port here too (the two ends of a pair in one process).  A port for a DC whose
- * next DC is here without one only brings frames in (the far end of a split's other crossing).
+ * Real time: WAN link @d leaves through DC d's port when the DC it goes to runs in another
+ * process, or, with every DC in this one, has a port too (the two ends of a pair).  Split, a link
+ * between two DCs here stays inside even if both have ports (each the end of another crossing),
+ * and a port for a DC whose next DC is here only brings frames in.
  */
 static bool
 through_port(const struct dp_topo *t, uint32_t d)
@@ -375,7 +376,7 @@ through_port(const struct dp_topo *t, uint32_t d)
 	uint32_t next = (d + 1) % t->d;
 
 	return t->dc_port != NULL && t->dc_port[d] != NULL &&
-	       (!dp_topo_here(t, next) || t->dc_port[next] != NULL);
+	       (!dp_topo_here(t, next) || (t->dc_port[next] != NULL && t->local == all_dcs(t->d)));
 }
 
 /*

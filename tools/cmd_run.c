@@ -361,7 +361,9 @@ shadow_outputs(const struct run_opts *o, const struct sc_scenario *sc, struct ru
 {
 	uint32_t mask;
 
-	if (trace_file(sc) != NULL && dp_capture_parse(sc->trace.capture, &mask, NULL, 0) == 0) {
+	/* (real time: each rank runs data centres of its own; rank 0's trace has its own) */
+	if (trace_file(sc) != NULL && sc->run.clock != SC_CLOCK_REAL &&
+	    dp_capture_parse(sc->trace.capture, &mask, NULL, 0) == 0) {
 		r->cap = calloc(1, sizeof(*r->cap));
 		if (r->cap == NULL)
 			return CLI_EXIT_FAIL;
@@ -523,8 +525,8 @@ cmd_run(int argc, char **argv)
 	struct ctl_server *ctl = NULL;
 	unsigned int n = 0, i;
 	uint32_t need = 0;
-	int npos, status = CLI_EXIT_OK;
-	bool written;
+	int npos, status = CLI_EXIT_OK, err_fd = -1;
+	bool written, rt_ranks = false;
 
 	if (sc == NULL || runs == NULL) {
 		fprintf(stderr, "syncemu run: out of memory\n");
@@ -551,7 +553,8 @@ cmd_run(int argc, char **argv)
 		status = CLI_EXIT_FAIL;
 		goto out;
 	}
-	if (dp_ranks_rank() != 0 && (freopen("/dev/null", "w", stdout) == NULL ||
+	if (dp_ranks_rank() != 0 && ((err_fd = dup(STDERR_FILENO)) < 0 ||
+				     freopen("/dev/null", "w", stdout) == NULL ||
 				     freopen("/dev/null", "w", stderr) == NULL)) {
 		status = CLI_EXIT_FAIL;
 		goto out;
@@ -568,16 +571,16 @@ cmd_run(int argc, char **argv)
 		status = CLI_EXIT_INPUT;
 		goto out;
 	}
+	rt_ranks = dp_ranks_size() > 1 && sc->run.clock == SC_CLOCK_REAL;
 	if (o.variants)
 		sc->variants = o.variants;
 	if (o.budgets)
 		sc->budgets = o.budgets;
-	if (dp_ranks_size() > 1 && (o.ctl != NULL || sc->run.clock == SC_CLOCK_REAL)) {
+	if (dp_ranks_size() > 1 && o.ctl != NULL) {
 		/* the same on every rank: every one refuses */
-		fprintf(stderr, "syncemu run: %s under mpirun: a run of several ranks is in virtual "
-			"time without a control socket in this release\n",
-			o.ctl != NULL ? "--ctl" : "run.clock = real");
-		status = o.ctl != NULL ? CLI_EXIT_USAGE : CLI_EXIT_INPUT;
+		fprintf(stderr, "syncemu run: --ctl under mpirun: a run of several ranks has no "
+			"control socket in this release\n");
+		status = CLI_EXIT_USAGE;
 		goto out;
 	}
 	if (o.bg_only > 0) {
@@ -662,9 +665,17 @@ agree:
 	if (status != CLI_EXIT_OK)
 		goto out;
 	if (runner_rt_open(&r, sc, c, n, err, sizeof(err)) != 0) {
+		/* (ranks: every one has the same verdict, rank 0 says it) */
 		fprintf(stderr, "syncemu run: real time: %s\n", err);
 		status = CLI_EXIT_FAIL;
 		goto out;
+	}
+	if (r.rt != NULL && err_fd >= 0) {
+		/* real time over ranks: what fails in a run may fail on one rank alone, which
+		 * says so itself (its progress stays off) */
+		r.progress = false;
+		fflush(stderr);
+		dup2(err_fd, STDERR_FILENO);
 	}
 	if (o.ctl != NULL && start_ctl(&o, sc, npos ? pos[0] : NULL, &r, &ctl, err,
 				       sizeof(err)) != 0) {
@@ -676,9 +687,15 @@ agree:
 		if (runner_run(&r, sc, &c[i], o.bg_only, &runs[i]) == 0)
 			continue;
 		status = CLI_EXIT_FAIL;
-		fprintf(stderr, "%ssyncemu run: %s: %s\n", r.progress && r.tty ? "\n" : "",
-			c[i].label, runs[i].err);
+		if (dp_ranks_size() > 1)
+			fprintf(stderr, "syncemu run: rank %d: %s: %s\n", dp_ranks_rank(),
+				c[i].label, runs[i].err);
+		else
+			fprintf(stderr, "%ssyncemu run: %s: %s\n", r.progress && r.tty ? "\n" : "",
+				c[i].label, runs[i].err);
 	}
+	if (err_fd >= 0 && dp_ranks_rank() != 0)
+		(void)!freopen("/dev/null", "w", stderr);	/* the rest is rank 0's to say */
 	if (stop_flag) {
 		/* the report and trace stand for what was done; the runs not begun are left out */
 		fprintf(stderr, "%ssyncemu run: interrupted (signal %d): %u of %u runs reported, "
@@ -748,7 +765,15 @@ out:
 	runner_stop(&r);
 	if (dp_ranks_rank() != 0 && r.queue_csv != NULL)
 		fclose(r.queue_csv);
+	if (rt_ranks && status != CLI_EXIT_OK) {
+		/* real time over ranks: another rank may be stuck (MPI_Finalize would wait for it
+		 * for ever); every rank ends with this one's code */
+		fflush(NULL);
+		dp_ranks_abort(status);
+	}
 	dp_ranks_fini();
+	if (err_fd >= 0)
+		close(err_fd);
 	free(r.cap);
 	free(runs);
 	free(sc);

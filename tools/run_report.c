@@ -388,7 +388,13 @@ realtime_table(const struct outcome *runs, unsigned int n)
 		table_note(t, "TSC %.6f GHz measured against %s (DPDK says %.6f: %+.0f ppm)",
 			   rt->hz / 1e9, rt->realtime ? "CLOCK_REALTIME" : "CLOCK_MONOTONIC_RAW",
 			   rt->hz_nominal / 1e9, (rt->hz_nominal / rt->hz - 1) * 1e6);
-		if (rt->split)
+		if (rt->split && rt->ranks > 0)
+			table_note(t, "split over %u MPI ranks: rank 0 runs DC mask %#x and leads; "
+				   "clocks compared over MPI (the furthest rank %+.3f us from rank 0's%s, "
+				   "the slowest round trip %.3f us); the steps are every rank's (merged)",
+				   rt->ranks, rt->local, rt->offset_ns / 1e3,
+				   rt->realtime ? ", not applied (PTP)" : "", rt->rtt_ns / 1e3);
+		else if (rt->split)
 			table_note(t, "split over two processes: this one runs DC mask %#x and %s; "
 				   "clock offset to the peer %+.3f us%s (round trip %.3f us)%s",
 				   rt->local, rt->leader ? "leads" : "follows",
@@ -577,9 +583,10 @@ rt_json(const struct dp_rt_report *rt)
 		json_array_append_new(ports, rt_port_json(&rt->port[k]));
 	for (k = 0; k < rt->n_peer_ports; k++)
 		json_array_append_new(peer, rt_port_json(&rt->peer_port[k]));
-	return json_pack("{s:f, s:f, s:f, s:b, s:b, s:i, s:I, s:I, s:b, s:I, s:I, s:o, s:o}",
+	return json_pack("{s:f, s:f, s:f, s:b, s:i, s:b, s:i, s:I, s:I, s:b, s:I, s:I, s:o, s:o}",
 			 "dilation", rt->dilation, "tsc_hz", rt->hz, "tsc_hz_nominal",
-			 rt->hz_nominal, "split", rt->split, "leader", rt->leader,
+			 rt->hz_nominal, "split", rt->split, "ranks", (int)rt->ranks,
+			 "leader", rt->leader,
 			 "local_mask", (int)rt->local, "peer_offset_ns", (json_int_t)rt->offset_ns,
 			 "peer_rtt_ns", (json_int_t)rt->rtt_ns, "merged", rt->merged,
 			 "polls_behind", (json_int_t)rt->behind, "polls_idle", (json_int_t)rt->idle,

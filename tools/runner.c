@@ -250,6 +250,18 @@ runner_rt_open(struct runner *r, const struct sc_scenario *sc, const struct cont
 	p.calibrate_s = sc->run.calibrate;
 	p.n_dc = sc->model.topo.n_dc;
 	p.local = sc->ports.local_mask;
+	if (dp_ranks_size() > 1) {
+		/* ranks (rt.h): each its own [ports] local, or by default a contiguous block */
+		uint32_t R = (uint32_t)dp_ranks_size(), k = (uint32_t)dp_ranks_rank();
+
+		if (R > p.n_dc) {
+			snprintf(err, errlen, "mpirun -np %u: a real-time run gives each rank data "
+				 "centres of its own, and the scenario has %u", R, p.n_dc);
+			return -EINVAL;
+		}
+		if (sc->ports.local[0] == '\0' || strcmp(sc->ports.local, "all") == 0)
+			p.local = ((1u << (k + 1) * p.n_dc / R) - 1) & ~((1u << k * p.n_dc / R) - 1);
+	}
 	p.wait_ms = (int)(sc->ports.wait * 1e3);
 	p.pool = r->pool;
 	p.frame_max = SM_HDR_BYTES + sc->run.pk.payload;
@@ -268,7 +280,7 @@ runner_rt_open(struct runner *r, const struct sc_scenario *sc, const struct cont
 		p.link[p.n_links++] = (struct dp_rt_link){ l->name, l->tx, l->rx };
 	}
 	if (p.local != (1u << p.n_dc) - 1 && sc->background.load > 0) {
-		snprintf(err, errlen, "background load with the data centres split over two "
+		snprintf(err, errlen, "background load with the data centres split over "
 			 "processes is not supported: a transfer's start and end are on different "
 			 "sides (run it in one process, [ports] local = all)");
 		return -ENOTSUP;
@@ -387,7 +399,9 @@ runner_run(struct runner *r, const struct sc_scenario *sc, const struct contende
 	rp.pool = r->pool;
 	rp.bg_only = bg_only > 0 ? sm_ps(bg_only) : 0;
 	rp.partitions = sc->run.partitions != 0 ? sc->run.partitions : r->lcores;
-	if (dp_ranks_size() > 1) {
+	if (dp_ranks_size() > 1 && r->rt != NULL) {
+		rp.partitions = 1;	/* real time: each rank runs its data centres (rt.h) */
+	} else if (dp_ranks_size() > 1) {
 		/* ranks: at least one partition each (auto: one per lcore of every rank) */
 		uint32_t R = (uint32_t)dp_ranks_size();
 
