@@ -4,7 +4,7 @@
 # trace and the report of one process, byte for byte (the report less what says how it ran), on
 # 2 x 4 with modules on the network under load, 8 x 8 under load, a star without sync under load
 # and 8 x 1 with the queue's samples streamed; a rank without a partition; then what an MPI run
-# refuses (--ctl, real time) and an output rank 0 refuses, which ends every rank with its code.
+# refuses (--ctl, a ring pair across ranks in real time) and an output rank 0 refuses, which ends every rank with its code.
 # Usage: mpi.sh SYNCEMU_BINARY [sanitized] (run from the source root).  Skips (77) without
 # Open MPI's mpirun, for a build without MPI, and for the sanitizer build (Open MPI's own
 # allocations at MPI_Finalize are leaks to LeakSanitizer).
@@ -86,9 +86,11 @@ why=$(python3 "$cli/same_report.py" "$tmp/out" "$tmp/r4.json" ranks 2>&1) &&
 expect_rc 2 "--ctl under mpirun is refused" -- "${mpi[@]}" -np 2 "$se" run -q -v A -n 1 \
 	--ctl "$tmp/ctl.sock"
 expect_grep "$tmp/err" "--ctl under mpirun" "--ctl: the error says why"
-expect_rc 3 "real time under mpirun is refused" -- "${mpi[@]}" -np 2 "$se" run -q -v A -n 1 \
-	--set run.clock=real --set ports.dc0=ring:pa --set ports.dc1=ring:pa
-expect_grep "$tmp/err" "run.clock = real under mpirun" "real time: the error says why"
+# real time over ranks is realtime_mpi.sh's; a ring pair cannot join two processes
+expect_rc 1 "real time: a ring pair across ranks is refused" -- "${mpi[@]}" -np 2 "$se" run -q \
+	-v A -n 1 --set run.clock=real --set ports.dc0=ring:pa --set ports.dc1=ring:pa
+expect_grep "$tmp/err" "rank 0: [ports]: a ring:NAME port has two ends, one per data centre: map the same name at two DCs of one rank" \
+	"real time: the error says why"
 # an output rank 0 refuses (its directory is missing): every rank ends with its code, no hang
 expect_rc 2 "a trace rank 0 cannot write ends every rank" -- timeout 60 "${mpi[@]}" -np 2 "$se" \
 	run -q -v A -n 1 --trace "$tmp/no/such/dir/t.pcapng"

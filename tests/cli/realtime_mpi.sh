@@ -1,0 +1,221 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Real time split over MPI ranks (Open MPI's mpirun, oversubscribed on this machine's cores): the
+# frames cross memif ports between the ranks, MPI carries the control (the ranks' start-up and
+# scenario checked, the clocks compared, the start broadcast, the phase barrier, the end of the
+# run, the record gathered by rank 0).  Wall-clock timing: run serially, asserted loosely.
+#   1. 2 DC x 4 in two ranks, one command line (rank r takes the r-th block of data centres and
+#      opens only its own DCs' ports): within 1 % of the packet model at dilation 100, as the
+#      two-process test over the ports' own protocol (realtime.sh); rank 0 merges the record and
+#      has rank 1's port figures; each side sent what the other received; as many frames
+#      crossed the ports as in one process over a ring pair (the count does not depend on timing).
+#   2. 8 DC x 1 in two ranks, each with its own [ports] local (mpirun's MPMD form), two memif
+#      links, one per crossing; and in four ranks, one command line, four memif links.
+#   3. What is refused, by every rank alike, naming the rank and the cause: a rank without the port
+#      it needs, more ranks than data centres, a rank with other steps, a data centre on two ranks,
+#      a ring pair across ranks; and a rank frozen mid-run (SIGSTOP): rank 0 stops within
+#      [ports] wait, says so, and no rank is left behind.
+# Usage: realtime_mpi.sh SYNCEMU [sanitized].  Skips (77) without mpirun, for a build without
+# MPI, for the sanitizer build (Open MPI's allocations at MPI_Finalize are leaks to
+# LeakSanitizer), and with fewer than two CPUs.
+set -u
+. "$(dirname "$0")/lib.sh"
+se=$(realpath "$1")
+[ "${2:-}" = sanitized ] && skip "the sanitizer build: Open MPI's allocations are leaks to LeakSanitizer"
+command -v mpirun >/dev/null || skip "Open MPI's mpirun is not installed (apt-get install openmpi-bin)"
+command -v python3 >/dev/null || skip "python3 is not installed"
+[ "$(nproc)" -ge 2 ] || skip "real time in two ranks needs two CPUs"
+# the tests run as root; Open MPI refuses root unless told twice
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# shared memory between the ranks of this host, nothing on the network
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+mpi=(timeout 120 mpirun --oversubscribe --bind-to none -x OMPI_MCA_btl
+	-x OMPI_MCA_btl_vader_single_copy_mechanism)
+"${mpi[@]}" -np 2 "$se" run -q -v A -n 1 --set topology.data_centres=2 >"$tmp/probe" 2>&1 ||
+	{ grep -q "built without MPI" "$tmp/probe" && skip "syncemu was built without MPI"; }
+grep -q "built without MPI" "$tmp/probe" && skip "syncemu was built without MPI"
+
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+RT=(--set run.clock=real --set ports.wait=5s)
+M=",socket-abstract=no,bsize=9216"
+
+# check JSON TOLERANCE_PCT RANKS DESC: rank 0's report, every rank's steps merged, against the
+# packet model; every frame sent through a port arrived; the ports of every other rank reported
+check() {
+	python3 - "$1" "$2" "$3" >"$tmp/check" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+tol, ranks = float(sys.argv[2]), int(sys.argv[3])
+out = []
+for r in d["runs"]:
+    assert r["ok"], r.get("error")
+    rt = r["real_time"]
+    rows = r["steps"]["rows"]
+    mean = sum(x["emulated_ms"] for x in rows) / len(rows)
+    model = rows[0]["packet_model_ms"]
+    err = 100 * (mean / model - 1)
+    assert abs(err) < tol, "%s: mean step %.6f ms, model %.6f ms: %+.3f %%" % (
+        r["label"], mean, model, err)
+    assert rt["split"] and rt["leader"] and rt["merged"] and rt["ranks"] == ranks, rt
+    assert all(p["device"].startswith("(rank ") for p in rt["peer_ports"]), rt["peer_ports"]
+    assert {p["device"] for p in rt["peer_ports"]} == {"(rank %d's)" % k for k in range(1, ranks)}
+    ports = rt["ports"] + rt["peer_ports"]
+    sent = sum(p["frames_sent"] for p in ports)
+    got = sum(p["frames_received"] for p in ports)
+    assert sent == got and sent > 0, (sent, got)
+    for p in ports:
+        assert p["stale_frames"] == 0 and p["device_rx_dropped"] == 0, p
+    out.append("%s: %d steps, %.6f ms vs %.6f ms (%+.4f %%), %d frames through %d ports; "
+               "clocks %+.3f us apart, round trip %.1f us" % (r["label"], len(rows), mean,
+               model, err, sent, len(ports), rt["peer_offset_ns"] / 1e3,
+               rt["peer_rtt_ns"] / 1e3))
+print("; ".join(out))
+PY
+	if [ $? -eq 0 ]; then ok "$4: $(cat "$tmp/check")"; else bad "$4:"; sed 's/^/    /' "$tmp/check" | tail -4; fi
+}
+
+# 1. 2 DC x 4 in two ranks, one command line.
+pair() {
+	local rc=0
+	rm -f "$tmp/m.sock"
+	"${mpi[@]}" -np 2 "$se" run -v A -q -j -n 10 --trace none "${RT[@]}" \
+		--set run.dilation=100 \
+		--set "ports.dc0=net_memif0,role=server,socket=$tmp/m.sock$M" \
+		--set "ports.dc1=net_memif0,role=client,socket=$tmp/m.sock$M" \
+		>"$tmp/pair.json" 2>"$tmp/pair.err" || rc=$?
+	[ $rc -eq 0 ] && ok "2 DC x 4 in two ranks over memif (exit 0)" ||
+		{ bad "2 DC x 4 in two ranks: exit $rc"; grep -v memif_connect "$tmp/pair.err" | head -3; }
+	check "$tmp/pair.json" 1 2 "2 DC x 4 in two ranks, merged by rank 0"
+}
+twice pair
+python3 - "$tmp/pair.json" >"$tmp/c" 2>&1 <<'PY'
+import json, sys
+rt = json.load(open(sys.argv[1]))["runs"][0]["real_time"]
+a, b = rt["ports"][0], rt["peer_ports"][0]
+assert a["name"] == "dc0.eth" and b["name"] == "dc1.eth", (a["name"], b["name"])
+assert a["frames_sent"] == b["frames_received"] and b["frames_sent"] == a["frames_received"], (a, b)
+print("%d and %d frames each way" % (a["frames_sent"], b["frames_sent"]))
+PY
+[ $? -eq 0 ] && ok "each rank's port sent what the other's received: $(cat "$tmp/c")" ||
+	{ bad "port counts:"; cat "$tmp/c"; }
+# the same scenario in one process, the WAN links over a ring pair (virtual: no timing asserted)
+expect_rc 0 "the same in one process over a ring pair" -- timeout 120 "$se" run -v A -q -j -n 10 \
+	--trace none "${RT[@]}" --set run.dilation=100 --set ports.dc0=ring:w --set ports.dc1=ring:w
+python3 - "$tmp/out" "$tmp/pair.json" >"$tmp/c" 2>&1 <<'PY'
+import json, sys
+one, two = (json.load(open(f))["runs"][0] for f in sys.argv[1:])
+n1 = sum(p["frames_sent"] for p in one["real_time"]["ports"])
+n2 = sum(p["frames_sent"] for p in two["real_time"]["ports"] + two["real_time"]["peer_ports"])
+assert n1 == n2 and one["frames"] == two["frames"], (n1, n2, one["frames"], two["frames"])
+print("%d frames through the ports, %d in all, in both" % (n1, one["frames"]))
+PY
+[ $? -eq 0 ] && ok "two ranks move the frames of one process: $(cat "$tmp/c")" ||
+	{ bad "two ranks against one process:"; cat "$tmp/c"; }
+
+# 2. 8 DC x 1: two ranks, each with its own [ports] local (MPMD); four ranks, one command line.
+# (dilation 200 for two ranks, as for the two-process split in realtime.sh; four ranks spinning
+# on two vCPUs take turns on them: dilation 400 held +0.08 to +0.49 % in five runs here)
+eight2() {
+	local rc=0
+	rm -f "$tmp"/s*.sock
+	"${mpi[@]}" -np 1 "$se" run scenarios/8dc1-100g.ini -v A -n 3 -q -j --trace none "${RT[@]}" \
+		--set run.dilation=200 --set ports.local=0,1,2,3 \
+		--set "ports.dc3=net_memif0,role=server,socket=$tmp/s1.sock$M" \
+		--set "ports.dc0=net_memif1,role=server,socket=$tmp/s2.sock$M" : \
+		-np 1 "$se" run scenarios/8dc1-100g.ini -v A -n 3 -q -j --trace none "${RT[@]}" \
+		--set run.dilation=200 --set ports.local=4,5,6,7 \
+		--set "ports.dc4=net_memif0,role=client,socket=$tmp/s1.sock$M" \
+		--set "ports.dc7=net_memif1,role=client,socket=$tmp/s2.sock$M" \
+		>"$tmp/e2.json" 2>"$tmp/e2.err" || rc=$?
+	[ $rc -eq 0 ] && ok "8 DC x 1 in two ranks of their own [ports] local (exit 0)" ||
+		{ bad "8 DC x 1 in two ranks: exit $rc"; grep -v memif_connect "$tmp/e2.err" | head -3; }
+	check "$tmp/e2.json" 2 2 "8 DC x 1 in two ranks, two memif links"
+}
+twice eight2
+eight4() {
+	local rc=0 k a b args=()
+	rm -f "$tmp"/s*.sock
+	for k in 0 1 2 3; do	# rank k's last DC serves, rank k+1's first is its client
+		a=$((2 * k + 1))
+		b=$(((2 * k + 2) % 8))
+		args+=(--set "ports.dc$a=net_memif$k,role=server,socket=$tmp/s$k.sock$M"
+		       --set "ports.dc$b=net_memif$k,role=client,socket=$tmp/s$k.sock$M")
+	done
+	"${mpi[@]}" -np 4 "$se" run scenarios/8dc1-100g.ini -v A -n 3 -q -j --trace none "${RT[@]}" \
+		--set run.dilation=400 "${args[@]}" >"$tmp/e4.json" 2>"$tmp/e4.err" || rc=$?
+	[ $rc -eq 0 ] && ok "8 DC x 1 in four ranks, one command line (exit 0)" ||
+		{ bad "8 DC x 1 in four ranks: exit $rc"; grep -v memif_connect "$tmp/e4.err" | head -3; }
+	check "$tmp/e4.json" 2 4 "8 DC x 1 in four ranks, four memif links"
+}
+twice eight4
+
+# 3. Refused, by every rank alike.
+S0="ports.dc0=net_memif0,role=server,socket=$tmp/m.sock$M"
+S1="ports.dc1=net_memif0,role=client,socket=$tmp/m.sock$M"
+rm -f "$tmp/m.sock"
+expect_rc 1 "a rank without the port its data centre needs" -- "${mpi[@]}" -np 2 "$se" run -v A \
+	-q -n 2 --trace none "${RT[@]}" --set ports.wait=2s --set run.dilation=100 --set "$S0"
+expect_grep "$tmp/err" "rank 1: [ports] dc1: data centre 1 exchanges frames with DC 0 in another rank" \
+	"the cause is named, with its rank (not rank 0's wait for it)"
+expect_rc 1 "more ranks than data centres" -- "${mpi[@]}" -np 3 "$se" run -v A -q -n 2 \
+	--trace none "${RT[@]}" --set run.dilation=100 --set "$S0" --set "$S1"
+expect_grep "$tmp/err" "mpirun -np 3: a real-time run gives each rank data centres of its own, and the scenario has 2" \
+	"the error counts both"
+rm -f "$tmp/m.sock"
+expect_rc 1 "a rank with other steps" -- "${mpi[@]}" -np 1 "$se" run -v A -q -n 2 --trace none \
+	"${RT[@]}" --set run.dilation=100 --set ports.local=0 --set "$S0" : -np 1 "$se" run -v A -q \
+	-n 3 --trace none "${RT[@]}" --set run.dilation=100 --set ports.local=1 --set "$S1"
+expect_grep "$tmp/err" "rank 1 runs another scenario or other options than rank 0" "the error says which rank"
+rm -f "$tmp/m.sock"
+expect_rc 1 "a data centre on two ranks" -- "${mpi[@]}" -np 1 "$se" run -v A -q -n 2 --trace none \
+	"${RT[@]}" --set run.dilation=100 --set ports.local=0 --set "$S0" : -np 1 "$se" run -v A -q \
+	-n 2 --trace none "${RT[@]}" --set run.dilation=100 --set ports.local=0,1 --set "$S1"
+expect_grep "$tmp/err" "[ports] local: data centres 0x1 of rank 1 run on an earlier rank too" \
+	"the error names the data centres and the rank"
+
+# a rank frozen mid-run: rank 0 waits for its workers at the barrier no longer than [ports] wait
+rm -f "$tmp/m.sock"
+mpirun --oversubscribe --bind-to none -x OMPI_MCA_btl -x OMPI_MCA_btl_vader_single_copy_mechanism \
+	-np 2 "$se" run -v A -n 200 --trace none "${RT[@]}" --set ports.wait=2s \
+	--set run.dilation=100 --set "$S0" --set "$S1" >"$tmp/k" 2>"$tmp/k.err" &
+ka=$!
+pids+=($ka)
+# under way once rank 0 reports its first step (start-up takes 1 to 10 s here under load)
+for _ in $(seq 600); do
+	grep -q "step [1-9]" "$tmp/k.err" && break
+	kill -0 "$ka" 2>/dev/null || break
+	sleep 0.1
+done
+kb=$(grep -l "OMPI_COMM_WORLD_RANK=1" /proc/[0-9]*/environ 2>/dev/null | while read -r f; do
+	p=${f#/proc/}
+	p=${p%/environ}
+	[ "$(cat "/proc/$p/comm" 2>/dev/null)" = syncemu ] && echo "$p"
+done | head -1)
+if [ -z "$kb" ]; then
+	bad "rank 1 not found under way"; sed 's/^/    /' "$tmp/k.err" | head -5
+else
+	pids+=("$kb")
+	kill -STOP "$kb"
+	t0=$(date +%s)
+	rc=0
+	wait "$ka" || rc=$?
+	dt=$(($(date +%s) - t0))
+	# (2 s of wait, the stall watchdog's check, mpirun ending the ranks: 20 s is ample)
+	[ "$rc" -ne 0 ] && [ "$dt" -le 20 ] && ok "rank 1 frozen mid-run: mpirun ends (exit $rc, ${dt} s)" ||
+		bad "rank 1 frozen mid-run: exit $rc after $dt s"
+	expect_grep "$tmp/k.err" "syncemu run: rank 0: A: the run stalled" "rank 0 says the run stalled"
+	# (mpirun kills it; init reaps it once mpirun is gone)
+	for _ in $(seq 100); do
+		kill -0 "$kb" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$kb" 2>/dev/null && bad "rank 1 is left behind ($(cut -d' ' -f3 "/proc/$kb/stat" 2>/dev/null))" ||
+		ok "no rank is left behind"
+fi
+finish
