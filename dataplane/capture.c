@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../traces/pcapng.h"
@@ -60,6 +61,8 @@ dp_capture_point(struct dp_capture *c, enum dp_cap_kind kind, const char *name)
 
 	if (c == NULL || (c->w == NULL && !c->elsewhere) || !(c->mask & (1u << kind)))
 		return -1;
+	if ((unsigned int)kind >= DP_CAP_COUNT)
+		return -1;
 	for (i = 0; i < c->nif; i++)
 		if (strcmp(c->names[i], name) == 0)
 			return (int)i;
@@ -69,7 +72,59 @@ dp_capture_point(struct dp_capture *c, enum dp_cap_kind kind, const char *name)
 	if (id < 0)
 		return -1;
 	snprintf(c->names[c->nif], DP_CAP_NAME_MAX, "%s", name);
+	c->kinds[c->nif] = (uint8_t)kind;
 	return (int)c->nif++;
+}
+
+/* A record held to the run's end (dp_capture.hold). */
+static int
+hold(struct dp_capture *c, int ifid, dp_time_t t, const struct rte_mbuf *m, uint32_t len)
+{
+	struct dp_cap_held h = { .ts_ns = t / 1000, .ifid = (uint32_t)ifid, .len = len,
+				 .orig = rte_pktmbuf_pkt_len(m) };
+	size_t size = dp_cap_held_size(&h);
+	const void *data;
+
+	if (c->held_len + size > c->held_cap) {
+		size_t cap = c->held_cap ? c->held_cap : 1 << 20;
+		uint8_t *nb;
+
+		while (c->held_len + size > cap)
+			cap *= 2;
+		nb = realloc(c->held, cap);
+		if (nb == NULL)
+			return -ENOMEM;
+		c->held = nb;
+		c->held_cap = cap;
+	}
+	memcpy(c->held + c->held_len, &h, sizeof(h));
+	data = rte_pktmbuf_read(m, 0, len, c->held + c->held_len + sizeof(h));
+	if (data != NULL && data != (const void *)(c->held + c->held_len + sizeof(h)))
+		memcpy(c->held + c->held_len + sizeof(h), data, len);
+	c->held_len += size;
+	return 0;
+}
+
+int
+dp_capture_put(struct dp_capture *c, uint32_t ifid, uint64_t ts_ns, const void *data,
+	       uint32_t len, uint32_t orig)
+{
+	int rc;
+
+	if (c->w == NULL || ifid >= c->nif)
+		return -EINVAL;
+	rc = tr_pcapng_write(c->w, ifid, ts_ns, data, len, orig);
+	if (rc == 0)
+		c->frames[ifid]++;
+	return rc;
+}
+
+void
+dp_capture_hold_free(struct dp_capture *c)
+{
+	free(c->held);
+	c->held = NULL;
+	c->held_len = c->held_cap = 0;
 }
 
 void
@@ -89,6 +144,13 @@ dp_capture_write(struct dp_engine *eng, int ifid, const struct rte_mbuf *m, dp_t
 	len = rte_pktmbuf_pkt_len(m);
 	if (len > c->snaplen)
 		len = c->snaplen;
+	if (c->hold) {
+		rc = hold(c, ifid, t, m, len);
+		if (rc != 0)
+			dp_engine_fail(eng, rc, "trace: out of memory for the records held to the "
+				       "run's end");
+		return;
+	}
 	if (len <= rte_pktmbuf_data_len(m))
 		data = rte_pktmbuf_mtod(m, const void *);
 	else	/* the headers and a payload segment (fpool.h): gathered */

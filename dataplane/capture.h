@@ -40,13 +40,40 @@ struct dp_capture {
 	/** another rank writes the trace (ranks.h): interfaces are numbered as there (the same
 	 *  graph makes the same points in the same order), nothing is written here */
 	bool elsewhere;
+	/** real time over ranks (rt.h): every rank holds its records until the run's end, when
+	 *  rank 0 merges them in time order into the trace (the ranks' points differ: their ports) */
+	bool hold;
+	uint8_t *held;			/**< struct dp_cap_held records, each padded to 8 bytes */
+	size_t held_len, held_cap;
 	uint32_t mask;			/**< kinds enabled (1u << enum dp_cap_kind) */
 	uint32_t snaplen;		/**< bytes kept per frame */
 	uint32_t nif;
 	char names[DP_CAP_IF_MAX][DP_CAP_NAME_MAX];
+	uint8_t kinds[DP_CAP_IF_MAX];	/**< enum dp_cap_kind of each interface */
 	uint64_t frames[DP_CAP_IF_MAX];	/**< frames written per interface */
 	uint8_t gather[UINT16_MAX];	/**< a frame of several segments, made contiguous */
 };
+
+/** A held record (dp_capture.hold), followed by its @c len bytes. */
+struct dp_cap_held {
+	uint64_t ts_ns;
+	uint32_t ifid, len, orig, pad;
+};
+
+/** The size of held record @p r with its bytes and padding. */
+static inline size_t
+dp_cap_held_size(const struct dp_cap_held *r)
+{
+	return (sizeof(*r) + r->len + 7) & ~(size_t)7;
+}
+
+/** Write @p len bytes of a frame of @p orig on interface @p ifid at @p ts_ns into the trace
+ *  (a held record, merged).  0 or -errno. */
+int dp_capture_put(struct dp_capture *c, uint32_t ifid, uint64_t ts_ns, const void *data,
+		   uint32_t len, uint32_t orig);
+
+/** Free the held records. */
+void dp_capture_hold_free(struct dp_capture *c);
 
 /** Interface id of point @p name of @p kind, creating it; -1 if the kind is off or no trace. */
 int dp_capture_point(struct dp_capture *c, enum dp_cap_kind kind, const char *name);

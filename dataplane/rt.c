@@ -11,6 +11,7 @@
 #include <rte_byteorder.h>
 #include <rte_ethdev.h>
 
+#include "capture.h"
 #include "parallel.h"
 #include "ranks.h"
 #include "record.h"
@@ -636,6 +637,152 @@ mpi_drained(struct dp_rt *rt, struct dp_engine *eng, bool idle, uint64_t tx, uin
 	return false;
 }
 
+/* A rank's trace interfaces, as sent to rank 0 before its held records. */
+struct mpi_if {
+	uint32_t kind;
+	char name[DP_CAP_NAME_MAX];
+	uint32_t pad;
+};
+
+/* One rank's held records, read in time order. */
+struct mpi_stream {
+	const uint8_t *p, *end;
+	int *map;			/* its interface ids as rank 0's; -1: not traced there */
+	uint32_t nif;
+};
+
+/* Rank 0: the ranks' held records merged in time order into the trace. */
+static int
+mpi_merge_trace(struct dp_rt *rt, struct dp_capture *c, const uint8_t *buf, const size_t *lens,
+		char *err, size_t errlen)
+{
+	struct mpi_stream *st = calloc((size_t)rt->nranks, sizeof(*st));
+	size_t off = 0;
+	int r, rc = 0;
+
+	if (st == NULL) {
+		snprintf(err, errlen, "trace: out of memory merging the ranks' records");
+		return -ENOMEM;
+	}
+	for (r = 0; r < rt->nranks && rc == 0; off += lens[r], r++) {
+		const uint8_t *b = buf + off;
+		uint64_t nif;
+
+		if (r == 0) {	/* ours: its own numbering */
+			st[0] = (struct mpi_stream){ c->held, c->held + c->held_len, NULL, c->nif };
+			continue;
+		}
+		memcpy(&nif, b, sizeof(nif));
+		if (lens[r] < 8 || nif > DP_CAP_IF_MAX || 8 + nif * sizeof(struct mpi_if) > lens[r]) {
+			snprintf(err, errlen, "trace: rank %d's records of run %u are malformed", r,
+				 rt->run_id);
+			rc = -EPROTO;
+			break;
+		}
+		st[r].map = malloc((nif ? nif : 1) * sizeof(int));
+		if (st[r].map == NULL) {
+			snprintf(err, errlen, "trace: out of memory merging the ranks' records");
+			rc = -ENOMEM;
+			break;
+		}
+		for (uint64_t i = 0; i < nif; i++) {
+			struct mpi_if f;
+
+			memcpy(&f, b + 8 + i * sizeof(f), sizeof(f));
+			f.name[DP_CAP_NAME_MAX - 1] = '\0';
+			/* the same name, or a new interface here (another rank's port) */
+			st[r].map[i] = dp_capture_point(c, (enum dp_cap_kind)f.kind, f.name);
+		}
+		st[r].nif = (uint32_t)nif;
+		st[r].p = b + 8 + nif * sizeof(struct mpi_if);
+		st[r].end = b + lens[r];
+	}
+	while (rc == 0) {
+		const struct dp_cap_held *best = NULL;
+		int from = -1, id;
+
+		for (r = 0; r < rt->nranks; r++) {
+			struct dp_cap_held h;
+
+			if (st[r].p >= st[r].end)
+				continue;
+			memcpy(&h, st[r].p, sizeof(h));
+			if ((size_t)(st[r].end - st[r].p) < sizeof(h) || h.ifid >= st[r].nif ||
+			    dp_cap_held_size(&h) > (size_t)(st[r].end - st[r].p)) {
+				snprintf(err, errlen, "trace: rank %d's records of run %u are "
+					 "malformed", r, rt->run_id);
+				rc = -EPROTO;
+				break;
+			}
+			if (best == NULL || h.ts_ns < best->ts_ns) {
+				best = (const struct dp_cap_held *)(const void *)st[r].p;
+				from = r;
+			}
+		}
+		if (rc != 0 || best == NULL)
+			break;
+		id = st[from].map != NULL ? st[from].map[best->ifid] : (int)best->ifid;
+		if (id >= 0)
+			rc = dp_capture_put(c, (uint32_t)id, best->ts_ns, best + 1, best->len,
+					    best->orig);
+		if (rc != 0)
+			snprintf(err, errlen, "trace: writing interface %s failed: %s",
+				 c->names[id], strerror(-rc));
+		st[from].p += dp_cap_held_size(best);
+	}
+	for (r = 0; r < rt->nranks; r++)
+		free(st[r].map);
+	free(st);
+	return rc;
+}
+
+/*
+ * The trace of a run over ranks: every rank's held records (and its interfaces' names, for
+ * its ports are not rank 0's) to rank 0, which merges them in time order.  Every rank takes part,
+ * with or without a trace of its own.
+ */
+static int
+mpi_trace(struct dp_rt *rt, struct dp_capture *c, char *err, size_t errlen)
+{
+	uint64_t nif = c != NULL && c->hold ? c->nif : 0;
+	size_t held = c != NULL && c->hold ? c->held_len : 0, cap = 0;
+	size_t len = 8 + nif * sizeof(struct mpi_if) + held;
+	size_t *lens = calloc((size_t)rt->nranks, sizeof(*lens));
+	uint8_t *mine = rt->rank != 0 ? malloc(len) : NULL, *buf = NULL;
+	int rc;
+
+	if (lens == NULL || (rt->rank != 0 && mine == NULL)) {
+		free(lens);
+		free(mine);
+		snprintf(err, errlen, "trace: out of memory for the records of run %u", rt->run_id);
+		return -ENOMEM;
+	}
+	if (mine != NULL) {	/* (rank 0 keeps its own where they are) */
+		memcpy(mine, &nif, 8);
+		for (uint64_t i = 0; i < nif; i++) {
+			struct mpi_if f = { .kind = c->kinds[i] };
+
+			snprintf(f.name, sizeof(f.name), "%s", c->names[i]);
+			memcpy(mine + 8 + i * sizeof(f), &f, sizeof(f));
+		}
+		if (held > 0)
+			memcpy(mine + 8 + nif * sizeof(struct mpi_if), c->held, held);
+	}
+	rc = dp_ranks_gatherv(mine != NULL ? mine : (const void *)&nif, mine != NULL ? len : 8,
+			      &buf, &cap, lens);
+	if (rc != 0)
+		snprintf(err, errlen, "gathering the ranks' trace records of run %u over MPI "
+			 "failed: %s", rt->run_id, strerror(-rc));
+	else if (rt->rank == 0 && c != NULL && c->hold && c->w != NULL)
+		rc = mpi_merge_trace(rt, c, buf, lens, err, errlen);
+	if (c != NULL)
+		c->held_len = 0;
+	free(buf);
+	free(lens);
+	free(mine);
+	return rc;
+}
+
 /* Rank 0 gathers every rank's port figures and per-step record, and merges them. */
 static int
 mpi_results(struct dp_rt *rt, struct dp_topo *t, char *err, size_t errlen)
@@ -1208,6 +1355,8 @@ dp_rt_end(struct dp_rt *rt, struct dp_topo *t, struct dp_rt_report *rep, char *e
 	}
 	if (rt->mpi) {
 		rc = mpi_results(rt, t, err, errlen);
+		if (rc == 0)
+			rc = mpi_trace(rt, t->eng.cap_ctx, err, errlen);
 		if (rc != 0)
 			return rc;
 	} else if (rt->split && !rt->leader) {

@@ -361,13 +361,14 @@ shadow_outputs(const struct run_opts *o, const struct sc_scenario *sc, struct ru
 {
 	uint32_t mask;
 
-	/* (real time: each rank runs data centres of its own; rank 0's trace has its own) */
-	if (trace_file(sc) != NULL && sc->run.clock != SC_CLOCK_REAL &&
-	    dp_capture_parse(sc->trace.capture, &mask, NULL, 0) == 0) {
+	if (trace_file(sc) != NULL && dp_capture_parse(sc->trace.capture, &mask, NULL, 0) == 0) {
 		r->cap = calloc(1, sizeof(*r->cap));
 		if (r->cap == NULL)
 			return CLI_EXIT_FAIL;
 		r->cap->elsewhere = true;
+		/* real time: each rank runs data centres and ports of its own; it holds its
+		 * records, which rank 0 merges at each run's end (rt.h) */
+		r->cap->hold = sc->run.clock == SC_CLOCK_REAL;
 		r->cap->mask = mask;
 		r->cap->snaplen = sc->trace.snaplen ? sc->trace.snaplen : UINT32_MAX;
 	}
@@ -637,6 +638,7 @@ cmd_run(int argc, char **argv)
 			status = CLI_EXIT_FAIL;
 			goto agree;
 		}
+		r.cap->hold = rt_ranks;	/* the ranks' records merged at each run's end */
 	}
 	if (outs[1].f != NULL) {
 		/* every sample goes out as it is taken: nothing of the series is held */
@@ -774,6 +776,8 @@ out:
 	dp_ranks_fini();
 	if (err_fd >= 0)
 		close(err_fd);
+	if (r.cap != NULL)
+		dp_capture_hold_free(r.cap);
 	free(r.cap);
 	free(runs);
 	free(sc);
