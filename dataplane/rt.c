@@ -989,6 +989,16 @@ open_all(struct dp_rt *rt, const struct dp_rt_params *p, char *err, size_t errle
 				 "its port is mapped there", d, d);
 			return -EINVAL;
 		}
+		if (here && rt->mpi && next != prev && !(rt->local & (1u << next)) &&
+		    !(rt->local & (1u << prev))) {
+			/* its one port would lead to two ranks: it takes frames from DC prev and
+			 * sends them on to DC next */
+			snprintf(err, errlen, "[ports] local: data centre %u runs alone between DC "
+				 "%u and DC %u of other ranks, and its one port cannot be the end of "
+				 "both crossings: give each rank runs of two or more neighbouring data "
+				 "centres", d, prev, next);
+			return -EINVAL;
+		}
 		if (here && !mapped && p->n_dc > 1 &&
 		    (!(rt->local & (1u << next)) || !(rt->local & (1u << prev)))) {
 			snprintf(err, errlen, "[ports] dc%u: data centre %u exchanges frames with DC "

@@ -205,6 +205,19 @@ runner_rt_need(const struct sc_scenario *sc)
 	return n * 2048;	/* TX rings, control messages */
 }
 
+/* The ports a real-time run of @p sc may open: the data centres' and both ends of each link. */
+static uint32_t
+n_ports(const struct sc_scenario *sc)
+{
+	uint32_t n = 0, d;
+
+	for (d = 0; d < SC_PORTS_MAX; d++)
+		n += sc->ports.dc[d][0] != '\0';
+	for (d = 0; d < SC_LINKS_MAX; d++)
+		n += 2 * (sc->ports.link[d][0] != '\0');
+	return n;
+}
+
 uint32_t
 runner_rt_mem_mb(const struct sc_scenario *sc)
 {
@@ -230,7 +243,9 @@ runner_rt_mem_mb(const struct sc_scenario *sc)
 			 (dp_port_rx_room(l.rx, SM_HDR_BYTES + sc->run.pk.payload) +
 			  RTE_PKTMBUF_HEADROOM + 256);
 	}
-	return (uint32_t)(bytes >> 20) + (bytes ? 16 : 0);
+	/* (and room around each pool: the EAL's heap without hugepages has one list of pages, and
+	 * a fourth pool of 140 MB did not fit in the sum of the four plus 16 MB) */
+	return (uint32_t)((bytes + bytes / 8) >> 20) + (bytes ? 16 + 32 * n_ports(sc) : 0);
 }
 
 int

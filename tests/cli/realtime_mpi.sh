@@ -12,10 +12,11 @@
 #      The trace of two ranks (each holds its records, rank 0 merges them): tshark reads it, with
 #      the frames per interface of one process, in time order; validate rebuilds the steps.
 #   2. 8 DC x 1 in two ranks, each with its own [ports] local (mpirun's MPMD form), two memif
-#      links, one per crossing; and in four ranks, one command line, four memif links.
+#      links, one per crossing; in four ranks, one command line, four memif links; and in two
+#      ranks whose data centres are not contiguous (0, 1, 4, 5 and 2, 3, 6, 7: four crossings).
 #   3. What is refused, by every rank alike, naming the rank and the cause: a rank without the port
 #      it needs, more ranks than data centres, a rank with other steps, a data centre on two ranks,
-#      a ring pair across ranks; and a rank frozen mid-run (SIGSTOP): rank 0 stops within
+#      a data centre alone between two of other ranks (its one port cannot end both crossings); and a rank frozen mid-run (SIGSTOP): rank 0 stops within
 #      [ports] wait, says so, and no rank is left behind.
 # Usage: realtime_mpi.sh SYNCEMU [sanitized].  Skips (77) without mpirun, for a build without
 # MPI, for the sanitizer build (Open MPI's allocations at MPI_Finalize are leaks to
@@ -196,6 +197,27 @@ eight4() {
 	check "$tmp/e4.json" 2 4 "8 DC x 1 in four ranks, four memif links"
 }
 twice eight4
+# not contiguous: rank 0 runs DCs 0, 1, 4 and 5, rank 1 DCs 2, 3, 6 and 7; four crossings
+eight_split() {
+	local rc=0 args=() k a b
+	rm -f "$tmp"/s*.sock
+	for k in 0 1 2 3; do	# crossing k: DC 2k+1 to DC 2k+2, the sender's end serving
+		a=$((2 * k + 1))
+		b=$(((2 * k + 2) % 8))
+		args+=(--set "ports.dc$a=net_memif$k,role=server,socket=$tmp/s$k.sock$M"
+		       --set "ports.dc$b=net_memif$k,role=client,socket=$tmp/s$k.sock$M")
+	done
+	# (one command line for both, but for ports.local: each rank opens its own DCs' ports)
+	"${mpi[@]}" -np 1 "$se" run scenarios/8dc1-100g.ini -v A -n 3 -q -j --trace none "${RT[@]}" \
+		--set run.dilation=200 "${args[@]}" --set ports.local=0,1,4,5 : \
+		-np 1 "$se" run scenarios/8dc1-100g.ini -v A -n 3 -q -j --trace none "${RT[@]}" \
+		--set run.dilation=200 "${args[@]}" --set ports.local=2,3,6,7 \
+		>"$tmp/es.json" 2>"$tmp/es.err" || rc=$?
+	[ $rc -eq 0 ] && ok "8 DC x 1 in two ranks of DCs 0,1,4,5 and 2,3,6,7 (exit 0)" ||
+		{ bad "8 DC x 1, DCs not contiguous: exit $rc"; grep -v memif_connect "$tmp/es.err" | head -3; }
+	check "$tmp/es.json" 2 2 "8 DC x 1, each rank's DCs in two runs, four memif links"
+}
+twice eight_split
 
 # 3. Refused, by every rank alike.
 S0="ports.dc0=net_memif0,role=server,socket=$tmp/m.sock$M"
@@ -220,6 +242,13 @@ expect_rc 1 "a data centre on two ranks" -- "${mpi[@]}" -np 1 "$se" run -v A -q 
 	-n 2 --trace none "${RT[@]}" --set run.dilation=100 --set ports.local=0,1 --set "$S1"
 expect_grep "$tmp/err" "[ports] local: data centres 0x1 of rank 1 run on an earlier rank too" \
 	"the error names the data centres and the rank"
+
+expect_rc 1 "a data centre alone between two of other ranks" -- "${mpi[@]}" -np 1 "$se" run \
+	scenarios/8dc1-100g.ini -v A -q -n 2 --trace none "${RT[@]}" --set ports.local=0 : -np 1 \
+	"$se" run scenarios/8dc1-100g.ini -v A -q -n 2 --trace none "${RT[@]}" \
+	--set ports.local=1,2,3,4,5,6,7
+expect_grep "$tmp/err" "rank 0: [ports] local: data centre 0 runs alone between DC 7 and DC 1 of other ranks" \
+	"the error names the data centre and its neighbours"
 
 # a rank frozen mid-run: rank 0 waits for its workers at the barrier no longer than [ports] wait
 rm -f "$tmp/m.sock"
