@@ -143,6 +143,8 @@ struct dp_engine {
 	char errmsg[256];
 	/* the control plane's hook: called between events every poll_mask + 1 events */
 	void (*poll)(void *arg, dp_time_t now);
+	/* a request waits for poll() (real time in partitions: it runs with the lcores paused) */
+	bool (*poll_wants)(void *arg);
 	void *poll_arg;
 	uint64_t poll_mask;		/**< a power of two less one */
 	/* real time: NULL in virtual time */

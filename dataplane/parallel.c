@@ -1485,9 +1485,56 @@ rt_turn(struct dp_par *x, struct dp_part *pt)
 static void
 rt_share(struct dp_par *x, uint32_t li)
 {
-	while (!atomic_load_explicit(&x->rt_stop, memory_order_acquire))
+	uint32_t seen = atomic_load_explicit(&x->rt_pause_gen, memory_order_acquire);
+
+	while (!atomic_load_explicit(&x->rt_stop, memory_order_acquire)) {
+		uint32_t g = atomic_load_explicit(&x->rt_pause_gen, memory_order_acquire);
+
+		if (g != seen) {	/* the caller wants every partition: wait for its word */
+			seen = g;
+			atomic_fetch_add_explicit(&x->rt_paused, 1, memory_order_acq_rel);
+			while (atomic_load_explicit(&x->rt_resume_gen, memory_order_acquire) != g)
+				rte_pause();
+		}
 		for (uint32_t k = li; k < x->n_mine; k += x->nl)
 			rt_turn(x, &x->p[x->mine[k]]);
+	}
+}
+
+dp_time_t
+dp_par_rt_pause(struct dp_par *x)
+{
+	dp_time_t t = 0;
+
+	if (x->rt_on && !x->rt_held && x->nl > 1) {
+		atomic_store_explicit(&x->rt_paused, 0, memory_order_relaxed);
+		atomic_fetch_add_explicit(&x->rt_pause_gen, 1, memory_order_acq_rel);
+		while (atomic_load_explicit(&x->rt_paused, memory_order_acquire) < x->nl - 1)
+			rte_pause();
+	}
+	x->rt_held = x->rt_on;
+	for (uint32_t i = 0; i < x->n; i++)
+		if (x->p[i].eng.now > t)
+			t = x->p[i].eng.now;
+	return t;
+}
+
+void
+dp_par_rt_resume(struct dp_par *x)
+{
+	if (!x->rt_held)
+		return;
+	x->rt_held = false;
+	if (x->nl > 1)
+		atomic_store_explicit(&x->rt_resume_gen,
+				      atomic_load_explicit(&x->rt_pause_gen, memory_order_relaxed),
+				      memory_order_release);
+}
+
+bool
+dp_par_rt_running(const struct dp_par *x)
+{
+	return x->rt_on && !x->rt_held;
 }
 
 /* The caller's lcore: if every partition is in, publish the release at the latest time. */
@@ -1551,6 +1598,7 @@ dp_par_rt_halt(struct dp_par *x)
 
 	if (!x->rt_on)
 		return;
+	dp_par_rt_resume(x);	/* (a paused lcore waits for that word before it sees stop) */
 	atomic_store_explicit(&x->rt_stop, true, memory_order_release);
 	if (x->nl > 1)
 		spin_barrier(x);	/* every lcore is out of its turns */

@@ -145,6 +145,9 @@ struct dp_par {
 	_Atomic uint64_t rt_fire_t;
 	atomic_bool rt_stop;
 	bool rt_on;			/**< the lcores are running the partitions in real time */
+	/* real time: the caller stops the lcores between turns (dp_par_rt_pause()) */
+	atomic_uint rt_pause_gen, rt_resume_gen, rt_paused;
+	bool rt_held;			/**< paused: every partition is the caller's for now */
 	uint32_t side;			/**< windows run, mod 2: the boxes' side being filled */
 	uint32_t nl;			/**< lcores running partitions (1: this one alone) */
 	unsigned int lcore[RTE_MAX_LCORE];	/**< [nl], lcore[0] the caller's */
@@ -206,6 +209,17 @@ void dp_par_rt_halt(struct dp_par *x);
 
 /** Real time: every partition has nothing pending and nothing waiting to leave its ports. */
 bool dp_par_rt_idle(const struct dp_par *x);
+
+/**
+ * Real time: stop every lcore between two of its turns, so that the caller may change any
+ * partition's elements (a control request), until dp_par_rt_resume().  Returns the latest time a
+ * partition has reached (the clock runs on: what is due meanwhile runs late, at the resume).
+ */
+dp_time_t dp_par_rt_pause(struct dp_par *x);
+void dp_par_rt_resume(struct dp_par *x);
+
+/** Real time: the lcores are running the partitions, not paused (their elements are theirs). */
+bool dp_par_rt_running(const struct dp_par *x);
 
 /** Free the partitions (not the elements): frames still crossing go back to their pool. */
 void dp_par_fini(struct dp_par *x);

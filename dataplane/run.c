@@ -103,6 +103,14 @@ apply(struct runctl *rc, struct dp_tune_req *req, dp_time_t now)
 	free(req);
 }
 
+static bool
+run_wants(void *arg)
+{
+	const struct runctl *rc = arg;
+
+	return rc->p->ctl_req != NULL && rte_ring_count(rc->p->ctl_req) > 0;
+}
+
 static void
 run_poll(void *arg, dp_time_t now)
 {
@@ -110,7 +118,9 @@ run_poll(void *arg, dp_time_t now)
 	struct dp_status *st = rc->p->status;
 	void *obj;
 
-	if (rc->p->ctl_req != NULL && rte_ring_dequeue(rc->p->ctl_req, &obj) == 0)
+	/* (real time in partitions: a change waits for the lcores to pause, run_wants()) */
+	if (rc->p->ctl_req != NULL && !(rc->t->par != NULL && dp_par_rt_running(rc->t->par)) &&
+	    rte_ring_dequeue(rc->p->ctl_req, &obj) == 0)
 		apply(rc, obj, now);
 	if (st != NULL) {
 		const struct dp_record *rec = &rc->t->rec;
@@ -374,6 +384,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	}
 	if (p->ctl_req != NULL || p->status != NULL) {
 		t->eng.poll = run_poll;
+		t->eng.poll_wants = run_wants;
 		t->eng.poll_arg = &ctl;
 		t->eng.poll_mask = 1023;
 	}

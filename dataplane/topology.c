@@ -893,6 +893,7 @@ struct advance {
 	uint32_t seen;		/* steps done when it began */
 	bool exact;		/* virtual time: stop when nothing of the sync is in progress */
 	uint64_t ev_end;	/* virtual time: return after this many events, for progress */
+	uint32_t polls;		/* real time in partitions: calls, for the control plane's turn */
 };
 
 static bool
@@ -917,13 +918,28 @@ par_advanced(void *arg)
 	return t->rec.steps_done != a->seen || t->eng.sync_wip == 0 || t->eng.events >= a->ev_end;
 }
 
-/* Real time, partitions: a step retired (merged from every partition). */
+/*
+ * Real time, partitions: a step retired (merged from every partition).  And the control plane's
+ * turn every 256 calls: the status as it stands, and a waiting change with every lcore paused
+ * (the elements it changes are theirs), at the latest time a partition has reached.
+ */
 static bool
 rt_advanced(void *arg)
 {
-	const struct advance *a = arg;
+	struct advance *a = arg;
+	struct dp_topo *t = (struct dp_topo *)a->t;
 
-	return a->t->rec.steps_done != a->seen;
+	if (t->eng.poll != NULL && (++a->polls & 255) == 0) {
+		if (t->eng.poll_wants != NULL && t->eng.poll_wants(t->eng.poll_arg)) {
+			dp_time_t now = dp_par_rt_pause(t->par);
+
+			t->eng.poll(t->eng.poll_arg, now);
+			dp_par_rt_resume(t->par);
+		} else {
+			t->eng.poll(t->eng.poll_arg, t->eng.rt->now(t->eng.rt->arg));
+		}
+	}
+	return t->rec.steps_done != a->seen;
 }
 
 static int
