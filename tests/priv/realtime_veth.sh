@@ -8,6 +8,7 @@
 #   2. net_af_xdp on both ends, one process, MTU 1500 (af_xdp takes a page per frame here).
 #   3. Two processes in two namespaces, one per data centre, over af_packet on the veth pair:
 #      the split that runs a topology on two hosts.
+#   4. The same split as two MPI ranks (the control over MPI) in one namespace.
 # Needs root (namespaces, raw sockets, XDP): exits 77 (skipped) without it, saying why.
 # Usage: realtime_veth.sh SYNCEMU [SLOW] (from the source root; SLOW multiplies the dilations)
 set -u
@@ -136,4 +137,34 @@ split_veth() {
 	fi
 }
 twice split_veth
+
+# 4. Two MPI ranks over the veth pair, the control over MPI: mpirun runs inside the namespace
+# (its ranks meet it over TCP on the namespace's loopback), both veth ends in it, one command
+# line (each rank opens its own DC's end; the af_packet vdevs named apart: PACKET_FANOUT groups
+# are per namespace)
+if ! command -v mpirun >/dev/null; then
+	echo "# Open MPI's mpirun is not installed: two ranks over the veth pair skipped"
+else
+	ip -n "$nsb" link set vb netns "$ns"
+	ip -n "$ns" link set vb mtu 9000 up
+	ranks_veth() {
+		local rc=0
+		timeout 120 ip netns exec "$ns" env OMPI_ALLOW_RUN_AS_ROOT=1 \
+			OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader \
+			OMPI_MCA_btl_vader_single_copy_mechanism=none mpirun --oversubscribe \
+			--bind-to none -x OMPI_MCA_btl -x OMPI_MCA_btl_vader_single_copy_mechanism \
+			-np 2 "$se" run -v A -n 3 -q -j --trace none "${RT[@]}" \
+			--set "ports.dc0=net_af_packet0,iface=va,$AFP" \
+			--set "ports.dc1=net_af_packet1,iface=vb,$AFP" \
+			>"$tmp/ranks.json" 2>"$tmp/ranks.err" || rc=$?
+		if [ $rc -eq 0 ]; then
+			ok "two MPI ranks over the veth pair (exit 0)"
+			check "$tmp/ranks.json" "two MPI ranks, merged by rank 0"
+		else
+			bad "two MPI ranks over the veth pair: exit $rc"
+			grep -v "^ *$" "$tmp/ranks.err" | head -3 | sed 's/^/    /'
+		fi
+	}
+	twice ranks_veth
+fi
 finish
