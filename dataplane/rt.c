@@ -1099,9 +1099,13 @@ dp_rt_open(struct dp_rt *rt, const struct dp_rt_params *p, char *err, size_t err
 	rt->wait_ms = p->wait_ms;
 	rt->config = p->config;
 	rc = open_all(rt, p, err, errlen);
+	if (p->agreed != NULL)
+		*p->agreed = false;
 	if (rt->mpi) {	/* every rank learns every rank's start, and all agree on it */
 		rc = mpi_hello(rt, rc, err, errlen);
 		rt->clean = true;
+		if (p->agreed != NULL)
+			*p->agreed = true;
 	}
 	else if (rc == 0 && rt->split)
 		rc = hello(rt, err, errlen);

@@ -64,6 +64,9 @@ struct dp_rt_params {
 	uint64_t config;		/**< what both processes must agree on (a hash) */
 	struct rte_mempool *pool;
 	uint32_t frame_max;		/**< the largest frame a run sends */
+	bool *agreed;			/**< out (MPI ranks), if not NULL: true when a failure of
+					 *   dp_rt_open() is every rank's (all alive, all refusing
+					 *   alike), false when it may be this rank's alone */
 	bool realtime;			/**< the TSC as CLOCK_REALTIME, kept in step across hosts
 					 *   by PTP: the ping-pong offset is measured, not used */
 };

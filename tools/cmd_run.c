@@ -771,9 +771,10 @@ out:
 	runner_stop(&r);
 	if (dp_ranks_rank() != 0 && r.queue_csv != NULL)
 		fclose(r.queue_csv);
-	if (rt_ranks && status != CLI_EXIT_OK) {
+	if (rt_ranks && status != CLI_EXIT_OK && !r.rt_agreed) {
 		/* real time over ranks: another rank may be stuck (MPI_Finalize would wait for it
-		 * for ever); every rank ends with this one's code */
+		 * for ever); every rank ends with this one's code (not when all refused alike at
+		 * the start: they all finalize, no rank killed mid-exit) */
 		fflush(NULL);
 		dp_ranks_abort(status);
 	}

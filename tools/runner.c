@@ -270,6 +270,7 @@ runner_rt_open(struct runner *r, const struct sc_scenario *sc, const struct cont
 		uint32_t R = (uint32_t)dp_ranks_size(), k = (uint32_t)dp_ranks_rank();
 
 		if (R > p.n_dc) {
+			r->rt_agreed = true;	/* (every rank counts the same) */
 			snprintf(err, errlen, "mpirun -np %u: a real-time run gives each rank data "
 				 "centres of its own, and the scenario has %u", R, p.n_dc);
 			return -EINVAL;
@@ -281,6 +282,7 @@ runner_rt_open(struct runner *r, const struct sc_scenario *sc, const struct cont
 	p.pool = r->pool;
 	p.frame_max = SM_HDR_BYTES + sc->run.pk.payload;
 	p.realtime = sc->run.time_source == SC_TIME_REALTIME;
+	p.agreed = &r->rt_agreed;
 	for (d = 0; d < SC_PORTS_MAX && d < p.n_dc; d++)
 		p.port[d] = sc->ports.dc[d];
 	for (d = 0; d < SC_LINKS_MAX && d < DP_RT_LINK_MAX; d++) {

@@ -146,6 +146,7 @@ struct runner {
 	struct dp_status *status;
 	const volatile sig_atomic_t *stop;	/**< set: end the run after its current step */
 	struct dp_rt *rt;			/**< real time (runner_rt_open), NULL: virtual */
+	bool rt_agreed;				/**< ranks: runner_rt_open() failed on every rank alike */
 	uint32_t extra_mb;			/**< EAL memory beyond the pool (the ports') */
 	/* what a run keeps for the report (all else is streamed into its statistics) */
 	uint32_t keep;				/**< steps kept at each end of a run (0: none) */

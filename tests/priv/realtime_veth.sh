@@ -138,15 +138,20 @@ split_veth() {
 }
 twice split_veth
 
-# 4. Two MPI ranks over the veth pair, the control over MPI: mpirun runs inside the namespace
+# 4. Two MPI ranks over a veth pair, the control over MPI: mpirun runs inside the namespace
 # (its ranks meet it over TCP on the namespace's loopback), both veth ends in it, one command
-# line (each rank opens its own DC's end; the af_packet vdevs named apart: PACKET_FANOUT groups
-# are per namespace)
+# line (each rank opens its own DC's end).  DPDK's af_packet joins each socket to the
+# PACKET_FANOUT group (pid ^ ifindex) & 0xffff, and groups are per namespace: two ranks (pids
+# p, p + 1) on a pair of consecutive ifindexes (k, k + 1) collide when p and k have the same low
+# bits (EINVAL, one run in two).  The pair's ifindexes differ in bit 14 alone, which the pids of
+# two ranks started together do not.
 if ! command -v mpirun >/dev/null; then
 	echo "# Open MPI's mpirun is not installed: two ranks over the veth pair skipped"
 else
-	ip -n "$nsb" link set vb netns "$ns"
-	ip -n "$ns" link set vb mtu 9000 up
+	ip -n "$ns" link add va2 index 20000 type veth peer name vb2 index 3616 ||
+		skip "cannot create a veth pair with given ifindexes"
+	ip -n "$ns" link set va2 mtu 9000 up
+	ip -n "$ns" link set vb2 mtu 9000 up
 	ranks_veth() {
 		local rc=0
 		timeout 120 ip netns exec "$ns" env OMPI_ALLOW_RUN_AS_ROOT=1 \
@@ -154,8 +159,8 @@ else
 			OMPI_MCA_btl_vader_single_copy_mechanism=none mpirun --oversubscribe \
 			--bind-to none -x OMPI_MCA_btl -x OMPI_MCA_btl_vader_single_copy_mechanism \
 			-np 2 "$se" run -v A -n 3 -q -j --trace none "${RT[@]}" \
-			--set "ports.dc0=net_af_packet0,iface=va,$AFP" \
-			--set "ports.dc1=net_af_packet1,iface=vb,$AFP" \
+			--set "ports.dc0=net_af_packet0,iface=va2,$AFP" \
+			--set "ports.dc1=net_af_packet1,iface=vb2,$AFP" \
 			>"$tmp/ranks.json" 2>"$tmp/ranks.err" || rc=$?
 		if [ $rc -eq 0 ]; then
 			ok "two MPI ranks over the veth pair (exit 0)"
