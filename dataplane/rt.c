@@ -1105,7 +1105,7 @@ dp_rt_open(struct dp_rt *rt, const struct dp_rt_params *p, char *err, size_t err
 		rc = mpi_hello(rt, rc, err, errlen);
 		rt->clean = true;
 		if (p->agreed != NULL)
-			*p->agreed = true;
+			*p->agreed = rc != 0;	/* (a later failure may be this rank's alone) */
 	}
 	else if (rc == 0 && rt->split)
 		rc = hello(rt, err, errlen);
