@@ -251,8 +251,9 @@ expect_grep "$tmp/err" "rank 0: [ports] local: data centre 0 runs alone between 
 	"the error names the data centre and its neighbours"
 
 # a rank frozen mid-run: rank 0 waits for its workers at the barrier no longer than [ports] wait
+# (a timeout of 90 s: a rank that would wait for ever fails the check, not the suite)
 rm -f "$tmp/m.sock"
-mpirun --oversubscribe --bind-to none -x OMPI_MCA_btl -x OMPI_MCA_btl_vader_single_copy_mechanism \
+timeout 90 mpirun --oversubscribe --bind-to none -x OMPI_MCA_btl -x OMPI_MCA_btl_vader_single_copy_mechanism \
 	-np 2 "$se" run -v A -n 200 --trace none "${RT[@]}" --set ports.wait=2s \
 	--set run.dilation=100 --set "$S0" --set "$S1" >"$tmp/k" 2>"$tmp/k.err" &
 ka=$!
