@@ -2,7 +2,14 @@
 # Helpers for the command-line tests: each check prints what it tested and fails loudly.
 fails=0
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# processes a test starts in the background go in pids: killed at the end, whatever happened
+pids=()
+cleanup_pids() {
+	local p
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup_pids EXIT
 
 ok() { echo "ok - $*"; }
 skip() { echo "skip - $*"; exit 77; }	# a privilege or tool is missing: skipped, with why

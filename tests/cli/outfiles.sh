@@ -17,13 +17,6 @@ set -u
 . "$(dirname "$0")/lib.sh"
 se=$(realpath "$1")
 src=$PWD
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
 
 # epbs FILE: packets (Enhanced Packet Blocks) of a pcapng file, or "bad" if it is not whole
 epbs() {

@@ -22,13 +22,6 @@ command -v python3 >/dev/null || { echo "skip - no python3"; exit 77; }
 [ "$(nproc)" -ge 2 ] || { echo "skip - two processes need two CPUs"; exit 77; }
 
 sock=$tmp/memif.sock
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
 RT=(--set run.clock=real --set ports.wait=5s)
 EAL1="--no-huge --no-pci --no-shconf -l 1 --iova-mode=va --log-level=*:error -m 700"
 

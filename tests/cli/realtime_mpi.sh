@@ -38,13 +38,6 @@ mpi=(timeout 120 mpirun --oversubscribe --bind-to none -x OMPI_MCA_btl
 	{ grep -q "built without MPI" "$tmp/probe" && skip "syncemu was built without MPI"; }
 grep -q "built without MPI" "$tmp/probe" && skip "syncemu was built without MPI"
 
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
 RT=(--set run.clock=real --set ports.wait=5s)
 M=",socket-abstract=no,bsize=9216"
 
@@ -181,15 +174,21 @@ eight2() {
 	check "$tmp/e2.json" 2 2 "8 DC x 1 in two ranks, two memif links"
 }
 twice eight2
-eight4() {
-	local rc=0 k a b args=()
-	rm -f "$tmp"/s*.sock
-	for k in 0 1 2 3; do	# rank k's last DC serves, rank k+1's first is its client
+# crossings: the --set arguments, a line each, of 8 DC x 1 cut into runs of two DCs: crossing k
+# from DC 2k + 1 (the memif server) to DC 2k + 2 (its client)
+crossings() {
+	local k a b
+	for k in 0 1 2 3; do
 		a=$((2 * k + 1))
 		b=$(((2 * k + 2) % 8))
-		args+=(--set "ports.dc$a=net_memif$k,role=server,socket=$tmp/s$k.sock$M"
-		       --set "ports.dc$b=net_memif$k,role=client,socket=$tmp/s$k.sock$M")
+		printf '%s\n' --set "ports.dc$a=net_memif$k,role=server,socket=$tmp/s$k.sock$M" \
+			--set "ports.dc$b=net_memif$k,role=client,socket=$tmp/s$k.sock$M"
 	done
+}
+eight4() {	# rank k runs DCs 2k and 2k + 1
+	local rc=0 args=()
+	rm -f "$tmp"/s*.sock
+	mapfile -t args < <(crossings)
 	"${mpi[@]}" -np 4 "$se" run scenarios/8dc1-100g.ini -v A -n 3 -q -j --trace none "${RT[@]}" \
 		--set run.dilation=400 "${args[@]}" >"$tmp/e4.json" 2>"$tmp/e4.err" || rc=$?
 	[ $rc -eq 0 ] && ok "8 DC x 1 in four ranks, one command line (exit 0)" ||
@@ -199,14 +198,9 @@ eight4() {
 twice eight4
 # not contiguous: rank 0 runs DCs 0, 1, 4 and 5, rank 1 DCs 2, 3, 6 and 7; four crossings
 eight_split() {
-	local rc=0 args=() k a b
+	local rc=0 args=()
 	rm -f "$tmp"/s*.sock
-	for k in 0 1 2 3; do	# crossing k: DC 2k+1 to DC 2k+2, the sender's end serving
-		a=$((2 * k + 1))
-		b=$(((2 * k + 2) % 8))
-		args+=(--set "ports.dc$a=net_memif$k,role=server,socket=$tmp/s$k.sock$M"
-		       --set "ports.dc$b=net_memif$k,role=client,socket=$tmp/s$k.sock$M")
-	done
+	mapfile -t args < <(crossings)
 	# (one command line for both, but for ports.local: each rank opens its own DCs' ports)
 	"${mpi[@]}" -np 1 "$se" run scenarios/8dc1-100g.ini -v A -n 3 -q -j --trace none "${RT[@]}" \
 		--set run.dilation=200 "${args[@]}" --set ports.local=0,1,4,5 : \
