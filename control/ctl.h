@@ -14,7 +14,7 @@
  *   keys                        the keys that can change during a run
  * KEY is one of module.budget_low, module.budget_high, module.planes, module.latency_pluggable,
  * module.latency_network, module.port, module.fpga_rate, wan.bandwidth, wan.latency,
- * background.load.  A change lasts for the rest of the run in progress.
+ * background.load, queues.wan.  A change lasts for the rest of the run in progress.
  *
  * The server serves up to 64 connections at once; each must send its line within 2 s of
  * connecting and take its answer within 2 s, or it is answered with an error (if it can be)
@@ -71,6 +71,11 @@ void ctl_server_stop(struct ctl_server *s);
  * DPDK's telemetry thread: `dpdk-telemetry.py`).  0 or -errno.
  */
 int ctl_telemetry_register(struct dp_status *status);
+
+struct sc_scenario;
+
+/** The value of runtime key @p p in a loaded scenario, SI units. */
+double ctl_scenario_value(const struct sc_scenario *sc, enum dp_param p);
 
 /**
  * The client: send @p line to the socket at @p path and read the whole answer line (it can be

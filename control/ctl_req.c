@@ -103,6 +103,16 @@ do_keys(char *out, size_t len)
 		snprintf(out + k, len - k, "]}\n");
 }
 
+double
+ctl_scenario_value(const struct sc_scenario *sc, enum dp_param p)
+{
+	if (p == DP_P_BG_LOAD)
+		return sc->background.load;
+	if (p == DP_P_WAN_QUEUE)
+		return sc->queues.wan;
+	return dp_param_get(&sc->model, p);
+}
+
 /* The value of @key=@value in SI units, checked by the scenario loader. */
 static int
 check_value(const struct ctl_params *p, enum dp_param prm, const char *key, const char *value,
@@ -120,8 +130,7 @@ check_value(const struct ctl_params *p, enum dp_param prm, const char *key, cons
 		rc = sc_scenario_load_run(sc, p->scenario, sets, NULL, p->nsets + 1, p->variants,
 					  p->budgets, why, len);
 		if (rc == 0)
-			*si = prm == DP_P_BG_LOAD ? sc->background.load :
-						    dp_param_get(&sc->model, prm);
+			*si = ctl_scenario_value(sc, prm);
 	} else {
 		kv = NULL;
 		snprintf(why, len, "out of memory");

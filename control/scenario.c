@@ -704,6 +704,9 @@ sc_scenario_default(struct sc_scenario *s)
 	snprintf(s->ports.local, sizeof(s->ports.local), "all");
 	s->ports.local_mask = (1u << s->model.topo.n_dc) - 1;	/* as check_ports() makes it */
 	s->ports.wait = 10;
+	s->bridge.bandwidth_ab = s->bridge.bandwidth_ba = SC_AUTO;
+	s->bridge.latency_ab = s->bridge.latency_ba = SC_AUTO;
+	/* bridge.a, .b stay "": no bridge; port 0: no cap; emit_background no; mbufs auto */
 	/* ports.dc[] stay "": no ports */
 	/* kernel.file stays "": the built-in kernel of the ops_* keys */
 	snprintf(s->kernel.section, sizeof(s->kernel.section), "%s", SYNCEMU_KERNEL_SECTION);

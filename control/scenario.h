@@ -110,6 +110,23 @@ struct sc_kernel {
 	char section[64];		/**< its section ("kernel") */
 };
 
+/**
+ * syncemu bridge: real frames between two ports through the emulated WAN ([bridge]).  The keys
+ * that may follow [wan] (a rate, a latency) are SC_AUTO until set: each direction then takes
+ * [wan]'s.
+ */
+#define SC_AUTO (-1.0)
+
+struct sc_bridge {
+	char a[SC_LINK_LEN];		/**< devargs of port A; "" = none */
+	char b[SC_LINK_LEN];		/**< of port B */
+	double bandwidth_ab, bandwidth_ba; /**< B/s of the WAN each way; SC_AUTO: [wan] bandwidth */
+	double latency_ab, latency_ba;	/**< s; SC_AUTO: [wan] latency */
+	double port;			/**< B/s of a port cap in front of the WAN queue; 0 = none */
+	int emit_background;		/**< 1: background frames leave by the far port too */
+	uint32_t mbufs;			/**< frames each port can hold in the emulation; 0: auto */
+};
+
 /** A scenario: the model's parameters, what to report, and how to run it. */
 struct sc_scenario {
 	char name[SC_NAME_LEN];		/**< [scenario] name */
@@ -125,6 +142,7 @@ struct sc_scenario {
 	struct sc_kernel kernel;	/**< [module] kernel: with a program, model.mod's
 					 *   ops_per_byte are the program's (kernel_prog.h) */
 	struct sc_ports ports;		/**< [ports] */
+	struct sc_bridge bridge;	/**< [bridge] */
 };
 
 /**

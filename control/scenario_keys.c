@@ -43,6 +43,7 @@ static const struct {
 	{ "background", "background transfers that share the WAN with the sync" },
 	{ "trace", "what the data plane writes to its pcapng trace" },
 	{ "ports", "real time: the data centres run here and the DPDK ports of their WAN links" },
+	{ "bridge", "syncemu bridge: two ports joined through the emulated WAN" },
 };
 #define N_SECTIONS (sizeof(sections) / sizeof(sections[0]))
 
@@ -413,7 +414,31 @@ static const struct sc_key keys[] = {
 	PLINK(0), PLINK(1), PLINK(2), PLINK(3), PLINK(4), PLINK(5), PLINK(6), PLINK(7),
 	DBL("ports", "wait", ports.wait, SC_UNIT_TIME, 0.1, 3600, 0,
 	    "real time: how long to wait for a link to come up, for the peer process, and for "
-	    "the end of a run")
+	    "the end of a run"),
+
+	STR("bridge", "a", bridge.a, KF_EMPTY_OK | KF_HOW,
+	    "syncemu bridge: port A, any device syncemu opens (net_af_packet0,iface=veth0; "
+	    "net_af_xdp0,iface=veth0; net_memif0,role=server,socket=/tmp/s,socket-abstract=no; "
+	    "a PCI address; ring:NAME); what arrives on A leaves on B after the emulated WAN"),
+	STR("bridge", "b", bridge.b, KF_EMPTY_OK | KF_HOW,
+	    "syncemu bridge: port B; what arrives on B leaves on A after the emulated WAN"),
+	DBL("bridge", "bandwidth_ab", bridge.bandwidth_ab, SC_UNIT_BYTE_RATE, 0, NOLIM,
+	    KF_MIN_OPEN | KF_AUTO, "the WAN's rate from A to B; auto = [wan] bandwidth"),
+	DBL("bridge", "bandwidth_ba", bridge.bandwidth_ba, SC_UNIT_BYTE_RATE, 0, NOLIM,
+	    KF_MIN_OPEN | KF_AUTO, "the WAN's rate from B to A; auto = [wan] bandwidth"),
+	DBL("bridge", "latency_ab", bridge.latency_ab, SC_UNIT_TIME, 0, NOLIM, KF_AUTO,
+	    "the WAN's one-way latency from A to B; auto = [wan] latency"),
+	DBL("bridge", "latency_ba", bridge.latency_ba, SC_UNIT_TIME, 0, NOLIM, KF_AUTO,
+	    "the WAN's one-way latency from B to A; auto = [wan] latency"),
+	DBL("bridge", "port", bridge.port, SC_UNIT_BYTE_RATE, 0, NOLIM, 0,
+	    "a port cap (a QSFP56 port: 25 GB/s) each way in front of the WAN queue, its queue "
+	    "[queues] port; 0 B/s = none"),
+	ENUM("bridge", "emit_background", bridge.emit_background, yes_no_names,
+	     "yes: the background frames made inside leave by the far port too (UDP to port "
+	     "47110); no: they end at the WAN's far end"),
+	UINTF("bridge", "mbufs", bridge.mbufs, SC_UNIT_COUNT, 1024, 1048576, KF_AUTO | KF_HOW,
+	      "frames each port can hold inside the bridge (queued and in flight on the WAN); "
+	      "auto = from the queue limit and the WAN's rate x latency"),
 };
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
 

@@ -67,10 +67,12 @@ sc_key_range(const struct sc_key *def, char *buf, size_t len)
 		break;
 	case KT_DBL:
 		if (isinf(def->max))
-			snprintf(buf, len, "%s %g", def->flags & KF_MIN_OPEN ? ">" : ">=", def->min);
+			snprintf(buf, len, "%s %g%s", def->flags & KF_MIN_OPEN ? ">" : ">=", def->min,
+				 def->flags & KF_AUTO ? ", or auto" : "");
 		else
-			snprintf(buf, len, "%c%g, %g%c", def->flags & KF_MIN_OPEN ? '(' : '[',
-				 def->min, def->max, def->flags & KF_MAX_OPEN ? ')' : ']');
+			snprintf(buf, len, "%c%g, %g%c%s", def->flags & KF_MIN_OPEN ? '(' : '[',
+				 def->min, def->max, def->flags & KF_MAX_OPEN ? ')' : ']',
+				 def->flags & KF_AUTO ? ", or auto" : "");
 		break;
 	case KT_ENUM:
 		names_text(def, buf, len);
@@ -423,6 +425,11 @@ sc_key_parse(const struct sc_key *def, const char *value, struct sc_scenario *t,
 		}
 		/* fall through */
 	case KT_DBL:
+		if (def->type == KT_DBL && (def->flags & KF_AUTO) && strcmp(value, "auto") == 0) {
+			x = SC_AUTO;
+			memcpy(field, &x, sizeof(x));
+			return 0;
+		}
 		/* whole bytes (run.mtu, run.frame_payload) may also be written without the unit */
 		if ((def->type != KT_UINT || def->unit != SC_UNIT_BYTES ||
 		     sc_unit_parse(SC_UNIT_NUMBER, value, &x, NULL, 0) != 0) &&
@@ -580,6 +587,10 @@ sc_key_format(const struct sc_key *def, const struct sc_scenario *s, char *buf, 
 		return 0;
 	case KT_DBL:
 		memcpy(&x, field, sizeof(x));
+		if ((def->flags & KF_AUTO) && x == SC_AUTO) {
+			snprintf(buf, len, "auto");
+			return 0;
+		}
 		return sc_unit_format(def->unit, x, buf, len);
 	case KT_ENUM:
 		memcpy(&v, field, sizeof(v));

@@ -155,7 +155,8 @@ dp_capture_write(struct dp_engine *eng, int ifid, const struct rte_mbuf *m, dp_t
 		data = rte_pktmbuf_mtod(m, const void *);
 	else	/* the headers and a payload segment (fpool.h): gathered */
 		data = rte_pktmbuf_read(m, 0, len, c->gather);
-	rc = tr_pcapng_write(c->w, (uint32_t)ifid, t / 1000, data, len, rte_pktmbuf_pkt_len(m));
+	rc = tr_pcapng_write(c->w, (uint32_t)ifid, c->ts_base_ns + t / 1000, data, len,
+			     rte_pktmbuf_pkt_len(m));
 	if (rc != 0)
 		dp_engine_fail(eng, rc, "trace: writing interface %s failed: %s", c->names[ifid],
 			       strerror(-rc));
@@ -206,7 +207,7 @@ dp_capture_note(struct dp_engine *eng, const char *text, dp_time_t t)
 		sum = (sum & 0xffff) + (sum >> 16);
 	buf[24] = (uint8_t)(~sum >> 8);
 	buf[25] = (uint8_t)~sum;
-	if (tr_pcapng_write(c->w, (uint32_t)id, t / 1000, buf, (uint32_t)(42 + n),
+	if (tr_pcapng_write(c->w, (uint32_t)id, c->ts_base_ns + t / 1000, buf, (uint32_t)(42 + n),
 			    (uint32_t)(42 + n)) == 0)
 		c->frames[id]++;
 }

@@ -46,6 +46,8 @@ struct dp_capture {
 	uint8_t *held;			/**< struct dp_cap_held records, each padded to 8 bytes */
 	size_t held_len, held_cap;
 	uint32_t mask;			/**< kinds enabled (1u << enum dp_cap_kind) */
+	uint64_t ts_base_ns;		/**< added to every timestamp written (a bridge: the
+					 *   wall-clock time of its emulated time 0); 0: none */
 	uint32_t snaplen;		/**< bytes kept per frame */
 	uint32_t nif;
 	char names[DP_CAP_IF_MAX][DP_CAP_NAME_MAX];

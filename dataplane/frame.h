@@ -31,6 +31,7 @@
 #define DP_FRAME_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_byteorder.h>
 #include <rte_ether.h>
@@ -50,6 +51,12 @@
 #define DP_SE_F_BG 0x01
 #define DP_SE_F_LAST 0x02
 #define DP_SE_F_DENSE 0x04
+/*
+ * Not a header flag: dp_meta.flags of a frame that is not syncemu's at all (any frame a bridge
+ * carries, bridge.h).  It is no part of the sync: a queue drops it as it drops background, and a
+ * link charges its bytes (sm_charge_frame()), since it has no gradient payload.
+ */
+#define DP_SE_F_RAW 0x80
 
 enum dp_kind {
 	DP_KIND_WORKER = 0,
@@ -120,7 +127,7 @@ struct dp_pkt {
 static inline void
 dp_frame_end(struct dp_engine *eng, const struct dp_pkt *p)
 {
-	if (!(p->meta.flags & DP_SE_F_BG))
+	if (!(p->meta.flags & (DP_SE_F_BG | DP_SE_F_RAW)))
 		dp_sync_release(eng);
 	if (p->m != NULL)
 		dp_fpool_frame_free(p->m);
@@ -199,6 +206,19 @@ dp_pkt_make(struct dp_engine *eng, const struct dp_flow *f, uint64_t offset, uin
  * The dp_pkt of a frame taken from a port, checked by dp_frame_parse(): @p m is its bytes.
  */
 void dp_pkt_of_mbuf(struct rte_mbuf *m, struct dp_pkt *p);
+
+/** The dp_pkt of a frame that is not syncemu's (DP_SE_F_RAW): @p m is its bytes. */
+static inline void
+dp_pkt_of_raw(struct rte_mbuf *m, struct dp_pkt *p)
+{
+	p->m = m;
+	p->departure_ns = 0;
+	p->len = rte_pktmbuf_pkt_len(m);
+	p->seq = 0;
+	memset(&p->meta, 0, sizeof(p->meta));
+	p->meta.payload = p->len;
+	p->meta.flags = DP_SE_F_RAW;
+}
 
 /**
  * Check a received frame and fill its dp_meta from the headers (frames from a real port).

@@ -113,20 +113,30 @@ late_reset(struct dp_lateness *l)
 
 /* ---- the element ---- */
 
-/* @m, due at emulated time @due, is on the wire. */
+/*
+ * @m, due at emulated time @due, was handed to the device at real time @real (read before the
+ * send: a device such as af_packet delivers the frame inside the send call, tens of us through
+ * the peer's stack, which is not the frame's lateness).
+ */
 static void
-sent(struct dp_port *p, struct rte_mbuf *m, uint32_t len, dp_time_t due)
+sent(struct dp_port *p, struct rte_mbuf *m, uint32_t len, dp_time_t due, uint64_t real)
 {
 	p->tx++;
 	p->tx_bytes += len;
 	p->e.c.tx++;
 	p->e.c.tx_bytes += len;
 	if (p->clk != NULL) {
-		uint64_t real = dp_clock_ns(p->clk), at = dp_clock_real(p->clk, due);
+		uint64_t at = dp_clock_real(p->clk, due);
 
 		late_add(&p->late, real > at ? (double)(real - at) : 0.0);
 	}
 	(void)m;
+}
+
+static inline uint64_t
+real_now(const struct dp_port *p)
+{
+	return p->clk != NULL ? dp_clock_ns(p->clk) : 0;
 }
 
 static uint32_t
@@ -190,10 +200,11 @@ flush(struct dp_port *p)
 	while (fifo_len(&p->txq) > 0) {
 		struct dp_port_arrival *a = fifo_at(&p->txq, p->txq.head);
 		uint32_t len = rte_pktmbuf_pkt_len(a->m);
+		uint64_t real = real_now(p);
 
 		if (rte_eth_tx_burst(p->port_id, 0, &a->m, 1) != 1)
 			return;
-		sent(p, a->m, len, a->t);
+		sent(p, a->m, len, a->t, real);
 		p->txq.head++;
 	}
 }
@@ -221,11 +232,14 @@ port_rx(struct dp_elem *e, const struct dp_pkt *f, dp_time_t now)
 	}
 	dp_capture_frame(e->eng, p->cap_tx, f, now);
 	flush(p);
-	for (tries = 0; fifo_len(&p->txq) == 0 && tries < TX_TRIES; tries++)
+	for (tries = 0; fifo_len(&p->txq) == 0 && tries < TX_TRIES; tries++) {
+		uint64_t real = real_now(p);
+
 		if (rte_eth_tx_burst(p->port_id, 0, &m, 1) == 1) {
-			sent(p, m, len, now);
+			sent(p, m, len, now, real);
 			return;
 		}
+	}
 	if (fifo_room(&p->txq) != 0) {
 		dp_engine_fail(e->eng, -ENOMEM, "%s: out of memory for frames waiting to be sent",
 			       e->name);
@@ -267,6 +281,14 @@ port_event(struct dp_elem *e, dp_time_t now)
 		struct dp_pkt f;
 		uint32_t len;
 
+		if (p->raw) {
+			dp_pkt_of_raw(a->m, &f);	/* a bridge's: any frame, as it is */
+			e->c.tx++;
+			e->c.tx_bytes += f.len;
+			dp_capture_frame(e->eng, p->cap_rx, &f, now);
+			p->rx_to->ops->rx(p->rx_to, &f, now);
+			continue;
+		}
 		if (is_ctl(a->m, &msg, &len)) {
 			if (p->on_ctl != NULL)
 				p->on_ctl(p->ctl_arg, p, msg, len, now);
@@ -288,6 +310,9 @@ port_held(const struct dp_elem *e)
 	const struct dp_port *p = (const struct dp_port *)e;
 	uint64_t n = fifo_len(&p->txq);
 	uint32_t i;
+
+	if (p->raw)
+		return n + fifo_len(&p->rxq);
 
 	for (i = p->rxq.head; i != p->rxq.tail; i++) {
 		const uint8_t *msg;
@@ -325,6 +350,21 @@ nic_offset(const struct dp_port *p)
 	return (int64_t)(nic - ours);
 }
 
+/* When @m arrived: the NIC's stamp if it gave one, else the poll's time @now. */
+static inline dp_time_t
+hw_time(const struct dp_port *p, const struct rte_mbuf *m, int64_t off, dp_time_t now)
+{
+	uint64_t hw;
+	dp_time_t h;
+
+	if (!p->hw_ts || !(m->ol_flags & ts_flag) || p->clk == NULL)
+		return now;
+	hw = *RTE_MBUF_DYNFIELD(m, p->ts_off, uint64_t *);
+	h = dp_clock_emu(p->clk, (uint64_t)((int64_t)hw - off));
+	/* never before what already ran */
+	return h > p->e.eng->now ? (h < now ? h : now) : p->e.eng->now;
+}
+
 uint32_t
 dp_port_poll(struct dp_port *p, dp_time_t now)
 {
@@ -344,7 +384,18 @@ dp_port_poll(struct dp_port *p, dp_time_t now)
 			uint32_t len;
 			dp_time_t t = now;
 
-			if (!is_ctl(m[i], &msg, &len)) {
+			if (p->raw) {
+				if (p->rx_to == NULL) {
+					p->rx_other++;
+					rte_pktmbuf_free(m[i]);
+					continue;
+				}
+				p->rx++;
+				p->rx_bytes += rte_pktmbuf_pkt_len(m[i]);
+				p->e.c.rx++;
+				p->e.c.rx_bytes += rte_pktmbuf_pkt_len(m[i]);
+				t = hw_time(p, m[i], off, now);
+			} else if (!is_ctl(m[i], &msg, &len)) {
 				if (dp_frame_parse(m[i]) != 0) {
 					p->rx_other++;
 					rte_pktmbuf_free(m[i]);
@@ -364,13 +415,7 @@ dp_port_poll(struct dp_port *p, dp_time_t now)
 				p->rx_bytes += rte_pktmbuf_pkt_len(m[i]);
 				p->e.c.rx++;
 				p->e.c.rx_bytes += rte_pktmbuf_pkt_len(m[i]);
-				if (p->hw_ts && (m[i]->ol_flags & ts_flag) && p->clk != NULL) {
-					uint64_t hw = *RTE_MBUF_DYNFIELD(m[i], p->ts_off, uint64_t *);
-					dp_time_t h = dp_clock_emu(p->clk, (uint64_t)((int64_t)hw - off));
-
-					/* never before what already ran */
-					t = h > p->e.eng->now ? (h < now ? h : now) : p->e.eng->now;
-				}
+				t = hw_time(p, m[i], off, now);
 			} else {
 				p->rx_ctl++;
 			}

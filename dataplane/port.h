@@ -68,6 +68,8 @@ struct dp_port {
 	const struct dp_clock *clk;
 	struct dp_elem *rx_to;		/**< where arrivals go; NULL: nowhere (a link's TX end) */
 	uint32_t run_id;		/**< frames of other runs are stale */
+	bool raw;			/**< every frame is taken as it is, none parsed (a
+					 *   bridge's port: dp_pkt_of_raw()); set before attaching */
 	dp_port_ctl_fn on_ctl;
 	void *ctl_arg;
 	int cap_tx, cap_rx;

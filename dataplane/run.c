@@ -53,6 +53,13 @@ publish_value(struct dp_status *st, enum dp_param p, double v)
 	atomic_store(&st->value_bits[p], b);
 }
 
+/* The WAN queues' limit in force (0: no WAN). */
+static double
+wan_queue(const struct dp_topo *t)
+{
+	return t->wan != NULL && t->n_wan > 0 ? (double)t->wan[0].cap_bytes : 0;
+}
+
 static void
 publish_all(struct runctl *rc)
 {
@@ -60,7 +67,7 @@ publish_all(struct runctl *rc)
 
 	for (i = 0; i < DP_P_COUNT; i++)
 		publish_value(rc->p->status, i, i == DP_P_BG_LOAD ? rc->t->bg_load :
-				  dp_param_get(&rc->model, i));
+				  i == DP_P_WAN_QUEUE ? wan_queue(rc->t) : dp_param_get(&rc->model, i));
 }
 
 static void

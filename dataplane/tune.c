@@ -30,6 +30,7 @@ static const char *const keys[DP_P_COUNT] = {
 	[DP_P_WAN_BW] = "wan.bandwidth",
 	[DP_P_WAN_LAT] = "wan.latency",
 	[DP_P_BG_LOAD] = "background.load",
+	[DP_P_WAN_QUEUE] = "queues.wan",
 };
 
 const char *
@@ -127,6 +128,17 @@ dp_topo_tune(struct dp_topo *t, struct sm_params *model, int budget_kind, enum d
 	if ((unsigned int)p >= DP_P_COUNT || !isfinite(value)) {
 		snprintf(msg, len, "not a value that can change during a run");
 		return -EINVAL;
+	}
+	if (p == DP_P_WAN_QUEUE) {
+		*old = t->wan != NULL && t->n_wan > 0 ? (double)t->wan[0].cap_bytes : 0;
+		if (!(value > 0) || value > 0x1p62) {
+			snprintf(msg, len, "queues.wan: %g not a queue limit in bytes", value);
+			return -EINVAL;
+		}
+		/* frames already queued stay; the limit holds for the frames that come */
+		for (d = 0; t->wan != NULL && d < t->n_wan; d++)
+			t->wan[d].cap_bytes = (uint64_t)value;
+		return 0;
 	}
 	if (p == DP_P_BG_LOAD) {
 		*old = t->bg_load;

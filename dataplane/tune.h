@@ -26,6 +26,7 @@ enum dp_param {
 	DP_P_WAN_BW,		/**< wan.bandwidth, B/s */
 	DP_P_WAN_LAT,		/**< wan.latency, s */
 	DP_P_BG_LOAD,		/**< background.load, a fraction of the WAN rate */
+	DP_P_WAN_QUEUE,		/**< queues.wan, frame bytes: the WAN queues' limit */
 	DP_P_COUNT
 };
 
@@ -88,8 +89,8 @@ double dp_param_get(const struct sm_params *model, enum dp_param p);
 
 /**
  * Set @p p in @p model, as a change applied during a run did (unchecked: the run checked it):
- * what the parameters in force were after it.  0, or -EINVAL for background.load, which is not
- * in the model.
+ * what the parameters in force were after it.  0, or -EINVAL for background.load and
+ * queues.wan, which are not in the model.
  */
 int dp_param_set(struct sm_params *model, enum dp_param p, double value);
 

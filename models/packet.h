@@ -86,6 +86,25 @@ sm_charge(enum sm_account a, uint32_t payload)
 	return f + SM_ETH_PREAMBLE + SM_ETH_IFG;
 }
 
+/**
+ * Bytes a link charges for a frame of @p len bytes that is not syncemu's (a real frame a bridge
+ * carries, frame.h DP_SE_F_RAW): payload accounting charges the frame as the kernel counts it
+ * (Ethernet headers and payload, no FCS: what tc tbf meters); wire accounting adds the FCS
+ * (padding to the 64-byte minimum), the preamble and the inter-frame gap.
+ */
+static inline uint32_t
+sm_charge_frame(enum sm_account a, uint32_t len)
+{
+	uint32_t f;
+
+	if (a == SM_ACCOUNT_PAYLOAD)
+		return len;
+	f = len + SM_ETH_FCS;
+	if (f < SM_ETH_MIN_FRAME)
+		f = SM_ETH_MIN_FRAME;
+	return f + SM_ETH_PREAMBLE + SM_ETH_IFG;
+}
+
 /** One round of a worker's step program. Every worker runs the same list. */
 struct sm_round {
 	enum sm_hop hop;	/**< SM_HOP_MODULE: send the dense gradient to the own module and

@@ -415,7 +415,7 @@ start_ctl(const struct run_opts *o, const struct sc_scenario *sc, const char *pa
 	atomic_store(&ctl_status.budget, UINT32_MAX);
 	atomic_store(&ctl_status.binding, -1);
 	for (i = 0; i < DP_P_COUNT; i++) {
-		double v = i == DP_P_BG_LOAD ? sc->background.load : dp_param_get(&sc->model, i);
+		double v = ctl_scenario_value(sc, i);
 		uint64_t b;
 
 		memcpy(&b, &v, sizeof(b));

@@ -71,7 +71,7 @@ apply_changes(struct runstats *rs, const struct dp_change *ch, uint32_t n)
 
 		if (c->param == DP_P_BG_LOAD)
 			rs->load = c->value;
-		else
+		else if (c->param != DP_P_WAN_QUEUE)	/* not in the models */
 			dp_param_set(&rs->model, c->param, c->value);
 	}
 }

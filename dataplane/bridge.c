@@ -1,0 +1,596 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The bridge (bridge.h): two ports, each direction a chain of the data plane's own elements,
+ * paced by the engine's real-time loop.  Not an element itself: it owns the clock and the ports,
+ * builds the graph, and between events polls the ports, applies runtime changes and samples the
+ * WAN queues.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_mbuf.h>
+
+#include "bridge.h"
+#include "capture.h"
+#include "eal.h"
+#include "frame.h"
+
+#define SAMPLE_PS 100000000ull	/* the WAN queues are sampled every 100 us of emulated time */
+#define POLLS_CTL 256		/* polls between looks at the control ring and the tick */
+#define START_AHEAD_NS 2000000	/* emulated time 0 this far after the graph is ready */
+#define MBUFS_MIN 8192u
+#define MBUFS_MAX 262144u
+#define MEAN_FRAME 512u		/* bytes: what auto sizing expects of a queued frame */
+
+static const char *const port_key[2] = { "bridge.a", "bridge.b" };
+static const char *const dir_name[2] = { "ab", "ba" };
+
+uint32_t
+dp_bridge_mbufs(const struct dp_bridge_params *p)
+{
+	double n;
+	int d;
+
+	if (p->mbufs != 0)
+		return p->mbufs;
+	/* the queue full, and a flight of the WAN's rate x latency, in frames of MEAN_FRAME bytes,
+	 * plus the device's descriptors */
+	n = (double)p->queue_bytes;
+	for (d = 0; d < 2; d++) {
+		double flight = (double)p->bw[d] * (double)p->delay[d] / 1e12;
+
+		if (flight > n - (double)p->queue_bytes)
+			n = (double)p->queue_bytes + flight;
+	}
+	n = n / MEAN_FRAME + 2048;
+	return n < MBUFS_MIN ? MBUFS_MIN : n > MBUFS_MAX ? MBUFS_MAX : (uint32_t)n;
+}
+
+uint32_t
+dp_bridge_mem_mb(const struct dp_bridge_params *p)
+{
+	uint64_t per, bytes = 0;
+	int d;
+
+	for (d = 0; d < 2; d++) {
+		per = dp_port_rx_room(p->dev[d], p->frame_max) + RTE_PKTMBUF_HEADROOM +
+		      sizeof(struct rte_mbuf) + DP_MBUF_PRIV + 128;
+		bytes += per * dp_bridge_mbufs(p);
+	}
+	/* each port's own pool, with 1/8 of room (rt.c's rule), and 32 MB for its rings */
+	return (uint32_t)(bytes / (1 << 20) + bytes / (8 << 20) + 2 * 32);
+}
+
+/* ---- the real-time hooks ---- */
+
+static dp_time_t
+hook_now(void *arg)
+{
+	const struct dp_bridge *b = arg;
+
+	return dp_clock_emu(&b->clk, dp_clock_ns(&b->clk));
+}
+
+static bool
+hook_busy(void *arg)
+{
+	const struct dp_bridge *b = arg;
+
+	return dp_port_backlog(&b->port[0]) + dp_port_backlog(&b->port[1]) > 0;
+}
+
+static void
+publish(struct dp_status *st, enum dp_param p, double v)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &v, sizeof(bits));
+	atomic_store(&st->value_bits[p], bits);
+}
+
+static void
+publish_all(struct dp_bridge *b)
+{
+	struct dp_status *st = b->p.status;
+
+	publish(st, DP_P_WAN_BW, (double)b->wan[DP_AB].bw);
+	publish(st, DP_P_WAN_LAT, (double)b->wan[DP_AB].delay / 1e12);
+	publish(st, DP_P_BG_LOAD, b->load);
+	publish(st, DP_P_WAN_QUEUE, (double)b->wan[DP_AB].cap_bytes);
+}
+
+/* The background hosts' rates for load @p load of the WAN rates in force. */
+static void
+retune_background(struct dp_bridge *b, double load, dp_time_t now)
+{
+	int d;
+
+	b->load = load;
+	for (d = 0; d < 2; d++)
+		if (b->has_bg[d])
+			dp_bghost_set_rate(&b->bg[d], load * (double)b->wan[d].bw /
+					   b->p.sizes->mean, now);
+}
+
+/* Apply one change at @p now: 0, or -EINVAL / -ENOTSUP with the reason in @p msg. */
+static int
+tune(struct dp_bridge *b, enum dp_param p, double v, dp_time_t now, double *old, char *msg,
+     size_t len)
+{
+	int d;
+
+	if (!isfinite(v)) {
+		snprintf(msg, len, "not a value that can change during a run");
+		return -EINVAL;
+	}
+	switch (p) {
+	case DP_P_WAN_BW:
+		*old = (double)b->wan[DP_AB].bw;
+		if (!(v >= 1) || v > 0x1p62) {
+			snprintf(msg, len, "wan.bandwidth: %g B/s is not a rate", v);
+			return -EINVAL;
+		}
+		for (d = 0; d < 2; d++) {
+			/* frames already queued keep their times (netem's rule) */
+			b->wan[d].bw = (uint64_t)v;
+			b->wan[d].last_charge = UINT32_MAX;
+			b->sink[d].wan_bw = (uint64_t)v;
+		}
+		retune_background(b, b->load, now);	/* the load is a fraction of the rate */
+		return 0;
+	case DP_P_WAN_LAT:
+		*old = (double)b->wan[DP_AB].delay / 1e12;
+		if (!(v >= 0) || v > 3600) {
+			snprintf(msg, len, "wan.latency: %g s is not a latency", v);
+			return -EINVAL;
+		}
+		for (d = 0; d < 2; d++) {
+			b->wan[d].delay = sm_ps(v);
+			b->sink[d].wan_delay = sm_ps(v);
+		}
+		return 0;
+	case DP_P_BG_LOAD:
+		*old = b->load;
+		if (!(v >= 0 && v < 1)) {
+			snprintf(msg, len, "background.load: %g not in [0, 1)", v);
+			return -EINVAL;
+		}
+		retune_background(b, v, now);
+		return 0;
+	case DP_P_WAN_QUEUE:
+		*old = (double)b->wan[DP_AB].cap_bytes;
+		if (!(v >= 1) || v > 0x1p62) {
+			snprintf(msg, len, "queues.wan: %g is not a queue limit in bytes", v);
+			return -EINVAL;
+		}
+		for (d = 0; d < 2; d++)
+			b->wan[d].cap_bytes = (uint64_t)v;
+		return 0;
+	default:
+		snprintf(msg, len, "%s does not apply to a bridge (it has no module): it takes "
+			 "wan.bandwidth, wan.latency, background.load and queues.wan",
+			 dp_param_key(p));
+		return -ENOTSUP;
+	}
+}
+
+static void
+apply(struct dp_bridge *b, struct dp_tune_req *req, dp_time_t now)
+{
+	struct dp_tune_resp *resp = calloc(1, sizeof(*resp));
+	char msg[160];
+	double old = 0;
+	int r;
+
+	r = tune(b, req->param, req->value, now, &old, msg, sizeof(msg));
+	if (r == 0 && b->nchanges == b->chcap) {
+		uint32_t cap = b->chcap ? 2 * b->chcap : 16;
+		struct dp_bridge_change *c = realloc(b->changes, cap * sizeof(*c));
+
+		if (c != NULL) {
+			b->changes = c;
+			b->chcap = cap;
+		}
+	}
+	if (r == 0) {
+		char note[160];
+
+		if (b->nchanges < b->chcap)
+			b->changes[b->nchanges++] = (struct dp_bridge_change){ now, req->param, old,
+									       req->value };
+		snprintf(note, sizeof(note), "syncemu set %s %.12g (was %.12g) in the bridge",
+			 dp_param_key(req->param), req->value, old);
+		dp_capture_note(&b->eng, note, now);
+		publish(b->p.status, req->param, req->value);
+		atomic_fetch_add(&b->p.status->changes, 1);
+	}
+	if (resp != NULL) {
+		resp->id = req->id;
+		resp->rc = r;
+		resp->run_id = 1;
+		resp->at = now;
+		resp->old = old;
+		if (r != 0)
+			snprintf(resp->msg, sizeof(resp->msg), "%s", msg);
+		if (rte_ring_enqueue(b->p.ctl_resp, resp) != 0)
+			free(resp);	/* nobody is reading: never wait for the control plane */
+	}
+	free(req);
+}
+
+static void
+status_update(struct dp_bridge *b, dp_time_t now)
+{
+	struct dp_status *st = b->p.status;
+	uint64_t frames = 0, drops = 0;
+	int d;
+
+	for (d = 0; d < 2; d++) {
+		frames += b->port[d].rx + b->port[d].tx;
+		drops += b->wan[d].e.c.drop + (b->p.port_rate ? b->cap[d].e.c.drop : 0);
+	}
+	atomic_store(&st->frames, frames);
+	atomic_store(&st->drops, drops);
+	atomic_store(&st->events, b->eng.events);
+	atomic_store(&st->now_ps, now);
+}
+
+static void
+hook_poll(void *arg, dp_time_t now)
+{
+	struct dp_bridge *b = arg;
+	void *obj;
+
+	dp_port_poll(&b->port[0], now);
+	dp_port_poll(&b->port[1], now);
+	if (now >= b->next_sample) {
+		b->qsum[0] += (double)dp_link_backlog(&b->wan[0], now);
+		b->qsum[1] += (double)dp_link_backlog(&b->wan[1], now);
+		b->nsample++;
+		b->next_sample = now + SAMPLE_PS;
+	}
+	if (++b->polls % POLLS_CTL != 0)
+		return;
+	if (b->p.ctl_req != NULL && rte_ring_dequeue(b->p.ctl_req, &obj) == 0)
+		apply(b, obj, now);
+	if (b->p.status != NULL)
+		status_update(b, now);
+}
+
+/* ---- building ---- */
+
+static int
+add_link(struct dp_link *l, struct dp_engine *eng, const char *name, uint64_t bw, dp_time_t delay,
+     uint64_t cap_bytes, enum sm_account account, struct dp_elem *next, struct dp_capture *cap,
+     enum dp_cap_kind kind)
+{
+	char in[40], out[40];
+	struct dp_link_params lp = {
+		.name = name, .bw = bw, .delay = delay, .cap_bytes = cap_bytes,
+		.account = account, .next = next, .cap_in = -1, .cap_out = -1,
+	};
+
+	if (cap != NULL) {
+		snprintf(in, sizeof(in), "%s.in", name);
+		snprintf(out, sizeof(out), "%s.out", name);
+		lp.cap_in = dp_capture_point(cap, kind, in);
+		lp.cap_out = dp_capture_point(cap, kind, out);
+	}
+	return dp_link_init(l, eng, &lp);
+}
+
+static int
+point(struct dp_capture *cap, enum dp_cap_kind kind, const char *name)
+{
+	return cap != NULL ? dp_capture_point(cap, kind, name) : -1;
+}
+
+/* Direction @d: from port d to port 1 - d. */
+static int
+build_dir(struct dp_bridge *b, int d, char *err, size_t errlen)
+{
+	const struct dp_bridge_params *p = &b->p;
+	struct dp_engine *eng = &b->eng;
+	struct dp_elem *first;
+	char name[32];
+	int rc, to = 1 - d;
+
+	snprintf(name, sizeof(name), "sink.%s", dir_name[d]);
+	rc = dp_sink_init(&b->sink[d], eng, name, &b->bgstats[d], p->host_bw, 0, p->bw[d],
+			  p->delay[d], p->account, point(p->cap, DP_CAP_BG, "sink.rx"));
+	if (rc != 0)
+		goto fail;
+	snprintf(name, sizeof(name), "out.%s", dir_name[d]);
+	rc = dp_bridge_out_init(&b->out[d], eng, name, &b->port[to].e, &b->sink[d].e, p->emit_bg);
+	if (rc != 0)
+		goto fail;
+	snprintf(name, sizeof(name), "wan.%s", dir_name[d]);
+	rc = add_link(&b->wan[d], eng, name, p->bw[d], p->delay[d], p->queue_bytes, p->account,
+		  &b->out[d].e, p->cap, DP_CAP_WAN);
+	if (rc != 0)
+		goto fail;
+	first = &b->wan[d].e;
+	if (p->port_rate > 0) {
+		snprintf(name, sizeof(name), "port.%s", dir_name[d]);
+		rc = add_link(&b->cap[d], eng, name, p->port_rate, 0, p->port_queue_bytes, p->account,
+			  &b->wan[d].e, p->cap, DP_CAP_PORT);
+		if (rc != 0)
+			goto fail;
+		first = &b->cap[d].e;
+	}
+	b->port[d].raw = true;
+	snprintf(name, sizeof(name), "%s", d == 0 ? "a" : "b");
+	{
+		char tx[40], rx[40];
+
+		snprintf(tx, sizeof(tx), "%s.tx", name);
+		snprintf(rx, sizeof(rx), "%s.rx", name);
+		rc = dp_port_attach(&b->port[d], eng, name, first, point(p->cap, DP_CAP_ETH, tx),
+				    point(p->cap, DP_CAP_ETH, rx));
+	}
+	if (rc != 0)
+		goto fail;
+	b->has_bg[d] = p->sizes != NULL && (d == DP_AB || p->both_ways);
+	if (b->has_bg[d]) {
+		struct dp_bghost_params hp = {
+			.name = name, .id = (uint32_t)d, .dst_first = 0, .per_dc = 1, .run_id = 1,
+			.rate = 1,	/* set below from the load */
+			.sizes = p->sizes, .seed = sm_rng_stream_seed(p->seed, (uint32_t)d),
+			.payload = p->payload, .burst = p->burst, .link = &b->bglink[d],
+			.stats = &b->bgstats[d],
+		};
+
+		snprintf(name, sizeof(name), "bg.%s.nic", dir_name[d]);
+		rc = add_link(&b->bglink[d], eng, name, p->host_bw, 0, 0, p->account, &b->wan[d].e,
+			  p->cap, DP_CAP_BG);
+		if (rc != 0)
+			goto fail;
+		snprintf(name, sizeof(name), "bg.%s", dir_name[d]);
+		hp.cap_tx = point(p->cap, DP_CAP_BG, "bg.tx");
+		rc = dp_bghost_init(&b->bg[d], eng, &hp);
+		if (rc != 0)
+			goto fail;
+	}
+	return 0;
+fail:
+	snprintf(err, errlen, "bridge: cannot build direction %s: %s", dir_name[d], strerror(-rc));
+	return rc;
+}
+
+int
+dp_bridge_open(struct dp_bridge *b, const struct dp_bridge_params *p, char *err, size_t errlen)
+{
+	uint32_t mbufs = dp_bridge_mbufs(p);
+	char e2[256];
+	int rc, d;
+
+	memset(b, 0, sizeof(*b));
+	b->p = *p;
+	if (p->dev[0] == NULL || p->dev[0][0] == '\0' || p->dev[1] == NULL ||
+	    p->dev[1][0] == '\0') {
+		snprintf(err, errlen, "a bridge needs two ports: bridge.a and bridge.b");
+		return -EINVAL;
+	}
+	if (!(p->dilation >= 1) || p->bw[0] == 0 || p->bw[1] == 0 || p->pool == NULL ||
+	    !(p->load >= 0 && p->load < 1)) {
+		snprintf(err, errlen, "bridge: bad parameters");
+		return -EINVAL;
+	}
+	b->clk.realtime = true;		/* the trace's times are wall-clock (bridge.h) */
+	rc = dp_clock_calibrate(&b->clk, p->calibrate_s);
+	if (rc != 0) {
+		snprintf(err, errlen, "cannot calibrate the TSC: %s", strerror(-rc));
+		return rc;
+	}
+	for (d = 0; d < 2; d++) {
+		rc = dp_port_open(&b->port[d], p->dev[d], d == 0 ? "a" : "b", p->pool,
+				  p->frame_max, mbufs, &b->clk, p->wait_ms, e2, sizeof(e2));
+		if (rc != 0) {
+			snprintf(err, errlen, "%s: %s", port_key[d], e2);
+			goto fail;
+		}
+		b->opened[d] = true;
+	}
+	for (d = 0; d < 2; d++) {
+		rc = dp_port_wait_link(&b->port[d], p->wait_ms, e2, sizeof(e2));
+		if (rc != 0) {
+			snprintf(err, errlen, "%s: %s", port_key[d], e2);
+			goto fail;
+		}
+	}
+	rc = dp_engine_init(&b->eng, 32, p->pool, 0);
+	if (rc != 0) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	b->eng.bytes = true;
+	b->eng.cap_ctx = p->cap;
+	for (d = 0; d < 2; d++) {
+		rc = build_dir(b, d, err, errlen);
+		if (rc != 0)
+			goto fail;
+	}
+	b->hooks = (struct dp_rt_hooks){ .now = hook_now, .poll = hook_poll, .busy = hook_busy,
+					 .arg = b };
+	return 0;
+fail:
+	dp_bridge_close(b);
+	return rc;
+}
+
+/* ---- running ---- */
+
+struct run_ctx {
+	struct dp_bridge *b;
+	const volatile sig_atomic_t *stop;
+	void (*tick)(void *arg, const struct dp_bridge *b);
+	void *arg;
+	uint64_t tick_ns, next_tick;
+	uint32_t calls;
+};
+
+static bool
+run_done(void *arg)
+{
+	struct run_ctx *x = arg;
+
+	if (x->stop != NULL && *x->stop)
+		return true;
+	if (x->tick != NULL && ++x->calls % 4096 == 0) {
+		uint64_t now = dp_clock_ns(&x->b->clk);
+
+		if (now >= x->next_tick) {
+			x->tick(x->arg, x->b);
+			x->next_tick = now + x->tick_ns;
+		}
+	}
+	return false;
+}
+
+int
+dp_bridge_run(struct dp_bridge *b, double seconds, const volatile sig_atomic_t *stop,
+	      void (*tick)(void *arg, const struct dp_bridge *b), void *arg, double tick_s,
+	      char *err, size_t errlen)
+{
+	struct run_ctx x = { .b = b, .stop = stop, .tick = tick, .arg = arg,
+			     .tick_ns = (uint64_t)(tick_s * 1e9) };
+	dp_time_t until = seconds > 0 ? sm_ps(seconds) : DP_NEVER - 1;
+	uint64_t start;
+	int rc, d;
+
+	b->stop = stop;
+	if (b->p.status != NULL) {
+		publish_all(b);
+		atomic_store(&b->p.status->running, 1);
+		atomic_store(&b->p.status->run_id, 1);
+	}
+	start = dp_clock_ns(&b->clk) + START_AHEAD_NS;
+	dp_clock_epoch(&b->clk, start, 0, b->p.dilation);
+	if (b->p.cap != NULL)
+		b->p.cap->ts_base_ns = start;
+	x.next_tick = start + x.tick_ns;
+	b->eng.rt = &b->hooks;
+	b->load = b->p.load;
+	for (d = 0; d < 2; d++) {
+		if (!b->has_bg[d])
+			continue;
+		dp_bghost_set_rate(&b->bg[d], 0, 0);	/* none drawn until started */
+		if (b->p.load > 0) {
+			dp_bghost_set_rate(&b->bg[d], b->p.load * (double)b->p.bw[d] /
+					   b->p.sizes->mean, 0);
+		}
+	}
+	rc = dp_engine_run(&b->eng, until, run_done, &x);
+	b->end = hook_now(b);
+	for (d = 0; d < 2; d++)
+		if (b->has_bg[d])
+			dp_bghost_stop(&b->bg[d]);
+	if (b->p.status != NULL) {
+		status_update(b, b->eng.now);
+		atomic_store(&b->p.status->running, 0);
+	}
+	if (rc != 0)
+		snprintf(err, errlen, "%s", b->eng.errmsg);
+	return rc;
+}
+
+/* ---- the figures ---- */
+
+void
+dp_bridge_report(struct dp_bridge *b, struct dp_bridge_report *r)
+{
+	dp_time_t now = b->end != 0 ? b->end : dp_clock_emu(&b->clk, dp_clock_ns(&b->clk));
+	int d;
+
+	memset(r, 0, sizeof(*r));
+	r->seconds = (double)now / 1e12;
+	r->behind = b->eng.rt_behind;
+	r->idle = b->eng.rt_spins;
+	r->changes = b->nchanges;
+	r->hz = b->clk.hz;
+	r->hz_nominal = b->clk.hz_nominal;
+	for (d = 0; d < 2; d++) {
+		struct dp_bridge_dir_report *x = &r->dir[d];
+		struct dp_port *in = &b->port[d], *out = &b->port[1 - d];
+		const struct dp_link *w = &b->wan[d];
+		const struct dp_bgstats *st = &b->bgstats[d];
+		uint64_t rxd, txe, i;
+
+		x->in = in->rx;
+		x->in_bytes = in->rx_bytes;
+		x->out = out->tx - b->out[d].bg_emitted;
+		x->out_bytes = out->tx_bytes;
+		x->drops = w->raw_drop;
+		if (b->p.port_rate > 0)
+			x->drops += b->cap[d].raw_drop;
+		x->bg_drops = w->bg_drop;
+		x->bg_frames = st->frames;
+		x->bg_bytes = st->bytes;
+		x->bg_started = st->started;
+		x->bg_done = st->done;
+		x->bg_incomplete = st->incomplete;
+		x->bg_emitted = b->out[d].bg_emitted;
+		x->bg_fct_mean = NAN;
+		if (st->done > 0 && st->fct != NULL) {
+			double s = 0;
+
+			for (i = 0; i < st->done; i++)
+				s += st->fct[i];
+			x->bg_fct_mean = s / (double)st->done;
+		}
+		x->left = w->e.ops->held(&w->e) + dp_port_backlog(out) +
+			  (b->p.port_rate > 0 ? b->cap[d].e.ops->held(&b->cap[d].e) : 0);
+		x->max_qbytes = w->max_qbytes;
+		x->max_qframes = w->max_qframes;
+		x->mean_qbytes = b->nsample ? b->qsum[d] / (double)b->nsample : 0;
+		x->busy = now > 0 ? (double)w->busy_ps / (double)now : 0;
+		if (x->busy > 1)
+			x->busy = 1;	/* the last frame's serialisation runs past now */
+		x->tx_deferred = out->tx_deferred;
+		dp_port_dev_drops(in, &rxd, &txe);
+		x->dev_rx_dropped = rxd;
+		dp_port_dev_drops(out, &rxd, &txe);
+		x->dev_tx_errors = txe;
+		x->late_n = out->late.seen;
+		dp_lateness_stats(&out->late, &x->late_median_ns, &x->late_p99_ns,
+				  &x->late_p999_ns, &x->late_max_ns);
+		x->bw = w->bw;
+		x->delay = w->delay;
+		x->queue_bytes = w->cap_bytes;
+		x->load = b->has_bg[d] ? b->load : 0;
+	}
+}
+
+void
+dp_bridge_close(struct dp_bridge *b)
+{
+	int d;
+
+	for (d = 0; d < 2; d++) {
+		if (b->wan[d].ring != NULL)
+			dp_link_fini(&b->wan[d]);
+		if (b->cap[d].ring != NULL)
+			dp_link_fini(&b->cap[d]);
+		if (b->bglink[d].ring != NULL)
+			dp_link_fini(&b->bglink[d]);
+		if (b->has_bg[d])
+			dp_bghost_fini(&b->bg[d]);
+		dp_bgstats_free(&b->bgstats[d]);
+	}
+	for (d = 0; d < 2; d++) {
+		if (b->opened[d]) {
+			if (b->port[d].e.eng != NULL)
+				dp_port_detach(&b->port[d]);
+			dp_port_close(&b->port[d]);
+		}
+		b->opened[d] = false;
+	}
+	if (b->eng.elems != NULL)
+		dp_engine_fini(&b->eng);
+	free(b->changes);
+	b->changes = NULL;
+}

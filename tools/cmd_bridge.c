@@ -1,0 +1,708 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * syncemu bridge: a real job's own frames through the emulated WAN (dataplane/bridge.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <rte_errno.h>
+#include <rte_ring.h>
+
+#include "bgsizes.h"
+#include "bridge.h"
+#include "capture.h"
+#include "cli.h"
+#include "ctl.h"
+#include "eal.h"
+#include "fpool.h"
+#include "opts.h"
+#include "outputs.h"
+#include "pcapng.h"
+#include "scenario.h"
+#include "units.h"
+
+struct bridge_opts {
+	const char *sets[CLI_MAX_SETS];
+	const char *from[CLI_MAX_SETS];
+	unsigned int nsets;
+	char *owned[16];
+	unsigned int nowned;
+	const char *eal, *ctl;
+	double duration;		/* s; 0: until SIGINT */
+	bool json, quiet, help, trace_cli;
+};
+
+enum { O_SET, O_A, O_B, O_DURATION, O_TRACE, O_CAPTURE, O_SNAPLEN, O_LOAD, O_CTL, O_EAL,
+       O_JSON, O_QUIET, O_HELP };
+
+static const struct opt bridge_optv[] = {
+	{ "set", 's', "SECTION.KEY=VALUE", "override a scenario key (repeatable)", O_SET },
+	{ "a", 'a', "DEV", "port A [bridge.a]", O_A },
+	{ "b", 'b', "DEV", "port B [bridge.b]", O_B },
+	{ "duration", 'd', "TIME", "stop after this long (e.g. 30s) [until Ctrl-C]", O_DURATION },
+	{ "trace", 't', "FILE", "write a pcapng trace: a file, a FIFO or - (stdout) [trace.file: "
+	  "none]", O_TRACE },
+	{ "capture", 'c', "LIST", "capture points: wan (the WAN queues' in and out), eth (the "
+	  "ports), port, bg, all [trace.capture: wan]", O_CAPTURE },
+	{ "snaplen", 0, "BYTES", "bytes kept per frame, 0 = all [trace.snaplen: 90]", O_SNAPLEN },
+	{ "load", 'l', "FRACTION", "background load on the WAN [background.load: 0]", O_LOAD },
+	{ "ctl", 0, "SOCKET", "serve runtime control on this UNIX socket (see syncemu ctl)", O_CTL },
+	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults (" DP_EAL_DEFAULT ")",
+	  O_EAL | OPT_DASH_VALUE },
+	{ "json", 'j', NULL, "print the summary as JSON", O_JSON },
+	{ "quiet", 'q', NULL, "no progress on stderr", O_QUIET },
+	{ "help", 'h', NULL, "show this help", O_HELP },
+};
+
+#define N_OPTS (sizeof(bridge_optv) / sizeof(bridge_optv[0]))
+
+static int
+as_set(struct bridge_opts *o, const char *key, const char *arg, char *err, size_t errlen)
+{
+	char *s, *from;
+	int rc;
+
+	if (o->nowned + 2 > sizeof(o->owned) / sizeof(o->owned[0])) {
+		snprintf(err, errlen, "too many overrides");
+		return -EINVAL;
+	}
+	rc = cli_key_option(key, arg, &s, &from, err, errlen);
+	if (rc != 0)
+		return rc;
+	o->owned[o->nowned++] = s;
+	o->owned[o->nowned++] = from;
+	if (o->nsets < CLI_MAX_SETS)
+		o->from[o->nsets] = from;
+	return cli_add_set(o->sets, &o->nsets, s, err, errlen);
+}
+
+static int
+bridge_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
+{
+	struct bridge_opts *o = ctx;
+
+	switch (id) {
+	case O_SET:
+		return cli_add_set(o->sets, &o->nsets, arg, err, errlen);
+	case O_A:
+		return as_set(o, "bridge.a", arg, err, errlen);
+	case O_B:
+		return as_set(o, "bridge.b", arg, err, errlen);
+	case O_DURATION:
+		if (sc_unit_parse(SC_UNIT_TIME, arg, &o->duration, NULL, 0) != 0 ||
+		    !(o->duration > 0) || o->duration > 1e7) {
+			snprintf(err, errlen, "%s: '%s' is not a time in (0, 10^7 s] (e.g. 30s, 5min)",
+				 opts_spelling(), arg);
+			return -EINVAL;
+		}
+		return 0;
+	case O_TRACE:
+		o->trace_cli = true;
+		return as_set(o, "trace.file", arg, err, errlen);
+	case O_CAPTURE:
+		return as_set(o, "trace.capture", arg, err, errlen);
+	case O_SNAPLEN:
+		return as_set(o, "trace.snaplen", arg, err, errlen);
+	case O_LOAD:
+		return as_set(o, "background.load", arg, err, errlen);
+	case O_CTL:
+		o->ctl = arg;
+		return 0;
+	case O_EAL:
+		o->eal = arg;
+		return 0;
+	case O_JSON:
+		o->json = true;
+		return 0;
+	case O_QUIET:
+		o->quiet = true;
+		return 0;
+	case O_HELP:
+		o->help = true;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void
+bridge_usage(FILE *f)
+{
+	opts_usage(f, "syncemu bridge [SCENARIO.ini] --a DEV --b DEV [options]",
+		   "Put real frames through the emulated WAN: every frame that arrives on port A\n"
+		   "leaves on port B after the scenario's WAN from A to B (an optional port cap,\n"
+		   "the WAN queue's drop-tail FIFO, its serialiser at [wan] bandwidth and its\n"
+		   "[wan] latency), and B to A the same way, whatever the frame is (ARP, IPv6, TCP,\n"
+		   "RoCE v2, jumbo frames up to run.mtu). It runs in real time (dilation 1 unless\n"
+		   "run.dilation says otherwise) until Ctrl-C or --duration, then prints a summary:\n"
+		   "frames and bytes each way, drops at the queue, the queue's occupancy, the\n"
+		   "background transfers, and how late frames left (the host falling behind).",
+		   bridge_optv, N_OPTS);
+	fprintf(f, "\nA port is any device syncemu opens: a vdev (net_af_packet0,iface=veth1;\n"
+		   "net_af_xdp0,iface=veth1; net_memif0,role=server,socket=/tmp/s,socket-abstract=no),\n"
+		   "a PCI NIC given to the EAL (--eal '-a 0000:3b:00.0 ...', then bridge.a=0000:3b:00.0),\n"
+		   "or ring:NAME. Turn TSO, GSO and GRO off on veth ends (ethtool -K DEV tso off gso\n"
+		   "off gro off) and checksum offload on the hosts' (tx off): a bridge carries frames,\n"
+		   "not the kernel's 64 kB super-frames.\n"
+		   "\nThe WAN each way: bridge.bandwidth_ab, bridge.bandwidth_ba, bridge.latency_ab,\n"
+		   "bridge.latency_ba (auto: [wan] bandwidth and latency, one way); its queue\n"
+		   "queues.wan (frame bytes, drop-tail); bridge.port puts a port cap (queues.port)\n"
+		   "in front; run.accounting = payload charges a frame its bytes as the kernel counts\n"
+		   "them (what tc tbf meters), wire adds FCS, preamble and inter-frame gap.\n"
+		   "Background: background.load of the WAN rate (A to B; both ways with\n"
+		   "background.directions = all) as Poisson transfers (background.sizes, .size,\n"
+		   "run.seed) made inside; they queue with the real frames and end at the far end,\n"
+		   "or leave by the far port with bridge.emit_background = yes.\n"
+		   "\nThe trace (--trace FILE, capture points wan by default) holds each frame at the\n"
+		   "WAN queue's in and out (wan.ab.in, wan.ab.out, ...) at the actual times, as\n"
+		   "wall-clock time: syncemu validate reads it as any capture, and its times line up\n"
+		   "with a tcpdump of the hosts. --ctl SOCKET takes wan.bandwidth, wan.latency (both\n"
+		   "ways), background.load and queues.wan during the run (syncemu ctl).\n"
+		   "\nCtrl-C (SIGINT) or SIGTERM ends the bridge, writes the trace and prints the\n"
+		   "summary (exit 0: it is how a bridge ends); a second one ends it at once.\n"
+		   "Exit codes: 0 ok, 1 failed (a port, memory, the trace), 2 bad command line,\n"
+		   "3 bad scenario.\n"
+		   "\nexamples:\n"
+		   "  syncemu bridge --a net_af_packet0,iface=va --b net_af_packet1,iface=vb \\\n"
+		   "      --set wan.bandwidth=100Mbit/s --set wan.latency=10ms --set queues.wan=1MB\n"
+		   "  syncemu bridge --a net_af_xdp0,iface=va --b net_af_xdp1,iface=vb -l 0.5 -d 60s \\\n"
+		   "      --trace wan.pcapng --ctl /tmp/br.sock\n"
+		   "  syncemu bridge --eal '-l 2 -a 0000:3b:00.0 -a 0000:3b:00.1' \\\n"
+		   "      --a 0000:3b:00.0 --b 0000:3b:00.1 --set wan.bandwidth=10Gbit/s\n");
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void
+on_stop(int sig)
+{
+	if (stop_flag) {
+		outfile_signal_cleanup();
+		dp_eal_signal_cleanup();
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	stop_flag = sig;
+}
+
+static void
+catch_stop(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static const char *const dir_label[2] = { "A->B", "B->A" };
+static const char *const dir_key[2] = { "ab", "ba" };
+
+/* ---- progress ---- */
+
+struct tick_state {
+	bool tty;
+	uint64_t last_bytes[2];
+	double last_s;
+};
+
+static void
+tick(void *arg, const struct dp_bridge *b)
+{
+	struct tick_state *ts = arg;
+	double s = (double)b->eng.now / 1e12, dt = s - ts->last_s;
+	int d;
+
+	fprintf(stderr, "%ssyncemu bridge: %.0f s", ts->tty ? "\r" : "", s);
+	for (d = 0; d < 2; d++) {
+		uint64_t bytes = b->port[1 - d].tx_bytes;
+
+		fprintf(stderr, "  %s %" PRIu64 " frames %.3g Mbit/s, %" PRIu64 " dropped",
+			dir_label[d], b->port[1 - d].tx, dt > 0 ?
+			(double)(bytes - ts->last_bytes[d]) * 8 / dt / 1e6 : 0.0,
+			b->wan[d].raw_drop);
+		ts->last_bytes[d] = bytes;
+	}
+	fprintf(stderr, "%s", ts->tty ? "   " : "\n");
+	ts->last_s = s;
+}
+
+/* ---- the summary ---- */
+
+static void
+summary_text(const struct dp_bridge_report *r, FILE *f)
+{
+	int d;
+
+	fprintf(f, "syncemu bridge: %.3f s, %u live change%s, TSC %.6f GHz (DPDK says %.6f)\n",
+		r->seconds, r->changes, r->changes == 1 ? "" : "s", r->hz / 1e9,
+		r->hz_nominal / 1e9);
+	for (d = 0; d < 2; d++) {
+		const struct dp_bridge_dir_report *x = &r->dir[d];
+		char bw[64], lat[64], q[64];
+
+		sc_unit_format(SC_UNIT_BYTE_RATE, (double)x->bw, bw, sizeof(bw));
+		sc_unit_format(SC_UNIT_TIME, (double)x->delay / 1e12, lat, sizeof(lat));
+		sc_unit_format(SC_UNIT_BYTES, (double)x->queue_bytes, q, sizeof(q));
+		fprintf(f, "%s (WAN %s, latency %s, queue %s, background load %g):\n", dir_label[d],
+			bw, lat, q, x->load);
+		fprintf(f, "  frames in %" PRIu64 " (%" PRIu64 " B), out %" PRIu64 " (%" PRIu64
+			" B), dropped at the queue %" PRIu64 ", left inside at the end %" PRIu64 "\n",
+			x->in, x->in_bytes, x->out, x->out_bytes, x->drops, x->left);
+		fprintf(f, "  mean rate out %.6g Mbit/s; WAN busy %.1f %%; queue mean %.0f B, max "
+			"%" PRIu64 " B (%u frames)\n", r->seconds > 0 ?
+			(double)x->out_bytes * 8 / r->seconds / 1e6 : 0.0, 100 * x->busy,
+			x->mean_qbytes, x->max_qbytes, x->max_qframes);
+		if (x->bg_started > 0 || x->bg_frames > 0)
+			fprintf(f, "  background: %" PRIu64 " transfers started, %" PRIu64 " done "
+				"(mean completion %.3g ms), %" PRIu64 " incomplete, %" PRIu64
+				" frames (%" PRIu64 " B payload), %" PRIu64 " dropped, %" PRIu64
+				" sent out\n", x->bg_started, x->bg_done,
+				isnan(x->bg_fct_mean) ? 0.0 : x->bg_fct_mean * 1e3, x->bg_incomplete,
+				x->bg_frames, x->bg_bytes, x->bg_drops, x->bg_emitted);
+		fprintf(f, "  lateness of %" PRIu64 " frames sent: median %.0f ns, p99 %.0f ns, "
+			"p99.9 %.0f ns, max %.0f ns; %" PRIu64 " waited for room in the device\n",
+			x->late_n, x->late_median_ns, x->late_p99_ns, x->late_p999_ns,
+			x->late_max_ns, x->tx_deferred);
+		if (x->dev_rx_dropped > 0 || x->dev_tx_errors > 0)
+			fprintf(f, "  LOST outside the queue: %" PRIu64 " frames the device could not "
+				"receive (raise bridge.mbufs, or the host is too slow), %" PRIu64
+				" it failed to send\n", x->dev_rx_dropped, x->dev_tx_errors);
+	}
+	fprintf(f, "polls: %" PRIu64 " behind (events overdue), %" PRIu64 " idle\n", r->behind,
+		r->idle);
+}
+
+static json_t *
+summary_json(const struct dp_bridge_report *r, const struct dp_bridge *b)
+{
+	json_t *o = json_object(), *dirs = json_object(), *ch = json_array();
+	uint32_t i;
+	int d;
+
+	json_object_set_new(o, "seconds", json_real(r->seconds));
+	json_object_set_new(o, "changes", json_integer(r->changes));
+	json_object_set_new(o, "polls_behind", json_integer((json_int_t)r->behind));
+	json_object_set_new(o, "polls_idle", json_integer((json_int_t)r->idle));
+	json_object_set_new(o, "tsc_hz", json_real(r->hz));
+	for (d = 0; d < 2; d++) {
+		const struct dp_bridge_dir_report *x = &r->dir[d];
+		json_t *j = json_object();
+
+#define I(k, v) json_object_set_new(j, k, json_integer((json_int_t)(v)))
+#define R(k, v) json_object_set_new(j, k, isnan(v) ? json_null() : json_real(v))
+		I("frames_in", x->in);
+		I("bytes_in", x->in_bytes);
+		I("frames_out", x->out);
+		I("bytes_out", x->out_bytes);
+		I("drops", x->drops);
+		I("left", x->left);
+		I("bg_started", x->bg_started);
+		I("bg_done", x->bg_done);
+		I("bg_incomplete", x->bg_incomplete);
+		I("bg_frames", x->bg_frames);
+		I("bg_payload_bytes", x->bg_bytes);
+		I("bg_drops", x->bg_drops);
+		I("bg_emitted", x->bg_emitted);
+		R("bg_fct_mean_s", x->bg_fct_mean);
+		I("queue_max_bytes", x->max_qbytes);
+		I("queue_max_frames", x->max_qframes);
+		R("queue_mean_bytes", x->mean_qbytes);
+		R("busy", x->busy);
+		I("tx_deferred", x->tx_deferred);
+		I("dev_rx_dropped", x->dev_rx_dropped);
+		I("dev_tx_errors", x->dev_tx_errors);
+		I("late_n", x->late_n);
+		R("late_median_ns", x->late_median_ns);
+		R("late_p99_ns", x->late_p99_ns);
+		R("late_p999_ns", x->late_p999_ns);
+		R("late_max_ns", x->late_max_ns);
+		I("bandwidth_Bps", x->bw);
+		R("latency_s", (double)x->delay / 1e12);
+		I("queue_limit_bytes", x->queue_bytes);
+		R("load", x->load);
+		R("rate_out_bps", r->seconds > 0 ? (double)x->out_bytes * 8 / r->seconds : 0.0);
+#undef I
+#undef R
+		json_object_set_new(dirs, dir_key[d], j);
+	}
+	json_object_set_new(o, "directions", dirs);
+	for (i = 0; i < b->nchanges; i++) {
+		json_t *c = json_object();
+
+		json_object_set_new(c, "at_s", json_real((double)b->changes[i].at / 1e12));
+		json_object_set_new(c, "key", json_string(dp_param_key(b->changes[i].param)));
+		json_object_set_new(c, "old", json_real(b->changes[i].old));
+		json_object_set_new(c, "value", json_real(b->changes[i].value));
+		json_array_append_new(ch, c);
+	}
+	json_object_set_new(o, "live_changes", ch);
+	return o;
+}
+
+/* ---- set-up ---- */
+
+static struct dp_status ctl_status;
+
+static char *
+trace_comment(const struct sc_scenario *sc)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (f == NULL)
+		return NULL;
+	fprintf(f, "syncemu %s bridge of scenario %s, seed %" PRIu64 ": A %s, B %s\n",
+		SYNCEMU_VERSION, sc->name, sc->run.seed, sc->bridge.a, sc->bridge.b);
+	sc_scenario_dump_results(sc, f);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int
+open_trace(const struct sc_scenario *sc, struct outfile *out, const char *path,
+	   struct dp_capture **capp, char *err, size_t errlen)
+{
+	struct tr_pcapng_params tp = { .app = "syncemu " SYNCEMU_VERSION,
+				       .snaplen = sc->trace.snaplen, .out = out };
+	struct dp_capture *cap = calloc(1, sizeof(*cap));
+	char *comment;
+	uint32_t mask;
+
+	*capp = NULL;
+	if (cap == NULL || dp_capture_parse(sc->trace.capture, &mask, err, errlen) != 0) {
+		free(cap);
+		outfile_abort(out);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	cap->mask = mask;
+	cap->snaplen = sc->trace.snaplen ? sc->trace.snaplen : UINT32_MAX;
+	comment = trace_comment(sc);
+	tp.comment = comment;
+	cap->w = tr_pcapng_open(&tp);
+	free(comment);
+	if (cap->w == NULL) {
+		snprintf(err, errlen, "cannot write the trace %s: %s", path, strerror(errno));
+		free(cap);
+		return -EIO;
+	}
+	*capp = cap;
+	return 0;
+}
+
+static const char *
+trace_file(const struct sc_scenario *sc)
+{
+	uint32_t mask;
+
+	if (sc->trace.file[0] == '\0' || strcmp(sc->trace.file, "none") == 0 ||
+	    dp_capture_parse(sc->trace.capture, &mask, NULL, 0) != 0 || mask == 0)
+		return NULL;
+	return sc->trace.file;
+}
+
+static double
+either(double v, double dflt)
+{
+	return v == SC_AUTO ? dflt : v;
+}
+
+int
+cmd_bridge(int argc, char **argv)
+{
+	struct bridge_opts o = { .nsets = 0 };
+	struct sc_scenario *sc = calloc(1, sizeof(*sc));
+	struct dp_bridge *b = calloc(1, sizeof(*b));
+	struct dp_bridge_params bp = { .dev = { NULL } };
+	struct dp_bridge_report rep;
+	struct output outs[1] = { { .what = "the trace" } };
+	struct sm_size_dist sizes;
+	struct dp_capture *cap = NULL;
+	struct ctl_server *ctl = NULL;
+	struct rte_ring *req = NULL, *resp = NULL;
+	struct rte_mempool *pool = NULL;
+	struct tick_state ts = { .tty = isatty(STDERR_FILENO) };
+	bool eal_up = false, opened = false, have_sizes = false;
+	const char *trace_path = NULL;
+	char err[512], *pos[1];
+	int npos, status = CLI_EXIT_OK, rc, d;
+	unsigned int i;
+
+	memset(&sizes, 0, sizeof(sizes));
+	if (sc == NULL || b == NULL) {
+		fprintf(stderr, "syncemu bridge: out of memory\n");
+		status = CLI_EXIT_FAIL;
+		goto out;
+	}
+	npos = opts_parse(argc, argv, bridge_optv, N_OPTS, bridge_opt, &o, pos, 1, err,
+			  sizeof(err));
+	if (npos < 0) {
+		fprintf(stderr, "syncemu bridge: %s\n(try 'syncemu bridge --help')\n", err);
+		status = CLI_EXIT_USAGE;
+		goto out;
+	}
+	if (o.help) {
+		bridge_usage(stdout);
+		goto out;
+	}
+	if (o.ctl != NULL && ctl_path_check(o.ctl, err, sizeof(err)) != 0) {
+		fprintf(stderr, "syncemu bridge: %s\n", err);
+		status = CLI_EXIT_USAGE;
+		goto out;
+	}
+	if (sc_scenario_load_from(sc, npos ? pos[0] : NULL, o.sets, o.from, o.nsets, err,
+				  sizeof(err)) != 0) {
+		fprintf(stderr, "syncemu bridge: %s\n", err);
+		status = CLI_EXIT_INPUT;
+		goto out;
+	}
+	for (d = 0; d < 2; d++) {
+		const char *dev = d == 0 ? sc->bridge.a : sc->bridge.b;
+
+		if (dev[0] == '\0') {
+			fprintf(stderr, "syncemu bridge: no port %s: give --%s DEV or --set "
+				"bridge.%s=DEV (e.g. net_af_packet%d,iface=veth%d)\n(try 'syncemu "
+				"bridge --help')\n", d == 0 ? "A" : "B", d == 0 ? "a" : "b",
+				d == 0 ? "a" : "b", d, d);
+			status = CLI_EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (strcmp(sc->bridge.a, sc->bridge.b) == 0 && strncmp(sc->bridge.a, "ring:", 5) != 0) {
+		fprintf(stderr, "syncemu bridge: bridge.a and bridge.b are the same device (%s)\n",
+			sc->bridge.a);
+		status = CLI_EXIT_USAGE;
+		goto out;
+	}
+	/* the trace, checked against the files the bridge reads, then opened */
+	{
+		const struct input in[] = {
+			{ npos ? pos[0] : NULL, "the scenario file" },
+			{ sc->background.sizes_csv, "background.sizes_csv" },
+		};
+
+		outs[0].path = trace_file(sc);
+		outs[0].code = o.trace_cli ? CLI_EXIT_USAGE : CLI_EXIT_INPUT;
+		catch_stop();
+		status = outputs_open(outs, 1, in, 2, "syncemu bridge", &stop_flag, err,
+				      sizeof(err));
+		if (status != CLI_EXIT_OK) {
+			fprintf(stderr, "syncemu bridge: %s\n", err);
+			goto out;
+		}
+		trace_path = outs[0].path;
+		if (outs[0].f != NULL) {
+			struct outfile *f = outs[0].f;
+
+			outs[0].f = NULL;	/* the trace takes it over */
+			if (open_trace(sc, f, trace_path, &cap, err, sizeof(err)) != 0) {
+				fprintf(stderr, "syncemu bridge: %s\n", err);
+				status = CLI_EXIT_FAIL;
+				goto out;
+			}
+		}
+	}
+	/* background sizes: also at load 0 with --ctl, which may raise it */
+	if (sc->background.load > 0 || o.ctl != NULL) {
+		if (sc_background_sizes(sc, &sizes, err, sizeof(err)) != 0) {
+			fprintf(stderr, "syncemu bridge: %s\n", err);
+			status = CLI_EXIT_INPUT;
+			goto out;
+		}
+		have_sizes = true;
+	}
+	bp.dev[0] = sc->bridge.a;
+	bp.dev[1] = sc->bridge.b;
+	bp.bw[0] = sm_rate(either(sc->bridge.bandwidth_ab, sc->model.wan.bw));
+	bp.bw[1] = sm_rate(either(sc->bridge.bandwidth_ba, sc->model.wan.bw));
+	bp.delay[0] = sm_ps(either(sc->bridge.latency_ab, sc->model.wan.lat));
+	bp.delay[1] = sm_ps(either(sc->bridge.latency_ba, sc->model.wan.lat));
+	bp.queue_bytes = (uint64_t)sc->queues.wan;
+	bp.port_rate = sc->bridge.port > 0 ? sm_rate(sc->bridge.port) : 0;
+	bp.port_queue_bytes = (uint64_t)sc->queues.port;
+	bp.account = sc->run.pk.account;
+	bp.load = sc->background.load;
+	bp.both_ways = sc->background.directions == SC_DIRECTIONS_ALL;
+	bp.sizes = have_sizes ? &sizes : NULL;
+	bp.seed = sc->run.seed;
+	bp.payload = sc->run.pk.payload;
+	bp.burst = sc->run.pk.burst;
+	bp.host_bw = sm_rate(sc->background.host_rate);
+	bp.emit_bg = sc->bridge.emit_background;
+	bp.frame_max = SM_ETH_HDR + 4 + sc->run.pk.mtu;	/* a VLAN tag allowed */
+	bp.mbufs = sc->bridge.mbufs;
+	bp.dilation = sc->run.dilation;
+	bp.calibrate_s = sc->run.calibrate;
+	bp.wait_ms = (int)(sc->ports.wait * 1000);
+	bp.cap = cap;
+	/* the EAL, with memory for both ports' pools and the background frames */
+	{
+		uint32_t bg_n = (uint32_t)RTE_MIN(sc->queues.wan / sc->run.pk.payload + 2048, 65536.0);
+		uint32_t bg_frame = SM_HDR_BYTES + sc->run.pk.payload;
+		uint32_t mb = dp_bridge_mem_mb(&bp) + (bp.emit_bg ? dp_pool_mem_mb(bg_n, bg_frame) :
+						      dp_pool_mem_mb(4096, 512));
+
+		rc = (o.ctl != NULL ? dp_eal_init_apart : dp_eal_init)(o.eal, mb, err, sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "syncemu bridge: %s\n", err);
+			status = CLI_EXIT_FAIL;
+			goto out;
+		}
+		eal_up = true;
+		if (bp.emit_bg) {
+			/* whole frames: they leave by a port */
+			pool = dp_pool_create("bridge_bg", bg_n, bg_frame, err, sizeof(err));
+		} else {
+			struct dp_fpool_params fp = { .n = 4096, .frame_max = bg_frame,
+						      .grow = 4096, .compact = true };
+
+			pool = dp_fpool_create("bridge_bg", &fp);
+			if (pool == NULL)
+				snprintf(err, sizeof(err), "no frame pool (%s)",
+					 rte_strerror(rte_errno));
+		}
+		if (pool == NULL) {
+			fprintf(stderr, "syncemu bridge: %s\n", err);
+			status = CLI_EXIT_FAIL;
+			goto out;
+		}
+		bp.pool = pool;
+	}
+	if (o.ctl != NULL) {
+		struct ctl_params cp = { .path = o.ctl, .scenario = npos ? pos[0] : NULL,
+					 .sets = o.sets, .nsets = o.nsets,
+					 .variants = sc->variants, .budgets = sc->budgets,
+					 .status = &ctl_status };
+
+		atomic_store(&ctl_status.var, UINT32_MAX);
+		atomic_store(&ctl_status.budget, UINT32_MAX);
+		atomic_store(&ctl_status.binding, -1);
+		for (i = 0; i < DP_P_COUNT; i++) {
+			double v = ctl_scenario_value(sc, i);
+			uint64_t bits;
+
+			memcpy(&bits, &v, sizeof(bits));
+			atomic_store(&ctl_status.value_bits[i], bits);
+		}
+		req = rte_ring_create("bridge_ctl_req", 64, SOCKET_ID_ANY,
+				      RING_F_SP_ENQ | RING_F_SC_DEQ);
+		resp = rte_ring_create("bridge_ctl_resp", 64, SOCKET_ID_ANY,
+				       RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (req == NULL || resp == NULL) {
+			fprintf(stderr, "syncemu bridge: --ctl: cannot create its rings\n");
+			status = CLI_EXIT_FAIL;
+			goto out;
+		}
+		ctl_telemetry_register(&ctl_status);
+		cp.req = req;
+		cp.resp = resp;
+		bp.ctl_req = req;
+		bp.ctl_resp = resp;
+		bp.status = &ctl_status;
+		ctl = ctl_server_start(&cp, err, sizeof(err));
+		if (ctl == NULL) {
+			fprintf(stderr, "syncemu bridge: %s\n", err);
+			status = CLI_EXIT_FAIL;
+			goto out;
+		}
+	}
+	if (dp_bridge_open(b, &bp, err, sizeof(err)) != 0) {
+		fprintf(stderr, "syncemu bridge: %s\n", err);
+		status = CLI_EXIT_FAIL;
+		goto out;
+	}
+	opened = true;
+	if (!o.quiet) {
+		char bw[2][64], lat[2][64], q[64];
+
+		for (d = 0; d < 2; d++) {
+			sc_unit_format(SC_UNIT_BYTE_RATE, (double)bp.bw[d], bw[d], sizeof(bw[d]));
+			sc_unit_format(SC_UNIT_TIME, (double)bp.delay[d] / 1e12, lat[d],
+				       sizeof(lat[d]));
+		}
+		sc_unit_format(SC_UNIT_BYTES, (double)bp.queue_bytes, q, sizeof(q));
+		fprintf(stderr, "syncemu bridge: A %s <-> B %s; A->B %s, %s; B->A %s, %s; queue %s; "
+			"background load %g; %s\n", bp.dev[0], bp.dev[1], bw[0], lat[0], bw[1],
+			lat[1], q, bp.load, o.duration > 0 ? "running for --duration" :
+			"Ctrl-C to stop");
+	}
+	if (stop_flag == 0 && dp_bridge_run(b, o.duration, &stop_flag, o.quiet ? NULL : tick, &ts,
+					    1.0, err, sizeof(err)) != 0) {
+		fprintf(stderr, "%ssyncemu bridge: %s\n", ts.tty && !o.quiet ? "\n" : "", err);
+		status = CLI_EXIT_FAIL;
+	}
+	if (!o.quiet && ts.tty)
+		fputc('\n', stderr);
+	dp_bridge_report(b, &rep);
+	if (cap != NULL) {
+		int r2 = tr_pcapng_close(cap->w);
+
+		cap->w = NULL;
+		if (r2 != 0) {
+			fprintf(stderr, "syncemu bridge: the trace %s was not written: %s\n",
+				trace_path, strerror(-r2));
+			status = CLI_EXIT_FAIL;
+		}
+	}
+	if (o.json) {
+		json_t *j = summary_json(&rep, b);
+
+		json_object_set_new(j, "status", json_string(status == CLI_EXIT_OK ? "ok" :
+							     "failed"));
+		json_object_set_new(j, "trace", trace_path != NULL && status == CLI_EXIT_OK ?
+					json_string(trace_path) : json_null());
+		json_dumpf(j, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
+		fputc('\n', stdout);
+		json_decref(j);
+	} else {
+		summary_text(&rep, stdout);
+		if (trace_path != NULL && status == CLI_EXIT_OK)
+			printf("trace: %s\n", trace_path);
+	}
+out:
+	if (ctl != NULL)
+		ctl_server_stop(ctl);
+	if (opened)
+		dp_bridge_close(b);
+	if (req != NULL) {
+		void *obj;
+
+		while (rte_ring_dequeue(req, &obj) == 0)
+			free(obj);
+		while (rte_ring_dequeue(resp, &obj) == 0)
+			free(obj);
+	}
+	rte_ring_free(req);
+	rte_ring_free(resp);
+	outputs_abort(outs, 1);
+	if (cap != NULL && cap->w != NULL)
+		tr_pcapng_abort(cap->w);
+	free(cap);
+	if (have_sizes)
+		sm_size_free(&sizes);
+	if (pool != NULL)
+		dp_fpool_free(pool);
+	if (eal_up)
+		dp_eal_fini();
+	for (i = 0; i < o.nowned; i++)
+		free(o.owned[i]);
+	free(b);
+	free(sc);
+	return status;
+}
