@@ -545,7 +545,8 @@ cmd_bridge(int argc, char **argv)
 	bp.burst = sc->run.pk.burst;
 	bp.host_bw = sm_rate(sc->background.host_rate);
 	bp.emit_bg = sc->bridge.emit_background;
-	bp.frame_max = SM_ETH_HDR + 4 + sc->run.pk.mtu;	/* a VLAN tag allowed */
+	/* jumbo frames whatever run.mtu (syncemu's own frames) says; a VLAN tag allowed */
+	bp.frame_max = SM_ETH_HDR + 4 + (sc->run.pk.mtu > 9000 ? sc->run.pk.mtu : 9000);
 	bp.mbufs = sc->bridge.mbufs;
 	bp.dilation = sc->run.dilation;
 	bp.calibrate_s = sc->run.calibrate;

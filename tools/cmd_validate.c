@@ -35,6 +35,7 @@ struct val_opts {
 	const char *scenario;
 	const char *filter;
 	char *filter_owned;
+	const char *ifaces;		/* --interface: only these capture interfaces */
 	const char *background;
 	const char *steps_csv;
 	double gap, period, alpha, beta, tolerance, rate, idle, clock_offset, coll_bytes;
@@ -53,7 +54,7 @@ struct val_opts {
 enum { O_SCEN, O_SET, O_GENERIC, O_FILTER, O_HOSTS, O_PORTS, O_STEPS, O_COLL, O_RANKS, O_PLACE,
        O_SIZE,
        O_BG, O_RATE, O_IDLE, O_CSV, O_OFFSET, O_GAP, O_PERIOD, O_COUNT, O_ALPHA, O_BETA,
-       O_VARIANT, O_BUDGET, O_TOL, O_JSON, O_HELP };
+       O_VARIANT, O_BUDGET, O_TOL, O_JSON, O_IFACE, O_HELP };
 
 static const struct opt val_optv[] = {
 	{ "scenario", 's', "FILE", "the model's scenario [a syncemu trace's own; else none]",
@@ -63,6 +64,8 @@ static const struct opt val_optv[] = {
 	{ "filter", 'f', "BPF", "select packets with a libpcap filter, e.g. 'tcp and host 10.0.0.1'",
 	  O_FILTER },
 	{ "hosts", 0, "A,B,...", "select packets between these IPv4/IPv6 addresses", O_HOSTS },
+	{ "interface", 'i', "NAME,...", "only packets of these pcapng interfaces, e.g. "
+	  "wan.ab.out,wan.ba.out (a bridge's trace) [all]", O_IFACE },
 	{ "ports", 0, "P,Q,...", "select packets to or from these ports (0..65535)", O_PORTS },
 	{ "steps", 'n', "N", "the capture holds N steps: cut each direction's stream into N equal "
 	  "volumes", O_STEPS },
@@ -166,6 +169,39 @@ list_filter(struct val_opts *o, const char *word, const char *arg, char *err, si
 	}
 	free(f);
 	return rc;
+}
+
+/*
+ * --interface: each name must be one of the trace's interfaces (those described before its
+ * first packet: every one a syncemu trace has); then only their packets are read.  0 or the
+ * exit code.
+ */
+static int
+select_ifaces(struct tr_reader *r, const char *list)
+{
+	char *copy = strdup(list), *save = NULL, *name;
+	uint32_t i, n = tr_reader_ifcount(r);
+	int status = CLI_EXIT_OK;
+
+	if (copy == NULL)
+		return CLI_EXIT_FAIL;
+	for (name = strtok_r(copy, ",", &save); name != NULL && status == CLI_EXIT_OK;
+	     name = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < n && strcmp(tr_reader_ifname(r, i), name) != 0; i++)
+			;
+		if (i < n)
+			continue;
+		fprintf(stderr, "syncemu validate: --interface: the trace has no interface '%s' "
+			"(it has:", name);
+		for (i = 0; i < n; i++)
+			fprintf(stderr, "%s %s", i ? "," : "", tr_reader_ifname(r, i));
+		fprintf(stderr, ")\n");
+		status = CLI_EXIT_USAGE;
+	}
+	free(copy);
+	if (status == CLI_EXIT_OK && tr_reader_select(r, list) != 0)
+		status = CLI_EXIT_FAIL;
+	return status;
 }
 
 /*
@@ -350,6 +386,15 @@ val_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 		return 0;
 	case O_JSON:
 		o->json = true;
+		return 0;
+	case O_IFACE:
+		if (arg[0] == '\0' || arg[0] == ',' || arg[strlen(arg) - 1] == ',' ||
+		    strstr(arg, ",,") != NULL) {
+			snprintf(err, errlen, "%s: '%s' is not a comma list of interface names",
+				 opts_spelling(), arg);
+			return -EINVAL;
+		}
+		o->ifaces = arg;
 		return 0;
 	case O_HELP:
 		o->help = true;
@@ -615,6 +660,10 @@ generic_bursts(const struct val_opts *o, const char *path, struct tr_reader **r,
 		fprintf(stderr, "syncemu validate: %s\n", err);
 		return CLI_EXIT_INPUT;
 	}
+	if (o->ifaces != NULL && tr_reader_select(*r, o->ifaces) != 0) {
+		fprintf(stderr, "syncemu validate: out of memory\n");
+		return CLI_EXIT_FAIL;
+	}
 	rc = tr_bursts_read(*r, &bp, bur, err, sizeof(err));
 	if (rc != 0) {
 		fprintf(stderr, "syncemu validate: %s\n", err);
@@ -765,7 +814,7 @@ validate_generic(const struct val_opts *o, const char *path, struct tr_reader **
 	}
 	if (!bursts) {
 		struct tr_stream_params sp = {
-			.filter = filter, .background = o->background,
+			.filter = filter, .ifaces = o->ifaces, .background = o->background,
 			.steps = (uint32_t)o->steps, .coll = o->coll, .ranks = (uint32_t)o->ranks,
 			.place = o->place, .rate_Bps = rate,
 			.coll_bytes = o->coll_bytes, .idle_s = o->idle,
@@ -882,6 +931,11 @@ cmd_validate(int argc, char **argv)
 		fprintf(stderr, "syncemu validate: %s\n", err);
 		status = CLI_EXIT_INPUT;
 		goto out;
+	}
+	if (o.ifaces != NULL) {
+		status = select_ifaces(r, o.ifaces);
+		if (status != CLI_EXIT_OK)
+			goto out;
 	}
 	if (o.steps_csv != NULL) {
 		rc = tr_appsteps_read(o.steps_csv, (int64_t)llround(o.clock_offset * 1e9), &app, err,

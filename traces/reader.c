@@ -155,8 +155,11 @@ tr_reader_open(const char *path, char *err, size_t errlen)
 	return r;
 }
 
-int
-tr_reader_next(struct tr_reader *r, struct tr_packet *p, char *err, size_t errlen)
+static bool selected(struct tr_reader *r, uint32_t ifid);
+
+/* One packet: 1, 2 (one not selected), 0 at the end, or -errno. */
+static int
+next_one(struct tr_reader *r, struct tr_packet *p, char *err, size_t errlen)
 {
 	int rc;
 
@@ -184,6 +187,10 @@ tr_reader_next(struct tr_reader *r, struct tr_packet *p, char *err, size_t errle
 		return 0;
 	}
 	p->frame = ++r->frames;
+	if (r->sel != NULL && !selected(r, p->ifid)) {
+		r->sel_skipped++;
+		return 2;	/* not selected: the caller reads on */
+	}
 	if (!r->no_ts) {
 		if (r->have_last && p->ts_ns < r->last_ts)
 			r->unordered++;
@@ -191,6 +198,67 @@ tr_reader_next(struct tr_reader *r, struct tr_packet *p, char *err, size_t errle
 		r->have_last = true;
 	}
 	return 1;
+}
+
+int
+tr_reader_select(struct tr_reader *r, const char *names)
+{
+	size_t n;
+
+	if (r == NULL || names == NULL || names[0] == '\0')
+		return -EINVAL;
+	n = strlen(names);
+	free(r->sel);
+	r->sel = malloc(n + 3);
+	if (r->sel == NULL)
+		return -ENOMEM;
+	snprintf(r->sel, n + 3, ",%s,", names);
+	free(r->sel_ok);
+	r->sel_ok = NULL;
+	r->sel_cap = 0;
+	return 0;
+}
+
+uint64_t
+tr_reader_skipped(const struct tr_reader *r)
+{
+	return r != NULL ? r->sel_skipped : 0;
+}
+
+/* Whether interface @p ifid is one of the selection's names (looked up once per interface). */
+static bool
+selected(struct tr_reader *r, uint32_t ifid)
+{
+	if (ifid >= r->sel_cap) {
+		uint32_t cap = ifid + 16, i;
+		int8_t *ok = realloc(r->sel_ok, cap);
+
+		if (ok == NULL)
+			return true;	/* no memory to remember: read it (the caller sees more) */
+		for (i = r->sel_cap; i < cap; i++)
+			ok[i] = -1;
+		r->sel_ok = ok;
+		r->sel_cap = cap;
+	}
+	if (r->sel_ok[ifid] < 0) {
+		const char *name = tr_reader_ifname(r, ifid);
+		char key[512];
+
+		snprintf(key, sizeof(key), ",%s,", name != NULL ? name : "");
+		r->sel_ok[ifid] = name != NULL && strlen(name) + 2 < sizeof(key) &&
+				  strstr(r->sel, key) != NULL;
+	}
+	return r->sel_ok[ifid] == 1;
+}
+
+int
+tr_reader_next(struct tr_reader *r, struct tr_packet *p, char *err, size_t errlen)
+{
+	int rc;
+
+	while ((rc = next_one(r, p, err, errlen)) == 2)
+		;
+	return rc;
 }
 
 void
@@ -209,6 +277,8 @@ tr_reader_close(struct tr_reader *r)
 	free(r->blk);
 	free(r->comment);
 	free(r->path);
+	free(r->sel);
+	free(r->sel_ok);
 	free(r);
 }
 

@@ -114,6 +114,16 @@ struct tr_reader *tr_reader_open(const char *path, char *err, size_t errlen);
  */
 int tr_reader_next(struct tr_reader *r, struct tr_packet *p, char *err, size_t errlen);
 
+/**
+ * Read only the packets of the interfaces named in @p names (a comma list of if_name values,
+ * as tr_reader_ifname() gives them: "wan.ab.out,wan.ba.out"); packets of other interfaces are
+ * skipped by tr_reader_next() (their frame numbers still count).  0, -EINVAL, -ENOMEM.
+ */
+int tr_reader_select(struct tr_reader *r, const char *names);
+
+/** Packets skipped so far by tr_reader_select(). */
+uint64_t tr_reader_skipped(const struct tr_reader *r);
+
 /** Close the trace and free the reader; NULL is a no-op. */
 void tr_reader_close(struct tr_reader *r);
 

@@ -105,6 +105,10 @@ struct tr_reader {
 	char *comment;		/**< SHB comments of section 1, NUL-terminated; NULL if none */
 	size_t comment_len;
 	char format[32];	/**< tr_reader_format() */
+	char *sel;		/**< tr_reader_select(): ",name1,name2," or NULL: every interface */
+	int8_t *sel_ok;		/**< by interface: 1 selected, 0 not, -1 not yet looked at */
+	uint32_t sel_cap;
+	uint64_t sel_skipped;	/**< packets of interfaces not selected */
 	char msg[512];		/**< the error message, "path: ..." */
 };
 

@@ -409,13 +409,19 @@ dir_name(struct tr_dir *d)
 
 /* Open @p path for one more pass. */
 static struct tr_reader *
-reopen(const char *path, char *err, size_t errlen, int *rc)
+reopen(const char *path, const char *ifaces, char *err, size_t errlen, int *rc)
 {
 	struct tr_reader *r = tr_reader_open(path, err, errlen);
 
 	*rc = r != NULL ? 0 : errno == ENOMEM ? -ENOMEM : errno == EINVAL ? -EINVAL : -EBADMSG;
 	if (r == NULL && errno != 0 && errno != EBADMSG && errno != ENOMEM)
 		*rc = -errno;
+	if (r != NULL && ifaces != NULL && tr_reader_select(r, ifaces) != 0) {
+		tr_reader_close(r);
+		snprintf(err, errlen, "out of memory");
+		*rc = -ENOMEM;
+		return NULL;
+	}
 	return r;
 }
 
@@ -433,7 +439,7 @@ pass1(const char *path, const struct tr_stream_params *prm, struct tr_streams *o
 				  TR_IDLE_MIN_S);
 	int rc;
 
-	r = reopen(path, err, errlen, &rc);
+	r = reopen(path, prm->ifaces, err, errlen, &rc);
 	if (r == NULL)
 		return rc;
 	rc = tk_init(&t, prm);
@@ -634,7 +640,7 @@ pass2(const char *path, const struct tr_stream_params *prm, struct tr_streams *o
 	}
 	for (i = 0; i < out->nmajor; i++)
 		prev_step[i] = -1;
-	r = reopen(path, err, errlen, &rc);
+	r = reopen(path, prm->ifaces, err, errlen, &rc);
 	if (r == NULL || (rc = tk_init(&t, prm)) != 0) {
 		tr_reader_close(r);
 		free(link);
@@ -726,7 +732,7 @@ pass3(const char *path, const struct tr_stream_params *prm, struct tr_streams *o
 	for (k = 0; k < out->nsteps; k++)
 		pmax[k] = k == 0 || out->step[k].end_ns > pmax[k - 1] ? out->step[k].end_ns :
 			  pmax[k - 1];
-	r = reopen(path, err, errlen, &rc);
+	r = reopen(path, prm->ifaces, err, errlen, &rc);
 	if (r == NULL || (rc = tk_init(&t, prm)) != 0) {
 		tr_reader_close(r);
 		free(pmax);

@@ -113,6 +113,8 @@ double tr_coll_dir_bytes(enum tr_coll c, uint32_t ranks, uint32_t hosts,
 struct tr_stream_params {
 	const char *filter;		/**< the job's packets (libpcap syntax); NULL: every IP
 					 *   packet */
+	const char *ifaces;		/**< only packets of these interfaces (tr_reader_select());
+					 *   NULL: all */
 	const char *background;		/**< packets of the background (libpcap syntax), whatever
 					 *   @c filter says: taken out of the job's; NULL: none */
 	uint32_t steps;			/**< > 0: the capture holds this many steps */
