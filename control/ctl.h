@@ -38,7 +38,8 @@ struct ctl_params {
 	const char *const *sets;	/**< its overrides */
 	unsigned int nsets;
 	unsigned int variants, budgets;	/**< what the invocation runs (a change is checked
-					 *   against these runs' limits: sc_scenario_load_run()) */
+					 *   against these runs' limits: sc_scenario_load_run());
+					 *   variants 0: no run (a bridge), the scenario's checks alone */
 	struct rte_ring *req;		/**< to the data plane (struct dp_tune_req *) */
 	struct rte_ring *resp;		/**< from it (struct dp_tune_resp *) */
 	struct dp_status *status;	/**< what the data plane publishes */

@@ -83,7 +83,8 @@ struct dp_bridge_dir_report {
 	uint64_t bg_drops;		/**< background frames dropped at the queue */
 	uint64_t bg_started, bg_done, bg_incomplete, bg_emitted;
 	double bg_fct_mean;		/**< s, of the transfers done (NAN: none) */
-	uint64_t left;			/**< frames still queued or on the way at the end */
+	uint64_t left;			/**< frames still queued or on the way at the end
+					 *   (background ones too) */
 	uint64_t max_qbytes;		/**< the WAN queue's largest occupancy, frame bytes */
 	uint32_t max_qframes;
 	double mean_qbytes;		/**< sampled every 100 us of emulated time */

@@ -588,7 +588,7 @@ cmd_bridge(int argc, char **argv)
 	if (o.ctl != NULL) {
 		struct ctl_params cp = { .path = o.ctl, .scenario = npos ? pos[0] : NULL,
 					 .sets = o.sets, .nsets = o.nsets,
-					 .variants = sc->variants, .budgets = sc->budgets,
+					 .variants = 0, .budgets = 0,	/* no sync runs */
 					 .status = &ctl_status };
 
 		atomic_store(&ctl_status.var, UINT32_MAX);
