@@ -23,8 +23,8 @@
 #define POLLS_CTL 256		/* polls between looks at the control ring and the tick */
 #define START_AHEAD_NS 2000000	/* emulated time 0 this far after the graph is ready */
 #define MBUFS_MIN 8192u
-#define MBUFS_MAX 262144u
-#define MEAN_FRAME 512u		/* bytes: what auto sizing expects of a queued frame */
+#define MBUFS_MAX 32768u	/* auto: at most this many (bridge.mbufs can say more) */
+#define MEAN_FRAME 1024u	/* bytes: what auto sizing expects of a queued frame */
 
 static const char *const port_key[2] = { "bridge.a", "bridge.b" };
 static const char *const dir_name[2] = { "ab", "ba" };
@@ -323,6 +323,7 @@ build_dir(struct dp_bridge *b, int d, char *err, size_t errlen)
 		first = &b->cap[d].e;
 	}
 	b->port[d].raw = true;
+	b->port[d].tx_batch = true;	/* flushed after every event (run_done()) */
 	snprintf(name, sizeof(name), "%s", d == 0 ? "a" : "b");
 	{
 		char tx[40], rx[40];
@@ -438,6 +439,9 @@ run_done(void *arg)
 {
 	struct run_ctx *x = arg;
 
+	/* what an event handed the ports goes out now, in one burst each */
+	dp_port_flush(&x->b->port[0]);
+	dp_port_flush(&x->b->port[1]);
 	if (x->stop != NULL && *x->stop)
 		return true;
 	if (x->tick != NULL && ++x->calls % 4096 == 0) {

@@ -231,6 +231,13 @@ port_rx(struct dp_elem *e, const struct dp_pkt *f, dp_time_t now)
 		return;
 	}
 	dp_capture_frame(e->eng, p->cap_tx, f, now);
+	if (p->tx_batch) {
+		if (p->nb == RTE_DIM(p->txb))
+			dp_port_flush_batch(p);
+		p->txb[p->nb] = m;
+		p->txb_due[p->nb++] = now;
+		return;
+	}
 	flush(p);
 	for (tries = 0; fifo_len(&p->txq) == 0 && tries < TX_TRIES; tries++) {
 		uint64_t real = real_now(p);
@@ -250,6 +257,33 @@ port_rx(struct dp_elem *e, const struct dp_pkt *f, dp_time_t now)
 	}
 	p->tx_deferred++;
 	*fifo_at(&p->txq, p->txq.tail++) = (struct dp_port_arrival){ m, now };
+}
+
+void
+dp_port_flush_batch(struct dp_port *p)
+{
+	uint64_t real;
+	uint16_t n = 0, i;
+
+	flush(p);	/* what waited for room goes first */
+	real = real_now(p);
+	if (fifo_len(&p->txq) == 0)
+		n = rte_eth_tx_burst(p->port_id, 0, p->txb, p->nb);
+	for (i = 0; i < n; i++)
+		sent(p, p->txb[i], rte_pktmbuf_pkt_len(p->txb[i]), p->txb_due[i], real);
+	for (; i < p->nb; i++) {
+		/* no room in the device: they wait, in order (never dropped) */
+		if (fifo_room(&p->txq) != 0) {
+			dp_engine_fail(p->e.eng, -ENOMEM, "%s: out of memory for frames waiting to "
+				       "be sent", p->e.name);
+			rte_pktmbuf_free(p->txb[i]);
+			continue;
+		}
+		p->tx_deferred++;
+		*fifo_at(&p->txq, p->txq.tail++) = (struct dp_port_arrival){ p->txb[i],
+									     p->txb_due[i] };
+	}
+	p->nb = 0;
 }
 
 static bool
@@ -308,7 +342,7 @@ static uint64_t
 port_held(const struct dp_elem *e)
 {
 	const struct dp_port *p = (const struct dp_port *)e;
-	uint64_t n = fifo_len(&p->txq);
+	uint64_t n = fifo_len(&p->txq) + p->nb;
 	uint32_t i;
 
 	if (p->raw)
@@ -375,6 +409,7 @@ dp_port_poll(struct dp_port *p, dp_time_t now)
 	uint16_t n, i;
 
 	flush(p);
+	dp_port_flush(p);
 	do {
 		n = rte_eth_rx_burst(p->port_id, 0, m, BURST);
 		if (n > 0 && p->hw_ts && p->clk != NULL && taken == 0)
@@ -766,6 +801,9 @@ dp_port_detach(struct dp_port *p)
 {
 	p->rx_stale += fifo_drop(&p->rxq);
 	fifo_drop(&p->txq);	/* the run was cut short */
+	if (p->nb > 0)
+		rte_pktmbuf_free_bulk(p->txb, p->nb);
+	p->nb = 0;
 	p->rx_to = NULL;
 	p->e.eng = NULL;
 }

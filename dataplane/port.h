@@ -70,6 +70,12 @@ struct dp_port {
 	uint32_t run_id;		/**< frames of other runs are stale */
 	bool raw;			/**< every frame is taken as it is, none parsed (a
 					 *   bridge's port: dp_pkt_of_raw()); set before attaching */
+	bool tx_batch;			/**< frames handed over in one event go out in one burst
+					 *   at dp_port_flush() (the caller flushes after each
+					 *   event); else each at once */
+	uint16_t nb;			/**< frames in the batch */
+	struct rte_mbuf *txb[32];
+	dp_time_t txb_due[32];
 	dp_port_ctl_fn on_ctl;
 	void *ctl_arg;
 	int cap_tx, cap_rx;
@@ -151,7 +157,17 @@ uint32_t dp_port_poll(struct dp_port *p, dp_time_t now);
 static inline uint32_t
 dp_port_backlog(const struct dp_port *p)
 {
-	return p->txq.tail - p->txq.head;
+	return p->txq.tail - p->txq.head + p->nb;
+}
+
+/** Send the batch (dp_port.tx_batch) in one burst; what the device has no room for waits. */
+void dp_port_flush_batch(struct dp_port *p);
+
+static inline void
+dp_port_flush(struct dp_port *p)
+{
+	if (p->nb > 0)
+		dp_port_flush_batch(p);
 }
 
 /** Send a control message (at most DP_CTL_MAX bytes) at once; 0 or -errno. */
