@@ -245,6 +245,8 @@ hook_poll(void *arg, dp_time_t now)
 	struct dp_bridge *b = arg;
 	void *obj;
 
+	/* (each poll first sends what the events since the last one handed the port, in one
+	 * burst: the engine polls as soon as nothing is due, or every 64 events when behind) */
 	dp_port_poll(&b->port[0], now);
 	dp_port_poll(&b->port[1], now);
 	if (now >= b->next_sample) {
@@ -323,7 +325,7 @@ build_dir(struct dp_bridge *b, int d, char *err, size_t errlen)
 		first = &b->cap[d].e;
 	}
 	b->port[d].raw = true;
-	b->port[d].tx_batch = true;	/* flushed after every event (run_done()) */
+	b->port[d].tx_batch = true;	/* flushed at each poll (hook_poll()) */
 	snprintf(name, sizeof(name), "%s", d == 0 ? "a" : "b");
 	{
 		char tx[40], rx[40];
@@ -439,9 +441,6 @@ run_done(void *arg)
 {
 	struct run_ctx *x = arg;
 
-	/* what an event handed the ports goes out now, in one burst each */
-	dp_port_flush(&x->b->port[0]);
-	dp_port_flush(&x->b->port[1]);
 	if (x->stop != NULL && *x->stop)
 		return true;
 	if (x->tick != NULL && ++x->calls % 4096 == 0) {

@@ -70,9 +70,9 @@ struct dp_port {
 	uint32_t run_id;		/**< frames of other runs are stale */
 	bool raw;			/**< every frame is taken as it is, none parsed (a
 					 *   bridge's port: dp_pkt_of_raw()); set before attaching */
-	bool tx_batch;			/**< frames handed over in one event go out in one burst
-					 *   at dp_port_flush() (the caller flushes after each
-					 *   event); else each at once */
+	bool tx_batch;			/**< frames handed over between two polls go out in one
+					 *   burst at the next dp_port_poll() (or dp_port_flush(), or
+					 *   when 32 wait); else each at once */
 	uint16_t nb;			/**< frames in the batch */
 	struct rte_mbuf *txb[32];
 	dp_time_t txb_due[32];
