@@ -84,23 +84,14 @@ hook_busy(void *arg)
 }
 
 static void
-publish(struct dp_status *st, enum dp_param p, double v)
-{
-	uint64_t bits;
-
-	memcpy(&bits, &v, sizeof(bits));
-	atomic_store(&st->value_bits[p], bits);
-}
-
-static void
 publish_all(struct dp_bridge *b)
 {
 	struct dp_status *st = b->p.status;
 
-	publish(st, DP_P_WAN_BW, (double)b->wan[DP_AB].bw);
-	publish(st, DP_P_WAN_LAT, (double)b->wan[DP_AB].delay / 1e12);
-	publish(st, DP_P_BG_LOAD, b->load);
-	publish(st, DP_P_WAN_QUEUE, (double)b->wan[DP_AB].cap_bytes);
+	dp_status_publish(st, DP_P_WAN_BW, (double)b->wan[DP_AB].bw);
+	dp_status_publish(st, DP_P_WAN_LAT, (double)b->wan[DP_AB].delay / 1e12);
+	dp_status_publish(st, DP_P_BG_LOAD, b->load);
+	dp_status_publish(st, DP_P_WAN_QUEUE, (double)b->wan[DP_AB].cap_bytes);
 }
 
 /* The background hosts' rates for load @p load of the WAN rates in force. */
@@ -205,7 +196,7 @@ apply(struct dp_bridge *b, struct dp_tune_req *req, dp_time_t now)
 		snprintf(note, sizeof(note), "syncemu set %s %.12g (was %.12g) in the bridge",
 			 dp_param_key(req->param), req->value, old);
 		dp_capture_note(&b->eng, note, now);
-		publish(b->p.status, req->param, req->value);
+		dp_status_publish(b->p.status, req->param, req->value);
 		atomic_fetch_add(&b->p.status->changes, 1);
 	}
 	if (resp != NULL) {

@@ -399,6 +399,37 @@ hw_time(const struct dp_port *p, const struct rte_mbuf *m, int64_t off, dp_time_
 	return h > p->e.eng->now ? (h < now ? h : now) : p->e.eng->now;
 }
 
+/*
+ * What arrival @m is: 1 a frame of the run (a bridge's port: any frame), 0 a control message,
+ * -1 neither (counted as not ours or stale, and freed).
+ */
+static int
+classify(struct dp_port *p, struct rte_mbuf *m)
+{
+	const uint8_t *msg;
+	uint32_t len;
+
+	if (!p->raw && is_ctl(m, &msg, &len)) {
+		p->rx_ctl++;
+		return 0;
+	}
+	if ((!p->raw && dp_frame_parse(m) != 0) || p->rx_to == NULL) {
+		p->rx_other++;	/* not syncemu's; or a link's TX end: nothing comes here */
+		rte_pktmbuf_free(m);
+		return -1;
+	}
+	if (!p->raw && frame_run(m) != p->run_id) {
+		p->rx_stale++;	/* an earlier run's, late */
+		rte_pktmbuf_free(m);
+		return -1;
+	}
+	p->rx++;
+	p->rx_bytes += rte_pktmbuf_pkt_len(m);
+	p->e.c.rx++;
+	p->e.c.rx_bytes += rte_pktmbuf_pkt_len(m);
+	return 1;
+}
+
 uint32_t
 dp_port_poll(struct dp_port *p, dp_time_t now)
 {
@@ -415,45 +446,13 @@ dp_port_poll(struct dp_port *p, dp_time_t now)
 		if (n > 0 && p->hw_ts && p->clk != NULL && taken == 0)
 			off = nic_offset(p);
 		for (i = 0; i < n; i++) {
-			const uint8_t *msg;
-			uint32_t len;
+			int kind = classify(p, m[i]);
 			dp_time_t t = now;
 
-			if (p->raw) {
-				if (p->rx_to == NULL) {
-					p->rx_other++;
-					rte_pktmbuf_free(m[i]);
-					continue;
-				}
-				p->rx++;
-				p->rx_bytes += rte_pktmbuf_pkt_len(m[i]);
-				p->e.c.rx++;
-				p->e.c.rx_bytes += rte_pktmbuf_pkt_len(m[i]);
+			if (kind < 0)
+				continue;	/* not for this run: counted and freed */
+			if (kind > 0)
 				t = hw_time(p, m[i], off, now);
-			} else if (!is_ctl(m[i], &msg, &len)) {
-				if (dp_frame_parse(m[i]) != 0) {
-					p->rx_other++;
-					rte_pktmbuf_free(m[i]);
-					continue;
-				}
-				if (p->rx_to == NULL) {
-					p->rx_other++;	/* a link's TX end: nothing comes here */
-					rte_pktmbuf_free(m[i]);
-					continue;
-				}
-				if (frame_run(m[i]) != p->run_id) {
-					p->rx_stale++;	/* an earlier run's, late */
-					rte_pktmbuf_free(m[i]);
-					continue;
-				}
-				p->rx++;
-				p->rx_bytes += rte_pktmbuf_pkt_len(m[i]);
-				p->e.c.rx++;
-				p->e.c.rx_bytes += rte_pktmbuf_pkt_len(m[i]);
-				t = hw_time(p, m[i], off, now);
-			} else {
-				p->rx_ctl++;
-			}
 			if (fifo_room(&p->rxq) != 0) {
 				dp_engine_fail(p->e.eng, -ENOMEM, "%s: out of memory for arrivals",
 					       p->e.name);

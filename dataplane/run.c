@@ -44,15 +44,6 @@ struct retirer {
 	uint32_t ch_next;		/* the first change not yet placed in a step */
 };
 
-static void
-publish_value(struct dp_status *st, enum dp_param p, double v)
-{
-	uint64_t b;
-
-	memcpy(&b, &v, sizeof(b));
-	atomic_store(&st->value_bits[p], b);
-}
-
 /* The WAN queues' limit in force (0: no WAN). */
 static double
 wan_queue(const struct dp_topo *t)
@@ -66,7 +57,7 @@ publish_all(struct runctl *rc)
 	int i;
 
 	for (i = 0; i < DP_P_COUNT; i++)
-		publish_value(rc->p->status, i, i == DP_P_BG_LOAD ? rc->t->bg_load :
+		dp_status_publish(rc->p->status, i, i == DP_P_BG_LOAD ? rc->t->bg_load :
 				  i == DP_P_WAN_QUEUE ? wan_queue(rc->t) : dp_param_get(&rc->model, i));
 }
 
@@ -95,7 +86,7 @@ apply(struct runctl *rc, struct dp_tune_req *req, dp_time_t now)
 		snprintf(note, sizeof(note), "syncemu set %s %.12g (was %.12g) in run %u",
 			 dp_param_key(req->param), req->value, old, rc->p->run_id);
 		dp_capture_note(&rc->t->eng, note, now);
-		publish_value(rc->p->status, req->param, req->value);
+		dp_status_publish(rc->p->status, req->param, req->value);
 		atomic_fetch_add(&rc->p->status->changes, 1);
 	}
 	if (resp != NULL) {

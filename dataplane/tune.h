@@ -10,6 +10,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../models/params.h"
 #include "engine.h"
@@ -70,6 +71,16 @@ struct dp_status {
 	_Atomic uint64_t steps, steps_done, frames, drops, events, now_ps, changes;
 	_Atomic uint64_t value_bits[DP_P_COUNT]; /**< current values, as double bits */
 };
+
+/** Publish the value in force of @p p (its double's bits: any thread reads them). */
+static inline void
+dp_status_publish(struct dp_status *st, enum dp_param p, double v)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &v, sizeof(bits));
+	atomic_store(&st->value_bits[p], bits);
+}
 
 struct dp_topo;
 

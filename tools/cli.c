@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "eal.h"
+#include "outfile.h"
 #include "kernel.h"
 #include "opts.h"
 #include "scenario.h"
@@ -124,4 +126,61 @@ cli_key_option(const char *key, const char *arg, char **set, char **from, char *
 		return rc == -ENOMEM ? rc : -EINVAL;
 	}
 	return 0;
+}
+
+int
+cli_sets_key(struct cli_sets *o, const char *key, const char *arg, char *err, size_t errlen)
+{
+	char *s, *from;
+	int rc;
+
+	if (o->nowned + 2 > sizeof(o->owned) / sizeof(o->owned[0])) {
+		snprintf(err, errlen, "too many overrides");
+		return -EINVAL;
+	}
+	rc = cli_key_option(key, arg, &s, &from, err, errlen);
+	if (rc != 0)
+		return rc;
+	o->owned[o->nowned++] = s;
+	o->owned[o->nowned++] = from;
+	if (o->nsets < CLI_MAX_SETS)
+		o->from[o->nsets] = from;
+	return cli_add_set(o->sets, &o->nsets, s, err, errlen);
+}
+
+void
+cli_sets_free(struct cli_sets *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nowned; i++)
+		free(o->owned[i]);
+	o->nowned = 0;
+}
+
+volatile sig_atomic_t cli_stop;
+
+static void
+on_stop(int sig)
+{
+	if (cli_stop) {
+		outfile_signal_cleanup();
+		dp_eal_signal_cleanup();
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	cli_stop = sig;
+}
+
+void
+cli_catch_stop(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }

@@ -24,6 +24,36 @@ enum {
 
 #define CLI_MAX_SETS 64
 
+#include <signal.h>
+
+/** A command's overrides: --set's and those of options that are scenario keys. */
+struct cli_sets {
+	const char *sets[CLI_MAX_SETS];
+	const char *from[CLI_MAX_SETS];	/**< the option an override came from; NULL: --set */
+	unsigned int nsets;
+	char *owned[16];		/**< option values turned into overrides, their names */
+	unsigned int nowned;
+};
+
+/**
+ * An option that is scenario key @p key becomes an override in @p s: its value is checked now
+ * by the key's own rule (a bad one is a bad command line), and the loader names the option in
+ * what only the whole scenario can check.  0 or -EINVAL with a message.
+ */
+int cli_sets_key(struct cli_sets *s, const char *key, const char *arg, char *err,
+		 size_t errlen);
+
+/** Free what cli_sets_key() allocated. */
+void cli_sets_free(struct cli_sets *s);
+
+/**
+ * The signal that asked the command to stop (SIGINT, SIGTERM), 0 until one does.  After
+ * cli_catch_stop(), the first sets it; a second one removes the temporary files and the EAL's
+ * runtime directory and ends the process by the signal.
+ */
+extern volatile sig_atomic_t cli_stop;
+void cli_catch_stop(void);
+
 /** Append an override "section.key=value" (--set) to @p sets; -EINVAL past CLI_MAX_SETS. */
 int cli_add_set(const char **sets, unsigned int *n, const char *arg, char *err, size_t errlen);
 

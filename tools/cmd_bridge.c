@@ -31,11 +31,7 @@
 #include "units.h"
 
 struct bridge_opts {
-	const char *sets[CLI_MAX_SETS];
-	const char *from[CLI_MAX_SETS];
-	unsigned int nsets;
-	char *owned[16];
-	unsigned int nowned;
+	struct cli_sets kv;		/* the overrides */
 	const char *eal, *ctl;
 	double duration;		/* s; 0: until SIGINT */
 	bool json, quiet, help, trace_cli;
@@ -66,37 +62,17 @@ static const struct opt bridge_optv[] = {
 #define N_OPTS (sizeof(bridge_optv) / sizeof(bridge_optv[0]))
 
 static int
-as_set(struct bridge_opts *o, const char *key, const char *arg, char *err, size_t errlen)
-{
-	char *s, *from;
-	int rc;
-
-	if (o->nowned + 2 > sizeof(o->owned) / sizeof(o->owned[0])) {
-		snprintf(err, errlen, "too many overrides");
-		return -EINVAL;
-	}
-	rc = cli_key_option(key, arg, &s, &from, err, errlen);
-	if (rc != 0)
-		return rc;
-	o->owned[o->nowned++] = s;
-	o->owned[o->nowned++] = from;
-	if (o->nsets < CLI_MAX_SETS)
-		o->from[o->nsets] = from;
-	return cli_add_set(o->sets, &o->nsets, s, err, errlen);
-}
-
-static int
 bridge_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 {
 	struct bridge_opts *o = ctx;
 
 	switch (id) {
 	case O_SET:
-		return cli_add_set(o->sets, &o->nsets, arg, err, errlen);
+		return cli_add_set(o->kv.sets, &o->kv.nsets, arg, err, errlen);
 	case O_A:
-		return as_set(o, "bridge.a", arg, err, errlen);
+		return cli_sets_key(&o->kv, "bridge.a", arg, err, errlen);
 	case O_B:
-		return as_set(o, "bridge.b", arg, err, errlen);
+		return cli_sets_key(&o->kv, "bridge.b", arg, err, errlen);
 	case O_DURATION:
 		if (sc_unit_parse(SC_UNIT_TIME, arg, &o->duration, NULL, 0) != 0 ||
 		    !(o->duration > 0) || o->duration > 1e7) {
@@ -107,13 +83,13 @@ bridge_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 		return 0;
 	case O_TRACE:
 		o->trace_cli = true;
-		return as_set(o, "trace.file", arg, err, errlen);
+		return cli_sets_key(&o->kv, "trace.file", arg, err, errlen);
 	case O_CAPTURE:
-		return as_set(o, "trace.capture", arg, err, errlen);
+		return cli_sets_key(&o->kv, "trace.capture", arg, err, errlen);
 	case O_SNAPLEN:
-		return as_set(o, "trace.snaplen", arg, err, errlen);
+		return cli_sets_key(&o->kv, "trace.snaplen", arg, err, errlen);
 	case O_LOAD:
-		return as_set(o, "background.load", arg, err, errlen);
+		return cli_sets_key(&o->kv, "background.load", arg, err, errlen);
 	case O_CTL:
 		o->ctl = arg;
 		return 0;
@@ -179,32 +155,6 @@ bridge_usage(FILE *f)
 		   "      --a 0000:3b:00.0 --b 0000:3b:00.1 --set wan.bandwidth=10Gbit/s\n");
 }
 
-static volatile sig_atomic_t stop_flag;
-
-static void
-on_stop(int sig)
-{
-	if (stop_flag) {
-		outfile_signal_cleanup();
-		dp_eal_signal_cleanup();
-		signal(sig, SIG_DFL);
-		raise(sig);
-		return;
-	}
-	stop_flag = sig;
-}
-
-static void
-catch_stop(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
 
 static const char *const dir_label[2] = { "A->B", "B->A" };
 static const char *const dir_key[2] = { "ab", "ba" };
@@ -374,48 +324,6 @@ trace_comment(const struct sc_scenario *sc)
 	return buf;
 }
 
-static int
-open_trace(const struct sc_scenario *sc, struct outfile *out, const char *path,
-	   struct dp_capture **capp, char *err, size_t errlen)
-{
-	struct tr_pcapng_params tp = { .app = "syncemu " SYNCEMU_VERSION,
-				       .snaplen = sc->trace.snaplen, .out = out };
-	struct dp_capture *cap = calloc(1, sizeof(*cap));
-	char *comment;
-	uint32_t mask;
-
-	*capp = NULL;
-	if (cap == NULL || dp_capture_parse(sc->trace.capture, &mask, err, errlen) != 0) {
-		free(cap);
-		outfile_abort(out);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	cap->mask = mask;
-	cap->snaplen = sc->trace.snaplen ? sc->trace.snaplen : UINT32_MAX;
-	comment = trace_comment(sc);
-	tp.comment = comment;
-	cap->w = tr_pcapng_open(&tp);
-	free(comment);
-	if (cap->w == NULL) {
-		snprintf(err, errlen, "cannot write the trace %s: %s", path, strerror(errno));
-		free(cap);
-		return -EIO;
-	}
-	*capp = cap;
-	return 0;
-}
-
-static const char *
-trace_file(const struct sc_scenario *sc)
-{
-	uint32_t mask;
-
-	if (sc->trace.file[0] == '\0' || strcmp(sc->trace.file, "none") == 0 ||
-	    dp_capture_parse(sc->trace.capture, &mask, NULL, 0) != 0 || mask == 0)
-		return NULL;
-	return sc->trace.file;
-}
 
 static double
 either(double v, double dflt)
@@ -426,7 +334,7 @@ either(double v, double dflt)
 int
 cmd_bridge(int argc, char **argv)
 {
-	struct bridge_opts o = { .nsets = 0 };
+	struct bridge_opts o = { .duration = 0 };
 	struct sc_scenario *sc = calloc(1, sizeof(*sc));
 	struct dp_bridge *b = calloc(1, sizeof(*b));
 	struct dp_bridge_params bp = { .dev = { NULL } };
@@ -466,7 +374,7 @@ cmd_bridge(int argc, char **argv)
 		status = CLI_EXIT_USAGE;
 		goto out;
 	}
-	if (sc_scenario_load_from(sc, npos ? pos[0] : NULL, o.sets, o.from, o.nsets, err,
+	if (sc_scenario_load_from(sc, npos ? pos[0] : NULL, o.kv.sets, o.kv.from, o.kv.nsets, err,
 				  sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu bridge: %s\n", err);
 		status = CLI_EXIT_INPUT;
@@ -497,10 +405,10 @@ cmd_bridge(int argc, char **argv)
 			{ sc->background.sizes_csv, "background.sizes_csv" },
 		};
 
-		outs[0].path = trace_file(sc);
+		outs[0].path = outputs_trace_file(sc);
 		outs[0].code = o.trace_cli ? CLI_EXIT_USAGE : CLI_EXIT_INPUT;
-		catch_stop();
-		status = outputs_open(outs, 1, in, 2, "syncemu bridge", &stop_flag, err,
+		cli_catch_stop();
+		status = outputs_open(outs, 1, in, 2, "syncemu bridge", &cli_stop, err,
 				      sizeof(err));
 		if (status != CLI_EXIT_OK) {
 			fprintf(stderr, "syncemu bridge: %s\n", err);
@@ -511,7 +419,11 @@ cmd_bridge(int argc, char **argv)
 			struct outfile *f = outs[0].f;
 
 			outs[0].f = NULL;	/* the trace takes it over */
-			if (open_trace(sc, f, trace_path, &cap, err, sizeof(err)) != 0) {
+			char *comment = trace_comment(sc);
+
+			rc = outputs_open_trace(sc, f, trace_path, comment, &cap, err, sizeof(err));
+			free(comment);
+			if (rc != 0) {
 				fprintf(stderr, "syncemu bridge: %s\n", err);
 				status = CLI_EXIT_FAIL;
 				goto out;
@@ -587,20 +499,15 @@ cmd_bridge(int argc, char **argv)
 	}
 	if (o.ctl != NULL) {
 		struct ctl_params cp = { .path = o.ctl, .scenario = npos ? pos[0] : NULL,
-					 .sets = o.sets, .nsets = o.nsets,
+					 .sets = o.kv.sets, .nsets = o.kv.nsets,
 					 .variants = 0, .budgets = 0,	/* no sync runs */
 					 .status = &ctl_status };
 
 		atomic_store(&ctl_status.var, UINT32_MAX);
 		atomic_store(&ctl_status.budget, UINT32_MAX);
 		atomic_store(&ctl_status.binding, -1);
-		for (i = 0; i < DP_P_COUNT; i++) {
-			double v = ctl_scenario_value(sc, i);
-			uint64_t bits;
-
-			memcpy(&bits, &v, sizeof(bits));
-			atomic_store(&ctl_status.value_bits[i], bits);
-		}
+		for (i = 0; i < DP_P_COUNT; i++)
+			dp_status_publish(&ctl_status, i, ctl_scenario_value(sc, i));
 		req = rte_ring_create("bridge_ctl_req", 64, SOCKET_ID_ANY,
 				      RING_F_SP_ENQ | RING_F_SC_DEQ);
 		resp = rte_ring_create("bridge_ctl_resp", 64, SOCKET_ID_ANY,
@@ -643,7 +550,7 @@ cmd_bridge(int argc, char **argv)
 			lat[1], q, bp.load, o.duration > 0 ? "running for --duration" :
 			"Ctrl-C to stop");
 	}
-	if (stop_flag == 0 && dp_bridge_run(b, o.duration, &stop_flag, o.quiet ? NULL : tick, &ts,
+	if (cli_stop == 0 && dp_bridge_run(b, o.duration, &cli_stop, o.quiet ? NULL : tick, &ts,
 					    1.0, err, sizeof(err)) != 0) {
 		fprintf(stderr, "%ssyncemu bridge: %s\n", ts.tty && !o.quiet ? "\n" : "", err);
 		status = CLI_EXIT_FAIL;
@@ -701,8 +608,7 @@ out:
 		dp_fpool_free(pool);
 	if (eal_up)
 		dp_eal_fini();
-	for (i = 0; i < o.nowned; i++)
-		free(o.owned[i]);
+	cli_sets_free(&o.kv);
 	free(b);
 	free(sc);
 	return status;

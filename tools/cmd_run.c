@@ -33,11 +33,7 @@
 #include "variant.h"
 
 struct run_opts {
-	const char *sets[CLI_MAX_SETS];
-	const char *from[CLI_MAX_SETS];	/* the option an override came from; NULL: --set */
-	unsigned int nsets;
-	char *owned[16];		/* option values turned into overrides, their names */
-	unsigned int nowned;
+	struct cli_sets kv;		/* the overrides */
 	unsigned int variants, budgets;
 	const char *eal;
 	const char *queue_csv;
@@ -101,31 +97,6 @@ static const struct opt run_optv[] = {
 
 #define N_OPTS (sizeof(run_optv) / sizeof(run_optv[0]))
 
-/*
- * An option that is a scenario key becomes an override: its value is checked now by the key's
- * own rule (a bad one is a bad command line), and the loader names the option in what only the
- * whole scenario can check.
- */
-static int
-as_set(struct run_opts *o, const char *key, const char *arg, char *err, size_t errlen)
-{
-	char *s, *from;
-	int rc;
-
-	if (o->nowned + 2 > sizeof(o->owned) / sizeof(o->owned[0])) {
-		snprintf(err, errlen, "too many overrides");
-		return -EINVAL;
-	}
-	rc = cli_key_option(key, arg, &s, &from, err, errlen);
-	if (rc != 0)
-		return rc;
-	o->owned[o->nowned++] = s;
-	o->owned[o->nowned++] = from;
-	if (o->nsets < CLI_MAX_SETS)
-		o->from[o->nsets] = from;
-	return cli_add_set(o->sets, &o->nsets, s, err, errlen);
-}
-
 static int
 run_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 {
@@ -136,16 +107,16 @@ run_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 	case O_SET:
 		if (sets_trace_file(arg))
 			o->trace_cli = true;
-		return cli_add_set(o->sets, &o->nsets, arg, err, errlen);
+		return cli_add_set(o->kv.sets, &o->kv.nsets, arg, err, errlen);
 	case O_STEPS:
-		return as_set(o, "run.steps", arg, err, errlen);
+		return cli_sets_key(&o->kv, "run.steps", arg, err, errlen);
 	case O_SEED:
-		return as_set(o, "run.seed", arg, err, errlen);
+		return cli_sets_key(&o->kv, "run.seed", arg, err, errlen);
 	case O_TRACE:
 		o->trace_cli = true;
-		return as_set(o, "trace.file", arg, err, errlen);
+		return cli_sets_key(&o->kv, "trace.file", arg, err, errlen);
 	case O_LOAD:
-		return as_set(o, "background.load", arg, err, errlen);
+		return cli_sets_key(&o->kv, "background.load", arg, err, errlen);
 	case O_EVERY:
 		o->every_step = true;
 		return 0;
@@ -165,10 +136,10 @@ run_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 		return 0;
 	case O_CAPTURE:
 		o->shaped = "--capture";
-		return as_set(o, "trace.capture", arg, err, errlen);
+		return cli_sets_key(&o->kv, "trace.capture", arg, err, errlen);
 	case O_SNAPLEN:
 		o->shaped = "--snaplen";
-		return as_set(o, "trace.snaplen", arg, err, errlen);
+		return cli_sets_key(&o->kv, "trace.snaplen", arg, err, errlen);
 	case O_VARIANT:
 		return cli_parse_variants(arg, &o->variants, err, errlen);
 	case O_BUDGET:
@@ -304,55 +275,17 @@ trace_comment(const struct sc_scenario *sc, const struct contender *c, unsigned 
 	return buf;
 }
 
-/* The trace file the scenario asks for ([trace] file, capture points), or NULL: none. */
-static const char *
-trace_file(const struct sc_scenario *sc)
-{
-	uint32_t mask;
-
-	if (sc->trace.file[0] == '\0' || strcmp(sc->trace.file, "none") == 0 ||
-	    dp_capture_parse(sc->trace.capture, &mask, NULL, 0) != 0 || mask == 0)
-		return NULL;
-	return sc->trace.file;
-}
-
 /* The trace on the opened output @p out (of @p path), which it takes over. */
 static int
 open_trace(const struct sc_scenario *sc, const struct contender *c, unsigned int n,
 	   struct outfile *out, const char *path, struct dp_capture **capp, char *err,
 	   size_t errlen)
 {
-	struct tr_pcapng_params tp = { .app = "syncemu " SYNCEMU_VERSION,
-				       .snaplen = sc->trace.snaplen, .out = out };
-	struct dp_capture *cap;
-	char *comment;
-	uint32_t mask;
+	char *comment = trace_comment(sc, c, n);
+	int rc = outputs_open_trace(sc, out, path, comment, capp, err, errlen);
 
-	*capp = NULL;
-	cap = calloc(1, sizeof(*cap));
-	if (cap == NULL) {
-		outfile_abort(out);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	if (dp_capture_parse(sc->trace.capture, &mask, err, errlen) != 0) {
-		free(cap);
-		outfile_abort(out);
-		return -EINVAL;		/* the scenario checked it: cannot happen */
-	}
-	cap->mask = mask;
-	cap->snaplen = sc->trace.snaplen ? sc->trace.snaplen : UINT32_MAX;
-	comment = trace_comment(sc, c, n);
-	tp.comment = comment;
-	cap->w = tr_pcapng_open(&tp);
 	free(comment);
-	if (cap->w == NULL) {
-		snprintf(err, errlen, "cannot write the trace %s: %s", path, strerror(errno));
-		free(cap);
-		return -EIO;
-	}
-	*capp = cap;
-	return 0;
+	return rc;
 }
 
 /*
@@ -365,7 +298,7 @@ shadow_outputs(const struct run_opts *o, const struct sc_scenario *sc, struct ru
 {
 	uint32_t mask;
 
-	if (trace_file(sc) != NULL && dp_capture_parse(sc->trace.capture, &mask, NULL, 0) == 0) {
+	if (outputs_trace_file(sc) != NULL && dp_capture_parse(sc->trace.capture, &mask, NULL, 0) == 0) {
 		r->cap = calloc(1, sizeof(*r->cap));
 		if (r->cap == NULL)
 			return CLI_EXIT_FAIL;
@@ -405,8 +338,8 @@ static int
 start_ctl(const struct run_opts *o, const struct sc_scenario *sc, const char *path,
 	  struct runner *r, struct ctl_server **srv, char *err, size_t errlen)
 {
-	struct ctl_params cp = { .path = o->ctl, .scenario = path, .sets = o->sets,
-				 .nsets = o->nsets, .variants = sc->variants, .budgets = sc->budgets };
+	struct ctl_params cp = { .path = o->ctl, .scenario = path, .sets = o->kv.sets,
+				 .nsets = o->kv.nsets, .variants = sc->variants, .budgets = sc->budgets };
 	int i;
 
 	/* static: DPDK's telemetry thread may read it until the process ends */
@@ -414,13 +347,8 @@ start_ctl(const struct run_opts *o, const struct sc_scenario *sc, const char *pa
 	atomic_store(&ctl_status.var, UINT32_MAX);
 	atomic_store(&ctl_status.budget, UINT32_MAX);
 	atomic_store(&ctl_status.binding, -1);
-	for (i = 0; i < DP_P_COUNT; i++) {
-		double v = ctl_scenario_value(sc, i);
-		uint64_t b;
-
-		memcpy(&b, &v, sizeof(b));
-		atomic_store(&ctl_status.value_bits[i], b);
-	}
+	for (i = 0; i < DP_P_COUNT; i++)
+		dp_status_publish(&ctl_status, i, ctl_scenario_value(sc, i));
 	r->ctl_req = rte_ring_create("syncemu_ctl_req", 64, SOCKET_ID_ANY,
 				     RING_F_SP_ENQ | RING_F_SC_DEQ);
 	r->ctl_resp = rte_ring_create("syncemu_ctl_resp", 64, SOCKET_ID_ANY,
@@ -459,32 +387,6 @@ stop_ctl(struct runner *r, struct ctl_server *srv)
 /* SIGINT, SIGTERM: the run in progress ends after its step, and the report and trace are
  * written; a second one removes the temporary files and ends the process at once, as the
  * default action would. */
-static volatile sig_atomic_t stop_flag;
-
-static void
-on_stop(int sig)
-{
-	if (stop_flag) {
-		outfile_signal_cleanup();
-		dp_eal_signal_cleanup();
-		signal(sig, SIG_DFL);
-		raise(sig);
-		return;
-	}
-	stop_flag = sig;
-}
-
-static void
-catch_stop(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
 
 /*
  * The trace and --queue-csv, checked against each other and against the files the run reads,
@@ -501,7 +403,7 @@ open_outputs(const struct run_opts *o, const struct sc_scenario *sc, const char 
 		{ sc->kernel.file, "the link-kernel program (module.kernel)" },
 	};
 
-	outs[0].path = trace_file(sc);
+	outs[0].path = outputs_trace_file(sc);
 	outs[0].code = o->trace_cli ? CLI_EXIT_USAGE : CLI_EXIT_INPUT;
 	outs[1].path = o->queue_csv;
 	if (o->shaped != NULL && outs[0].path == NULL) {
@@ -509,14 +411,14 @@ open_outputs(const struct run_opts *o, const struct sc_scenario *sc, const char 
 			 "give --trace FILE", o->shaped);
 		return CLI_EXIT_USAGE;
 	}
-	return outputs_open(outs, 2, in, sizeof(in) / sizeof(in[0]), "syncemu run", &stop_flag,
+	return outputs_open(outs, 2, in, sizeof(in) / sizeof(in[0]), "syncemu run", &cli_stop,
 			    err, errlen);
 }
 
 int
 cmd_run(int argc, char **argv)
 {
-	struct run_opts o = { .nsets = 0 };
+	struct run_opts o = { .variants = 0 };
 	struct sc_scenario *sc = calloc(1, sizeof(*sc));
 	struct contender c[RUNNER_MAX];
 	struct outcome *runs = calloc(RUNNER_MAX, sizeof(*runs));
@@ -570,7 +472,7 @@ cmd_run(int argc, char **argv)
 		status = CLI_EXIT_USAGE;
 		goto out;
 	}
-	if (sc_scenario_load_run(sc, npos ? pos[0] : NULL, o.sets, o.from, o.nsets, o.variants,
+	if (sc_scenario_load_run(sc, npos ? pos[0] : NULL, o.kv.sets, o.kv.from, o.kv.nsets, o.variants,
 				 o.budgets, err, sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu run: %s\n", err);
 		status = CLI_EXIT_INPUT;
@@ -620,9 +522,9 @@ cmd_run(int argc, char **argv)
 	r.mbufs = o.mbufs;
 	r.progress = !o.quiet;
 	r.tty = isatty(STDERR_FILENO);
-	r.stop = &stop_flag;
+	r.stop = &cli_stop;
 	if (dp_ranks_size() == 1)
-		catch_stop();	/* under mpirun, the launcher ends the ranks (no report) */
+		cli_catch_stop();	/* under mpirun, the launcher ends the ranks (no report) */
 	if (dp_ranks_rank() != 0) {
 		status = shadow_outputs(&o, sc, &r);
 		goto agree;
@@ -689,7 +591,7 @@ agree:
 		status = CLI_EXIT_FAIL;
 		goto out;
 	}
-	for (i = 0; i < n && !stop_flag; i++) {
+	for (i = 0; i < n && !cli_stop; i++) {
 		if (runner_run(&r, sc, &c[i], o.bg_only, &runs[i]) == 0)
 			continue;
 		status = CLI_EXIT_FAIL;
@@ -702,11 +604,11 @@ agree:
 	}
 	if (err_fd >= 0 && dp_ranks_rank() != 0)
 		(void)!freopen("/dev/null", "w", stderr);	/* the rest is rank 0's to say */
-	if (stop_flag) {
+	if (cli_stop) {
 		/* the report and trace stand for what was done; the runs not begun are left out */
 		fprintf(stderr, "%ssyncemu run: interrupted (signal %d): %u of %u runs reported, "
 			"the last up to its last whole step\n", r.progress && r.tty ? "\n" : "",
-			(int)stop_flag, i, n);
+			(int)cli_stop, i, n);
 		n = i;
 		if (status == CLI_EXIT_OK)
 			status = CLI_EXIT_INTERRUPTED;
@@ -766,8 +668,7 @@ out:
 		tr_pcapng_abort(r.cap->w);
 	for (i = 0; runs != NULL && i < n; i++)
 		outcome_free(&runs[i]);
-	for (i = 0; i < o.nowned; i++)
-		free(o.owned[i]);
+	cli_sets_free(&o.kv);
 	runner_stop(&r);
 	if (dp_ranks_rank() != 0 && r.queue_csv != NULL)
 		fclose(r.queue_csv);

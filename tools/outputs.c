@@ -5,10 +5,14 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "capture.h"
 #include "outputs.h"
+#include "pcapng.h"
+#include "scenario.h"
 
 void
 outputs_abort(struct output *o, unsigned int n)
@@ -88,4 +92,48 @@ outputs_open(struct output *o, unsigned int n, const struct input *in, unsigned 
 	if (rc != 0)
 		outputs_abort(o, n);
 	return rc;
+}
+
+const char *
+outputs_trace_file(const struct sc_scenario *sc)
+{
+	uint32_t mask;
+
+	if (sc->trace.file[0] == '\0' || strcmp(sc->trace.file, "none") == 0 ||
+	    dp_capture_parse(sc->trace.capture, &mask, NULL, 0) != 0 || mask == 0)
+		return NULL;
+	return sc->trace.file;
+}
+
+int
+outputs_open_trace(const struct sc_scenario *sc, struct outfile *out, const char *path,
+		   const char *comment, struct dp_capture **capp, char *err, size_t errlen)
+{
+	struct tr_pcapng_params tp = { .app = "syncemu " SYNCEMU_VERSION,
+				       .snaplen = sc->trace.snaplen, .out = out,
+				       .comment = comment };
+	struct dp_capture *cap = calloc(1, sizeof(*cap));
+	uint32_t mask;
+
+	*capp = NULL;
+	if (cap == NULL) {
+		outfile_abort(out);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (dp_capture_parse(sc->trace.capture, &mask, err, errlen) != 0) {
+		free(cap);
+		outfile_abort(out);
+		return -EINVAL;		/* the scenario checked it: cannot happen */
+	}
+	cap->mask = mask;
+	cap->snaplen = sc->trace.snaplen ? sc->trace.snaplen : UINT32_MAX;
+	cap->w = tr_pcapng_open(&tp);
+	if (cap->w == NULL) {
+		snprintf(err, errlen, "cannot write the trace %s: %s", path, strerror(errno));
+		free(cap);
+		return -EIO;
+	}
+	*capp = cap;
+	return 0;
 }

@@ -42,4 +42,18 @@ int outputs_open(struct output *o, unsigned int n, const struct input *in, unsig
 /** outfile_abort() every output still open. */
 void outputs_abort(struct output *o, unsigned int n);
 
+struct sc_scenario;
+struct dp_capture;
+
+/** The trace file the scenario asks for ([trace] file with capture points), or NULL: none. */
+const char *outputs_trace_file(const struct sc_scenario *sc);
+
+/**
+ * The trace (a dp_capture with its pcapng writer) on the opened output @p out of @p path, which
+ * it takes over, with @p comment in its header ([trace] capture and snaplen of @p sc).
+ * 0, or -errno with a message (the output is then aborted).
+ */
+int outputs_open_trace(const struct sc_scenario *sc, struct outfile *out, const char *path,
+		       const char *comment, struct dp_capture **capp, char *err, size_t errlen);
+
 #endif /* SYNCEMU_OUTPUTS_H */
