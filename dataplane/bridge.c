@@ -306,6 +306,12 @@ build_dir(struct dp_bridge *b, int d, char *err, size_t errlen)
 		  &b->out[d].e, p->cap, DP_CAP_WAN);
 	if (rc != 0)
 		goto fail;
+	{
+		char drop[40];
+
+		snprintf(drop, sizeof(drop), "%s.drop", name);
+		b->wan[d].cap_drop = point(p->cap, DP_CAP_WAN, drop);	/* drop-tail, traced */
+	}
 	first = &b->wan[d].e;
 	if (p->port_rate > 0) {
 		snprintf(name, sizeof(name), "port.%s", dir_name[d]);

@@ -52,6 +52,7 @@ dp_link_init(struct dp_link *l, struct dp_engine *eng, const struct dp_link_para
 	l->next = p->next;
 	l->cap_in = p->cap_in;
 	l->cap_out = p->cap_out;
+	l->cap_drop = -1;
 	l->fg_lossless = p->fg_lossless;
 	l->last_charge = UINT32_MAX;
 	l->ring = aligned_alloc(64, RING_MIN * sizeof(*l->ring));
@@ -179,6 +180,7 @@ dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t
 					       (unsigned long)l->cap_bytes);
 			l->e.c.drop++;
 			l->e.c.drop_bytes += bytes;
+			dp_capture_frame(l->e.eng, l->cap_drop, p, now);
 			dp_frame_end(l->e.eng, p);
 			return -ENOBUFS;
 		}

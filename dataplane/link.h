@@ -50,6 +50,7 @@ struct dp_link {
 	enum sm_account account;
 	struct dp_elem *next;
 	int cap_in, cap_out;
+	int cap_drop;		/**< frames dropped at the tail, if not -1 (set after init) */
 	bool fg_lossless;
 	/* cut into partitions: its far end is in another (parallel.h); NULL: next is here */
 	struct dp_xbox *xbox;		/**< frames go there as they are queued */

@@ -80,6 +80,19 @@ PY
 else
 	echo "# tshark not installed: the trace's check is left out"
 fi
+# a queue of 20 kB: 64 kB transfers overflow it; what it drops is counted and traced
+expect_rc 0 "a 20 kB WAN queue under the same load" -- "$se" bridge --a ring:x --b ring:y \
+	"${slow[@]}" --set queues.wan=20kB --load 0.4 -d 1s -q -j --trace "$tmp/drop.pcapng"
+cp "$tmp/out" "$tmp/drop.json"
+if command -v tshark >/dev/null; then
+	n=$(tshark -r "$tmp/drop.pcapng" -Y 'frame.interface_name == "wan.ab.drop"' 2>/dev/null | wc -l)
+	python3 - "$tmp/drop.json" "$n" <<'PY' && ok "drop-tail: $n frames dropped, the summary's count and the trace's wan.ab.drop agree" || bad "the drops: trace $n, summary $(head -c 300 "$tmp/drop.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))["directions"]["ab"]
+assert d["bg_drops"] > 0 and d["bg_drops"] == int(sys.argv[2]), (d["bg_drops"], sys.argv[2])
+assert d["bg_incomplete"] > 0, d
+PY
+fi
 expect_rc 2 "validate --interface with a name the trace does not have" -- "$se" validate \
 	"$tmp/br.pcapng" --interface wan.ab.out,nope --generic --gap 1ms
 expect_grep "$tmp/err" "the trace has no interface 'nope' (it has:" "it lists the interfaces"
