@@ -201,11 +201,14 @@ eight_split() {
 	local rc=0 args=()
 	rm -f "$tmp"/s*.sock
 	mapfile -t args < <(crossings)
-	# (one command line for both, but for ports.local: each rank opens its own DCs' ports)
+	# (one command line for both, but for ports.local: each rank opens its own DCs' ports;
+	# dilation 400 as for four ranks: each rank polls four memif ports, and at 200 the merged
+	# mean was +2.3 % and +2.8 % against the 2 % tolerance in two attempts running while the
+	# host stole CPU, +0.04 to +0.7 % on a quiet VM)
 	"${mpi[@]}" -np 1 "$se" run scenarios/8dc1-100g.ini -v A -n 3 -q -j --trace none "${RT[@]}" \
-		--set run.dilation=200 "${args[@]}" --set ports.local=0,1,4,5 : \
+		--set run.dilation=400 "${args[@]}" --set ports.local=0,1,4,5 : \
 		-np 1 "$se" run scenarios/8dc1-100g.ini -v A -n 3 -q -j --trace none "${RT[@]}" \
-		--set run.dilation=200 "${args[@]}" --set ports.local=2,3,6,7 \
+		--set run.dilation=400 "${args[@]}" --set ports.local=2,3,6,7 \
 		>"$tmp/es.json" 2>"$tmp/es.err" || rc=$?
 	[ $rc -eq 0 ] && ok "8 DC x 1 in two ranks of DCs 0,1,4,5 and 2,3,6,7 (exit 0)" ||
 		{ bad "8 DC x 1, DCs not contiguous: exit $rc"; grep -v memif_connect "$tmp/es.err" | head -3; }
