@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "energy.h"
 #include "extrapolate.h"
+#include "model_curves.h"
 #include "opts.h"
 #include "presets.h"
 #include "scenario.h"
@@ -752,6 +753,7 @@ emit(struct ctx *x, bool json)
 	tabs = json_object();
 	if (root == NULL || tabs == NULL ||
 	    json_object_set_new(root, "syncemu", json_string(SYNCEMU_VERSION)) != 0 ||
+	    json_object_set_new(root, "command", json_string("model")) != 0 ||
 	    json_object_set_new(root, "scenario", header_json(x->sc)) != 0) {
 		json_decref(tabs);
 		json_decref(root);
@@ -762,6 +764,12 @@ emit(struct ctx *x, bool json)
 			rc = -ENOMEM;
 	if (json_object_set_new(root, "tables", tabs) != 0)
 		rc = -ENOMEM;
+	if (rc == 0) {
+		json_t *c = model_curves_json(x->sc);
+
+		if (c == NULL || json_object_set_new(root, "curves", c) != 0)
+			rc = -ENOMEM;
+	}
 	if (rc == 0 && json_dumpf(root, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) != 0)
 		rc = -EIO;
 	if (rc == 0)

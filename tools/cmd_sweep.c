@@ -444,7 +444,7 @@ cmd_sweep(int argc, char **argv)
 	int npos, status = CLI_EXIT_OK, rc;
 	bool loaded = false, partial;
 	double t0;
-	struct sweep sw;
+	struct sweep sw = { .curves = NULL };
 	json_t *js = NULL;
 	FILE *f;
 
@@ -621,6 +621,17 @@ cmd_sweep(int argc, char **argv)
 			 cut != NULL ? ", the last cut short" : "");
 	}
 	sw = (struct sweep){ .key = o.key, .nvalues = o.nvalues, .pt = pt, .loaded = loaded };
+	if (!stop_flag) {
+		struct sweep_load ld = { .scenario = npos ? pos[0] : NULL, .sets = sets,
+					 .from = from, .nsets = o.nsets, .variants = o.variants,
+					 .budgets = o.budgets };
+		double tc = wall_now();
+
+		sw.curves = sweep_curves_json(&sw, &ld);
+		if (!o.quiet)
+			fprintf(stderr, "sweep: the models between the swept values: %.1f s\n",
+				wall_now() - tc);
+	}
 	rc = sweep_write_csv(outs[SW_CSV].f, &sw);
 	outs[SW_CSV].f = NULL;
 	if (rc == 0) {
@@ -672,6 +683,7 @@ out:
 	for (i = 0; i < SW_FILES; i++)
 		free(paths[i]);
 	json_decref(js);
+	json_decref(sw.curves);
 	for (i = 0; pt != NULL && i < o.nvalues; i++) {
 		for (j = 0; j < pt[i].nc; j++)
 			outcome_free(&pt[i].o[j]);

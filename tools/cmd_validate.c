@@ -947,6 +947,7 @@ cmd_validate(int argc, char **argv)
 		}
 	}
 	json_object_set_new(root, "syncemu", json_string(SYNCEMU_VERSION));
+	json_object_set_new(root, "command", json_string("validate"));
 	json_object_set_new(root, "trace", json_pack("{s:s, s:s, s:i}", "file", pos[0], "format",
 						     tr_reader_format(r), "interfaces",
 						     (int)tr_reader_ifcount(r)));

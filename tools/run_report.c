@@ -666,16 +666,23 @@ run_json(const struct outcome *r, uint32_t run_id)
 			"fifo_ci95_ms", num(r->fifo.step.ci95 * 1e3),
 			"zero_load_ms", num(r->ps.closed * 1e3),
 			"capacity_bound_ms", num(r->ps.min_step * 1e3)));
-	if (r->res.bg.started > 0)
+	if (r->res.bg.started > 0) {
+		json_t *q = json_array();
+		unsigned int k;
+
+		for (k = 0; q != NULL && r->res.bg.done > 0 && k < OUTCOME_FCT_Q; k++)
+			json_array_append_new(q, num(r->fct_q[k] * 1e6));
 		json_object_set_new(o, "background", json_pack(
-			"{s:I, s:I, s:I, s:I, s:o, s:o, s:o}",
+			"{s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o}",
 			"started", (json_int_t)r->res.bg.started,
 			"done", (json_int_t)r->res.bg.done,
 			"incomplete", (json_int_t)r->res.bg.incomplete,
 			"unsent", (json_int_t)r->res.bg.unsent,
 			"wait_us", stats_json(&r->wait, 1e6),
 			"mg1_wait_us", num(r->mg1_wait * 1e6),
-			"fct_us", stats_json(&r->fct, 1e6)));
+			"fct_us", stats_json(&r->fct, 1e6),
+			"fct_quantiles_us", q));
+	}
 	if (r->nq > 0 && r->qp.n > 0)
 		json_object_set_new(o, "wan_queues", queues_json(r));
 	if (r->res.nchanges > 0) {
@@ -711,6 +718,20 @@ run_json(const struct outcome *r, uint32_t run_id)
 	return o;
 }
 
+json_t *
+run_report_scenario_json(const struct sc_scenario *sc)
+{
+	const struct sc_queues *q = &sc->queues;
+
+	return json_pack("{s:s, s:s, s:s, s:I, s:f, s:i, s:i, s:f, s:f, s:{s:o, s:o, s:o, s:o}}",
+			 "name", sc->name, "description", sc->desc, "path", sc->path, "seed",
+			 (json_int_t)sc->run.seed, "load", sc->background.load, "steps",
+			 (int)sc->run.steps, "warmup", (int)sc->run.warmup, "wan_bandwidth_Bps",
+			 sc->model.wan.bw, "wan_latency_s", sc->model.wan.lat, "queues_bytes",
+			 "nic", num(q->nic), "port", num(q->port), "switch", num(q->sw), "wan",
+			 num(q->wan));
+}
+
 int
 run_report_json(struct outcome *runs, unsigned int n, const struct sc_scenario *sc,
 	   const struct dp_capture *cap, const char *trace_path)
@@ -726,10 +747,8 @@ run_report_json(struct outcome *runs, unsigned int n, const struct sc_scenario *
 		return -ENOMEM;
 	}
 	json_object_set_new(root, "syncemu", json_string(SYNCEMU_VERSION));
-	json_object_set_new(root, "scenario", json_pack("{s:s, s:s, s:s, s:I, s:f}", "name",
-							sc->name, "description", sc->desc, "path",
-							sc->path, "seed", (json_int_t)sc->run.seed,
-							"load", sc->background.load));
+	json_object_set_new(root, "command", json_string("run"));
+	json_object_set_new(root, "scenario", run_report_scenario_json(sc));
 	for (i = 0; i < n; i++)
 		json_array_append_new(ja, run_json(&runs[i], i + 1));
 	json_object_set_new(root, "runs", ja);

@@ -5,6 +5,8 @@
 #ifndef SYNCEMU_RUN_REPORT_H
 #define SYNCEMU_RUN_REPORT_H
 
+#include <jansson.h>
+
 #include <stdbool.h>
 
 #include "runner.h"
@@ -22,5 +24,11 @@ void run_report_text(struct outcome *runs, unsigned int n, const struct sc_scena
 /** The same as one JSON document.  @return 0, or -EIO if it could not be written. */
 int run_report_json(struct outcome *runs, unsigned int n, const struct sc_scenario *sc,
 		    const struct dp_capture *cap, const char *trace_path);
+
+/**
+ * The scenario's settings every chart states: name, description, path, seed, load, steps,
+ * warmup, WAN rate and latency, queue limits in bytes (null: unlimited); NULL: out of memory.
+ */
+json_t *run_report_scenario_json(const struct sc_scenario *sc);
 
 #endif /* SYNCEMU_RUN_REPORT_H */

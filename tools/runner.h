@@ -86,6 +86,9 @@ enum outcome_flag {
 };
 
 /** A run with everything beside it. */
+/** Quantiles of the background completion times kept (0, 2.5 %, ..., 100 %). */
+#define OUTCOME_FCT_Q 41
+
 struct outcome {
 	struct contender c;
 	uint32_t run_id;
@@ -119,6 +122,7 @@ struct outcome {
 	int model_rc;
 	/* background */
 	struct sm_stats fct, wait;	/**< completion times and waits of the transfers, s */
+	double fct_q[OUTCOME_FCT_Q];	/**< completion time at each 1/(Q-1) quantile, s */
 	double mg1_wait;		/**< M/G/1 (M/D/1 for fixed sizes) mean wait, s */
 	double bg_util;			/**< offered load */
 	uint32_t nq;

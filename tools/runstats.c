@@ -431,6 +431,9 @@ runstats_end(struct runstats *rs, const struct sm_size_dist *sizes, struct outco
 	if (rs->fct.n > 0) {
 		sm_stream_stats(&rs->fct, &o->fct);
 		sm_stream_stats(&rs->wait, &o->wait);
+		for (i = 0; i < OUTCOME_FCT_Q; i++)
+			o->fct_q[i] = sm_sketch_rank(&rs->fct.q, 1 + (uint64_t)llround(
+				(double)(rs->fct.n - 1) * i / (OUTCOME_FCT_Q - 1)));
 	}
 	for (i = 0; rs->q_open && i < o->nq; i++) {
 		struct sm_stats st;

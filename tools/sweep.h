@@ -32,13 +32,34 @@ struct sweep_point {
 	bool ran[RUNNER_MAX];		/**< started (else not run: the sweep was interrupted) */
 };
 
+/** How each value's scenario is loaded (for the model at values between the swept ones). */
+struct sweep_load {
+	const char *scenario;		/**< the file, NULL: the built-in default */
+	const char **sets;		/**< the overrides before the swept key, [nsets] */
+	const char **from;		/**< where each came from, [nsets + 2] */
+	unsigned int nsets;		/**< the overrides before the swept key's */
+	unsigned int variants, budgets;	/**< --variant, --budget (0: the scenario's) */
+};
+
 /** A sweep's results. */
 struct sweep {
 	const char *key;
 	unsigned int nvalues;
 	struct sweep_point *pt;		/**< [nvalues] */
 	bool loaded;			/**< a value has background load: the model is PS, FIFO */
+	json_t *curves;			/**< sweep_curves_json(), or NULL */
 };
+
+/**
+ * The models at many values between the first and the last swept one (log-spaced where they
+ * span 20 x or more): {"log_x", "unit", "models", "x": [], "series": [{"run", "model_ms",
+ * "model_fifo_ms"} under load, {"run", "packet_ms", "fluid_ms"} at zero load]}; JSON null
+ * when the values are not numbers of one unit; NULL: out of memory.
+ */
+json_t *sweep_curves_json(const struct sweep *sw, const struct sweep_load *ld);
+
+/** Whether values from @p lo to @p hi are drawn on a log axis (positive, a 20 x span). */
+bool sweep_log_axis(double lo, double hi);
 
 /** The model's figure for a run, ms: PS (or FIFO) under load, else the packet-level form. */
 double sweep_model_ms(const struct outcome *o, bool fifo);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "run_report.h"
 #include "sweep.h"
 #include "sweep_plot.h"
 
@@ -112,6 +113,7 @@ sweep_json(const struct sweep *sw, bool partial)
 		return NULL;
 	}
 	json_object_set_new(root, "syncemu", json_string(SYNCEMU_VERSION));
+	json_object_set_new(root, "command", json_string("sweep"));
 	json_object_set_new(root, "key", json_string(sw->key));
 	json_object_set_new(root, "scenario", json_string(pt[0].sc->name));
 	json_object_set_new(root, "seed", json_integer((json_int_t)pt[0].sc->run.seed));
@@ -141,6 +143,10 @@ sweep_json(const struct sweep *sw, bool partial)
 	}
 	json_object_set_new(root, "points", pts);
 	json_object_set_new(root, "not_run", nr);
+	json_object_set_new(root, "unit", json_string(pt[0].unit));
+	json_object_set_new(root, "settings", run_report_scenario_json(pt[0].sc));
+	if (sw->curves != NULL)
+		json_object_set(root, "curves", sw->curves);
 	return root;
 }
 
