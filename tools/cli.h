@@ -81,5 +81,6 @@ int cmd_validate(int argc, char **argv);
 int cmd_ctl(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_bridge(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif /* SYNCEMU_CLI_H */

@@ -18,6 +18,7 @@ static const struct {
 	{ "run", cmd_run, "emulate the sync as frames in virtual time; hold it against the model" },
 	{ "sweep", cmd_sweep, "run over the values of any key: CSV, JSON and a plot with the model" },
 	{ "validate", cmd_validate, "rebuild the syncs of a capture; hold them against the model" },
+	{ "report", cmd_report, "one self-contained HTML page of charts from their JSON" },
 	{ "bridge", cmd_bridge, "put real frames between two ports through the emulated WAN" },
 	{ "ctl", cmd_ctl, "change a running syncemu: module budget, WAN rate, load, ..." },
 	{ "top", cmd_top, "watch a running syncemu's hot spots through its probes (BPF)" },
