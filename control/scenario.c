@@ -761,6 +761,30 @@ sc_override_check(const char *set, const char *from, char *err, size_t errlen)
 	return 0;
 }
 
+#ifndef SYNCEMU_SCENARIO_DIR
+#define SYNCEMU_SCENARIO_DIR "/usr/local/share/syncemu/scenarios"
+#endif
+
+/*
+ * A scenario given by the name of an installed one ("2dc4-25g", "2dc4-25g.ini": no '/'), as
+ * DIR/NAME.ini in @p buf when that file exists, DIR the environment's SYNCEMU_SCENARIO_DIR or
+ * the installed scenarios' directory; false otherwise.
+ */
+static bool
+named_scenario(const char *name, char *buf, size_t len)
+{
+	const char *dir = getenv("SYNCEMU_SCENARIO_DIR");
+	size_t n = strlen(name);
+	int k;
+
+	if (n == 0 || strchr(name, '/') != NULL)
+		return false;
+	k = snprintf(buf, len, "%s/%s%s", dir != NULL && dir[0] != '\0' ? dir : SYNCEMU_SCENARIO_DIR,
+		     name,
+		     n > 4 && strcmp(name + n - 4, ".ini") == 0 ? "" : ".ini");
+	return k > 0 && (size_t)k < len && access(buf, R_OK) == 0;
+}
+
 static int
 load(struct sc_scenario *s, const char *path, const char *const *overrides,
      const char *const *from, unsigned int n_overrides, const struct sc_run_sel *run, char *err,
@@ -770,6 +794,7 @@ load(struct sc_scenario *s, const char *path, const char *const *overrides,
 			     .err = err, .errlen = errlen };
 	struct rte_cfgfile *cfg = NULL;
 	struct sc_scenario t;
+	char named[sizeof(t.path)];
 	unsigned int i;
 	FILE *f;
 	int rc;
@@ -783,6 +808,11 @@ load(struct sc_scenario *s, const char *path, const char *const *overrides,
 	}
 	if (path != NULL) {
 		f = fopen(path, "r");
+		if (f == NULL && errno == ENOENT && named_scenario(path, named, sizeof(named))) {
+			/* a name of an installed scenario: "2dc4-25g" */
+			path = ld.path = named;
+			f = fopen(path, "r");
+		}
 		if (f == NULL) {
 			sc_err(&ld, "%s: cannot open: %s", path, strerror(errno));
 			return -ENOENT;

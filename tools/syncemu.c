@@ -7,7 +7,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <jansson.h>
+#include <pcap/pcap.h>
+#include <rte_version.h>
+
 #include "cli.h"
+
+static int cmd_version(int argc, char **argv);
 
 static const struct {
 	const char *name;
@@ -23,9 +29,34 @@ static const struct {
 	{ "ctl", cmd_ctl, "change a running syncemu: module budget, WAN rate, load, ..." },
 	{ "top", cmd_top, "watch a running syncemu's hot spots through its probes (BPF)" },
 	{ "scenario", cmd_scenario, "check or dump scenario files; list every key" },
+	{ "version", cmd_version, "print syncemu's version and the libraries it was built with" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/* syncemu version, syncemu --version: the same lines */
+static void
+version(FILE *f)
+{
+	fprintf(f, "syncemu %s\nbuilt with %s, jansson %s, %s\n", SYNCEMU_VERSION, rte_version(),
+		JANSSON_VERSION, pcap_lib_version());
+}
+
+static int
+cmd_version(int argc, char **argv)
+{
+	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		printf("usage: syncemu version\n\nPrint syncemu's version and the versions of DPDK, "
+		       "jansson and libpcap it was\nbuilt with (the same as syncemu --version).\n");
+		return 0;
+	}
+	if (argc > 1) {
+		fprintf(stderr, "syncemu version: takes no argument ('%s')\n", argv[1]);
+		return CLI_EXIT_USAGE;
+	}
+	version(stdout);
+	return 0;
+}
 
 static void
 usage(FILE *f)
@@ -58,8 +89,8 @@ main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "--version") == 0) {
-		printf("syncemu %s\n", SYNCEMU_VERSION);
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		version(stdout);
 		return 0;
 	}
 	for (i = 0; i < N_COMMANDS; i++)

@@ -1,0 +1,36 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# A man page from a command's --help, the one source of its text:
+#   mkman.sh SYNCEMU HELP2MAN VERSION COMMAND|- OUT.1
+# COMMAND '-' is syncemu itself; else 'syncemu COMMAND', named by its line in 'syncemu --help'.
+set -eu
+se=$1 h2m=$2 version=$3 cmd=$4 out=$5
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+if [ "$cmd" = - ]; then
+	name=syncemu
+	what="emulate the gradient sync of training workers over data centres"
+	sub=
+else
+	name=syncemu-$cmd
+	what=$("$se" --help | awk -v c="$cmd" '$1 == c { $1 = ""; sub(/^ +/, ""); print; exit }')
+	[ -n "$what" ] || { echo "mkman.sh: '$cmd' is not a command of 'syncemu --help'" >&2; exit 1; }
+	sub=$cmd
+fi
+# help2man's sections come from "Usage:", "Options:", "Examples:": the help's own headings,
+# capitalised on the way; each example a paragraph of its own
+cat >"$dir/$name" <<SH
+#!/bin/sh
+"$se" $sub "\$@" | sed -e 's/^usage:/Usage:/' -e 's/^options:\$/Options:/' \
+	-e 's/^examples\{0,1\}:\$/Examples:/' -e 's/^commands:\$/Commands:/' \
+	-e '/^  syncemu /{x;p;x;}'
+SH
+chmod +x "$dir/$name"
+if [ -n "$sub" ]; then
+	printf '[SEE ALSO]\n.BR syncemu (1),\n.B syncemu %s \\-\\-help\n' "$sub" >"$dir/include"
+else
+	printf '[SEE ALSO]\nsyncemu-COMMAND(1) for each command; the scenario keys: \\fBsyncemu scenario keys\\fR\n' >"$dir/include"
+fi
+"$h2m" --include="$dir/include" --no-info --no-discard-stderr --version-string="$version" --section=1 \
+	--source="syncemu $version" --manual="syncemu manual" --name="$what" \
+	--output="$out" "$dir/$name"
