@@ -726,7 +726,8 @@ run_report_scenario_json(const struct sc_scenario *sc)
 	return json_pack("{s:s, s:s, s:s, s:I, s:f, s:i, s:i, s:f, s:f, s:{s:o, s:o, s:o, s:o}}",
 			 "name", sc->name, "description", sc->desc, "path", sc->path, "seed",
 			 (json_int_t)sc->run.seed, "load", sc->background.load, "steps",
-			 (int)sc->run.steps, "warmup", (int)sc->run.warmup, "wan_bandwidth_Bps",
+			 (int)sc->run.steps, "warmup", (int)(sc->run.warmup < sc->run.steps ?
+			 sc->run.warmup : sc->run.steps), "wan_bandwidth_Bps",
 			 sc->model.wan.bw, "wan_latency_s", sc->model.wan.lat, "queues_bytes",
 			 "nic", num(q->nic), "port", num(q->port), "switch", num(q->sw), "wan",
 			 num(q->wan));

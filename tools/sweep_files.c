@@ -13,6 +13,7 @@
 #include "run_report.h"
 #include "sweep.h"
 #include "sweep_plot.h"
+#include "units.h"
 
 const char *const sweep_file_names[SW_FILES] = { "sweep.csv", "sweep.json", "sweep.dat",
 						  "sweep.gp", "sweep.svg", "sweep.png" };
@@ -166,6 +167,54 @@ write_text(struct output *outs, unsigned int k, const char *text, size_t len)
 	return rc;
 }
 
+/* "seed 1, 200 steps (20 warm-up), queues: NIC 2 MB, port 2 MB, switch 16 MB, WAN 64 MB" */
+static void
+plot_settings(const struct sc_scenario *sc, char *buf, size_t len)
+{
+	const double q[4] = { sc->queues.nic, sc->queues.port, sc->queues.sw, sc->queues.wan };
+	char b[4][SC_UNIT_FMT_LEN];
+	int k;
+
+	for (k = 0; k < 4; k++)
+		if (!isfinite(q[k]) || sc_unit_format(SC_UNIT_BYTES, q[k], b[k], sizeof(b[k])) != 0)
+			snprintf(b[k], sizeof(b[k]), "unlimited");
+	snprintf(buf, len, "seed %llu, %u steps (%u warm-up), queues: NIC %s, port %s, switch %s, "
+		 "WAN %s", (unsigned long long)sc->run.seed, sc->run.steps,
+		 sc->run.warmup < sc->run.steps ? sc->run.warmup : sc->run.steps, b[0],
+		 b[1], b[2], b[3]);
+}
+
+/* The dense model curve of run @p ps->label from the sweep's curves, if any; 0 or -ENOMEM. */
+static int
+curve_of(const struct sweep *sw, struct plot_series *ps)
+{
+	json_t *xs = json_object_get(sw->curves, "x"), *ser = json_object_get(sw->curves, "series");
+	json_t *e, *a = NULL, *b = NULL;
+	size_t i, n = json_array_size(xs);
+
+	json_array_foreach(ser, i, e)
+		if (strcmp(json_string_value(json_object_get(e, "run")), ps->label) == 0) {
+			a = json_object_get(e, sw->loaded ? "model_ms" : "packet_ms");
+			b = json_object_get(e, sw->loaded ? "model_fifo_ms" : "fluid_ms");
+		}
+	if (a == NULL || b == NULL || n < 2)
+		return 0;
+	ps->cx = calloc(3 * n, sizeof(double));
+	if (ps->cx == NULL)
+		return -ENOMEM;
+	ps->ca = ps->cx + n;
+	ps->cb = ps->cx + 2 * n;
+	for (i = 0; i < n; i++) {
+		json_t *va = json_array_get(a, i), *vb = json_array_get(b, i);
+
+		ps->cx[i] = json_number_value(json_array_get(xs, i));
+		ps->ca[i] = json_is_number(va) ? json_number_value(va) : NAN;
+		ps->cb[i] = json_is_number(vb) ? json_number_value(vb) : NAN;
+	}
+	ps->cn = (unsigned int)n;
+	return 0;
+}
+
 /*
  * The plot of the runs that ran (a run that a signal stopped with the steps it made): its data
  * and script saved as DIR/sweep.dat and sweep.gp whatever gnuplot does, then gnuplot on them
@@ -181,17 +230,25 @@ sweep_write_plot(struct output *outs, const struct sweep *sw, const char *mark,
 	struct sweep_plot p = { .key = sw->key, .scenario = pt[0].sc->name, .unit = pt[0].unit,
 				.mark = mark, .nvalues = sw->nvalues, .loaded = sw->loaded,
 				.s = s };
-	char *text[2] = { NULL, NULL }, err[2048];
+	char *text[2] = { NULL, NULL }, err[2048], settings[256];
 	size_t len[2] = { 0, 0 };
 	unsigned int i, j, k;
 	int rc = 0;
 	FILE *f;
 
+	plot_settings(pt[0].sc, settings, sizeof(settings));
+	p.settings = settings;
+	p.log_x = json_is_true(json_object_get(sw->curves, "log_x"));
+	memset(s, 0, sizeof(s));
 	for (j = 0; j < pt[0].nc; j++) {
 		struct plot_series *ps = &s[p.ns];
 
 		ps->label = pt[0].c[j].label;
 		ps->n = 0;
+		if (curve_of(sw, ps) != 0) {
+			rc = -ENOMEM;
+			goto out;
+		}
 		ps->p = calloc(sw->nvalues, sizeof(*ps->p));
 		if (ps->p == NULL) {
 			rc = -ENOMEM;
@@ -207,10 +264,13 @@ sweep_write_plot(struct output *outs, const struct sweep *sw, const char *mark,
 				.model = sweep_model_ms(r, false),
 				.fifo = sweep_model_ms(r, true) };
 		}
-		if (ps->n > 0)
+		if (ps->n > 0) {
 			p.ns++;
-		else
+		} else {
 			free(ps->p);
+			free(ps->cx);
+			memset(ps, 0, sizeof(*ps));
+		}
 	}
 	if (p.ns == 0) {
 		fprintf(stderr, "syncemu sweep: no run gave a step time: no plot drawn\n");
@@ -255,8 +315,10 @@ out:
 		outfile_abort(outs[k].f);
 		outs[k].f = NULL;
 	}
-	for (k = 0; k < p.ns; k++)
+	for (k = 0; k < RUNNER_MAX; k++) {
 		free(s[k].p);
+		free(s[k].cx);	/* with ca, cb */
+	}
 	free(text[0]);
 	free(text[1]);
 	return rc;

@@ -96,7 +96,7 @@ put_head(FILE *f, const struct sweep_plot *p)
 void
 sweep_plot_data(FILE *f, const struct sweep_plot *p)
 {
-	unsigned int i, k;
+	unsigned int i, k, nc = 0;
 
 	put_head(f, p);
 	fprintf(f, "# one block per run (gnuplot's index 0, 1, ...); columns: x, mean_ms, ci95_ms, "
@@ -113,6 +113,17 @@ sweep_plot_data(FILE *f, const struct sweep_plot *p)
 				isfinite(q->ci95) ? q->ci95 : 0.0, q->model, q->fifo);
 		}
 	}
+	/* then the models at many values, a block per run with a curve */
+	for (k = 0; k < p->ns; k++) {
+		if (p->s[k].cn == 0)
+			continue;
+		fprintf(f, "\n\n# index %u: ", p->ns + nc++);
+		put_text(f, p->s[k].label);
+		fprintf(f, ", the models at %u values: x, %s\n", p->s[k].cn,
+			p->loaded ? "model_ms (PS), model_fifo_ms" : "packet_ms, fluid_ms");
+		for (i = 0; i < p->s[k].cn; i++)
+			fprintf(f, "%.10g %.9g %.9g\n", p->s[k].cx[i], p->s[k].ca[i], p->s[k].cb[i]);
+	}
 }
 
 /* title 'LABEL SUFFIX' */
@@ -127,22 +138,66 @@ put_title(FILE *f, const char *label, const char *suffix)
 	fputs(" noenhanced", f);
 }
 
+/* The step times drawn: log where the positive ones span 20 x or more. */
+static bool
+log_y(const struct sweep_plot *p)
+{
+	double lo = INFINITY, hi = 0;
+	unsigned int i, k;
+
+	for (k = 0; k < p->ns; k++) {
+		for (i = 0; i < p->s[k].n; i++) {
+			const struct plot_point *q = &p->s[k].p[i];
+			const double v[3] = { q->mean, q->model, q->fifo };
+			int j;
+
+			for (j = 0; j < 3; j++) {
+				if (!isfinite(v[j]))
+					continue;
+				if (v[j] <= 0)
+					return false;
+				lo = fmin(lo, v[j]);
+				hi = fmax(hi, v[j]);
+			}
+		}
+	}
+	return hi > 0 && hi / lo >= 20;
+}
+
+/* the range of the swept values */
+static void
+x_range(const struct sweep_plot *p, double *lo, double *hi)
+{
+	unsigned int i, k;
+
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	for (k = 0; k < p->ns; k++)
+		for (i = 0; i < p->s[k].n; i++) {
+			*lo = fmin(*lo, p->s[k].p[i].x);
+			*hi = fmax(*hi, p->s[k].p[i].x);
+		}
+}
+
 void
 sweep_plot_script(FILE *f, const struct sweep_plot *p)
 {
 	char *t = NULL;
-	unsigned int k;
+	unsigned int k, nc = 0;
+	bool ly = log_y(p);
+	double lo, hi;
 
 	put_head(f, p);
 	fputs("# The emulated mean step time of each run with its 95 % CI (points), the\n"
-	      "# model beside it (lines).  Drawn again (after an edit, say) in the\n"
-	      "# directory of this file:  gnuplot sweep.gp\n"
+	      "# model beside it (lines, drawn from its values at many points of the key).\n"
+	      "# Drawn again (after an edit, say) in the directory of this file:\n"
+	      "#   gnuplot sweep.gp\n"
 	      "# It reads dat and writes svg and png: the files beside it, unless set\n"
 	      "# before it, as in  gnuplot -e \"svg='other.svg'\" sweep.gp\n"
 	      "if (!exists(\"dat\")) { dat = 'sweep.dat' }\n"
 	      "if (!exists(\"svg\")) { svg = 'sweep.svg' }\n"
 	      "if (!exists(\"png\")) { png = 'sweep.png' }\n"
-	      "set terminal svg size 900,560 dynamic font 'sans,11'\n"
+	      "set terminal svg size 960,600 dynamic font 'sans,11'\n"
 	      "set output svg\n"
 	      "set key outside right\n"
 	      "set grid\n"
@@ -153,32 +208,61 @@ sweep_plot_script(FILE *f, const struct sweep_plot *p)
 		t = NULL;
 	put_string(f, t != NULL ? t : p->key);
 	free(t);
+	if (p->settings != NULL) {
+		fputs(".\"\\n\".", f);
+		put_string(f, p->settings);
+	}
 	fputs(" noenhanced\nset xlabel ", f);
-	if (asprintf(&t, "%s%s%s", p->key, p->unit[0] ? ", " : "", p->unit) < 0)
+	if (strcmp(p->key, "background.load") == 0 && p->unit[0] == '\0')
+		t = strdup("background.load, fraction of the WAN rate");
+	else if (asprintf(&t, "%s%s%s", p->key, p->unit[0] ? ", " : " (no unit)", p->unit) < 0)
 		t = NULL;
+	if (t != NULL && p->log_x) {
+		char *u = NULL;
+
+		if (asprintf(&u, "%s (log scale)", t) >= 0) {
+			free(t);
+			t = u;
+		}
+	}
 	put_string(f, t != NULL ? t : p->key);
 	free(t);
-	fputs(" noenhanced\n"
-	      "set ylabel 'step time, ms'\n"
-	      "set yrange [0:*]\n"
-	      "set offsets graph 0.02, graph 0.02, 0, 0\n"
-	      "plot ", f);
+	fprintf(f, " noenhanced\nset ylabel 'mean step time, ms%s'\n", ly ? " (log scale)" : "");
+	x_range(p, &lo, &hi);
+	if (p->log_x)
+		fputs("set logscale x\n", f);
+	if (ly)
+		fputs("set logscale y\n", f);
+	else
+		fputs("set yrange [0:*]\n", f);
+	/* the axis ends at the swept values: no padding beyond them (a load below 0, say) */
+	if (isfinite(lo) && hi > lo)
+		fprintf(f, "set xrange [%.10g:%.10g]\n", lo, hi);
+	else
+		fputs("set offsets graph 0.05, graph 0.05, 0, 0\n", f);
+	fputs("set clip two\nplot ", f);
 	for (k = 0; k < p->ns; k++) {
 		const char *l = p->s[k].label;
+		unsigned int idx = k, ca = 4, cb = 5;
 
 		fprintf(f, "%sdat index %u using 1:2:3 with yerrorbars lc %u pt 7",
 			k ? ", \\\n     " : "", k, k + 1);
 		put_title(f, l, "emulated");
-		fprintf(f, ", \\\n     dat index %u using 1:4 with lines lc %u dt 2", k, k + 1);
+		if (p->s[k].cn > 0) {	/* the dense block */
+			idx = p->ns + nc++;
+			ca = 2;
+			cb = 3;
+		}
+		fprintf(f, ", \\\n     dat index %u using 1:%u with lines lc %u dt 2", idx, ca, k + 1);
 		put_title(f, l, p->loaded ? "model PS" : "packet model");
-		if (p->loaded) {
-			fprintf(f, ", \\\n     dat index %u using 1:5 with lines lc %u dt 3", k,
+		if (p->loaded || p->s[k].cn > 0) {
+			fprintf(f, ", \\\n     dat index %u using 1:%u with lines lc %u dt 3", idx, cb,
 				k + 1);
-			put_title(f, l, "model FIFO");
+			put_title(f, l, p->loaded ? "model FIFO" : "fluid model");
 		}
 	}
 	fputs("\n# and the same as a PNG\n"
-	      "set terminal pngcairo size 900,560 font 'sans,10'\n"
+	      "set terminal pngcairo size 960,600 font 'sans,10'\n"
 	      "set output png\n"
 	      "replot\n"
 	      "set output\n", f);
@@ -363,18 +447,23 @@ spawn(char *const argv[], int efd)
 }
 
 int
-sweep_plot_draw(const char *script, size_t script_len, const char *data, size_t data_len,
-		struct outfile *svg, struct outfile *png, const char *gp_path,
-		const char *dat_path, char *err, size_t errlen)
+plot_draw(const char *script, size_t script_len, const char *data, size_t data_len,
+	  struct plot_out *outs, unsigned int n, const char *gp_path, const char *dat_path,
+	  char *err, size_t errlen)
 {
-	char sp[64], dp[64], vars[256], said[1200], how[48], files[2 * PATH_MAX + 8];
+	char sp[64], dp[64], vars[1024], said[1200], how[48], files[2 * PATH_MAX + 8];
 	char *argv[] = { "gnuplot", "-e", vars, sp, NULL };
-	int sfd, dfd, efd = -1, rc, st = 0, rc2;
+	int sfd, dfd, efd = -1, rc, st = 0;
+	size_t k = 0;
+	unsigned int i;
 	pid_t pid;
 
-	snprintf(files, sizeof(files), "%s and %s", outfile_path(svg), outfile_path(png));
-	sfd = mem_file("sweep.gp", script, script_len);
-	dfd = mem_file("sweep.dat", data, data_len);
+	for (i = 0; i < n; i++)
+		k += (size_t)snprintf(files + k, k < sizeof(files) ? sizeof(files) - k : 0, "%s%s",
+				      i == 0 ? "" : i + 1 == n ? " and " : ", ",
+				      outfile_path(outs[i].f));
+	sfd = mem_file("plot.gp", script, script_len);
+	dfd = mem_file("plot.dat", data, data_len);
 	if (sfd >= 0 && dfd >= 0)
 		efd = memfd_create("gnuplot-stderr", MFD_CLOEXEC);
 	rc = sfd < 0 ? sfd : dfd < 0 ? dfd : efd < 0 ? -errno : 0;
@@ -385,8 +474,11 @@ sweep_plot_draw(const char *script, size_t script_len, const char *data, size_t 
 	}
 	snprintf(sp, sizeof(sp), "/proc/%d/fd/%d", (int)getpid(), sfd);
 	snprintf(dp, sizeof(dp), "/proc/%d/fd/%d", (int)getpid(), dfd);
-	snprintf(vars, sizeof(vars), "svg='%s'; png='%s'; dat='%s'", outfile_child_path(svg),
-		 outfile_child_path(png), dp);
+	k = 0;
+	for (i = 0; i < n; i++)
+		k += (size_t)snprintf(vars + k, k < sizeof(vars) ? sizeof(vars) - k : 0, "%s='%s'; ",
+				      outs[i].var, outfile_child_path(outs[i].f));
+	snprintf(vars + k, k < sizeof(vars) ? sizeof(vars) - k : 0, "dat='%s'", dp);
 	pid = spawn(argv, efd);
 	if (pid < 0) {
 		rc = (int)pid;
@@ -409,41 +501,42 @@ sweep_plot_draw(const char *script, size_t script_len, const char *data, size_t 
 	}
 	gp_pid = 0;
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		const struct rename rn[] = {
-			{ sp, gp_path }, { dp, dat_path },
-			{ outfile_child_path(svg), outfile_path(svg) },
-			{ outfile_child_path(png), outfile_path(png) },
-		};
+		struct rename rn[2 + 2 * PLOT_OUTS_MAX];
+		unsigned int nr = 0;
 
-		read_said(efd, rn, sizeof(rn) / sizeof(rn[0]), said, sizeof(said));
+		rn[nr++] = (struct rename){ sp, gp_path };
+		rn[nr++] = (struct rename){ dp, dat_path };
+		for (i = 0; i < n && i < PLOT_OUTS_MAX; i++)
+			rn[nr++] = (struct rename){ outfile_child_path(outs[i].f),
+						    outfile_path(outs[i].f) };
+		read_said(efd, rn, nr, said, sizeof(said));
 		if (WIFEXITED(st))
 			snprintf(how, sizeof(how), "exit %d", WEXITSTATUS(st));
 		else
 			snprintf(how, sizeof(how), "ended by signal %d", WIFSIGNALED(st) ?
 				 WTERMSIG(st) : 0);
-		say(err, errlen, "gnuplot failed on %s (%s), neither written; gnuplot "
-		    "said:\n    %s", files, how, said[0] ? said : "(nothing)");
+		say(err, errlen, "gnuplot failed on %s (%s), %s written; gnuplot said:\n    %s",
+		    files, how, n > 1 ? "none" : "not", said[0] ? said : "(nothing)");
 		rc = -EIO;
 		goto fail;
 	}
-	rc = check_whole(svg, true, err, errlen);
-	if (rc == 0)
-		rc = check_whole(png, false, err, errlen);
+	for (i = 0; i < n && rc == 0; i++)
+		rc = check_whole(outs[i].f, outs[i].svg, err, errlen);
 	if (rc != 0)
 		goto fail;
 	close(sfd);
 	close(dfd);
 	close(efd);
-	rc = outfile_commit(svg);
-	if (rc != 0) {
-		say(err, errlen, "cannot write %s: %s", outfile_path(svg), strerror(-rc));
-		outfile_abort(png);
-		return rc;
+	for (i = 0; i < n; i++) {
+		int rc2 = rc == 0 ? outfile_commit(outs[i].f) : (outfile_abort(outs[i].f), 0);
+
+		outs[i].f = NULL;
+		if (rc == 0 && rc2 != 0) {
+			say(err, errlen, "cannot write %s: %s", outs[i].var, strerror(-rc2));
+			rc = rc2;
+		}
 	}
-	rc2 = outfile_commit(png);
-	if (rc2 != 0)
-		say(err, errlen, "cannot write %s: %s", outfile_path(png), strerror(-rc2));
-	return rc2;
+	return rc;
 fail:
 	if (sfd >= 0)
 		close(sfd);
@@ -451,7 +544,20 @@ fail:
 		close(dfd);
 	if (efd >= 0)
 		close(efd);
-	outfile_abort(svg);
-	outfile_abort(png);
+	for (i = 0; i < n; i++) {
+		outfile_abort(outs[i].f);
+		outs[i].f = NULL;
+	}
 	return rc;
+}
+
+int
+sweep_plot_draw(const char *script, size_t script_len, const char *data, size_t data_len,
+		struct outfile *svg, struct outfile *png, const char *gp_path,
+		const char *dat_path, char *err, size_t errlen)
+{
+	struct plot_out o[2] = { { "svg", svg, true }, { "png", png, false } };
+
+	return plot_draw(script, script_len, data, data_len, o, 2, gp_path, dat_path, err,
+			 errlen);
 }

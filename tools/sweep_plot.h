@@ -29,6 +29,10 @@ struct plot_series {
 	const char *label;		/**< "A", "E'[free]" */
 	struct plot_point *p;
 	unsigned int n;			/**< > 0 */
+	/* the models at many values (sweep_curves_json()): x, PS or packet form, FIFO or fluid,
+	 * ms (NAN: none); cn = 0: none, the lines join the points' own model values */
+	double *cx, *ca, *cb;
+	unsigned int cn;
 };
 
 /** What the plot shows. */
@@ -37,6 +41,8 @@ struct sweep_plot {
 	const char *scenario;		/**< the scenario's name */
 	const char *unit;		/**< the values' unit, "" if none */
 	const char *mark;		/**< NULL, or what the title adds ("partial: ...") */
+	const char *settings;		/**< the title's second line: seed, steps, queues, ... */
+	bool log_x;			/**< the values span 20 x or more (sweep_log_axis()) */
 	unsigned int nvalues;		/**< values of the sweep */
 	bool loaded;			/**< the model is PS and FIFO, else the packet-level form */
 	const struct plot_series *s;
@@ -66,6 +72,24 @@ void sweep_plot_script(FILE *f, const struct sweep_plot *p);
 int sweep_plot_draw(const char *script, size_t script_len, const char *data, size_t data_len,
 		    struct outfile *svg, struct outfile *png, const char *gp_path,
 		    const char *dat_path, char *err, size_t errlen);
+
+/** An output gnuplot writes: the script's variable naming it, the file, its format. */
+struct plot_out {
+	const char *var;		/**< "svg", "png", "out" */
+	struct outfile *f;		/**< opened; committed or aborted by plot_draw() */
+	bool svg;			/**< an SVG (else a PNG), to check it is whole */
+};
+
+#define PLOT_OUTS_MAX 4
+
+/**
+ * gnuplot on @p script and @p data (given to it as the variables of @p outs and "dat"), into
+ * the @p n outputs, each committed when gnuplot succeeds and wrote it whole, else all aborted
+ * with gnuplot's message (the memory files' paths named @p gp_path, @p dat_path); 0 or -errno.
+ */
+int plot_draw(const char *script, size_t script_len, const char *data, size_t data_len,
+	      struct plot_out *outs, unsigned int n, const char *gp_path, const char *dat_path,
+	      char *err, size_t errlen);
 
 /** End gnuplot if it is running (async-signal-safe: for a signal that ends the process). */
 void sweep_plot_signal_kill(void);

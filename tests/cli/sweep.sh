@@ -67,6 +67,8 @@ PY
 
 # a sweep: CSV, JSON and the plots
 expect_rc 0 "sweep of the load" -- "$se" sweep -k background.load -r 0:0.6:0.3 -v A,C -n 12 -q -o "$tmp/sw"
+expect_grep "$tmp/sw/sweep.gp" "set xlabel 'background.load, fraction of the WAN rate'" "a load's axis says what it is"
+expect_grep "$tmp/sw/sweep.gp" "set xrange [0:0.6]" "and ends at the swept values (no padding below 0)"
 [ "$(tail -n +2 "$tmp/sw/sweep.csv" | wc -l)" = 6 ] && ok "sweep.csv: 3 values x 2 variants" || bad "sweep.csv rows"
 python3 -m json.tool "$tmp/sw/sweep.json" >/dev/null 2>&1 && ok "sweep.json parses" || bad "sweep.json"
 [ -s "$tmp/sw/sweep.svg" ] && grep -q "<svg" "$tmp/sw/sweep.svg" && ok "sweep.svg written" || bad "sweep.svg"
@@ -130,7 +132,7 @@ SH
 	PATH="$tmp/gpbad:$PATH" "$se" sweep -k wan.bandwidth -V 1GB/s,2GB/s -v A -n 1 -q -o "$tmp/gf" >"$tmp/out" 2>"$tmp/err" || rc=$?
 	[ "$rc" = 1 ] && ok "a failing gnuplot: exit 1" || bad "a failing gnuplot: exit $rc"
 	expect_grep "$tmp/err" "gnuplot failed on $tmp/gf/sweep.svg and $tmp/gf/sweep.png (exit 1)" "names the files and gnuplot's exit"
-	expect_grep "$tmp/err" "\"$tmp/gf/sweep.gp\" line 11: cannot open file; output not changed" "quotes gnuplot's message, naming the saved script and its line"
+	expect_grep "$tmp/err" "\"$tmp/gf/sweep.gp\" line 12: cannot open file; output not changed" "quotes gnuplot's message, naming the saved script and its line"
 	expect_grep "$tmp/err" "cd $tmp/gf && gnuplot sweep.gp" "says how to draw the plot from the saved script"
 	[ ! -e "$tmp/gf/sweep.svg" ] && [ ! -e "$tmp/gf/sweep.png" ] && ok "no plot written" || bad "a plot was written"
 	python3 -m json.tool "$tmp/gf/sweep.json" >/dev/null 2>&1 && [ "$(wc -l <"$tmp/gf/sweep.csv")" = 3 ] &&
@@ -276,6 +278,32 @@ wait "$pid" || rc=$?
 gone=no
 for _ in $(seq 100); do kill -0 "$(cat "$tmp/gp.pid")" 2>/dev/null || { gone=yes; break; }; sleep 0.1; done
 [ $gone = yes ] && ok "gnuplot is ended too" || { bad "gnuplot is still running"; kill "$(cat "$tmp/gp.pid")"; }
+
+# the plot's rules: the models as dense curves (from the JSON's curves, through each swept value's
+# own model), units on both axes, log axes where the values span 20 x, the settings in the title
+expect_rc 0 "a WAN bandwidth sweep over 50 x" -- "$se" sweep -q -k wan.bandwidth -V 1GB/s,3GB/s,12.5GB/s,50GB/s \
+	-v A,"C'" -n 4 -o "$tmp/bw"
+python3 - "$tmp/bw" <<'PY' && ok "dense model curves (83 values), log axes, GB/s, the settings in the title" || bad "the bandwidth sweep's plot"
+import json, re, sys
+d = sys.argv[1]
+gp, dat, js = (open(d + "/sweep." + e).read() for e in ("gp", "dat", "json"))
+assert "set logscale x" in gp and "set logscale y" in gp, gp
+assert "set xlabel 'wan.bandwidth, GB/s (log scale)'" in gp and "mean step time, ms (log scale)" in gp
+assert "seed 1, 4 steps (4 warm-up), queues: NIC 2 MB, port 2 MB, switch 16 MB, WAN 64 MB" in gp
+assert "set xrange [1:50]" in gp
+# the lines come from the dense blocks (index 2 and 3), 81 grid values + 2 swept ones off it
+blocks = dat.split("\n\n\n")
+assert len(blocks) == 4, len(blocks)
+rows = [l for l in blocks[2].splitlines() if l and not l.startswith("#")]
+assert len(rows) == 83, len(rows)
+assert re.search(r"dat index 2 using 1:2 with lines lc 1 dt 2 title 'A packet model'", gp), gp
+c = json.load(open(d + "/sweep.json"))
+pts = {p["x"]: p["model_ms"] for p in c["points"] if p["run"] == "A"}
+for r in rows:
+    x, a, b = map(float, r.split())
+    if x in pts:
+        assert abs(a - pts[x]) <= 1e-6 * a, (x, a, pts[x])
+PY
 
 # bad input
 expect_rc 2 "an unknown key" -- "$se" sweep -k wan.bandwith -V 1GB/s -o "$tmp/bad"
