@@ -27,6 +27,7 @@
 #include "outputs.h"
 #include "ranks.h"
 #include "run_report.h"
+#include "run_plot.h"
 #include "runner.h"
 #include "table.h"
 #include "units.h"
@@ -37,6 +38,8 @@ struct run_opts {
 	unsigned int variants, budgets;
 	const char *eal;
 	const char *queue_csv;
+	const char *steps_csv;		/* --csv */
+	const char *plot;		/* --plot */
 	const char *ctl;
 	uint32_t mbufs;
 	double bg_only;
@@ -65,7 +68,8 @@ sets_trace_file(const char *s)
 }
 
 enum { O_SET, O_STEPS, O_SEED, O_VARIANT, O_BUDGET, O_LOAD, O_TRACE, O_CAPTURE, O_SNAPLEN,
-       O_JSON, O_QUIET, O_EVERY, O_QCSV, O_BGONLY, O_CTL, O_EAL, O_MBUFS, O_HELP };
+       O_JSON, O_QUIET, O_EVERY, O_QCSV, O_CSV, O_PLOT, O_BGONLY, O_CTL, O_EAL, O_MBUFS,
+       O_HELP };
 
 static const struct opt run_optv[] = {
 	{ "set", 's', "SECTION.KEY=VALUE", "override a scenario key (repeatable)", O_SET },
@@ -87,6 +91,9 @@ static const struct opt run_optv[] = {
 	  "last 1000)", O_EVERY },
 	{ "queue-csv", 0, "FILE", "write every sample of the WAN queues as CSV, as it is taken",
 	  O_QCSV },
+	{ "csv", 0, "FILE", "write every step of every run as CSV, as it ends", O_CSV },
+	{ "plot", 0, "FILE", "draw the steps against the models (gnuplot): FILE.svg or FILE.png",
+	  O_PLOT },
 	{ "background-only", 0, "TIME", "no sync: background alone for TIME (e.g. 2s)", O_BGONLY },
 	{ "ctl", 0, "SOCKET", "serve runtime control on this UNIX socket (see syncemu ctl)", O_CTL },
 	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults (" DP_EAL_DEFAULT ")",
@@ -122,6 +129,12 @@ run_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 		return 0;
 	case O_QCSV:
 		o->queue_csv = arg;
+		return 0;
+	case O_CSV:
+		o->steps_csv = arg;
+		return 0;
+	case O_PLOT:
+		o->plot = arg;
 		return 0;
 	case O_CTL:
 		o->ctl = arg;
@@ -314,6 +327,11 @@ shadow_outputs(const struct run_opts *o, const struct sc_scenario *sc, struct ru
 		if (r->queue_csv == NULL)
 			return CLI_EXIT_FAIL;
 	}
+	if (o->steps_csv != NULL) {
+		r->steps_csv = fopen("/dev/null", "w");
+		if (r->steps_csv == NULL)
+			return CLI_EXIT_FAIL;
+	}
 	return CLI_EXIT_OK;
 }
 
@@ -393,6 +411,21 @@ stop_ctl(struct runner *r, struct ctl_server *srv)
  * then opened; a refused trace is a command-line error if the command line named it, else the
  * scenario's.  0 or the exit code, with the message in @p err.
  */
+/* The outputs: the trace, --queue-csv, --csv, --plot. */
+#define RUN_OUTS 4
+
+/* The header of --csv: a row per step (runstats.c writes them). */
+static void
+steps_csv_header(FILE *f)
+{
+	int k;
+
+	fputs("run_id,run,variant,budget,step,emulated_ms,packet_model_ms,fluid_ms,frames", f);
+	for (k = 0; k < SM_RES_COUNT; k++)
+		fprintf(f, ",%s_pct", sm_resource_id(k));
+	fputs(",module_rounds_pct,changed_live\n", f);
+}
+
 static int
 open_outputs(const struct run_opts *o, const struct sc_scenario *sc, const char *scenario,
 	     struct output *outs, char *err, size_t errlen)
@@ -406,13 +439,15 @@ open_outputs(const struct run_opts *o, const struct sc_scenario *sc, const char 
 	outs[0].path = outputs_trace_file(sc);
 	outs[0].code = o->trace_cli ? CLI_EXIT_USAGE : CLI_EXIT_INPUT;
 	outs[1].path = o->queue_csv;
+	outs[2].path = o->steps_csv;
+	outs[3].path = o->plot;
 	if (o->shaped != NULL && outs[0].path == NULL) {
 		snprintf(err, errlen, "%s chooses what the trace holds, and no trace is written: "
 			 "give --trace FILE", o->shaped);
 		return CLI_EXIT_USAGE;
 	}
-	return outputs_open(outs, 2, in, sizeof(in) / sizeof(in[0]), "syncemu run", &cli_stop,
-			    err, errlen);
+	return outputs_open(outs, RUN_OUTS, in, sizeof(in) / sizeof(in[0]), "syncemu run",
+			    &cli_stop, err, errlen);
 }
 
 int
@@ -423,9 +458,11 @@ cmd_run(int argc, char **argv)
 	struct contender c[RUNNER_MAX];
 	struct outcome *runs = calloc(RUNNER_MAX, sizeof(*runs));
 	struct runner r = { .eal = NULL };
-	struct output outs[2] = {
+	struct output outs[RUN_OUTS] = {
 		{ .what = "the trace" },
 		{ .what = "--queue-csv", .code = CLI_EXIT_USAGE },
+		{ .what = "--csv", .code = CLI_EXIT_USAGE },
+		{ .what = "--plot", .code = CLI_EXIT_USAGE },
 	};
 	char err[512], *pos[1];
 	const char *trace_path = NULL;
@@ -558,6 +595,16 @@ cmd_run(int argc, char **argv)
 		r.queue_csv_streams = outfile_streams(outs[1].f);
 		fprintf(r.queue_csv, "run_id,run,t_s,link,bytes\n");
 	}
+	if (outs[2].f != NULL) {
+		/* every step goes out as it ends: nothing of the series is held */
+		r.steps_csv = outfile_fp(outs[2].f);
+		if (r.steps_csv == NULL) {
+			fprintf(stderr, "syncemu run: --csv %s: %s\n", o.steps_csv, strerror(errno));
+			status = CLI_EXIT_FAIL;
+			goto agree;
+		}
+		steps_csv_header(r.steps_csv);
+	}
 agree:
 	status = dp_ranks_first(status);	/* a refused output on rank 0 ends every rank */
 	if (status != CLI_EXIT_OK)
@@ -656,6 +703,28 @@ agree:
 		fprintf(stderr, "syncemu run: a run failed: %s holds the samples streamed up to the "
 			"failure\n", o.queue_csv);
 	}
+	if (outs[2].f != NULL && (status == CLI_EXIT_OK || status == CLI_EXIT_INTERRUPTED)) {
+		int rc = outfile_commit(outs[2].f);
+
+		outs[2].f = NULL;
+		r.steps_csv = NULL;
+		if (rc != 0) {
+			fprintf(stderr, "syncemu run: cannot write %s: %s\n", o.steps_csv,
+				strerror(-rc));
+			status = CLI_EXIT_FAIL;
+		}
+	} else if (outs[2].f != NULL && outfile_streams(outs[2].f)) {
+		fprintf(stderr, "syncemu run: a run failed: %s holds the steps streamed up to the "
+			"failure\n", o.steps_csv);
+	}
+	if (outs[3].f != NULL && (status == CLI_EXIT_OK || status == CLI_EXIT_INTERRUPTED)) {
+		/* (the plot of what was done: an interrupted run's steps up to its last) */
+		if (run_plot_write(outs[3].f, runs, n, sc, err, sizeof(err)) != 0) {
+			fprintf(stderr, "syncemu run: --plot: %s\n", err);
+			status = CLI_EXIT_FAIL;
+		}
+		outs[3].f = NULL;
+	}
 	written = status == CLI_EXIT_OK || status == CLI_EXIT_INTERRUPTED;
 	if (o.json)
 		run_report_json(runs, n, sc, r.cap, written ? trace_path : NULL);
@@ -663,7 +732,7 @@ agree:
 		run_report_text(runs, n, sc, o.every_step, r.cap, written ? trace_path : NULL);
 out:
 	stop_ctl(&r, ctl);
-	outputs_abort(outs, 2);
+	outputs_abort(outs, RUN_OUTS);
 	if (r.cap != NULL && r.cap->w != NULL)
 		tr_pcapng_abort(r.cap->w);
 	for (i = 0; runs != NULL && i < n; i++)
@@ -672,6 +741,8 @@ out:
 	runner_stop(&r);
 	if (dp_ranks_rank() != 0 && r.queue_csv != NULL)
 		fclose(r.queue_csv);
+	if (dp_ranks_rank() != 0 && r.steps_csv != NULL)
+		fclose(r.steps_csv);
 	if (rt_ranks && status != CLI_EXIT_OK && !r.rt_agreed) {
 		/* real time over ranks: another rank may be stuck (MPI_Finalize would wait for it
 		 * for ever); every rank ends with this one's code (not when all refused alike at

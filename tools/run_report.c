@@ -718,6 +718,22 @@ run_json(const struct outcome *r, uint32_t run_id)
 	return o;
 }
 
+void
+run_report_settings(const struct sc_scenario *sc, char *buf, size_t len)
+{
+	const double q[4] = { sc->queues.nic, sc->queues.port, sc->queues.sw, sc->queues.wan };
+	char b[4][SC_UNIT_FMT_LEN];
+	int k;
+
+	for (k = 0; k < 4; k++)
+		if (!isfinite(q[k]) || sc_unit_format(SC_UNIT_BYTES, q[k], b[k], sizeof(b[k])) != 0)
+			snprintf(b[k], sizeof(b[k]), "unlimited");
+	snprintf(buf, len, "seed %llu, %u steps (%u warm-up), queues: NIC %s, port %s, switch %s, "
+		 "WAN %s", (unsigned long long)sc->run.seed, sc->run.steps,
+		 sc->run.warmup < sc->run.steps ? sc->run.warmup : sc->run.steps, b[0], b[1], b[2],
+		 b[3]);
+}
+
 json_t *
 run_report_scenario_json(const struct sc_scenario *sc)
 {

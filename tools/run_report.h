@@ -31,4 +31,7 @@ int run_report_json(struct outcome *runs, unsigned int n, const struct sc_scenar
  */
 json_t *run_report_scenario_json(const struct sc_scenario *sc);
 
+/** "seed 1, 200 steps (20 warm-up), queues: NIC 2 MB, port 2 MB, switch 16 MB, WAN 64 MB" */
+void run_report_settings(const struct sc_scenario *sc, char *buf, size_t len);
+
 #endif /* SYNCEMU_RUN_REPORT_H */

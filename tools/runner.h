@@ -156,6 +156,7 @@ struct runner {
 	uint32_t keep;				/**< steps kept at each end of a run (0: none) */
 	bool queue_points;			/**< the WAN queues over time (struct queue_points) */
 	FILE *queue_csv;			/**< every queue sample as CSV, as it is taken */
+	FILE *steps_csv;			/**< every step as CSV, as it ends (run --csv) */
 	bool queue_csv_streams;			/**< it is a FIFO or stdout: flushed every step */
 };
 

@@ -180,6 +180,29 @@ add(struct runstats *rs, struct sm_stream *st, double x)
 		rs->err = rc;
 }
 
+/* A step as a row of run --csv (STEPS_CSV_HEADER): times in ms, shares in %, NAN as empty. */
+static void
+csv_step(struct runstats *rs, uint32_t s, const struct dp_step_result *sr, double pm_ps,
+	 double fluid)
+{
+	FILE *f = rs->r->steps_csv;
+	const struct outcome *o = rs->o;
+	int k;
+
+	fprintf(f, "%u,\"%s\",%s,%s,%u,%.9f,", o->run_id, o->c.label, sm_variant_id(o->c.var),
+		sm_variant_has_module(o->c.var) ? sm_budget_name(o->c.b) : "", s,
+		(double)sr->time / 1e9);
+	if (isfinite(pm_ps))
+		fprintf(f, "%.9f", pm_ps / 1e9);
+	fputc(',', f);
+	if (isfinite(fluid))
+		fprintf(f, "%.9f", fluid * 1e3);
+	fprintf(f, ",%" PRIu64, sr->frames);
+	for (k = 0; k < SM_RES_COUNT; k++)
+		fprintf(f, ",%.6f", 100.0 * sr->share[k]);
+	fprintf(f, ",%.6f,%d\n", 100.0 * sr->module_share, sr->changed ? 1 : 0);
+}
+
 static void
 on_step(void *arg, uint32_t s, const struct dp_step_result *sr, const struct dp_change *ch,
 	uint32_t nch)
@@ -233,6 +256,8 @@ on_step(void *arg, uint32_t s, const struct dp_step_result *sr, const struct dp_
 		}
 	}
 	(void)nch;
+	if (rs->r->steps_csv != NULL)
+		csv_step(rs, s, sr, pm, fluid);
 	keep_step(rs, s, sr, pm, fluid);
 }
 

@@ -167,23 +167,6 @@ write_text(struct output *outs, unsigned int k, const char *text, size_t len)
 	return rc;
 }
 
-/* "seed 1, 200 steps (20 warm-up), queues: NIC 2 MB, port 2 MB, switch 16 MB, WAN 64 MB" */
-static void
-plot_settings(const struct sc_scenario *sc, char *buf, size_t len)
-{
-	const double q[4] = { sc->queues.nic, sc->queues.port, sc->queues.sw, sc->queues.wan };
-	char b[4][SC_UNIT_FMT_LEN];
-	int k;
-
-	for (k = 0; k < 4; k++)
-		if (!isfinite(q[k]) || sc_unit_format(SC_UNIT_BYTES, q[k], b[k], sizeof(b[k])) != 0)
-			snprintf(b[k], sizeof(b[k]), "unlimited");
-	snprintf(buf, len, "seed %llu, %u steps (%u warm-up), queues: NIC %s, port %s, switch %s, "
-		 "WAN %s", (unsigned long long)sc->run.seed, sc->run.steps,
-		 sc->run.warmup < sc->run.steps ? sc->run.warmup : sc->run.steps, b[0],
-		 b[1], b[2], b[3]);
-}
-
 /* The dense model curve of run @p ps->label from the sweep's curves, if any; 0 or -ENOMEM. */
 static int
 curve_of(const struct sweep *sw, struct plot_series *ps)
@@ -236,7 +219,7 @@ sweep_write_plot(struct output *outs, const struct sweep *sw, const char *mark,
 	int rc = 0;
 	FILE *f;
 
-	plot_settings(pt[0].sc, settings, sizeof(settings));
+	run_report_settings(pt[0].sc, settings, sizeof(settings));
 	p.settings = settings;
 	p.log_x = json_is_true(json_object_get(sw->curves, "log_x"));
 	memset(s, 0, sizeof(s));

@@ -118,4 +118,32 @@ PY
 expect_rc 0 "run --help" -- "$se" run --help
 expect_grep "$tmp/out" "--capture" "documents --capture"
 
+# --csv: every step as it ends, the same as the JSON's; --plot: gnuplot's picture of them
+expect_rc 0 "--csv and --plot beside --json" -- "$se" run -q -n 30 -v A,C --json --csv "$tmp/steps.csv" \
+	--plot "$tmp/steps.svg"
+cp "$tmp/out" "$tmp/steps.json"
+python3 - "$tmp/steps.csv" "$tmp/steps.json" <<'PY' && ok "--csv: a row per step of each run, equal to the JSON's steps" || bad "--csv"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+d = json.load(open(sys.argv[2]))
+assert len(rows) == 60, len(rows)
+for run in d["runs"]:
+    mine = [r for r in rows if r["run"] == run["label"]]
+    assert [int(r["step"]) for r in mine] == list(range(30))
+    for r, s in zip(mine, run["steps"]["rows"]):
+        assert abs(float(r["emulated_ms"]) - s["emulated_ms"]) < 1e-9, (r, s)
+        assert abs(float(r["packet_model_ms"]) - s["packet_model_ms"]) < 1e-9
+        assert int(r["frames"]) == s["frames"] and r["changed_live"] == "0"
+        assert abs(sum(float(r[k + "_pct"]) for k in ("compute", "intra", "wan")) - 100) < 1e-3
+PY
+tail -c 10 "$tmp/steps.svg" | grep -q '</svg>' && grep -q 'seed 1, 30 steps (20 warm-up)' "$tmp/steps.svg" &&
+	ok "--plot FILE.svg: whole, the settings in its title" || bad "--plot svg"
+expect_rc 0 "--plot FILE.png" -- "$se" run -q -n 5 -v A --plot "$tmp/steps.png"
+head -c 8 "$tmp/steps.png" | od -An -c | grep -q 'P   N   G' && ok "a PNG" || bad "--plot png: $(head -c 8 "$tmp/steps.png" | od -c | head -1)"
+echo keep >"$tmp/keep.csv"
+expect_rc 2 "--csv into a directory" -- "$se" run -q -n 5 -v A --csv "$tmp"
+expect_rc 2 "--csv the same file as --queue-csv" -- "$se" run -q -n 5 -v A --csv "$tmp/keep.csv" \
+	--queue-csv "$tmp/keep.csv"
+[ "$(cat "$tmp/keep.csv")" = keep ] && ok "a refused --csv leaves the file" || bad "keep.csv changed"
+
 finish
