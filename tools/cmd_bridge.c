@@ -241,6 +241,8 @@ summary_json(const struct dp_bridge_report *r, const struct dp_bridge *b)
 	uint32_t i;
 	int d;
 
+	json_object_set_new(o, "syncemu", json_string(SYNCEMU_VERSION));
+	json_object_set_new(o, "command", json_string("bridge"));
 	json_object_set_new(o, "seconds", json_real(r->seconds));
 	json_object_set_new(o, "changes", json_integer(r->changes));
 	json_object_set_new(o, "polls_behind", json_integer((json_int_t)r->behind));

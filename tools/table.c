@@ -265,6 +265,9 @@ table_json(const struct table *t)
 			v = json_integer((json_int_t)c->i);
 		else if (isnan(c->v) || isinf(c->v))
 			v = json_null();	/* JSON has no NaN or infinity */
+		else if (t->cols[i % t->ncols].decimals == 0 && c->v == floor(c->v) &&
+			 fabs(c->v) < 9007199254740992.0)
+			v = json_integer((json_int_t)c->v);	/* a count: 400, not 400.0 */
 		else
 			v = json_real(c->v);
 		if (v == NULL || json_object_set_new(row, t->cols[i % t->ncols].key, v) != 0)

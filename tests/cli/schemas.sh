@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Every command's --json against its JSON Schema (tools/schemas/): model, run (zero load, under
+# load, a failed run), sweep, validate (a syncemu trace, a job's streams, bursts), bridge; and
+# documents broken on purpose are refused (the schemas hold something).
+# Usage: schemas.sh SYNCEMU
+set -u
+. "$(dirname "$0")/lib.sh"
+se=$1
+here=$(cd "$(dirname "$0")" && pwd)
+schemas=$(cd "$here/../../tools/schemas" && pwd)
+python3 -c 'import jsonschema' 2>/dev/null || skip "python3-jsonschema is not installed"
+check() {	# check COMMAND DESC FILE...
+	local cmd=$1 desc=$2
+	shift 2
+	if python3 "$here/check_schema.py" "$schemas" "$cmd" "$@" >"$tmp/chk" 2>&1; then
+		ok "$desc: valid against $cmd.schema.json"
+	else
+		bad "$desc against $cmd.schema.json"
+		sed 's/^/    /' "$tmp/chk" | head -6
+	fi
+}
+
+"$se" model --json >"$tmp/model.json" && "$se" model --json -v A,C -t step,wire >"$tmp/model2.json"
+check model "model, all tables and two variants' tables" "$tmp/model.json" "$tmp/model2.json"
+"$se" run -q -n 25 -v A,E -b low --json --trace "$tmp/t.pcapng" >"$tmp/run.json"
+"$se" run -q -n 25 -v A -l 0.4 --set queues.wan=1GB --json >"$tmp/runl.json"
+"$se" run -q -n 5 -v A --set queues.wan=20kB --set queues.sync_lossless=no --json >"$tmp/rund.json"
+check run "run at zero load with a trace, under load, one that failed (a queue below the sync)" "$tmp/run.json" "$tmp/runl.json" "$tmp/rund.json"
+"$se" sweep -q -k background.load -r 0:0.4:0.2 -v A -n 10 -o "$tmp/sw" >/dev/null &&
+	"$se" sweep -q -k module.planes -V 4,8 -v E -b free -n 3 -o "$tmp/sp" >/dev/null
+check sweep "sweep of the load, of bit planes" "$tmp/sw/sweep.json" "$tmp/sp/sweep.json"
+"$se" validate "$tmp/t.pcapng" --json >"$tmp/v1.json"
+python3 - "$tmp" <<'PY'
+import struct, sys
+d = sys.argv[1]
+def tcp(ts, src, dst, seq, n):
+    t = struct.pack(">HHIIBBHHH", 40000, 41000, seq, 0, 0x50, 0x10, 65535, 0, 0)
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 40 + n, 0, 0, 64, 6, 0, bytes(src), bytes(dst))
+    f = b"\x02" * 12 + b"\x08\x00" + ip + t + b"\x5a" * n
+    return struct.pack("<IIII", ts // 10**9, ts % 10**9, len(f), len(f)) + f
+with open(d + "/job.pcap", "wb") as f:
+    f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 65535, 1))
+    t, seq = 1700000000 * 10**9, 1
+    for k in range(4):
+        for i in range(40):
+            f.write(tcp(t, [10, 0, 0, 1], [10, 0, 0, 2], seq, 1000)); t += 10000; seq += 1000
+        t += 3000000
+PY
+"$se" validate "$tmp/job.pcap" --steps 4 --json >"$tmp/v2.json"
+"$se" validate "$tmp/job.pcap" --json >"$tmp/v3.json"
+check validate "validate: a syncemu trace, a job's steps, what it finds alone" "$tmp/v1.json" "$tmp/v2.json" "$tmp/v3.json"
+"$se" bridge --a ring:x --b ring:y --set bridge.bandwidth_ab=100Mbit/s --set bridge.bandwidth_ba=100Mbit/s \
+	--load 0.3 -d 1s -q -j >"$tmp/bridge.json" 2>"$tmp/err"
+check bridge "bridge's summary" "$tmp/bridge.json"
+
+# broken on purpose: a count that is not an integer, a missing member, a wrong command
+python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+r = json.load(open(d + "/run.json")); r["runs"][0]["frames"] = 1.5
+json.dump(r, open(d + "/bad1.json", "w"))
+r = json.load(open(d + "/run.json")); del r["runs"][0]["steps"]
+json.dump(r, open(d + "/bad2.json", "w"))
+r = json.load(open(d + "/run.json")); r["scenario"]["queues_bytes"]["wan"] = "64MB"
+json.dump(r, open(d + "/bad3.json", "w"))
+s = json.load(open(d + "/sw/sweep.json")); s["command"] = "run"
+json.dump(s, open(d + "/bad4.json", "w"))
+PY
+for b in 1 2 3; do
+	python3 "$here/check_schema.py" "$schemas" run "$tmp/bad$b.json" >"$tmp/chk" 2>&1 &&
+		bad "broken run document $b passed" || ok "broken run document $b refused: $(head -c 120 "$tmp/chk" | sed "s|$tmp/||")"
+done
+python3 "$here/check_schema.py" "$schemas" sweep "$tmp/bad4.json" >/dev/null 2>&1 && bad "a sweep that says run passed" ||
+	ok "a sweep document naming another command refused"
+[ $fails -eq 0 ]
