@@ -115,6 +115,9 @@ static const char *
 kind_of(json_t *j, char *why, size_t len)
 {
 	const char *c = json_string_value(json_object_get(j, "command"));
+	const char *mode = json_string_value(json_object_get(j, "mode"));
+	/* validate's main table: a job's or syncemu's steps, or the bursts it found */
+	const char *vtab = mode != NULL && strcmp(mode, "bursts") == 0 ? "bursts" : "steps";
 	json_t *tabs = json_object_get(j, "tables");
 
 	if (!json_is_object(j) || json_object_get(j, "syncemu") == NULL) {
@@ -144,8 +147,8 @@ kind_of(json_t *j, char *why, size_t len)
 	    (strcmp(c, "run") == 0 && !json_is_array(json_object_get(j, "runs"))) ||
 	    (strcmp(c, "sweep") == 0 && !json_is_array(json_object_get(j, "points"))) ||
 	    (strcmp(c, "validate") == 0 &&
-	     (!json_is_object(tabs) || !json_is_object(json_object_get(tabs, "steps")) ||
-	      !json_is_object(json_object_get(j, "trace"))))) {
+	     (!json_is_object(tabs) || !json_is_object(json_object_get(j, "trace")) ||
+	      !json_is_object(json_object_get(tabs, vtab))))) {
 		snprintf(why, len, "the JSON of 'syncemu %s' without its main members", c);
 		return NULL;
 	}

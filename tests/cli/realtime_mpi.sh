@@ -192,7 +192,9 @@ eight4() {	# rank k runs DCs 2k and 2k + 1
 	"${mpi[@]}" -np 4 "$se" run scenarios/8dc1-100g.ini -v A -n 3 -q -j --trace none "${RT[@]}" \
 		--set run.dilation=400 "${args[@]}" >"$tmp/e4.json" 2>"$tmp/e4.err" || rc=$?
 	[ $rc -eq 0 ] && ok "8 DC x 1 in four ranks, one command line (exit 0)" ||
-		{ bad "8 DC x 1 in four ranks: exit $rc"; grep -v memif_connect "$tmp/e4.err" | head -3; }
+		{ bad "8 DC x 1 in four ranks: exit $rc"; grep -v memif_connect "$tmp/e4.err" | head -3
+		  # a rank that crashed: Open MPI's backtrace of it (the frames, for whoever looks next)
+		  grep -E '\*\*\* |\[ *[0-9]+\] ' "$tmp/e4.err" | head -24 | sed 's/^/    /'; }
 	check "$tmp/e4.json" 2 4 "8 DC x 1 in four ranks, four memif links"
 }
 twice eight4

@@ -47,6 +47,15 @@ with open(d + "/job.pcap", "wb") as f:
     f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 96, 1))
     for _, r in sorted(recs, key=lambda x: x[0]):
         f.write(r)
+# three transfers of 1, 2 and 4 MB, 50 ms apart: no repeating step, bursts
+t, seq = 1700000000 * 10**9, 1
+with open(d + "/transfers.pcap", "wb") as f:
+    f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 96, 1))
+    for size in (1000000, 2000000, 4000000):
+        for i in range(size // 1000):
+            f.write(tcp(t, A, B, 40000 + size // 10**6, 5201, seq, 1000))
+            t += 20000; seq += 1000
+        t += 50000000
 with open(d + "/job.csv", "w") as f:
     f.write("step,start_ns,end_ns\n" + "".join("%d,%d,%d\n" % (k, s - 10**6, e + 10**6)
                                               for k, (s, e) in enumerate(truth)))
@@ -54,6 +63,12 @@ PY
 expect_rc 0 "validate a job's capture" -- "$se" validate "$tmp/job.pcap" --steps 5 \
 	--steps-csv "$tmp/job.csv" --rate 843.2Mbit/s --json
 cp "$tmp/out" "$tmp/validate.json"
+# and a syncemu trace validated two ways: its own runs' steps, and as bursts of any capture
+expect_rc 0 "a run's trace" -- "$se" run -q -n 4 -v A,C --trace "$tmp/t.pcapng"
+expect_rc 0 "validate it" -- "$se" validate "$tmp/t.pcapng" --json
+cp "$tmp/out" "$tmp/vsync.json"
+expect_rc 0 "validate three transfers (bursts)" -- "$se" validate "$tmp/transfers.pcap" --json
+cp "$tmp/out" "$tmp/vbursts.json"
 
 # the JSON says what made it, and the sweep carries its models between the swept values
 python3 - "$tmp" <<'PY' && ok "each JSON names its command; the sweep's models at 41 loads and at each swept one, the model's at 121 bandwidths" || bad "the report's data in the JSON"
@@ -146,6 +161,9 @@ page run run0-shares-step
 page sweep sweep0-value
 page validate validate0-steps-step
 page all model0-bw-wan model0-bw-budget sweep2-value validate3-steps-step
+expect_rc 0 "report: a syncemu trace validated, and three transfers' bursts" -- "$se" report "$tmp/vsync.json" \
+	"$tmp/vbursts.json" -o "$tmp/traces.html"
+page traces validate1-bursts-burst
 # the budget slider moves the module variants' curve: E at the lowest budget is slower
 [ -s "$shots/all.png" ] && ok "screenshots kept in $shots" || bad "no screenshot"
 

@@ -481,7 +481,35 @@
 		const grid = el('div', { class: 'grid' });
 		sec.append(grid);
 		const states = 'capture ' + d.trace.file + ' (' + d.trace.format + ') · ' +
-			(d.mode === 'streams' ? d.split.how : 'a syncemu trace: ' + d.runs.length + ' run(s)');
+			(d.mode === 'syncemu' ? 'a syncemu trace: ' + (d.runs || []).length + ' run(s)' : (d.split || {}).how || d.mode);
+		if (d.mode === 'bursts') {
+			const rows = d.tables.bursts.rows;
+			const id = 'validate' + n + '-bursts';
+			const f = figure(grid, id, 'Bursts of the capture against alpha-beta and the model', states,
+					 'Each burst\'s first to last packet; alpha-beta: ' + fmt((d.model || {}).alpha_s * 1e3) +
+					 ' ms + bytes / ' + si((d.model || {}).beta_Bps, 'B/s') + ' (' + ((d.model || {}).from || 'n/a') + ').');
+			const ds = [['duration_ms', 'burst', []], ['alpha_beta_ms', 'alpha-beta', [6, 4]], ['model_sync_ms', 'model sync', [2, 3]]]
+				.map(([k, t, dash], i) => ({ label: t, data: rows.map((r) => ({ x: r.burst, y: r[k] })).filter((p) => p.y !== null),
+							      borderColor: color(i), backgroundColor: color(i), borderDash: dash,
+							      pointRadius: i ? 0 : 3, borderWidth: 1.5 }));
+			const ys = finite(ds.flatMap((x) => x.data.map((p) => p.y)));
+			const markerIdx = ds.length;
+			ds.push({ label: 'slider', data: [], borderColor: '#e53e3e', pointRadius: 0, borderWidth: 1 });
+			const ch = chart(id, f.canvas, { type: 'line', data: { datasets: ds }, options: { parsing: false,
+				scales: { x: axis('linear', 'burst', { ticks: { precision: 0 } }),
+					  y: axis(axisType(ys), 'duration, ms', { beginAtZero: axisType(ys) === 'linear' }) },
+				plugins: { legend: { labels: { filter: (it) => it.text !== 'slider' } } } } });
+			const table = el('table', { class: 'readout', id: id + '-readout' });
+			slider(f.fig, id + '-burst', 'burst', rows.map((r) => r.burst), 0, (b) => 'burst ' + b, (i) => {
+				const r = rows[i];
+				ch.data.datasets[markerIdx].data = [{ x: r.burst, y: Math.min(...ys) }, { x: r.burst, y: Math.max(...ys) }];
+				readout(table, ['', 'value'], [['start', fmt(r.start_s, 6) + ' s'], ['duration', fmt(r.duration_ms, 4) + ' ms'],
+					['bytes', String(r.bytes)], ['packets', String(r.packets)], ['alpha-beta', fmt(r.alpha_beta_ms, 4) + ' ms']], -1);
+				ch.update();
+			});
+			f.fig.append(table);
+			return;
+		}
 		const steps = d.tables.steps.rows;
 		if (d.mode !== 'streams') {
 			const id = 'validate' + n + '-steps';
