@@ -145,10 +145,12 @@ kernel_curves(const struct sc_scenario *sc)
 				      json_string(sm_stage_name(st)));
 	vars = json_object_get(o, "variants");
 	for (v = 0; v < SM_VAR_COUNT; v++) {
-		json_t *stage[SM_STAGE_COUNT], *binding = json_array(), *step = json_array(), *e;
+		json_t *stage[SM_STAGE_COUNT], *binding, *step, *e;
 
 		if (!(sc->variants & (1u << v)) || !sm_variant_has_module(v))
 			continue;
+		binding = json_array();
+		step = json_array();
 		for (st = 0; st < SM_STAGE_COUNT; st++)
 			stage[st] = json_array();
 		for (i = 0; i < KERNEL_POINTS; i++) {
