@@ -109,10 +109,11 @@ if [ ! -f "$zc" ]; then
 elif ! command -v zsh >/dev/null; then
 	echo "# zsh is not installed: its completion not tried"
 else
-	timeout 60 zsh -f "$here/zsh_complete.zsh" "$(dirname "$zc")" "$bin" 'syncemu run --set wan.ba' >"$tmp/z" 2>&1
+	timeout 60 zsh -f "$here/zsh_complete.zsh" "$(dirname "$zc")" "$bin" 'syncemu run --set wan.ba' \
+		'syncemu run --set wan.bandwidth=' >"$tmp/z" 2>&1
 	grep -q 'syncemu run --set wan.bandwidth=' "$tmp/z" && ok "zsh completes a scenario key to set" ||
 		bad "zsh: $(tail -c 300 "$tmp/z" | tr -d '\033')"
-	timeout 60 zsh -f "$here/zsh_complete.zsh" "$(dirname "$zc")" "$bin" 'syncemu rep' >"$tmp/z" 2>&1
+	timeout 60 zsh -f "$here/zsh_complete.zsh" "$(dirname "$zc")" "$bin" 'syncemu rep' 'syncemu report' >"$tmp/z" 2>&1
 	grep -q 'syncemu report' "$tmp/z" && ok "zsh completes a command" || bad "zsh: $(tail -c 300 "$tmp/z" | tr -d '\033')"
 fi
 

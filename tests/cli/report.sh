@@ -17,6 +17,7 @@ mkdir -p "$shots"
 
 # the inputs: the default run (the quick mode: 20 steps), a load sweep, the model, and a job's
 # capture of 5 steps (two hosts, 50 kB each way per step) with the application's own times
+# (job_captures.py, as validate.sh's)
 steps=()
 [ "$mode" = quick ] && steps=(-n 20)
 expect_rc 0 "the default run, JSON" -- "$se" run -q --json "${steps[@]}"
@@ -25,41 +26,7 @@ expect_rc 0 "a load sweep" -- "$se" sweep -q --key background.load --range 0:0.6
 	-b free -n 30 --set queues.wan=1GB -o "$tmp/load"
 expect_rc 0 "the model, JSON" -- "$se" model --json
 cp "$tmp/out" "$tmp/model.json"
-python3 - "$tmp" <<'PY'
-import struct, sys
-d = sys.argv[1]
-def tcp(ts, src, dst, sport, dport, seq, n):
-    t = struct.pack(">HHIIBBHHH", sport, dport, seq & 0xffffffff, 0, 0x50, 0x10, 65535, 0, 0)
-    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 40 + n, 0, 0, 64, 6, 0, bytes(src), bytes(dst))
-    f = b"\x02" * 12 + b"\x08\x00" + ip + t + b"\x5a" * n
-    return struct.pack("<IIII", ts // 10**9, ts % 10**9, min(len(f), 96), len(f)) + f[:96]
-A, B = [10, 0, 0, 1], [10, 0, 0, 2]
-t, recs, truth, seq = 1700000000 * 10**9, [], [], [1000, 99999]
-for k in range(5):
-    start = t
-    for i in range(50):
-        recs.append((t + i * 10000, tcp(t + i * 10000, A, B, 40000, 41000, seq[0], 1000)))
-        recs.append((t + i * 10000 + 5000, tcp(t + i * 10000 + 5000, B, A, 41000, 40000, seq[1], 1000)))
-        seq[0] += 1000; seq[1] += 1000
-    truth.append((start, t + 49 * 10000 + 5000))
-    t = truth[-1][1] + 5000000
-with open(d + "/job.pcap", "wb") as f:
-    f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 96, 1))
-    for _, r in sorted(recs, key=lambda x: x[0]):
-        f.write(r)
-# three transfers of 1, 2 and 4 MB, 50 ms apart: no repeating step, bursts
-t, seq = 1700000000 * 10**9, 1
-with open(d + "/transfers.pcap", "wb") as f:
-    f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 96, 1))
-    for size in (1000000, 2000000, 4000000):
-        for i in range(size // 1000):
-            f.write(tcp(t, A, B, 40000 + size // 10**6, 5201, seq, 1000))
-            t += 20000; seq += 1000
-        t += 50000000
-with open(d + "/job.csv", "w") as f:
-    f.write("step,start_ns,end_ns\n" + "".join("%d,%d,%d\n" % (k, s - 10**6, e + 10**6)
-                                              for k, (s, e) in enumerate(truth)))
-PY
+python3 "$here/job_captures.py" "$tmp"
 expect_rc 0 "validate a job's capture" -- "$se" validate "$tmp/job.pcap" --steps 5 \
 	--steps-csv "$tmp/job.csv" --rate 843.2Mbit/s --json
 cp "$tmp/out" "$tmp/validate.json"

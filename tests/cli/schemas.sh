@@ -31,25 +31,10 @@ check run "run at zero load with a trace, under load, one that failed (a queue b
 	"$se" sweep -q -k module.planes -V 4,8 -v E -b free -n 3 -o "$tmp/sp" >/dev/null
 check sweep "sweep of the load, of bit planes" "$tmp/sw/sweep.json" "$tmp/sp/sweep.json"
 "$se" validate "$tmp/t.pcapng" --json >"$tmp/v1.json"
-python3 - "$tmp" <<'PY'
-import struct, sys
-d = sys.argv[1]
-def tcp(ts, src, dst, seq, n):
-    t = struct.pack(">HHIIBBHHH", 40000, 41000, seq, 0, 0x50, 0x10, 65535, 0, 0)
-    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 40 + n, 0, 0, 64, 6, 0, bytes(src), bytes(dst))
-    f = b"\x02" * 12 + b"\x08\x00" + ip + t + b"\x5a" * n
-    return struct.pack("<IIII", ts // 10**9, ts % 10**9, len(f), len(f)) + f
-with open(d + "/job.pcap", "wb") as f:
-    f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 65535, 1))
-    t, seq = 1700000000 * 10**9, 1
-    for k in range(4):
-        for i in range(40):
-            f.write(tcp(t, [10, 0, 0, 1], [10, 0, 0, 2], seq, 1000)); t += 10000; seq += 1000
-        t += 3000000
-PY
-"$se" validate "$tmp/job.pcap" --steps 4 --json >"$tmp/v2.json"
-"$se" validate "$tmp/job.pcap" --json >"$tmp/v3.json"
-check validate "validate: a syncemu trace, a job's steps, what it finds alone" "$tmp/v1.json" "$tmp/v2.json" "$tmp/v3.json"
+python3 "$here/job_captures.py" "$tmp"
+"$se" validate "$tmp/job.pcap" --steps 5 --json >"$tmp/v2.json"
+"$se" validate "$tmp/transfers.pcap" --json >"$tmp/v3.json"
+check validate "validate: a syncemu trace, a job's steps, three transfers' bursts" "$tmp/v1.json" "$tmp/v2.json" "$tmp/v3.json"
 "$se" bridge --a ring:x --b ring:y --set bridge.bandwidth_ab=100Mbit/s --set bridge.bandwidth_ba=100Mbit/s \
 	--load 0.3 -d 1s -q -j >"$tmp/bridge.json" 2>"$tmp/err"
 check bridge "bridge's summary" "$tmp/bridge.json"

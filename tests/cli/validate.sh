@@ -65,53 +65,7 @@ python3 -c "import json; d=json.load(open('$tmp/out')); assert d['mode']=='burst
 # 1000-byte TCP segments 10 us apart (B 5 us after A), 5 ms of compute between; its steps' true
 # first and last packet times in job.truth, the application's own times (1 ms before and after
 # the wire) in job.csv, and a capture of three transfers of 1, 2 and 4 MB (no repeating step)
-python3 - "$tmp" <<'PY'
-import struct, sys
-d = sys.argv[1]
-def tcp(ts, src, dst, sport, dport, seq, n):
-    t = struct.pack(">HHIIBBHHH", sport, dport, seq & 0xffffffff, 0, 0x50, 0x10, 65535, 0, 0)
-    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 40 + n, 0, 0, 64, 6, 0, bytes(src), bytes(dst))
-    f = b"\x02" * 12 + b"\x08\x00" + ip + t + b"\x5a" * n
-    return struct.pack("<IIII", ts // 10**9, ts % 10**9, min(len(f), 96), len(f)) + f[:96]
-def pcap(name, recs):
-    with open(d + "/" + name, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 96, 1))
-        for _, r in sorted(recs, key=lambda x: x[0]):
-            f.write(r)
-A, B = [10, 0, 0, 1], [10, 0, 0, 2]
-t, recs, truth, seq = 1700000000 * 10**9, [], [], [1000, 99999]
-for k in range(5):
-    start = t
-    for i in range(50):
-        recs.append((t + i * 10000, tcp(t + i * 10000, A, B, 40000, 41000, seq[0], 1000)))
-        recs.append((t + i * 10000 + 5000, tcp(t + i * 10000 + 5000, B, A, 41000, 40000, seq[1], 1000)))
-        seq[0] += 1000; seq[1] += 1000
-    end = t + 49 * 10000 + 5000
-    truth.append((start, end))
-    t = end + 5000000
-pcap("job.pcap", recs)
-with open(d + "/job.truth", "w") as f:
-    f.write("".join("%d %d\n" % x for x in truth))
-with open(d + "/job.csv", "w") as f:
-    f.write("step,start_ns,end_ns\n" + "".join("%d,%d,%d\n" % (k, s - 10**6, e + 10**6)
-                                              for k, (s, e) in enumerate(truth)))
-t, recs, seq = 1700000000 * 10**9, [], 1
-for size in (1000000, 2000000, 4000000):
-    for i in range(size // 1000):
-        recs.append((t, tcp(t, A, B, 40000 + size // 10**6, 5201, seq, 1000)))
-        t += 20000; seq += 1000
-    t += 50000000
-pcap("transfers.pcap", recs)
-# 4 steps of 50 segments, a 3 ms stall in the middle of each, 2 ms between steps
-t, recs, seq = 1700000000 * 10**9, [], 1
-for k in range(4):
-    for i in range(50):
-        t += 3000000 if i == 25 else 10000
-        recs.append((t, tcp(t, A, B, 40000, 41000, seq, 1000)))
-        seq += 1000
-    t += 2000000
-pcap("stalls.pcap", recs)
-PY
+python3 "$(dirname "$0")/job_captures.py" "$tmp"
 expect_rc 0 "a job's capture cut into 5 given steps" -- "$se" validate "$tmp/job.pcap" --steps 5 --json
 python3 - "$tmp/out" "$tmp/job.truth" <<'PY' && ok "every step's first and last packet to the nanosecond, per direction in the JSON" || bad "the steps of a job's capture"
 import json, sys
