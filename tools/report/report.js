@@ -310,8 +310,12 @@
 			const id = 'run' + n + '-steps' + j;
 			const rows = r.steps.rows;
 			const f = figure(grid, id, 'Run ' + r.label + ': each step against the models', states,
-					 'Status ' + r.status + '. ' + r.compared_steps + ' steps compared with the ' +
-					 'packet closed form (max difference ' + fmt(r.max_rel_diff) + ' relative); ' +
+					 'Status ' + r.status + '. ' + (r.model ? 'Under load: the emulated mean ' +
+					  fmt(r.step_ms.mean, 4) + ' ms against the fluid shared-WAN model\'s PS ' +
+					  fmt(r.model.ps_mean_ms, 4) + ' ms and FIFO ' + fmt(r.model.fifo_mean_ms, 4) +
+					  ' ms over as many syncs (zero load: ' + fmt(r.model.zero_load_ms, 4) + ' ms). ' :
+					  r.compared_steps + ' steps compared with the packet closed form (max ' +
+					  'difference ' + fmt(r.max_rel_diff) + ' relative). ') +
 					 (changesOf(r).length ? changesOf(r).length + ' live change(s), marked. ' : '') +
 					 (r.steps_kept.of > rows.length ? 'Steps kept: first ' + r.steps_kept.first +
 					  ', last ' + r.steps_kept.last + ' of ' + r.steps_kept.of + '.' : ''));
@@ -321,7 +325,7 @@
 				  borderWidth: 1.5 },
 				{ label: 'packet closed form', data: rows.map((s) => ({ x: s.step, y: s.packet_model_ms })),
 				  borderColor: color(1), borderDash: [6, 4], pointRadius: 0, borderWidth: 1.5 },
-				{ label: 'fluid model', data: rows.map((s) => ({ x: s.step, y: s.fluid_ms })),
+				{ label: r.model ? 'fluid model (zero load)' : 'fluid model', data: rows.map((s) => ({ x: s.step, y: s.fluid_ms })),
 				  borderColor: color(2), borderDash: [2, 3], pointRadius: 0, borderWidth: 1.5 },
 			];
 			if (r.model) {	/* under load: the fluid shared-WAN model's means over as many syncs */
