@@ -469,7 +469,9 @@
 				  y: axis(axisType(ys), 'mean step time, ms' + (axisType(ys) === 'logarithmic' ? ' (log)' : '')) },
 			plugins: { legend: { labels: { filter: (it) => !it.text.endsWith('CI low') && it.text !== 'slider' } } } } });
 		const table = el('table', { class: 'readout', id: id + '-readout' });
-		slider(f.fig, id + '-value', d.key, xs, 0, (x) => fmt(x, 4) + (d.unit ? ' ' + d.unit : ''), (i) => {
+		/* the value as given ("1GB/s", "wire"), its number else */
+		const shown = (x) => (d.points.find((p) => p.x === x) || {}).value || fmt(x, 4) + (d.unit ? ' ' + d.unit : '');
+		slider(f.fig, id + '-value', d.key, xs, 0, shown, (i) => {
 			ch.data.datasets[markerIdx].data = [{ x: xs[i], y: Math.min(...ys) }, { x: xs[i], y: Math.max(...ys) }];
 			const pts = d.points.filter((p) => p.x === xs[i]);
 			readout(table, ['run', 'mean ms', '95 % CI', 'model ms', 'status'],
