@@ -19,13 +19,16 @@ else
 fi
 # help2man's sections come from "Usage:", "Options:", "Examples:": the help's own headings,
 # capitalised on the way; each example a paragraph of its own
+# (a --help that fails, e.g. syncemu top's before syncemu-top exists, fails the page)
 cat >"$dir/$name" <<SH
 #!/bin/sh
-"$se" $sub "\$@" | sed -e 's/^usage:/Usage:/' -e 's/^options:\$/Options:/' \
+"$se" $sub "\$@" >"$dir/help" || exit 1
+sed -e 's/^usage:/Usage:/' -e 's/^options:\$/Options:/' \
 	-e 's/^examples\{0,1\}:\$/Examples:/' -e 's/^commands:\$/Commands:/' \
-	-e '/^  syncemu /{x;p;x;}'
+	-e '/^  syncemu /{x;p;x;}' "$dir/help"
 SH
 chmod +x "$dir/$name"
+"$dir/$name" --help >/dev/null || { echo "mkman.sh: 'syncemu $sub --help' failed" >&2; exit 1; }
 if [ -n "$sub" ]; then
 	printf '[SEE ALSO]\n.BR syncemu (1),\n.B syncemu %s \\-\\-help\n' "$sub" >"$dir/include"
 else
