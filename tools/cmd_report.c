@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -361,12 +362,28 @@ cmd_report(int argc, char **argv)
 		json_error_t je;
 		char why[256];
 
+		struct stat st;
+
 		in[i].path = pos[i];
 		ins[i] = (struct input){ pos[i], "an input" };
+		if (stat(pos[i], &st) != 0) {
+			fprintf(stderr, "syncemu report: %s: %s\n", pos[i], strerror(errno));
+			status = CLI_EXIT_INPUT;
+			goto out;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "syncemu report: %s: a directory, not a JSON file (a sweep's "
+				"is DIR/sweep.json)\n", pos[i]);
+			status = CLI_EXIT_INPUT;
+			goto out;
+		}
 		in[i].json = json_load_file(pos[i], JSON_REJECT_DUPLICATES, &je);
 		if (in[i].json == NULL) {
-			fprintf(stderr, "syncemu report: %s:%d:%d: %s\n", pos[i], je.line, je.column,
-				je.text);
+			if (je.line > 0)
+				fprintf(stderr, "syncemu report: %s:%d:%d: %s\n", pos[i], je.line,
+					je.column, je.text);
+			else
+				fprintf(stderr, "syncemu report: %s: %s\n", pos[i], je.text);
 			status = CLI_EXIT_INPUT;
 			goto out;
 		}
