@@ -195,24 +195,21 @@ slurp(const char *path, size_t *len)
 }
 
 /* Text into HTML: the five characters that matter escaped. */
-static int
+static void
 put_html(struct outfile *out, const char *s)
 {
-	int rc = 0;
-
-	for (; *s != '\0' && rc == 0; s++) {
+	for (; *s != '\0'; s++) {
 		const char *e = *s == '<' ? "&lt;" : *s == '>' ? "&gt;" : *s == '&' ? "&amp;" :
 				*s == '"' ? "&quot;" : *s == '\'' ? "&#39;" : NULL;
 
-		rc = e != NULL ? outfile_write(out, e, strlen(e)) : outfile_write(out, s, 1);
+		outfile_write(out, e != NULL ? e : s, e != NULL ? strlen(e) : 1);
 	}
-	return rc;
 }
 
-static int
+static void
 put(struct outfile *out, const char *s)
 {
-	return outfile_write(out, s, strlen(s));
+	outfile_write(out, s, strlen(s));	/* an error stays: outfile_error() */
 }
 
 /*
@@ -235,15 +232,22 @@ put_data(struct outfile *out, const struct report_input *in, unsigned int n)
 	json_decref(a);
 	if (s == NULL)
 		return -ENOMEM;
-	for (p = s; rc == 0 && (q = strchr(p, '<')) != NULL; p = q + 1) {
-		rc = outfile_write(out, p, (size_t)(q - p));
-		if (rc == 0)
-			rc = put(out, "\\u003c");
+	for (p = s; (q = strchr(p, '<')) != NULL; p = q + 1) {
+		outfile_write(out, p, (size_t)(q - p));
+		put(out, "\\u003c");
 	}
-	if (rc == 0)
-		rc = put(out, p);
+	put(out, p);
 	free(s);
-	return rc;
+	return 0;
+}
+
+/* The scenario's name in a command's JSON: "scenario" is an object (run, model) or a name (sweep). */
+static const char *
+scenario_name(json_t *j)
+{
+	json_t *sc = json_object_get(j, "scenario");
+
+	return json_string_value(json_is_object(sc) ? json_object_get(sc, "name") : sc);
 }
 
 static void
@@ -253,28 +257,20 @@ default_title(char *buf, size_t len, const struct report_input *in, unsigned int
 	unsigned int i, j;
 
 	for (i = 0; i < n && k < len; i++) {
-		json_t *sc = json_object_get(in[i].json, "scenario");
-		const char *name = json_is_object(sc) ? json_string_value(json_object_get(sc, "name")) :
-							json_string_value(sc);
+		const char *name = scenario_name(in[i].json);
 		bool seen = false;
 
-		if (name == NULL)
-			continue;
-		for (j = 0; j < i && !seen; j++) {
-			json_t *s2 = json_object_get(in[j].json, "scenario");
-			const char *n2 = json_is_object(s2) ?
-					 json_string_value(json_object_get(s2, "name")) :
-					 json_string_value(s2);
-
-			seen = n2 != NULL && strcmp(n2, name) == 0;
-		}
-		if (!seen)
+		for (j = 0; name != NULL && j < i && !seen; j++)
+			seen = scenario_name(in[j].json) != NULL &&
+			       strcmp(scenario_name(in[j].json), name) == 0;
+		if (name != NULL && !seen)
 			k += (size_t)snprintf(buf + k, len - k, "%s %s", k > 15 ? "," : "", name);
 	}
 	if (k <= 15)
 		snprintf(buf, len, "syncemu report");
 }
 
+/* The page; outfile_write()'s error is sticky: it is looked at once, at the end. */
 static int
 write_page(struct outfile *out, const char *title, const char *chartjs, size_t chartjs_len,
 	   const struct report_input *in, unsigned int n)
@@ -282,50 +278,33 @@ write_page(struct outfile *out, const char *title, const char *chartjs, size_t c
 	unsigned int i;
 	int rc;
 
-	rc = put(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-		      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-		      "<meta name=\"generator\" content=\"syncemu " SYNCEMU_VERSION "\">\n<title>");
-	if (rc == 0)
-		rc = put_html(out, title);
-	if (rc == 0)
-		rc = put(out, "</title>\n<style>\n");
-	if (rc == 0)
-		rc = outfile_write(out, report_css, report_css_len);
-	if (rc == 0)
-		rc = put(out, "</style>\n</head>\n<body>\n<header class=\"page\"><h1>");
-	if (rc == 0)
-		rc = put_html(out, title);
-	if (rc == 0)
-		rc = put(out, "</h1><p>syncemu " SYNCEMU_VERSION " report of");
-	for (i = 0; i < n && rc == 0; i++) {
-		rc = put(out, i ? ", " : " ");
-		if (rc == 0)
-			rc = put_html(out, in[i].path);
-		if (rc == 0)
-			rc = put(out, " (");
-		if (rc == 0)
-			rc = put(out, in[i].kind);
-		if (rc == 0)
-			rc = put(out, ")");
+	put(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+		 "<meta name=\"generator\" content=\"syncemu " SYNCEMU_VERSION "\">\n<title>");
+	put_html(out, title);
+	put(out, "</title>\n<style>\n");
+	outfile_write(out, report_css, report_css_len);
+	put(out, "</style>\n</head>\n<body>\n<header class=\"page\"><h1>");
+	put_html(out, title);
+	put(out, "</h1><p>syncemu " SYNCEMU_VERSION " report of");
+	for (i = 0; i < n; i++) {
+		put(out, i ? ", " : " ");
+		put_html(out, in[i].path);
+		put(out, " (");
+		put(out, in[i].kind);
+		put(out, ")");
 	}
-	if (rc == 0)
-		rc = put(out, ". Hover a chart for values; the sliders move its marked lines.</p>"
-			      "</header>\n<nav class=\"toc\"></nav>\n<main></main>\n"
-			      "<noscript><p class=\"error\">The charts need JavaScript.</p></noscript>\n"
-			      "<script>\n");
-	if (rc == 0)
-		rc = outfile_write(out, chartjs, chartjs_len);
-	if (rc == 0)
-		rc = put(out, "\n</script>\n<script type=\"application/json\" id=\"syncemu-data\">");
-	if (rc == 0)
-		rc = put_data(out, in, n);
-	if (rc == 0)
-		rc = put(out, "</script>\n<script>\n");
-	if (rc == 0)
-		rc = outfile_write(out, report_js, report_js_len);
-	if (rc == 0)
-		rc = put(out, "</script>\n</body>\n</html>\n");
-	return rc;
+	put(out, ". Hover a chart for values; the sliders move its marked lines.</p>"
+		 "</header>\n<nav class=\"toc\"></nav>\n<main></main>\n"
+		 "<noscript><p class=\"error\">The charts need JavaScript.</p></noscript>\n"
+		 "<script>\n");
+	outfile_write(out, chartjs, chartjs_len);
+	put(out, "\n</script>\n<script type=\"application/json\" id=\"syncemu-data\">");
+	rc = put_data(out, in, n);
+	put(out, "</script>\n<script>\n");
+	outfile_write(out, report_js, report_js_len);
+	put(out, "</script>\n</body>\n</html>\n");
+	return rc != 0 ? rc : outfile_error(out);
 }
 
 int

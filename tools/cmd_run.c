@@ -414,6 +414,33 @@ stop_ctl(struct runner *r, struct ctl_server *srv)
 /* The outputs: the trace, --queue-csv, --csv, --plot. */
 #define RUN_OUTS 4
 
+/*
+ * A CSV written as the runs went (--queue-csv, --csv): committed after runs that ended well or
+ * were interrupted (*@p fp, its stream, then NULL), else left to be aborted, saying what a stream
+ * already holds.  The exit status after it.
+ */
+static int
+commit_csv(struct output *out, FILE **fp, const char *what, int status)
+{
+	int rc;
+
+	if (out->f == NULL)
+		return status;
+	if (status != CLI_EXIT_OK && status != CLI_EXIT_INTERRUPTED) {
+		if (outfile_streams(out->f))
+			fprintf(stderr, "syncemu run: a run failed: %s holds the %s streamed up to "
+				"the failure\n", out->path, what);
+		return status;
+	}
+	rc = outfile_commit(out->f);
+	out->f = NULL;
+	*fp = NULL;
+	if (rc == 0)
+		return status;
+	fprintf(stderr, "syncemu run: cannot write %s: %s\n", out->path, strerror(-rc));
+	return CLI_EXIT_FAIL;
+}
+
 /* The header of --csv: a row per step (runstats.c writes them). */
 static void
 steps_csv_header(FILE *f)
@@ -603,6 +630,7 @@ cmd_run(int argc, char **argv)
 			status = CLI_EXIT_FAIL;
 			goto agree;
 		}
+		r.steps_csv_streams = outfile_streams(outs[2].f);
 		steps_csv_header(r.steps_csv);
 	}
 agree:
@@ -689,34 +717,8 @@ agree:
 			status = CLI_EXIT_FAIL;
 		}
 	}
-	if (outs[1].f != NULL && (status == CLI_EXIT_OK || status == CLI_EXIT_INTERRUPTED)) {
-		int rc = outfile_commit(outs[1].f);
-
-		outs[1].f = NULL;
-		r.queue_csv = NULL;
-		if (rc != 0) {
-			fprintf(stderr, "syncemu run: cannot write %s: %s\n", o.queue_csv,
-				strerror(-rc));
-			status = CLI_EXIT_FAIL;
-		}
-	} else if (outs[1].f != NULL && r.queue_csv_streams) {
-		fprintf(stderr, "syncemu run: a run failed: %s holds the samples streamed up to the "
-			"failure\n", o.queue_csv);
-	}
-	if (outs[2].f != NULL && (status == CLI_EXIT_OK || status == CLI_EXIT_INTERRUPTED)) {
-		int rc = outfile_commit(outs[2].f);
-
-		outs[2].f = NULL;
-		r.steps_csv = NULL;
-		if (rc != 0) {
-			fprintf(stderr, "syncemu run: cannot write %s: %s\n", o.steps_csv,
-				strerror(-rc));
-			status = CLI_EXIT_FAIL;
-		}
-	} else if (outs[2].f != NULL && outfile_streams(outs[2].f)) {
-		fprintf(stderr, "syncemu run: a run failed: %s holds the steps streamed up to the "
-			"failure\n", o.steps_csv);
-	}
+	status = commit_csv(&outs[1], &r.queue_csv, "samples", status);
+	status = commit_csv(&outs[2], &r.steps_csv, "steps", status);
 	if (outs[3].f != NULL && (status == CLI_EXIT_OK || status == CLI_EXIT_INTERRUPTED)) {
 		/* (the plot of what was done: an interrupted run's steps up to its last) */
 		if (run_plot_write(outs[3].f, runs, n, sc, err, sizeof(err)) != 0) {

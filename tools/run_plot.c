@@ -15,18 +15,18 @@
 #include "run_report.h"
 #include "sweep_plot.h"
 
-/* A gnuplot single-quoted string. */
+/* ", \ dat index IDX using 1:COL with lines lc LC dt DT title 'LABEL WHAT'" */
 static void
-put_string(FILE *f, const char *s)
+put_line(FILE *f, unsigned int idx, unsigned int col, unsigned int lc, unsigned int dt,
+	 const char *label, const char *what)
 {
-	fputc('\'', f);
-	for (; *s != '\0'; s++) {
-		if (*s == '\'')
-			fputs("''", f);
-		else
-			fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
-	}
-	fputc('\'', f);
+	char t[96];
+
+	fprintf(f, ", \\\n     dat index %u using 1:%u with lines lc %u dt %u title ", idx, col, lc,
+		dt);
+	snprintf(t, sizeof(t), "%s %s", label, what);
+	plot_put_string(f, t);
+	fputs(" noenhanced", f);
 }
 
 static void
@@ -83,9 +83,9 @@ script(FILE *f, const struct outcome *runs, unsigned int n, const struct sc_scen
 	      "set title ", f);
 	snprintf(title, sizeof(title), "syncemu run of %s: each step against the models",
 		 sc->name);
-	put_string(f, title);
+	plot_put_string(f, title);
 	fputs(".\"\\n\".", f);
-	put_string(f, settings);
+	plot_put_string(f, settings);
 	fprintf(f, " noenhanced\nset xlabel 'step'\nset ylabel 'step time, ms%s'\n",
 		logy ? " (log scale)" : "");
 	fputs(logy ? "set logscale y\n" : "set yrange [0:*]\n", f);
@@ -99,26 +99,13 @@ script(FILE *f, const struct outcome *runs, unsigned int n, const struct sc_scen
 		fprintf(f, "%sdat index %u using 1:2 with linespoints lc %u pt 7 ps 0.4 title ",
 			b ? ", \\\n     " : "", b, b + 1);
 		snprintf(t, sizeof(t), "%s emulated", o->c.label);
-		put_string(f, t);
-		fprintf(f, " noenhanced, \\\n     dat index %u using 1:3 with lines lc %u dt 2 "
-			   "title ", b, b + 1);
-		snprintf(t, sizeof(t), "%s packet model", o->c.label);
-		put_string(f, t);
-		fprintf(f, " noenhanced, \\\n     dat index %u using 1:4 with lines lc %u dt 3 "
-			   "title ", b, b + 1);
-		snprintf(t, sizeof(t), "%s fluid model", o->c.label);
-		put_string(f, t);
+		plot_put_string(f, t);
 		fputs(" noenhanced", f);
+		put_line(f, b, 3, b + 1, 2, o->c.label, "packet model");
+		put_line(f, b, 4, b + 1, 3, o->c.label, "fluid model");
 		if (o->loaded) {
-			fprintf(f, ", \\\n     dat index %u using 1:5 with lines lc %u dt 4 "
-				   "title ", b, b + 1);
-			snprintf(t, sizeof(t), "%s model PS (mean)", o->c.label);
-			put_string(f, t);
-			fprintf(f, " noenhanced, \\\n     dat index %u using 1:6 with lines lc %u "
-				   "dt 5 title ", b, b + 1);
-			snprintf(t, sizeof(t), "%s model FIFO (mean)", o->c.label);
-			put_string(f, t);
-			fputs(" noenhanced", f);
+			put_line(f, b, 5, b + 1, 4, o->c.label, "model PS (mean)");
+			put_line(f, b, 6, b + 1, 5, o->c.label, "model FIFO (mean)");
 		}
 		b++;
 	}

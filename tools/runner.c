@@ -367,6 +367,8 @@ on_step(void *arg, uint32_t done, uint32_t steps, uint64_t frames)
 		tr_pcapng_flush(pg->r->cap->w);
 	if (pg->r->queue_csv != NULL && pg->r->queue_csv_streams)
 		fflush(pg->r->queue_csv);
+	if (pg->r->steps_csv != NULL && pg->r->steps_csv_streams)
+		fflush(pg->r->steps_csv);
 	if (!pg->r->progress || (now - pg->last < (pg->r->tty ? 0.25 : 2.0) && done != steps))
 		return;
 	pg->last = now;

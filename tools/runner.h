@@ -157,6 +157,7 @@ struct runner {
 	bool queue_points;			/**< the WAN queues over time (struct queue_points) */
 	FILE *queue_csv;			/**< every queue sample as CSV, as it is taken */
 	FILE *steps_csv;			/**< every step as CSV, as it ends (run --csv) */
+	bool steps_csv_streams;			/**< it is a FIFO or stdout: flushed every step */
 	bool queue_csv_streams;			/**< it is a FIFO or stdout: flushed every step */
 };
 

@@ -374,6 +374,24 @@ runstats_begin(struct runstats **out, const struct runner *r, const struct sc_sc
 	return 0;
 }
 
+void
+runstats_wan_params(const struct sc_scenario *sc, enum sm_variant v, double budget, double load,
+		    const struct sm_size_dist *sizes, uint32_t steps,
+		    struct sm_sharedwan_params *wp)
+{
+	sm_sharedwan_default(wp);
+	wp->var = v;
+	wp->budget = budget;
+	wp->load = load;
+	wp->sizes = sizes;
+	wp->directions = sc->background.directions == SC_DIRECTIONS_ONE ? 1 : 2;
+	wp->seed = sc->run.seed;
+	wp->n_syncs = steps ? steps : 1;
+	wp->warmup = sc->run.warmup < wp->n_syncs ? sc->run.warmup : wp->n_syncs;
+	wp->disc = SM_WAN_PS;
+	wp->sync_one_flow = true;
+}
+
 /* Under load: the fluid shared-WAN model (PS and FIFO), M/G/1 for the background. */
 static void
 loaded_models(struct runstats *rs, const struct sm_size_dist *sizes, struct outcome *o)
@@ -383,17 +401,8 @@ loaded_models(struct runstats *rs, const struct sm_size_dist *sizes, struct outc
 	double lambda, es, es2, bw = rs->model.wan.bw;
 
 	o->loaded = true;
-	sm_sharedwan_default(&wp);
-	wp.var = o->c.var;
-	wp.budget = budget_of(o, &rs->model);
-	wp.load = rs->load;
-	wp.sizes = sizes;
-	wp.directions = sc->background.directions == SC_DIRECTIONS_ONE ? 1 : 2;
-	wp.seed = sc->run.seed;
-	wp.n_syncs = o->res.steps ? o->res.steps : 1;
-	wp.warmup = sc->run.warmup < wp.n_syncs ? sc->run.warmup : wp.n_syncs;
-	wp.disc = SM_WAN_PS;
-	wp.sync_one_flow = true;
+	runstats_wan_params(sc, o->c.var, budget_of(o, &rs->model), rs->load, sizes, o->res.steps,
+			    &wp);
 	o->model_rc = sm_sharedwan_run(&rs->model, &wp, NULL, &o->ps);
 	wp.disc = SM_WAN_FIFO;
 	if (o->model_rc == 0)

@@ -9,6 +9,7 @@
 #define SYNCEMU_RUNSTATS_H
 
 #include "runner.h"
+#include "sharedwan.h"
 
 struct runstats;
 
@@ -27,5 +28,15 @@ int runstats_begin(struct runstats **rs, const struct runner *r, const struct sc
 int runstats_end(struct runstats *rs, const struct sm_size_dist *sizes, struct outcome *o);
 
 void runstats_free(struct runstats *rs);
+
+/**
+ * The fluid shared-WAN model's parameters for variant @p v at @p budget (FLOP/s, 0 = not
+ * charged) under @p load with @p sizes, over @p steps syncs (at least one) with the scenario's
+ * seed, warm-up and background directions; processor sharing, the sync one flow (set disc for
+ * FIFO).  What a run is held against under load, and a sweep's curves between its values.
+ */
+void runstats_wan_params(const struct sc_scenario *sc, enum sm_variant v, double budget,
+			 double load, const struct sm_size_dist *sizes, uint32_t steps,
+			 struct sm_sharedwan_params *wp);
 
 #endif /* SYNCEMU_RUNSTATS_H */

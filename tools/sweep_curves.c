@@ -14,6 +14,7 @@
 
 #include "bgsizes.h"
 #include "packet.h"
+#include "runstats.h"
 #include "sharedwan.h"
 #include "step.h"
 #include "sweep.h"
@@ -110,17 +111,8 @@ point_models(const struct sc_scenario *sc, const struct contender *c, bool loade
 		memset(&sizes, 0, sizeof(sizes));
 		if (sc_background_sizes(sc, &sizes, err, sizeof(err)) != 0)
 			return;
-		sm_sharedwan_default(&wp);
-		wp.var = c->var;
-		wp.budget = budget;
-		wp.load = sc->background.load;
-		wp.sizes = &sizes;
-		wp.directions = sc->background.directions == SC_DIRECTIONS_ONE ? 1 : 2;
-		wp.seed = sc->run.seed;
-		wp.n_syncs = sc->run.steps ? sc->run.steps : 1;
-		wp.warmup = sc->run.warmup < wp.n_syncs ? sc->run.warmup : wp.n_syncs;
-		wp.sync_one_flow = true;
-		wp.disc = SM_WAN_PS;
+		runstats_wan_params(sc, c->var, budget, sc->background.load, &sizes,
+				    sc->run.steps, &wp);
 		if (sm_sharedwan_run(p, &wp, NULL, &res) == 0)
 			out[0] = res.step.mean * 1e3;
 		wp.disc = SM_WAN_FIFO;

@@ -64,9 +64,8 @@ put_text(FILE *f, const char *s)
 		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
 }
 
-/* A gnuplot single-quoted string: nothing in it is special but the quote, which is doubled. */
-static void
-put_string(FILE *f, const char *s)
+void
+plot_put_string(FILE *f, const char *s)
 {
 	fputc('\'', f);
 	for (; *s != '\0'; s++) {
@@ -134,7 +133,7 @@ put_title(FILE *f, const char *label, const char *suffix)
 
 	snprintf(t, sizeof(t), "%s %s", label, suffix);
 	fputs(" title ", f);
-	put_string(f, t);
+	plot_put_string(f, t);
 	fputs(" noenhanced", f);
 }
 
@@ -206,11 +205,11 @@ sweep_plot_script(FILE *f, const struct sweep_plot *p)
 	if (asprintf(&t, "syncemu sweep of %s (%s)%s%s", p->key, p->scenario,
 		     p->mark != NULL ? ", " : "", p->mark != NULL ? p->mark : "") < 0)
 		t = NULL;
-	put_string(f, t != NULL ? t : p->key);
+	plot_put_string(f, t != NULL ? t : p->key);
 	free(t);
 	if (p->settings != NULL) {
 		fputs(".\"\\n\".", f);
-		put_string(f, p->settings);
+		plot_put_string(f, p->settings);
 	}
 	fputs(" noenhanced\nset xlabel ", f);
 	if (strcmp(p->key, "background.load") == 0 && p->unit[0] == '\0')
@@ -225,7 +224,7 @@ sweep_plot_script(FILE *f, const struct sweep_plot *p)
 			t = u;
 		}
 	}
-	put_string(f, t != NULL ? t : p->key);
+	plot_put_string(f, t != NULL ? t : p->key);
 	free(t);
 	fprintf(f, " noenhanced\nset ylabel 'mean step time, ms%s'\n", ly ? " (log scale)" : "");
 	x_range(p, &lo, &hi);

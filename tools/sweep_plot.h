@@ -73,6 +73,9 @@ int sweep_plot_draw(const char *script, size_t script_len, const char *data, siz
 		    struct outfile *svg, struct outfile *png, const char *gp_path,
 		    const char *dat_path, char *err, size_t errlen);
 
+/** @p s as a gnuplot single-quoted string: the quote doubled, control characters as spaces. */
+void plot_put_string(FILE *f, const char *s);
+
 /** An output gnuplot writes: the script's variable naming it, the file, its format. */
 struct plot_out {
 	const char *var;		/**< "svg", "png", "out" */
