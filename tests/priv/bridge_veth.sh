@@ -10,7 +10,7 @@
 #      live through --ctl);
 #   2. a TCP bulk transfer (iperf3) through a 100 Mbit/s WAN gets the goodput the link allows:
 #      100 Mbit/s x MSS / (its frame on the wire: MSS + 66 B of headers + 24 B of FCS, preamble
-#      and gap, run.accounting = wire), within 3 %; tbf's goodput beside it (MSS / (MSS + 66));
+#      and gap, run.accounting = wire), within 1 %; tbf's goodput beside it (MSS / (MSS + 66));
 #   3. background at load 0.5 (Poisson 64 kB transfers in 1424-byte frames: 0.5 x 1538/1424 of
 #      the wire) takes its whole share (the queue, 4 MB, drops none of it) and leaves the bulk
 #      flow 1 - 0.54 of what it had alone: the shared FIFO of the model;
@@ -19,19 +19,25 @@
 #      against the program's own step times in syncemu validate (10 %).
 #
 # Bounds, on a loaded 2-vCPU VM: the bridge busy-polls one vCPU (its lcore, CPU 0); the hosts'
-# programs run on the other (taskset -c 1), else a program sharing the bridge's vCPU stalls it
-# for 4-24 ms at a time (platform notes). The host still stalls a vCPU for 0.4-4 ms while the
-# other is busy: (1) compares the minimum RTT of 30 pings (a stall only adds) within 0.5 ms,
-# and the medians within 2 ms; (2) takes the median of the transfer's 1-s intervals after 2 s
-# of slow start: a stall of the sender's vCPU longer than the queue's occupancy (about 10 ms)
-# idles the link, which costs the mean 2-5 % in some seconds (measured: medians -2.0 to +0.8 %,
-# means -2 to -5 %); the mean is held to 10 %. (3) is exact for the background (none of it
-# dropped) and physical for TCP: the bulk flow's mean under load against its mean alone, the
-# model's 1 - 0.54 within -25 % / +20 %: besides the stalls above, TCP's sender spends part of
-# each loaded second with its window below what the link left it (the background's bursts
-# double the queueing delay it sees); measured ratios 0.36 to 0.53 against 0.46, with the host
-# stealing up to a third of the CPU. (4) 10 % as validate_mpi.sh derives it (measured within
-# 5.2 %). A check on a physical bound gets a second attempt (twice, lib.sh).
+# programs and all the kernel's packet work (RPS on CPU 1 only) run on the other (taskset -c 1),
+# else a program sharing the bridge's vCPU stalls it for 4-24 ms at a time (platform notes), and
+# softirqs on CPU 0 put its p99 lateness at 1.3-1.8 ms instead of 0.25-0.45 ms. The host still
+# steals the vCPUs, at times 10-25 % of them in slices of tens of ms: (1) compares the minimum
+# RTT of 30 pings (a stall only adds) within 0.5 ms, and the medians within 2 ms. (2) uses a
+# loss-based TCP (cubic, set per socket: the machine's default may be BBR, which keeps the queue
+# near empty, so every stall of the sender's vCPU idles the link: medians -4 to -15 % measured at
+# 12-25 % steal) with the receiver's buffer capped at 2 MB: its window (about 1.2 MB) keeps about
+# 1 MB, 85 ms at the rate, queued at the bridge and never fills the 4 MB queue. The link then
+# idles only if the sender's vCPU stops for more than 85 ms, and a stall of the bridge delays
+# frames without costing rate (each departure is scheduled from the one before). Measured at the
+# receiver (iperf3's server, 1-s intervals): 94.12-94.18 Mbit/s against 94.15 with up to 20 %
+# steal; the median is held to 1 %, the whole transfer to 3 %. (3) is exact for the background
+# (none of it dropped) and physical for TCP: the bulk flow's goodput under load against its
+# goodput alone, the model's 1 - 0.54 within 15 %: the FIFO, kept backlogged by the bulk
+# flow, gives it what the background leaves; the background's Poisson count over the 8.1 s
+# (about 790 transfers of 64 kB) varies by 3.6 %, the bulk flow's share by 0.54/0.46 x 3.6 =
+# 4.2 %: 15 % is 3.6 sigma (measured -0.0 %). (4) 10 % as validate_mpi.sh derives it (measured
+# within 5.2 %). A check on a physical bound gets a second attempt (twice, lib.sh).
 #
 # Needs root, network namespaces, tc, ethtool, iperf3, ping, taskset, Open MPI and the program
 # (meson builds it when it finds MPI): exits 77 without them, saying why. Everything it creates
@@ -47,6 +53,8 @@ prog=${2:-not-built}
 for c in ip tc ethtool iperf3 ping taskset mpirun python3 unshare; do
 	command -v $c >/dev/null || skip "$c is not installed"
 done
+grep -qw cubic /proc/sys/net/ipv4/tcp_available_congestion_control ||
+	skip "the kernel has no cubic TCP (the goodput checks need a loss-based TCP)"
 [ -x "$prog" ] || skip "the all-reduce program was not built (meson found no MPI: install libopenmpi-dev)"
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs (the bridge busy-polls one)"
 
@@ -82,10 +90,13 @@ for e in $na:$xa $na:$ta $nb:$xb $nb:$tb $nr:$ya $nr:$yb; do
 	n=${e%%:*} d=${e##*:}
 	ip -n "$n" link set "$d" up
 	# frames, not the kernel's 64 kB super-frames; checksums made by the sender's stack (a
-	# bridge carries a frame as it is); RPS, or the receiver reorders (platform notes)
+	# bridge carries a frame as it is); RPS, or the receiver reorders (platform notes): to CPU
+	# 1 alone, so that no softirq interrupts the bridge's lcore on CPU 0
 	ip netns exec "$n" ethtool -K "$d" tso off gso off gro off tx off rx off >/dev/null 2>&1
-	ip netns exec "$n" sh -c "echo 3 >/sys/class/net/$d/queues/rx-0/rps_cpus"
+	ip netns exec "$n" sh -c "echo 2 >/sys/class/net/$d/queues/rx-0/rps_cpus"
 done
+# the receiver's buffer at most 2 MB: a bulk flow's window never fills the bridge's 4 MB queue
+ip netns exec "$nb" sysctl -qw net.ipv4.tcp_rmem="4096 131072 2097152"
 for n in $na $nb; do
 	ip netns exec "$n" sysctl -qw net.ipv4.ip_local_reserved_ports=40000-40100
 	mkdir -p "/etc/netns/$n"
@@ -129,12 +140,14 @@ pings() {
 	taskset -c 1 ip netns exec "$na" ping -c 30 -i 0.1 -W 2 10.198.0.2 |
 		sed -n 's/.*time=\([0-9.]*\) ms/\1/p' >"$1"
 }
-# goodput NS HOST OUT: iperf3 for 10 s from A to B (server in NS), JSON in OUT
+# goodput NS HOST OUT: iperf3 (cubic) for 10 s from A to B (server in NS), JSON in OUT with the
+# server's (the receiver's) own intervals
 goodput() {
-	taskset -c 1 ip netns exec "$nb" iperf3 -s -1 -B "$2" >/dev/null 2>&1 &
+	taskset -c 1 ip netns exec "$nb" iperf3 -s -1 -J -B "$2" >/dev/null 2>&1 &
 	local srv=$!
 	sleep 0.3
-	taskset -c 1 ip netns exec "$na" iperf3 -c "$2" -t 8 -O 2 -J >"$3" 2>"$tmp/ip.err" ||
+	taskset -c 1 ip netns exec "$na" iperf3 -c "$2" -t 8 -O 2 -C cubic --get-server-output -J \
+		>"$3" 2>"$tmp/ip.err" ||
 		bad "iperf3 to $2: $(tail -c 300 "$tmp/ip.err")"
 	wait "$srv" 2>/dev/null
 }
@@ -158,39 +171,47 @@ assert abs(d_min - 20) <= 0.5, d_min
 assert abs(d_med - 20) <= 2, d_med
 PY
 }
+# received FILE: the receiver's 1-s intervals after the 2 s of slow start (bits/s), and its mean
+cat >"$tmp/received.py" <<'PY'
+import json
+def received(f):
+    d = json.load(open(f))
+    iv = [i["sum"]["bits_per_second"] for i in d["server_output_json"]["intervals"]
+          if not i["sum"].get("omitted") and i["sum"]["seconds"] > 0.9]
+    return d["start"]["tcp_mss_default"], iv, d["end"]["sum_received"]["bits_per_second"]
+PY
 check_bulk() {
 	goodput "$nb" 10.198.0.2 "$tmp/ip0.json"
 	python3 - "$tmp/ip0.json" <<'PY' >"$tmp/g0" && ok "TCP through a 100 Mbit/s WAN: $(cat "$tmp/g0")" || bad "TCP goodput through the bridge: $(cat "$tmp/g0")"
-import json, statistics as S, sys
-d = json.load(open(sys.argv[1]))
-mss = d["start"]["tcp_mss_default"]
-iv = [i["sum"]["bits_per_second"] for i in d["intervals"] if not i["sum"].get("omitted")]
+import statistics as S, sys
+sys.path.insert(0, sys.argv[1].rsplit("/", 1)[0])
+from received import received
+mss, iv, total = received(sys.argv[1])
 expect = 100e6 * mss / (mss + 66 + 24)
-med, mean = S.median(iv), S.mean(iv)
-print("median of %d 1-s intervals %.2f Mbit/s, mean %.2f, the link allows %.2f "
-      "(%+.2f %%, mean %+.2f %%)" % (len(iv), med / 1e6, mean / 1e6, expect / 1e6,
-                                    100 * (med / expect - 1), 100 * (mean / expect - 1)))
+med = S.median(iv)
+print("received: median of %d 1-s intervals %.3f Mbit/s (%.3f to %.3f), whole transfer %.2f; "
+      "the link allows %.3f (%+.2f %%, whole %+.2f %%)" %
+      (len(iv), med / 1e6, min(iv) / 1e6, max(iv) / 1e6, total / 1e6, expect / 1e6,
+       100 * (med / expect - 1), 100 * (total / expect - 1)))
 assert len(iv) >= 6, len(iv)
-assert abs(med / expect - 1) <= 0.03, med
-assert abs(mean / expect - 1) <= 0.10, mean
+assert abs(med / expect - 1) <= 0.01, med
+assert abs(total / expect - 1) <= 0.03, total
 PY
 }
 check_load() {
 	goodput "$nb" 10.198.0.2 "$tmp/ip5.json"
 	python3 - "$tmp/ip0.json" "$tmp/ip5.json" <<'PY' >"$tmp/g5" && ok "background load 0.5: $(cat "$tmp/g5")" || bad "the bulk flow beside background: $(cat "$tmp/g5")"
-import json, statistics as S, sys
-def mean(f):
-    d = json.load(open(f))
-    iv = [i["sum"]["bits_per_second"] for i in d["intervals"] if not i["sum"].get("omitted")]
-    return S.mean(iv)
-g0, g5 = mean(sys.argv[1]), mean(sys.argv[2])
+import sys
+sys.path.insert(0, sys.argv[1].rsplit("/", 1)[0])
+from received import received
+g0, g5 = received(sys.argv[1])[2], received(sys.argv[2])[2]
 # the background's share of the wire: load 0.5 of the rate in payload (1424 B a frame), each
 # frame 1424 + 90 + 24 B on the wire; the bulk flow has the rest
 rho = 0.5 * (1424 + 90 + 24) / 1424
 r = g5 / g0
-print("bulk flow %.2f Mbit/s against %.2f alone: %.3f of it, the model's 1 - %.3f = %.3f (%+.1f %%)"
+print("bulk flow received %.2f Mbit/s against %.2f alone: %.3f of it, the model's 1 - %.3f = %.3f (%+.1f %%)"
       % (g5 / 1e6, g0 / 1e6, r, rho, 1 - rho, 100 * (r / (1 - rho) - 1)))
-assert 0.75 * (1 - rho) <= r <= 1.2 * (1 - rho), r
+assert abs(r / (1 - rho) - 1) <= 0.15, r
 PY
 }
 if start_bridge --set wan.bandwidth=100Mbit/s --set wan.latency=0s --set queues.wan=4MB \
@@ -225,14 +246,14 @@ fi
 check_tbf() {
 	goodput "$nb" 10.198.1.2 "$tmp/tbf.json"
 	python3 - "$tmp/tbf.json" <<'PY' >"$tmp/gt" && ok "beside it, tc tbf at 100 Mbit/s: $(cat "$tmp/gt")" || bad "tbf's goodput: $(cat "$tmp/gt")"
-import json, statistics as S, sys
-d = json.load(open(sys.argv[1]))
-mss = d["start"]["tcp_mss_default"]
-iv = [i["sum"]["bits_per_second"] for i in d["intervals"] if not i["sum"].get("omitted")]
+import statistics as S, sys
+sys.path.insert(0, sys.argv[1].rsplit("/", 1)[0])
+from received import received
+mss, iv, total = received(sys.argv[1])
 expect = 100e6 * mss / (mss + 66)    # tbf meters the frame as the kernel counts it
-med, mean = S.median(iv), S.mean(iv)
-print("median %.2f Mbit/s, mean %.2f, tbf allows %.2f (%+.2f %%, mean %+.2f %%)" %
-      (med / 1e6, mean / 1e6, expect / 1e6, 100 * (med / expect - 1), 100 * (mean / expect - 1)))
+med = S.median(iv)
+print("received: median %.3f Mbit/s, whole transfer %.2f, tbf allows %.3f (%+.2f %%, whole %+.2f %%)" %
+      (med / 1e6, total / 1e6, expect / 1e6, 100 * (med / expect - 1), 100 * (total / expect - 1)))
 assert abs(med / expect - 1) <= 0.05, med
 PY
 }
