@@ -116,11 +116,14 @@ PY
 
 # the trace: every rank holds its records, rank 0 merges them at the run's end, its own ports'
 # and the other rank's; tshark reads it: as many frames on each interface as one process over a
-# ring pair writes (counts do not depend on timing), in time order; validate rebuilds the steps
+# ring pair writes (counts do not depend on timing), in time order; validate rebuilds the steps.
+# A job of 4 M parameters (a quarter of the default's): 65 k frames in the trace, which tshark
+# reads in 4 s instead of 12 s for the default's 255 k.
 traced() {	# traced OUT ARGS...
 	local out=$1
 	shift
-	"$@" -v A -q -j -n 3 "${RT[@]}" --set run.dilation=100 --trace "$out" -c wan,eth,rx \
+	"$@" -v A -q -j -n 3 "${RT[@]}" --set run.dilation=100 --set job.parameters=4e6 \
+		--trace "$out" -c wan,eth,rx \
 		>"$out.json" 2>"$out.err" || { bad "a traced run: exit $?: $(grep -v memif_connect "$out.err" | head -2)"; return 1; }
 }
 rm -f "$tmp/m.sock"
