@@ -13,11 +13,13 @@
  */
 #define ALLOW_EXPERIMENTAL_API	/* rte_eth_read_clock */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include <rte_alarm.h>
 #include <rte_bus_vdev.h>
 #include <rte_dev.h>
 #include <rte_eth_ring.h>
@@ -807,6 +809,38 @@ dp_port_detach(struct dp_port *p)
 	p->e.eng = NULL;
 }
 
+static atomic_bool settled;
+
+static void
+settle_cb(void *arg)
+{
+	(void)arg;
+	atomic_store(&settled, true);
+}
+
+/*
+ * Wait (up to @p ms) until the EAL's interrupt thread has returned from what it was doing when
+ * this was called: an alarm, which that thread runs after the callbacks of its current batch
+ * (and their pending unregistrations), has fired.  A memif port's link goes down inside the
+ * handler of its peer's disconnection, before the handler is done with the port.
+ */
+static void
+intr_thread_settle(int ms)
+{
+	int waited;
+
+	atomic_store(&settled, false);
+	if (rte_eal_alarm_set(1, settle_cb, NULL) != 0)
+		return;
+	for (waited = 0; !atomic_load(&settled) && waited < ms; waited++) {
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+	}
+	if (!atomic_load(&settled))
+		rte_eal_alarm_cancel(settle_cb, NULL);	/* waits for it if it is running */
+}
+
 void
 dp_port_close(struct dp_port *p)
 {
@@ -818,7 +852,10 @@ dp_port_close(struct dp_port *p)
 	if (p->started && strncmp(p->dev, "net_memif", 9) == 0 &&
 	    strstr(p->dev, "role=client") == NULL) {
 		/* a memif server closed while its client disconnects can crash in DPDK 22.11's
-		 * interrupt thread: let the client go first (it does, once its run is over) */
+		 * interrupt thread: let the client go first (it does, once its run is over), and
+		 * the interrupt thread finish handling it (the link is down before it has: closing
+		 * then freed the port under the handler, a SIGSEGV at exit in about one run of
+		 * four with both roles in a process and the vCPUs busy) */
 		int waited;
 
 		for (waited = 0; dp_port_up(p) && waited < 1000; waited += 10) {
@@ -828,6 +865,7 @@ dp_port_close(struct dp_port *p)
 				rte_pktmbuf_free_bulk(m, n);
 			nanosleep(&ts, NULL);
 		}
+		intr_thread_settle(1000);
 	}
 	if (p->started) {
 		while ((n = rte_eth_rx_burst(p->port_id, 0, m, BURST)) > 0)
