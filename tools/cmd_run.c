@@ -26,6 +26,7 @@
 #include "opts.h"
 #include "outputs.h"
 #include "ranks.h"
+#include "results.h"
 #include "run_report.h"
 #include "run_plot.h"
 #include "runner.h"
@@ -498,6 +499,7 @@ cmd_run(int argc, char **argv)
 	uint32_t need = 0;
 	int npos, status = CLI_EXIT_OK, err_fd = -1;
 	bool written, rt_ranks = false;
+	struct results *res = NULL;
 
 	if (sc == NULL || runs == NULL) {
 		fprintf(stderr, "syncemu run: out of memory\n");
@@ -728,11 +730,17 @@ agree:
 		outs[3].f = NULL;
 	}
 	written = status == CLI_EXIT_OK || status == CLI_EXIT_INTERRUPTED;
-	if (o.json)
-		run_report_json(runs, n, sc, r.cap, written ? trace_path : NULL);
-	else
-		run_report_text(runs, n, sc, o.every_step, r.cap, written ? trace_path : NULL);
+	res = run_report_results(runs, n, sc, o.every_step, r.cap, written ? trace_path : NULL);
+	if (res == NULL) {
+		fprintf(stderr, "syncemu run: out of memory: no report\n");
+		status = CLI_EXIT_FAIL;
+	} else if (o.json) {
+		results_json_write(res, stdout);
+	} else {
+		results_text_write(res, stdout);
+	}
 out:
+	results_free(res);
 	stop_ctl(&r, ctl);
 	outputs_abort(outs, RUN_OUTS);
 	if (r.cap != NULL && r.cap->w != NULL)
