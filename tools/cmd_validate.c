@@ -20,7 +20,9 @@
 #include "cli.h"
 #include "kernel.h"
 #include "opts.h"
+#include "outputs.h"
 #include "reader.h"
+#include "results.h"
 #include "scenario.h"
 #include "streams.h"
 #include "syncs.h"
@@ -38,6 +40,7 @@ struct val_opts {
 	const char *ifaces;		/* --interface: only these capture interfaces */
 	const char *background;
 	const char *steps_csv;
+	const char *tables;		/* --tables DIR */
 	double gap, period, alpha, beta, tolerance, rate, idle, clock_offset, coll_bytes;
 	unsigned long steps, ranks;
 	enum tr_coll coll;
@@ -54,7 +57,7 @@ struct val_opts {
 enum { O_SCEN, O_SET, O_GENERIC, O_FILTER, O_HOSTS, O_PORTS, O_STEPS, O_COLL, O_RANKS, O_PLACE,
        O_SIZE,
        O_BG, O_RATE, O_IDLE, O_CSV, O_OFFSET, O_GAP, O_PERIOD, O_COUNT, O_ALPHA, O_BETA,
-       O_VARIANT, O_BUDGET, O_TOL, O_JSON, O_IFACE, O_HELP };
+       O_VARIANT, O_BUDGET, O_TOL, O_JSON, O_TABLES, O_IFACE, O_HELP };
 
 static const struct opt val_optv[] = {
 	{ "scenario", 's', "FILE", "the model's scenario [a syncemu trace's own; else none]",
@@ -98,6 +101,8 @@ static const struct opt val_optv[] = {
 	{ "budget", 'b', "B", "its module budget (needs --variant) [free]", O_BUDGET },
 	{ "tolerance", 't', "PERCENT", "exit 4 if any step or burst is off by more", O_TOL },
 	{ "json", 'j', NULL, "print JSON instead of text", O_JSON },
+	{ "tables", 0, "DIR", "also write every table as DIR/<table id>.csv (DIR made if missing)",
+	  O_TABLES },
 	{ "help", 'h', NULL, "show this help", O_HELP },
 };
 
@@ -387,6 +392,9 @@ val_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 	case O_JSON:
 		o->json = true;
 		return 0;
+	case O_TABLES:
+		o->tables = arg;
+		return results_csv_dir_check(arg, err, errlen);
 	case O_IFACE:
 		if (arg[0] == '\0' || arg[0] == ',' || arg[strlen(arg) - 1] == ',' ||
 		    strstr(arg, ",,") != NULL) {
@@ -444,6 +452,11 @@ val_usage(FILE *f)
 		   "The options are checked before the trace is read: --filter is compiled by\n"
 		   "libpcap (for Ethernet frames), --hosts takes addresses and --ports numbers.\n"
 		   "\n"
+		   "--tables DIR also writes every table of the output as CSV, one file each:\n"
+		   "DIR/<table id>.csv (e.g. steps.csv), a header of the column keys (those of\n"
+		   "--json), numbers as %.10g, NaN empty; each file replaced whole or not at all,\n"
+		   "an input never overwritten (exit 2 if DIR or a file in it is refused).\n"
+		   "\n"
 		   "Exit codes: 0 ok, 1 failed, 2 bad command line, 3 bad trace or scenario,\n"
 		   "4 an error beyond --tolerance.",
 		   val_optv, N_OPTS);
@@ -494,36 +507,80 @@ trace_scenario(struct tr_reader *r, const struct val_opts *o, struct sc_scenario
 	return rc;
 }
 
-static void
-emit(struct table **tabs, unsigned int n, json_t *extra, bool json)
+static json_t *
+steps_json(const struct table *steps, const void *dirs)
 {
+	return validate_steps_json(steps, dirs);
+}
+
+/*
+ * The results of the tables @p tabs (taken over: each set to NULL) and the JSON members of
+ * @p extra, written as text or JSON, and with --tables as CSV files.  The exit code.
+ */
+static int
+emit(struct table **tabs, unsigned int n, json_t *extra, const struct val_opts *o,
+     const char *trace)
+{
+	static const struct results_params rp = {
+		.json_flags = JSON_INDENT(1) | JSON_REAL_PRECISION(12), .json_newline = true,
+	};
+	const struct input in[] = {
+		{ trace, "the trace" }, { o->scenario, "the scenario file" },
+		{ o->steps_csv, "--steps-csv" },
+	};
+	struct results *res = results_create(&rp);
+	const struct table *dirs = NULL;
+	json_t *tj = json_object();
+	int rc = 0, status = CLI_EXIT_OK;
 	unsigned int i;
+	char err[512];
 
-	if (json) {
-		json_t *root = extra, *tj = json_object();
-
-		const struct table *dirs = NULL;
-
-		for (i = 0; i < n; i++)
-			if (tabs[i] != NULL && strcmp(table_id(tabs[i]), "step_directions") == 0)
-				dirs = tabs[i];
-		for (i = 0; i < n; i++) {
-			if (tabs[i] == NULL || tabs[i] == dirs)
-				continue;
-			/* each step's directions go inside its row */
-			if (dirs != NULL && strcmp(table_id(tabs[i]), "steps") == 0)
-				json_object_set_new(tj, "steps", validate_steps_json(tabs[i], dirs));
-			else
-				json_object_set_new(tj, table_id(tabs[i]), table_json(tabs[i]));
-		}
-		json_object_set_new(root, "tables", tj);
-		json_dumpf(root, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
-		fputc('\n', stdout);
-		return;
+	if (res == NULL || tj == NULL || json_object_update(results_root(res), extra) != 0 ||
+	    json_object_set(results_root(res), "tables", tj) != 0) {
+		rc = -ENOMEM;
+		goto out;
 	}
 	for (i = 0; i < n; i++)
-		if (tabs[i] != NULL)
-			table_print(tabs[i], stdout);
+		if (tabs[i] != NULL && strcmp(table_id(tabs[i]), "step_directions") == 0)
+			dirs = tabs[i];
+	for (i = 0; rc == 0 && i < n; i++) {
+		struct results_place at = { .parent = tj };
+		struct table *t = tabs[i];
+
+		if (t == NULL)
+			continue;
+		tabs[i] = NULL;
+		/* each step's directions go inside its row */
+		if (dirs != NULL && strcmp(table_id(t), "steps") == 0) {
+			at.json = steps_json;
+			at.arg = dirs;
+		}
+		rc = results_add_table(res, t, t == dirs ? RESULTS_TEXT :
+				       RESULTS_TEXT | RESULTS_JSON, &at);
+	}
+	if (rc != 0)
+		goto out;
+	if (o->json)
+		rc = results_json_write(res, stdout);
+	else
+		rc = results_text_write(res, stdout);
+	if (rc == 0 && o->tables != NULL) {
+		rc = results_csv_write_dir(res, o->tables, in, sizeof(in) / sizeof(in[0]), err,
+					   sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "syncemu validate: %s\n", err);
+			status = rc == -ENOMEM || rc == -EIO ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+		}
+		rc = 0;
+	}
+out:
+	if (rc == -ENOMEM)
+		fprintf(stderr, "syncemu validate: out of memory\n");
+	if (rc != 0)
+		status = CLI_EXIT_FAIL;
+	json_decref(tj);
+	results_free(res);
+	return status;
 }
 
 /* What goes together, and what does not: a message naming both options, or "". */
@@ -863,8 +920,7 @@ validate_generic(const struct val_opts *o, const char *path, struct tr_reader **
 			printf("  warning: %s\n", json_string_value(w));
 		printf("\n");
 	}
-	emit(tabs, *nt, root, o->json);
-	return CLI_EXIT_OK;
+	return emit(tabs, *nt, root, o, path);
 }
 
 int
@@ -996,7 +1052,9 @@ cmd_validate(int argc, char **argv)
 			       "syncemu header, %u runs%s%s\n\n", pos[0], tr_reader_format(r),
 			       syn.frames, syn.se_frames, syn.nruns, have_sc ? ", scenario " : "",
 			       have_sc ? sc->name : "");
-		emit(tabs, nt, root, o.json);
+		status = emit(tabs, nt, root, &o, pos[0]);
+		if (status != CLI_EXIT_OK)
+			goto out;
 	} else if (!regular) {
 not_regular:
 		fprintf(stderr, "syncemu validate: %s: not a regular file, and not a syncemu trace: a "

@@ -131,7 +131,10 @@ struct input;
  * not there.  A name met again gets its rank: steps.csv, steps-2.csv, ...  A file that is one
  * of the @p n_in inputs @p in (outputs.h) is refused before anything is written.
  *
- * @return 0, or -errno with a message naming the path in @p err (-EINVAL: a file refused)
+ * @return 0, or -errno with a message naming the path in @p err: those of
+ *         results_csv_dir_check() and -EINVAL (a file in @p dir refused: a directory, a
+ *         device, an input...), the path's to say to fix; -EIO (a file could not be written,
+ *         or put in place) or -ENOMEM, a failure
  */
 int results_csv_write_dir(const struct results *r, const char *dir, const struct input *in,
 			  unsigned int n_in, char *err, size_t errlen);

@@ -209,6 +209,7 @@ results_csv_write_dir(const struct results *r, const char *dir, const struct inp
 		if (rc != 0) {
 			snprintf(err, errlen, "--tables: cannot write %s: %s", o[i].path,
 				 strerror(-rc));
+			rc = -EIO;
 			goto out;
 		}
 	}
