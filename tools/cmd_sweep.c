@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "opts.h"
 #include "outputs.h"
+#include "results.h"
 #include "runner.h"
 #include "scenario.h"
 #include "sweep.h"
@@ -35,6 +36,7 @@ struct sweep_opts {
 	char *values[MAX_VALUES];	/* owned */
 	unsigned int nvalues;
 	const char *out;
+	const char *tables;		/* --tables DIR */
 	const char *eal;
 	uint32_t mbufs;
 	unsigned int variants, budgets;
@@ -47,7 +49,7 @@ struct sweep_opts {
 	bool json, quiet, help;
 };
 
-enum { O_SET, O_KEY, O_VALUES, O_RANGE, O_VARIANT, O_BUDGET, O_STEPS, O_OUT, O_JSON, O_QUIET,
+enum { O_SET, O_KEY, O_VALUES, O_RANGE, O_VARIANT, O_BUDGET, O_STEPS, O_OUT, O_TABLES, O_JSON, O_QUIET,
        O_EAL, O_MBUFS, O_HELP };
 
 static const struct opt sweep_optv[] = {
@@ -61,6 +63,8 @@ static const struct opt sweep_optv[] = {
 	{ "steps", 'n', "N", "steps per run [run.steps]", O_STEPS },
 	{ "out", 'o', "DIR", "write DIR/sweep.csv, .json, .svg, .png, .gp, .dat [sweep-KEY]",
 	  O_OUT },
+	{ "tables", 0, "DIR", "also write every table as DIR/<table id>.csv (DIR made if missing)",
+	  O_TABLES },
 	{ "json", 'j', NULL, "print the JSON on stdout too", O_JSON },
 	{ "quiet", 'q', NULL, "no progress on stderr", O_QUIET },
 	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults", O_EAL | OPT_DASH_VALUE },
@@ -205,6 +209,9 @@ sweep_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 	case O_OUT:
 		o->out = arg;
 		return 0;
+	case O_TABLES:
+		o->tables = arg;
+		return results_csv_dir_check(arg, err, errlen);
 	case O_JSON:
 		o->json = true;
 		return 0;
@@ -253,6 +260,10 @@ sweep_usage(FILE *f)
 		   "'interrupted' and 'not_run', the JSON's \"partial\": true and \"not_run\", the\n"
 		   "plot's title), exit 130; a second signal ends it at once, leaving no temporary\n"
 		   "file and each file not yet written as it was.\n"
+		   "--tables DIR also writes the table of the runs (the JSON's \"points\") as\n"
+		   "DIR/points.csv: a header of the column keys, numbers as %.10g, NaN empty;\n"
+		   "replaced whole or not at all, an input never overwritten (a DIR refused:\n"
+		   "exit 2).\n"
 		   "Exit codes: 0 ok, 1 a run, a file or gnuplot failed, 2 bad command line, 3 bad\n"
 		   "scenario, 130 interrupted.",
 		   sweep_optv, N_OPTS);
@@ -445,7 +456,7 @@ cmd_sweep(int argc, char **argv)
 	bool loaded = false, partial;
 	double t0;
 	struct sweep sw = { .curves = NULL };
-	json_t *js = NULL;
+	struct results *res = NULL;
 	FILE *f;
 
 	catch_stop();
@@ -641,10 +652,9 @@ cmd_sweep(int argc, char **argv)
 			strerror(-rc));
 		status = CLI_EXIT_FAIL;
 	}
-	js = sweep_json(&sw, partial);
+	res = sweep_results(&sw, partial);
 	f = outfile_fp(outs[SW_JSON].f);
-	if (js == NULL || f == NULL ||
-	    json_dumpf(js, f, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) != 0)
+	if (res == NULL || f == NULL || results_json_write(res, f) != 0)
 		rc = outfile_error(outs[SW_JSON].f) != 0 ? outfile_error(outs[SW_JSON].f) : -ENOMEM;
 	else
 		rc = 0;
@@ -667,9 +677,25 @@ cmd_sweep(int argc, char **argv)
 		put_shell_word(stderr, dir);
 		fprintf(stderr, " && gnuplot sweep.gp\n");
 	}
+	if (res != NULL && o.tables != NULL) {
+		const struct input in[] = {
+			{ npos ? pos[0] : NULL, "the scenario file" },
+			{ pt[0].sc->background.sizes_csv, "background.sizes_csv" },
+			{ pt[0].sc->kernel.file, "the link-kernel program (module.kernel)" },
+		};
+
+		rc = results_csv_write_dir(res, o.tables, in, sizeof(in) / sizeof(in[0]), err,
+					   sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "syncemu sweep: %s\n", err);
+			if (status == CLI_EXIT_OK)
+				status = rc == -ENOMEM || rc == -EIO ? CLI_EXIT_FAIL :
+					 CLI_EXIT_USAGE;
+		}
+	}
 	if (o.json) {
-		if (js != NULL)
-			json_dumpf(js, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+		if (res != NULL)
+			results_json_write(res, stdout);
 	} else {
 		print_text(&sw, dir, cut_pt, cut, done, total, written);
 	}
@@ -682,7 +708,7 @@ out:
 	outputs_abort(outs, SW_FILES);
 	for (i = 0; i < SW_FILES; i++)
 		free(paths[i]);
-	json_decref(js);
+	results_free(res);
 	json_decref(sw.curves);
 	for (i = 0; pt != NULL && i < o.nvalues; i++) {
 		for (j = 0; j < pt[i].nc; j++)
