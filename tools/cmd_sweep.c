@@ -211,7 +211,7 @@ sweep_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 		return 0;
 	case O_TABLES:
 		o->tables = arg;
-		return results_csv_dir_check(arg, err, errlen);
+		return 0;
 	case O_JSON:
 		o->json = true;
 		return 0;
@@ -571,6 +571,12 @@ cmd_sweep(int argc, char **argv)
 	status = open_files(dir, pt[0].sc, npos ? pos[0] : NULL, outs, paths);
 	if (status != CLI_EXIT_OK)
 		goto out;
+	/* after --out's directory is made: --tables may be in it */
+	if (o.tables != NULL && results_csv_dir_check(o.tables, err, sizeof(err)) != 0) {
+		fprintf(stderr, "syncemu sweep: %s\n", err);
+		status = CLI_EXIT_USAGE;
+		goto out;
+	}
 	r.eal = o.eal;
 	r.partitions = pt[0].sc->run.partitions;
 	r.mbufs = o.mbufs;
