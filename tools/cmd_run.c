@@ -774,10 +774,12 @@ agree:
 		fprintf(stderr, "syncemu run: out of memory: no report\n");
 		status = CLI_EXIT_FAIL;
 	} else {
-		if (o.json)
-			results_json_write(res, stdout);
-		else
-			results_text_write(res, stdout);
+		/* (as before: a standard output that cannot be written is not an error here) */
+		if ((o.json ? results_json_write(res, stdout) :
+			      results_text_write(res, stdout)) == -ENOMEM) {
+			fprintf(stderr, "syncemu run: out of memory: no report\n");
+			status = CLI_EXIT_FAIL;
+		}
 		/* (rank 0's: the other ranks' report goes nowhere) */
 		if (o.tables != NULL && dp_ranks_rank() == 0)
 			status = write_tables(&o, sc, npos ? pos[0] : NULL, res, status);

@@ -514,32 +514,20 @@ steps_json(const struct table *steps, const void *dirs)
 }
 
 /*
- * The results of the tables @p tabs (taken over: each set to NULL) and the JSON members of
- * @p extra, written as text or JSON, and with --tables as CSV files.  The exit code.
+ * Add the tables @p tabs (taken over: each set to NULL) to @p res, after the JSON members set so
+ * far, under "tables" (the step directions in text only: inside each step's row in JSON).
+ * 0 or -ENOMEM.
  */
 static int
-emit(struct table **tabs, unsigned int n, json_t *extra, const struct val_opts *o,
-     const char *trace)
+add_tables(struct results *res, struct table **tabs, unsigned int n)
 {
-	static const struct results_params rp = {
-		.json_flags = JSON_INDENT(1) | JSON_REAL_PRECISION(12), .json_newline = true,
-	};
-	const struct input in[] = {
-		{ trace, "the trace" }, { o->scenario, "the scenario file" },
-		{ o->steps_csv, "--steps-csv" },
-	};
-	struct results *res = results_create(&rp);
 	const struct table *dirs = NULL;
 	json_t *tj = json_object();
-	int rc = 0, status = CLI_EXIT_OK;
 	unsigned int i;
-	char err[512];
+	int rc = 0;
 
-	if (res == NULL || tj == NULL || json_object_update(results_root(res), extra) != 0 ||
-	    json_object_set(results_root(res), "tables", tj) != 0) {
-		rc = -ENOMEM;
-		goto out;
-	}
+	if (tj == NULL || json_object_set_new(results_root(res), "tables", tj) != 0)
+		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		if (tabs[i] != NULL && strcmp(table_id(tabs[i]), "step_directions") == 0)
 			dirs = tabs[i];
@@ -550,7 +538,6 @@ emit(struct table **tabs, unsigned int n, json_t *extra, const struct val_opts *
 		if (t == NULL)
 			continue;
 		tabs[i] = NULL;
-		/* each step's directions go inside its row */
 		if (dirs != NULL && strcmp(table_id(t), "steps") == 0) {
 			at.json = steps_json;
 			at.arg = dirs;
@@ -558,29 +545,33 @@ emit(struct table **tabs, unsigned int n, json_t *extra, const struct val_opts *
 		rc = results_add_table(res, t, t == dirs ? RESULTS_TEXT :
 				       RESULTS_TEXT | RESULTS_JSON, &at);
 	}
-	if (rc != 0)
-		goto out;
-	if (o->json)
-		rc = results_json_write(res, stdout);
-	else
-		rc = results_text_write(res, stdout);
-	if (rc == 0 && o->tables != NULL) {
-		rc = results_csv_write_dir(res, o->tables, in, sizeof(in) / sizeof(in[0]), err,
-					   sizeof(err));
-		if (rc != 0) {
-			fprintf(stderr, "syncemu validate: %s\n", err);
-			status = rc == -ENOMEM || rc == -EIO ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
-		}
-		rc = 0;
-	}
-out:
-	if (rc == -ENOMEM)
+	return rc;
+}
+
+/* The results as text or JSON on stdout, and with --tables as CSV files.  The exit code. */
+static int
+write_results(struct results *res, const struct val_opts *o, const char *trace)
+{
+	const struct input in[] = {
+		{ trace, "the trace" }, { o->scenario, "the scenario file" },
+		{ o->steps_csv, "--steps-csv" },
+	};
+	char err[512];
+	int rc;
+
+	rc = o->json ? results_json_write(res, stdout) : results_text_write(res, stdout);
+	if (rc == -ENOMEM) {
 		fprintf(stderr, "syncemu validate: out of memory\n");
-	if (rc != 0)
-		status = CLI_EXIT_FAIL;
-	json_decref(tj);
-	results_free(res);
-	return status;
+		return CLI_EXIT_FAIL;
+	}
+	if (o->tables == NULL)
+		return CLI_EXIT_OK;
+	rc = results_csv_write_dir(res, o->tables, in, sizeof(in) / sizeof(in[0]), err,
+				   sizeof(err));
+	if (rc == 0)
+		return CLI_EXIT_OK;
+	fprintf(stderr, "syncemu validate: %s\n", err);
+	return rc == -ENOMEM || rc == -EIO ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
 }
 
 /* What goes together, and what does not: a message naming both options, or "". */
@@ -695,10 +686,11 @@ burst_warnings(const struct tr_bursts *b, const struct tr_fit *fit, double rate,
 static int
 generic_bursts(const struct val_opts *o, const char *path, struct tr_reader **r,
 	       struct sc_scenario *sc, bool have_sc, double rate, const char *fallback,
-	       struct table **tabs, unsigned int *nt, json_t *root, json_t *warn,
+	       struct table **tabs, unsigned int *nt, struct results *res, json_t *warn,
 	       struct tr_bursts *bur, struct wire_span **spans, uint32_t *nspans,
 	       struct verdict *v)
 {
+	json_t *root = results_root(res);
 	struct tr_burst_params bp = {
 		.filter = o->filter_owned ? o->filter_owned : o->filter,
 		.gap_s = o->gap, .period_s = o->period, .payload = o->payload,
@@ -771,19 +763,18 @@ generic_bursts(const struct val_opts *o, const char *path, struct tr_reader **r,
 	json_object_set_new(root, "model", json_pack("{s:f, s:f, s:s}", "alpha_s",
 			    model.alpha, "beta_Bps", model.beta, "from",
 			    o->have_alpha || o->have_beta ? "given" : "fitted"));
-	if (!o->json) {
-		printf("syncemu validate: %s (%s): %" PRIu64 " packets, %" PRIu64
-		       " selected%s%s\n", path, tr_reader_format(*r), bur->packets,
-		       bur->selected, bp.filter ? " by " : "", bp.filter ? bp.filter : "");
-		printf("  %s: %u bursts; largest gap inside a burst %.6g s, smallest between "
-		       "bursts %.6g s\n", bur->how, bur->n, bur->max_inside_s, bur->min_between_s);
-		printf("  alpha-beta fitted: alpha %.6g s, beta %.6g B/s (%.6g Mbit/s)%s, "
-		       "R^2 %.6f\n", fit.alpha, fit.beta, fit.beta * 8 / 1e6,
-		       fit.alpha_fixed ? " (one size: alpha not identifiable, 0)" : "", fit.r2);
-		if (o->have_alpha || o->have_beta)
-			printf("  alpha-beta given: alpha %.6g s, beta %.6g B/s\n",
-			       model.alpha, model.beta);
-	}
+	/* the text's header */
+	results_line(res, "syncemu validate: %s (%s): %" PRIu64 " packets, %" PRIu64
+		     " selected%s%s", path, tr_reader_format(*r), bur->packets, bur->selected,
+		     bp.filter ? " by " : "", bp.filter ? bp.filter : "");
+	results_line(res, "  %s: %u bursts; largest gap inside a burst %.6g s, smallest between "
+		     "bursts %.6g s", bur->how, bur->n, bur->max_inside_s, bur->min_between_s);
+	results_line(res, "  alpha-beta fitted: alpha %.6g s, beta %.6g B/s (%.6g Mbit/s)%s, "
+		     "R^2 %.6f", fit.alpha, fit.beta, fit.beta * 8 / 1e6,
+		     fit.alpha_fixed ? " (one size: alpha not identifiable, 0)" : "", fit.r2);
+	if (o->have_alpha || o->have_beta)
+		results_line(res, "  alpha-beta given: alpha %.6g s, beta %.6g B/s", model.alpha,
+			     model.beta);
 	return CLI_EXIT_OK;
 }
 
@@ -791,10 +782,12 @@ generic_bursts(const struct val_opts *o, const char *path, struct tr_reader **r,
 static int
 generic_streams(const struct val_opts *o, const char *path, const struct tr_reader *r,
 		const struct sc_scenario *sc, bool have_sc, double rate, struct table **tabs,
-		unsigned int *nt, json_t *root, struct tr_streams *st, struct wire_span **spans,
-		uint32_t *nspans, struct verdict *v)
+		unsigned int *nt, struct results *res, struct tr_streams *st,
+		struct wire_span **spans, uint32_t *nspans, struct verdict *v)
 {
+	json_t *root = results_root(res);
 	static const char *const by[] = { "none", "steps", "collective", "period" };
+	const char *f = o->filter_owned ? o->filter_owned : o->filter;
 	struct stream_summary m;
 	enum sm_variant var;
 	enum sm_budget bud;
@@ -834,23 +827,20 @@ generic_streams(const struct val_opts *o, const char *path, const struct tr_read
 	json_object_set_new(root, "overlap_pct", isfinite(m.overlap_pct) ?
 			    json_real(m.overlap_pct) : json_null());
 	json_object_set_new(root, "summary", validate_stream_summary_json(&m));
-	if (!o->json) {
-		const char *f = o->filter_owned ? o->filter_owned : o->filter;
-
-		printf("syncemu validate: %s (%s): %" PRIu64 " packets, %" PRIu64 " selected%s%s; "
-		       "%u directions, %u of the job\n", path, tr_reader_format(r), st->packets,
-		       st->selected, f ? " by " : "", f ? f : "", st->ndirs, st->nmajor);
-		printf("  %s\n", st->how);
-		printf("  summary: %s\n", m.line);
-	}
+	/* the text's header */
+	results_line(res, "syncemu validate: %s (%s): %" PRIu64 " packets, %" PRIu64 " selected"
+		     "%s%s; %u directions, %u of the job", path, tr_reader_format(r), st->packets,
+		     st->selected, f ? " by " : "", f ? f : "", st->ndirs, st->nmajor);
+	results_line(res, "  %s", st->how);
+	results_line(res, "  summary: %s", m.line);
 	return CLI_EXIT_OK;
 }
 
 /* A generic trace: the streams, or bursts; then the application's steps beside them. */
 static int
 validate_generic(const struct val_opts *o, const char *path, struct tr_reader **r,
-		 struct sc_scenario *sc, struct table **tabs, unsigned int *nt, json_t *root,
-		 json_t *warn, struct tr_streams *st, struct tr_bursts *bur,
+		 struct sc_scenario *sc, struct table **tabs, unsigned int *nt,
+		 struct results *res, json_t *warn, struct tr_streams *st, struct tr_bursts *bur,
 		 const struct tr_appsteps *app, struct wire_span **spans, struct verdict *v)
 {
 	const char *filter = o->filter_owned ? o->filter_owned : o->filter;
@@ -859,6 +849,8 @@ validate_generic(const struct val_opts *o, const char *path, struct tr_reader **
 	double rate = o->rate;
 	uint32_t nspans = 0;
 	int rc, status;
+	size_t i;
+	json_t *w;
 
 	if (o->scenario != NULL) {
 		if (sc_scenario_load(sc, o->scenario, o->sets, o->nsets, err, sizeof(err)) != 0) {
@@ -898,10 +890,10 @@ validate_generic(const struct val_opts *o, const char *path, struct tr_reader **
 		}
 	}
 	if (bursts)
-		status = generic_bursts(o, path, r, sc, have_sc, rate, fallback, tabs, nt, root,
+		status = generic_bursts(o, path, r, sc, have_sc, rate, fallback, tabs, nt, res,
 					warn, bur, spans, &nspans, v);
 	else
-		status = generic_streams(o, path, *r, sc, have_sc, rate, tabs, nt, root, st, spans,
+		status = generic_streams(o, path, *r, sc, have_sc, rate, tabs, nt, res, st, spans,
 					 &nspans, v);
 	if (status != CLI_EXIT_OK)
 		return status;
@@ -909,18 +901,13 @@ validate_generic(const struct val_opts *o, const char *path, struct tr_reader **
 		tabs[(*nt)++] = validate_app_table(*spans, nspans, bursts ? bur->b[0].start_ns :
 						   st->first_ns, app, v);
 	if (json_array_size(warn) > 0)
-		json_object_set(root, "warnings", warn);
+		json_object_set(results_root(res), "warnings", warn);
 	if (v->compared)
-		json_object_set_new(root, "max_error_pct", json_real(v->worst));
-	if (!o->json) {
-		size_t i;
-		json_t *w;
-
-		json_array_foreach(warn, i, w)
-			printf("  warning: %s\n", json_string_value(w));
-		printf("\n");
-	}
-	return emit(tabs, *nt, root, o, path);
+		json_object_set_new(results_root(res), "max_error_pct", json_real(v->worst));
+	json_array_foreach(warn, i, w)
+		results_line(res, "  warning: %s", json_string_value(w));
+	results_line(res, "%s", "");
+	return add_tables(res, tabs, *nt) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }
 
 int
@@ -936,7 +923,11 @@ cmd_validate(int argc, char **argv)
 	struct tr_streams st;
 	struct tr_appsteps app;
 	struct wire_span *spans = NULL;
-	json_t *root = json_object(), *warn = json_array();
+	static const struct results_params rp = {
+		.json_flags = JSON_INDENT(1) | JSON_REAL_PRECISION(12), .json_newline = true,
+	};
+	struct results *res = results_create(&rp);
+	json_t *root = res != NULL ? results_root(res) : NULL, *warn = json_array();
 	char err[512], *pos[1];
 	unsigned int nt = 0, i;
 	int npos, rc, status = CLI_EXIT_OK;
@@ -1047,14 +1038,15 @@ cmd_validate(int argc, char **argv)
 		json_object_set_new(root, "frames", json_pack("{s:I, s:I, s:I}", "all",
 				    (json_int_t)syn.frames, "syncemu", (json_int_t)syn.se_frames,
 				    "unordered", (json_int_t)syn.unordered));
-		if (!o.json)
-			printf("syncemu validate: %s (%s): %" PRIu64 " frames, %" PRIu64 " with the "
-			       "syncemu header, %u runs%s%s\n\n", pos[0], tr_reader_format(r),
-			       syn.frames, syn.se_frames, syn.nruns, have_sc ? ", scenario " : "",
-			       have_sc ? sc->name : "");
-		status = emit(tabs, nt, root, &o, pos[0]);
-		if (status != CLI_EXIT_OK)
+		results_line(res, "syncemu validate: %s (%s): %" PRIu64 " frames, %" PRIu64 " with "
+			     "the syncemu header, %u runs%s%s", pos[0], tr_reader_format(r),
+			     syn.frames, syn.se_frames, syn.nruns, have_sc ? ", scenario " : "",
+			     have_sc ? sc->name : "");
+		results_line(res, "%s", "");
+		if (add_tables(res, tabs, nt) != 0) {
+			status = CLI_EXIT_FAIL;
 			goto out;
+		}
 	} else if (!regular) {
 not_regular:
 		fprintf(stderr, "syncemu validate: %s: not a regular file, and not a syncemu trace: a "
@@ -1063,15 +1055,17 @@ not_regular:
 		status = CLI_EXIT_INPUT;
 		goto out;
 	} else {
-		status = validate_generic(&o, pos[0], &r, sc, tabs, &nt, root, warn, &st, &bur,
+		status = validate_generic(&o, pos[0], &r, sc, tabs, &nt, res, warn, &st, &bur,
 					  &app, &spans, &v);
 		if (status != CLI_EXIT_OK)
 			goto out;
 	}
-	if (!o.json && syn.unordered > 0)
-		printf("note: %" PRIu64 " packets came with a timestamp below the previous one\n",
-		       syn.unordered);
-	if (isfinite(o.tolerance) && v.compared && v.worst > o.tolerance) {
+	if (syn.unordered > 0)
+		results_line(res, "note: %" PRIu64 " packets came with a timestamp below the "
+			     "previous one", syn.unordered);
+	status = write_results(res, &o, pos[0]);
+	if (status == CLI_EXIT_OK && isfinite(o.tolerance) && v.compared &&
+	    v.worst > o.tolerance) {
 		fprintf(stderr, "syncemu validate: the largest error is %.3g %%, over the "
 			"tolerance of %.3g %%\n", v.worst, o.tolerance);
 		status = CLI_EXIT_TOLERANCE;
@@ -1085,7 +1079,7 @@ out:
 	tr_appsteps_free(&app);
 	free(spans);
 	tr_reader_close(r);
-	json_decref(root);
+	results_free(res);
 	json_decref(warn);
 	free(o.filter_owned);
 	free(sc);

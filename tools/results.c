@@ -90,8 +90,10 @@ results_add_table(struct results *r, struct table *t, unsigned int to,
 		table_free(t);
 		return -EINVAL;
 	}
-	if (t == NULL)
+	if (t == NULL) {
+		r->err = -ENOMEM;
 		return -ENOMEM;
+	}
 	if (to & RESULTS_JSON) {
 		parent = at->parent != NULL ? at->parent : r->root;
 		if (!json_is_object(parent)) {
@@ -102,6 +104,7 @@ results_add_table(struct results *r, struct table *t, unsigned int to,
 	it = new_item(r);
 	if (it == NULL) {
 		table_free(t);
+		r->err = -ENOMEM;
 		return -ENOMEM;
 	}
 	key = at != NULL && at->key != NULL ? at->key : table_id(t);
@@ -125,6 +128,7 @@ nomem:
 	free(it->key);
 	free(it->file);
 	table_free(t);
+	r->err = -ENOMEM;
 	return -ENOMEM;
 }
 
@@ -134,12 +138,15 @@ results_vline(struct results *r, const char *fmt, va_list ap)
 	struct results_item *it = r->n > 0 ? &r->items[r->n - 1] : NULL;
 	char **lines, *s;
 
-	if (vasprintf(&s, fmt, ap) < 0)
+	if (vasprintf(&s, fmt, ap) < 0) {
+		r->err = -ENOMEM;
 		return -ENOMEM;
+	}
 	if (it == NULL || it->t != NULL) {
 		it = new_item(r);
 		if (it == NULL) {
 			free(s);
+			r->err = -ENOMEM;
 			return -ENOMEM;
 		}
 		it->to = RESULTS_TEXT;
@@ -148,6 +155,7 @@ results_vline(struct results *r, const char *fmt, va_list ap)
 	lines = realloc(it->lines, (it->nlines + 1) * sizeof(*lines));
 	if (lines == NULL) {
 		free(s);
+		r->err = -ENOMEM;
 		return -ENOMEM;
 	}
 	it->lines = lines;

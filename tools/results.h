@@ -58,7 +58,8 @@ json_t *results_root(struct results *r);
 
 /**
  * Append table @p t, shown where @p to says (RESULTS_TEXT, RESULTS_JSON or both).  @p r takes
- * @p t over, even when this fails.  With RESULTS_JSON the table's key is set now in its parent
+ * @p t over, even when this fails.  A table or line that could not be added for want of memory
+ * makes the text and JSON writers fail with -ENOMEM (nothing is written).  With RESULTS_JSON the table's key is set now in its parent
  * (to null until a writer builds it), so the members keep the order in which they were set.
  *
  * @return 0; -EINVAL: @p r NULL, @p to 0 or with other bits, RESULTS_JSON without @p at or a
@@ -92,7 +93,7 @@ unsigned int results_table_to(const struct results *r, unsigned int i);
  * The text output: every item shown in text, in order (a table as table_print(), a block of
  * lines each with its newline).
  *
- * @return 0, or -EIO if @p f has an error
+ * @return 0; -ENOMEM if an item could not be added (nothing written); -EIO if @p f has an error
  */
 int results_text_write(const struct results *r, FILE *f);
 
@@ -101,7 +102,8 @@ int results_text_write(const struct results *r, FILE *f);
  * the results' json_flags (and a newline if json_newline).  The tables' members are rebuilt
  * on each call, so it may be called again.
  *
- * @return 0; -ENOMEM; -EIO if it could not be written
+ * @return 0; -ENOMEM (also if an item could not be added: nothing written); -EIO if it could
+ *         not be written
  */
 int results_json_write(struct results *r, FILE *f);
 

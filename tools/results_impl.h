@@ -25,6 +25,7 @@ struct results {
 	json_t *root;			/**< the JSON document */
 	struct results_item *items;	/**< in order */
 	unsigned int n, cap;		/**< items used, allocated */
+	int err;			/**< -ENOMEM once an item could not be added */
 };
 
 #endif /* SYNCEMU_RESULTS_IMPL_H */

@@ -14,6 +14,8 @@ results_json_write(struct results *r, FILE *f)
 	unsigned int i;
 	int rc = 0;
 
+	if (r->err != 0)
+		return r->err;
 	for (i = 0; i < r->n; i++) {
 		const struct results_item *it = &r->items[i];
 		json_t *v;

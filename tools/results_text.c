@@ -12,6 +12,8 @@ results_text_write(const struct results *r, FILE *f)
 {
 	unsigned int i, k;
 
+	if (r->err != 0)
+		return r->err;
 	for (i = 0; i < r->n; i++) {
 		const struct results_item *it = &r->items[i];
 
