@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * syncemu run's report: every run's steps beside the packet-level closed form and the fluid
- * model, the summary and its status, the background and the WAN queues, the real-time ports; as
- * text tables or as JSON (tools/table.c prints either).
+ * model, the summary and its status, the background and the WAN queues, the real-time ports;
+ * built once as the run's results (tools/results.h), which its writers print as text or JSON
+ * and write as CSV (--tables).
  */
 #include <errno.h>
 #include <inttypes.h>
