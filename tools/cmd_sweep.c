@@ -399,44 +399,46 @@ put_shell_word(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
-/* The table on stdout, then what is partial and which files were written. */
+/* The text: the table of the runs, then what is partial and which files were written. */
 static void
-print_text(const struct sweep *sw, const char *dir, const struct sweep_point *cut_pt,
-	   const struct outcome *cut, unsigned int done, unsigned int total, unsigned int written)
+text_lines(struct results *res, const struct sweep *sw, const char *dir,
+	   const struct sweep_point *cut_pt, const struct outcome *cut, unsigned int done,
+	   unsigned int total, unsigned int written)
 {
 	const struct sweep_point *pt = sw->pt;
 	unsigned int i, j, k, n = 0;
+	char files[256] = "";
+	size_t used = 0;
 
-	printf("syncemu sweep of %s over %u values (%s)%s\n", sw->key, sw->nvalues,
-	       pt[0].sc->name, done < total || cut != NULL ? ", partial (interrupted)" : "");
-	printf("  %-14s %-10s %10s %10s %12s %12s\n", "value", "run", "mean ms", "95% CI",
-	       sw->loaded ? "model PS" : "packet model", sw->loaded ? "model FIFO" : "fluid ms");
+	results_line(res, "syncemu sweep of %s over %u values (%s)%s", sw->key, sw->nvalues,
+		     pt[0].sc->name, done < total || cut != NULL ? ", partial (interrupted)" : "");
+	results_line(res, "  %-14s %-10s %10s %10s %12s %12s", "value", "run", "mean ms", "95% CI",
+		     sw->loaded ? "model PS" : "packet model",
+		     sw->loaded ? "model FIFO" : "fluid ms");
 	for (i = 0; i < sw->nvalues; i++)
 		for (j = 0; j < pt[i].nc; j++) {
 			const struct outcome *q = &pt[i].o[j];
 
 			if (!pt[i].ran[j])
 				continue;
-			printf("  %-14s %-10s %10.4f %10.4f %12.4f %12.4f\n", pt[i].value,
-			       q->c.label, outcome_mean(q) * 1e3, q->all.ci95 * 1e3,
-			       sweep_model_ms(q, false),
-			       sw->loaded ? sweep_model_ms(q, true) : q->fluid * 1e3);
+			results_line(res, "  %-14s %-10s %10.4f %10.4f %12.4f %12.4f", pt[i].value,
+				     q->c.label, outcome_mean(q) * 1e3, q->all.ci95 * 1e3,
+				     sweep_model_ms(q, false),
+				     sw->loaded ? sweep_model_ms(q, true) : q->fluid * 1e3);
 		}
 	if (cut != NULL)
-		printf("interrupted: %s=%s %s stopped after step %u of %u\n", sw->key,
-		       cut_pt->value, cut->c.label, cut->res.steps, cut_pt->sc->run.steps);
+		results_line(res, "interrupted: %s=%s %s stopped after step %u of %u", sw->key,
+			     cut_pt->value, cut->c.label, cut->res.steps, cut_pt->sc->run.steps);
 	if (done < total)
-		printf("not run: %u of %u runs\n", total - done, total);
-	for (k = 0; k < SW_FILES; k++) {
+		results_line(res, "not run: %u of %u runs", total - done, total);
+	for (k = 0; k < SW_FILES && used < sizeof(files); k++) {
 		if (!(written & 1u << k))
 			continue;
-		if (n++ == 0)
-			printf("wrote %s/%s", dir, sweep_file_names[k]);
-		else
-			printf(", %s", sweep_file_names[k]);
+		used += (size_t)snprintf(files + used, sizeof(files) - used, "%s%s",
+					 n++ ? ", " : "", sweep_file_names[k]);
 	}
 	if (n > 0)
-		putchar('\n');
+		results_line(res, "wrote %s/%s", dir, files);
 }
 
 int
@@ -699,11 +701,11 @@ cmd_sweep(int argc, char **argv)
 					 CLI_EXIT_USAGE;
 		}
 	}
-	if (o.json) {
-		if (res != NULL)
-			results_json_write(res, stdout);
-	} else {
-		print_text(&sw, dir, cut_pt, cut, done, total, written);
+	if (res != NULL && o.json) {
+		results_json_write(res, stdout);
+	} else if (res != NULL) {
+		text_lines(res, &sw, dir, cut_pt, cut, done, total, written);
+		results_text_write(res, stdout);
 	}
 	if (stop_flag && !partial)
 		fprintf(stderr, "syncemu sweep: interrupted (signal %d) after the last run: its "
