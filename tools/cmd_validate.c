@@ -453,9 +453,10 @@ val_usage(FILE *f)
 		   "libpcap (for Ethernet frames), --hosts takes addresses and --ports numbers.\n"
 		   "\n"
 		   "--tables DIR also writes every table of the output as CSV, one file each:\n"
-		   "DIR/<table id>.csv (e.g. steps.csv), a header of the column keys (those of\n"
-		   "--json), numbers as %.10g, NaN empty; each file replaced whole or not at all,\n"
-		   "an input never overwritten (exit 2 if DIR or a file in it is refused).\n"
+		   "DIR/<table id>.csv (e.g. steps.csv; each run's of a syncemu trace: steps.csv,\n"
+		   "steps-2.csv, ..., the JSON keeping the last), a header of the column keys\n"
+		   "(those of --json), numbers as %.10g, NaN empty; each file replaced whole or not\n"
+		   "at all, an input never overwritten (exit 2 if DIR or a file in it is refused).\n"
 		   "\n"
 		   "Exit codes: 0 ok, 1 failed, 2 bad command line, 3 bad trace or scenario,\n"
 		   "4 an error beyond --tolerance.",
