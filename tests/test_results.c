@@ -266,7 +266,8 @@ test_csv_dir(void **state)
 					   &(struct results_place){ .key = "s2" }), 0);
 	assert_int_equal(results_add_table(r, two_cols("steps", 3, "c"), RESULTS_TEXT,
 					   &(struct results_place){ .file = "steps-9" }), 0);
-	assert_int_equal(results_csv_write_dir(r, dir, NULL, 0, err, sizeof(err)), 0);
+	assert_int_equal(results_csv_write_dir(r, &(struct results_csv_dir){ .dir = dir }, err,
+					       sizeof(err)), 0);
 	snprintf(path, sizeof(path), "%s/steps.csv", dir);
 	s = slurp(path);
 	assert_non_null(s);
@@ -289,7 +290,8 @@ test_csv_dir(void **state)
 	fputs("input\n", f);
 	fclose(f);
 	in[0] = (struct input){ path, "the input" };
-	assert_int_equal(results_csv_write_dir(r, dir, in, 1, err, sizeof(err)), -EINVAL);
+	assert_int_equal(results_csv_write_dir(r, &(struct results_csv_dir){ .dir = dir, .in = in,
+					       .n_in = 1 }, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "is the input"));
 	s = slurp(path);
 	assert_string_equal(s, "input\n");
@@ -299,7 +301,8 @@ test_csv_dir(void **state)
 	assert_int_equal(results_csv_dir_check(path, err, sizeof(err)), -ENOTDIR);
 	assert_non_null(strstr(err, path));
 	snprintf(path, sizeof(path), "%s/none/t", base);
-	assert_int_equal(results_csv_write_dir(r, path, NULL, 0, err, sizeof(err)), -ENOENT);
+	assert_int_equal(results_csv_write_dir(r, &(struct results_csv_dir){ .dir = path }, err,
+					       sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "is not there"));
 	results_free(r);
 	snprintf(path, sizeof(path), "rm -rf '%s'", base);

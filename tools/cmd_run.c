@@ -507,13 +507,18 @@ write_tables(const struct run_opts *o, const struct sc_scenario *sc, const char 
 	char err[PATH_MAX + 256];
 	int rc;
 
-	rc = results_csv_write_dir(res, o->tables, in, sizeof(in) / sizeof(in[0]), err,
-				   sizeof(err));
+	const struct results_csv_dir d = { .dir = o->tables, .in = in,
+					   .n_in = sizeof(in) / sizeof(in[0]),
+					   .cmd = "syncemu run", .stop = &cli_stop };
+
+	rc = results_csv_write_dir(res, &d, err, sizeof(err));
 	if (rc == 0)
 		return status;
 	fprintf(stderr, "syncemu run: %s\n", err);
 	if (status != CLI_EXIT_OK && status != CLI_EXIT_INTERRUPTED)
 		return status;
+	if (rc == -EINTR)
+		return CLI_EXIT_INTERRUPTED;
 	return rc == -ENOMEM || rc == -EIO ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
 }
 

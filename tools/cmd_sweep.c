@@ -49,8 +49,8 @@ struct sweep_opts {
 	bool json, quiet, help;
 };
 
-enum { O_SET, O_KEY, O_VALUES, O_RANGE, O_VARIANT, O_BUDGET, O_STEPS, O_OUT, O_TABLES, O_JSON, O_QUIET,
-       O_EAL, O_MBUFS, O_HELP };
+enum { O_SET, O_KEY, O_VALUES, O_RANGE, O_VARIANT, O_BUDGET, O_STEPS, O_OUT, O_TABLES, O_JSON,
+       O_QUIET, O_EAL, O_MBUFS, O_HELP };
 
 static const struct opt sweep_optv[] = {
 	{ "key", 'k', "SECTION.KEY", "the scenario key to sweep (required)", O_KEY },
@@ -692,12 +692,16 @@ cmd_sweep(int argc, char **argv)
 			{ pt[0].sc->kernel.file, "the link-kernel program (module.kernel)" },
 		};
 
-		rc = results_csv_write_dir(res, o.tables, in, sizeof(in) / sizeof(in[0]), err,
-					   sizeof(err));
+		const struct results_csv_dir d = { .dir = o.tables, .in = in,
+						   .n_in = sizeof(in) / sizeof(in[0]),
+						   .cmd = "syncemu sweep", .stop = &stop_flag };
+
+		rc = results_csv_write_dir(res, &d, err, sizeof(err));
 		if (rc != 0) {
 			fprintf(stderr, "syncemu sweep: %s\n", err);
 			if (status == CLI_EXIT_OK)
-				status = rc == -ENOMEM || rc == -EIO ? CLI_EXIT_FAIL :
+				status = rc == -EINTR ? CLI_EXIT_INTERRUPTED :
+					 rc == -ENOMEM || rc == -EIO ? CLI_EXIT_FAIL :
 					 CLI_EXIT_USAGE;
 		}
 	}

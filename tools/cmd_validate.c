@@ -567,8 +567,10 @@ write_results(struct results *res, const struct val_opts *o, const char *trace)
 	}
 	if (o->tables == NULL)
 		return CLI_EXIT_OK;
-	rc = results_csv_write_dir(res, o->tables, in, sizeof(in) / sizeof(in[0]), err,
-				   sizeof(err));
+	/* (validate leaves the signals as they are: one ends it, a FIFO's wait too) */
+	rc = results_csv_write_dir(res, &(struct results_csv_dir){ .dir = o->tables, .in = in,
+				   .n_in = sizeof(in) / sizeof(in[0]),
+				   .cmd = "syncemu validate" }, err, sizeof(err));
 	if (rc == 0)
 		return CLI_EXIT_OK;
 	fprintf(stderr, "syncemu validate: %s\n", err);

@@ -9,6 +9,7 @@
 #ifndef SYNCEMU_RESULTS_H
 #define SYNCEMU_RESULTS_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -59,8 +60,9 @@ json_t *results_root(struct results *r);
 /**
  * Append table @p t, shown where @p to says (RESULTS_TEXT, RESULTS_JSON or both).  @p r takes
  * @p t over, even when this fails.  A table or line that could not be added for want of memory
- * makes the text and JSON writers fail with -ENOMEM (nothing is written).  With RESULTS_JSON the table's key is set now in its parent
- * (to null until a writer builds it), so the members keep the order in which they were set.
+ * makes the text and JSON writers fail with -ENOMEM (nothing is written).  With RESULTS_JSON
+ * the table's key is set now in its parent (to null until a writer builds it), so the members
+ * keep the order in which they were set.
  *
  * @return 0; -EINVAL: @p r NULL, @p to 0 or with other bits, RESULTS_JSON without @p at or a
  *         parent that is not an object; -ENOMEM (also when @p t is NULL: the table could not be
@@ -127,18 +129,28 @@ int results_csv_dir_check(const char *dir, char *err, size_t errlen);
 
 struct input;
 
+/** Where results_csv_write_dir() writes, and what it must not. */
+struct results_csv_dir {
+	const char *dir;		/**< the directory (--tables DIR) */
+	const struct input *in;		/**< the command's inputs (outputs.h): never overwritten */
+	unsigned int n_in;		/**< how many */
+	const char *cmd;		/**< messages name the command: "syncemu run" (NULL: syncemu) */
+	const volatile sig_atomic_t *stop;	/**< set by a signal: stop waiting for a FIFO's
+						     reader; NULL: none */
+};
+
 /**
  * Every table of @p r (text or JSON) as CSV, each in DIR/<name>.csv (its place's file, else
- * its id), each file written whole or not at all (traces/outfile.h).  @p dir is made if it is
- * not there.  A name met again gets its rank: steps.csv, steps-2.csv, ...  A file that is one
- * of the @p n_in inputs @p in (outputs.h) is refused before anything is written.
+ * its id), each file written whole or not at all (traces/outfile.h).  DIR is made if it is not
+ * there.  A name met again gets its rank: steps.csv, steps-2.csv, ...  Every file is checked
+ * (a file that is one of the inputs refused) and opened before any is written.
  *
  * @return 0, or -errno with a message naming the path in @p err: those of
- *         results_csv_dir_check() and -EINVAL (a file in @p dir refused: a directory, a
- *         device, an input...), the path's to say to fix; -EIO (a file could not be written,
- *         or put in place) or -ENOMEM, a failure
+ *         results_csv_dir_check() and -EINVAL (a file in DIR refused: a directory, a device,
+ *         an input...), the path's to say to fix; -EINTR (*stop set while waiting for a FIFO's
+ *         reader); -EIO (a file could not be written, or put in place) or -ENOMEM, a failure
  */
-int results_csv_write_dir(const struct results *r, const char *dir, const struct input *in,
-			  unsigned int n_in, char *err, size_t errlen);
+int results_csv_write_dir(const struct results *r, const struct results_csv_dir *d, char *err,
+			  size_t errlen);
 
 #endif /* SYNCEMU_RESULTS_H */

@@ -146,10 +146,11 @@ csv_path(const struct results *r, unsigned int k, const char *dir, char *buf, si
 }
 
 int
-results_csv_write_dir(const struct results *r, const char *dir, const struct input *in,
-		      unsigned int n_in, char *err, size_t errlen)
+results_csv_write_dir(const struct results *r, const struct results_csv_dir *d, char *err,
+		      size_t errlen)
 {
 	unsigned int n = results_ntables(r), i, k;
+	const char *dir = d->dir;
 	struct output *o;
 	char (*paths)[PATH_MAX];
 	int rc;
@@ -185,9 +186,13 @@ results_csv_write_dir(const struct results *r, const char *dir, const struct inp
 		o[i].code = CLI_EXIT_USAGE;
 		i++;
 	}
-	rc = outputs_open(o, n, in, n_in, "syncemu", NULL, err, errlen);
+	rc = outputs_open(o, n, d->in, d->n_in, d->cmd != NULL ? d->cmd : "syncemu", d->stop, err,
+			  errlen);
 	if (rc != 0) {
-		rc = rc == CLI_EXIT_FAIL ? -ENOMEM : -EINVAL;
+		if (rc == CLI_EXIT_INTERRUPTED)
+			snprintf(err, errlen, "--tables %s: interrupted while waiting for a reader: "
+				 "nothing written", dir);
+		rc = rc == CLI_EXIT_FAIL ? -ENOMEM : rc == CLI_EXIT_INTERRUPTED ? -EINTR : -EINVAL;
 		goto out;
 	}
 	for (i = 0, k = 0; k < r->n; k++) {

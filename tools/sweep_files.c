@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The files of a sweep (see sweep.h): the CSV of its runs, its results (the JSON), and the plot's data and
- * script, handed to gnuplot (sweep_plot.c).
+ * The files of a sweep (see sweep.h): the CSV of its runs, its results (the JSON), and the
+ * plot's data and script, handed to gnuplot (sweep_plot.c).
  */
 #include <errno.h>
 #include <math.h>

@@ -6,8 +6,8 @@ Each DIR/NAME.csv must hold the rows of its JSON table, with the same keys in th
 each value equal within the CSV's printing precision (10 digits; NaN, JSON null, empty). Without
 NAMEs the files expected are every table of the JSON; NAMEs given are those of the tables that
 are in text only (no JSON to compare with: read, and each must have rows). Tables of one id
-(NAME.csv, NAME-2.csv, ...) are held against the JSON's NAME, which is the last of them. DIR must hold these
-files and no other. Prints what it compared; exits 1 on the first difference."""
+(NAME.csv, NAME-2.csv, ...) are held against the JSON's NAME, which is the last of them. DIR
+must hold these files and no other. Prints what it compared; exits 1 on the first difference."""
 import csv, json, math, os, sys
 
 mode, d, path, text_only = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
