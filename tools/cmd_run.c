@@ -26,6 +26,7 @@
 #include "opts.h"
 #include "outputs.h"
 #include "ranks.h"
+#include "results.h"
 #include "run_report.h"
 #include "run_plot.h"
 #include "runner.h"
@@ -40,6 +41,7 @@ struct run_opts {
 	const char *queue_csv;
 	const char *steps_csv;		/* --csv */
 	const char *plot;		/* --plot */
+	const char *tables;		/* --tables DIR */
 	const char *ctl;
 	uint32_t mbufs;
 	double bg_only;
@@ -68,7 +70,7 @@ sets_trace_file(const char *s)
 }
 
 enum { O_SET, O_STEPS, O_SEED, O_VARIANT, O_BUDGET, O_LOAD, O_TRACE, O_CAPTURE, O_SNAPLEN,
-       O_JSON, O_QUIET, O_EVERY, O_QCSV, O_CSV, O_PLOT, O_BGONLY, O_CTL, O_EAL, O_MBUFS,
+       O_JSON, O_QUIET, O_EVERY, O_QCSV, O_CSV, O_PLOT, O_TABLES, O_BGONLY, O_CTL, O_EAL, O_MBUFS,
        O_HELP };
 
 static const struct opt run_optv[] = {
@@ -94,6 +96,8 @@ static const struct opt run_optv[] = {
 	{ "csv", 0, "FILE", "write every step of every run as CSV, as it ends", O_CSV },
 	{ "plot", 0, "FILE", "draw the steps against the models (gnuplot): FILE.svg or FILE.png",
 	  O_PLOT },
+	{ "tables", 0, "DIR", "also write every table of the report as DIR/<table id>.csv",
+	  O_TABLES },
 	{ "background-only", 0, "TIME", "no sync: background alone for TIME (e.g. 2s)", O_BGONLY },
 	{ "ctl", 0, "SOCKET", "serve runtime control on this UNIX socket (see syncemu ctl)", O_CTL },
 	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults (" DP_EAL_DEFAULT ")",
@@ -136,6 +140,9 @@ run_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 	case O_PLOT:
 		o->plot = arg;
 		return 0;
+	case O_TABLES:
+		o->tables = arg;
+		return results_csv_dir_check(arg, err, errlen);
 	case O_CTL:
 		o->ctl = arg;
 		return 0;
@@ -239,6 +246,12 @@ run_usage(FILE *f)
 		   "report, text or --json, goes to stderr. A device, a directory, a socket, or a\n"
 		   "file the run reads (the scenario, background.sizes_csv, module.kernel) is refused\n"
 		   "before the run.\n"
+		   "--tables DIR writes every table of the report (text or --json) as CSV, one file\n"
+		   "each, after the runs: DIR/summary.csv, DIR/steps-N.csv (run N's, the JSON's\n"
+		   "run_id), background.csv, real_time.csv; a header of the column keys (those of\n"
+		   "--json), numbers as %%.10g, NaN empty, strings in double quotes. DIR is made if\n"
+		   "missing; each file is replaced whole or not at all, and one that is an input or\n"
+		   "another output of the run is refused.\n"
 		   "A step takes as long as it takes in virtual time; a run stalls only when nothing\n"
 		   "of the sync is left queued, in flight or pending while a worker waits (in real\n"
 		   "time: no step within ports.wait). A value the data plane cannot hold (a round of\n"
@@ -477,6 +490,38 @@ open_outputs(const struct run_opts *o, const struct sc_scenario *sc, const char 
 			    &cli_stop, err, errlen);
 }
 
+/* --tables: every table of the report as CSV; the exit code (@p status unless it fails). */
+static int
+write_tables(const struct run_opts *o, const struct sc_scenario *sc, const char *scenario,
+	     const struct results *res, int status)
+{
+	const struct input in[] = {
+		{ scenario, "the scenario file" },
+		{ sc->background.sizes_csv, "background.sizes_csv" },
+		{ sc->kernel.file, "the link-kernel program (module.kernel)" },
+		{ outputs_trace_file(sc), "the trace" },
+		{ o->queue_csv, "--queue-csv" },
+		{ o->steps_csv, "--csv" },
+		{ o->plot, "--plot" },
+	};
+	char err[PATH_MAX + 256];
+	int rc;
+
+	const struct results_csv_dir d = { .dir = o->tables, .in = in,
+					   .n_in = sizeof(in) / sizeof(in[0]),
+					   .cmd = "syncemu run", .stop = &cli_stop };
+
+	rc = results_csv_write_dir(res, &d, err, sizeof(err));
+	if (rc == 0)
+		return status;
+	fprintf(stderr, "syncemu run: %s\n", err);
+	if (status != CLI_EXIT_OK && status != CLI_EXIT_INTERRUPTED)
+		return status;
+	if (rc == -EINTR)
+		return CLI_EXIT_INTERRUPTED;
+	return rc == -ENOMEM || rc == -EIO ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+}
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -498,6 +543,7 @@ cmd_run(int argc, char **argv)
 	uint32_t need = 0;
 	int npos, status = CLI_EXIT_OK, err_fd = -1;
 	bool written, rt_ranks = false;
+	struct results *res = NULL;
 
 	if (sc == NULL || runs == NULL) {
 		fprintf(stderr, "syncemu run: out of memory\n");
@@ -728,11 +774,23 @@ agree:
 		outs[3].f = NULL;
 	}
 	written = status == CLI_EXIT_OK || status == CLI_EXIT_INTERRUPTED;
-	if (o.json)
-		run_report_json(runs, n, sc, r.cap, written ? trace_path : NULL);
-	else
-		run_report_text(runs, n, sc, o.every_step, r.cap, written ? trace_path : NULL);
+	res = run_report_results(runs, n, sc, o.every_step, r.cap, written ? trace_path : NULL);
+	if (res == NULL) {
+		fprintf(stderr, "syncemu run: out of memory: no report\n");
+		status = CLI_EXIT_FAIL;
+	} else {
+		/* (as before: a standard output that cannot be written is not an error here) */
+		if ((o.json ? results_json_write(res, stdout) :
+			      results_text_write(res, stdout)) == -ENOMEM) {
+			fprintf(stderr, "syncemu run: out of memory: no report\n");
+			status = CLI_EXIT_FAIL;
+		}
+		/* (rank 0's: the other ranks' report goes nowhere) */
+		if (o.tables != NULL && dp_ranks_rank() == 0)
+			status = write_tables(&o, sc, npos ? pos[0] : NULL, res, status);
+	}
 out:
+	results_free(res);
 	stop_ctl(&r, ctl);
 	outputs_abort(outs, RUN_OUTS);
 	if (r.cap != NULL && r.cap->w != NULL)

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "opts.h"
 #include "outputs.h"
+#include "results.h"
 #include "runner.h"
 #include "scenario.h"
 #include "sweep.h"
@@ -35,6 +36,7 @@ struct sweep_opts {
 	char *values[MAX_VALUES];	/* owned */
 	unsigned int nvalues;
 	const char *out;
+	const char *tables;		/* --tables DIR */
 	const char *eal;
 	uint32_t mbufs;
 	unsigned int variants, budgets;
@@ -47,8 +49,8 @@ struct sweep_opts {
 	bool json, quiet, help;
 };
 
-enum { O_SET, O_KEY, O_VALUES, O_RANGE, O_VARIANT, O_BUDGET, O_STEPS, O_OUT, O_JSON, O_QUIET,
-       O_EAL, O_MBUFS, O_HELP };
+enum { O_SET, O_KEY, O_VALUES, O_RANGE, O_VARIANT, O_BUDGET, O_STEPS, O_OUT, O_TABLES, O_JSON,
+       O_QUIET, O_EAL, O_MBUFS, O_HELP };
 
 static const struct opt sweep_optv[] = {
 	{ "key", 'k', "SECTION.KEY", "the scenario key to sweep (required)", O_KEY },
@@ -61,6 +63,8 @@ static const struct opt sweep_optv[] = {
 	{ "steps", 'n', "N", "steps per run [run.steps]", O_STEPS },
 	{ "out", 'o', "DIR", "write DIR/sweep.csv, .json, .svg, .png, .gp, .dat [sweep-KEY]",
 	  O_OUT },
+	{ "tables", 0, "DIR", "also write every table as DIR/<table id>.csv (DIR made if missing)",
+	  O_TABLES },
 	{ "json", 'j', NULL, "print the JSON on stdout too", O_JSON },
 	{ "quiet", 'q', NULL, "no progress on stderr", O_QUIET },
 	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults", O_EAL | OPT_DASH_VALUE },
@@ -205,6 +209,9 @@ sweep_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 	case O_OUT:
 		o->out = arg;
 		return 0;
+	case O_TABLES:
+		o->tables = arg;
+		return 0;
 	case O_JSON:
 		o->json = true;
 		return 0;
@@ -253,6 +260,10 @@ sweep_usage(FILE *f)
 		   "'interrupted' and 'not_run', the JSON's \"partial\": true and \"not_run\", the\n"
 		   "plot's title), exit 130; a second signal ends it at once, leaving no temporary\n"
 		   "file and each file not yet written as it was.\n"
+		   "--tables DIR also writes the table of the runs (the JSON's \"points\") as\n"
+		   "DIR/points.csv: a header of the column keys, numbers as %.10g, NaN empty;\n"
+		   "replaced whole or not at all, an input never overwritten (a DIR refused:\n"
+		   "exit 2).\n"
 		   "Exit codes: 0 ok, 1 a run, a file or gnuplot failed, 2 bad command line, 3 bad\n"
 		   "scenario, 130 interrupted.",
 		   sweep_optv, N_OPTS);
@@ -388,44 +399,46 @@ put_shell_word(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
-/* The table on stdout, then what is partial and which files were written. */
+/* The text: the table of the runs, then what is partial and which files were written. */
 static void
-print_text(const struct sweep *sw, const char *dir, const struct sweep_point *cut_pt,
-	   const struct outcome *cut, unsigned int done, unsigned int total, unsigned int written)
+text_lines(struct results *res, const struct sweep *sw, const char *dir,
+	   const struct sweep_point *cut_pt, const struct outcome *cut, unsigned int done,
+	   unsigned int total, unsigned int written)
 {
 	const struct sweep_point *pt = sw->pt;
 	unsigned int i, j, k, n = 0;
+	char files[256] = "";
+	size_t used = 0;
 
-	printf("syncemu sweep of %s over %u values (%s)%s\n", sw->key, sw->nvalues,
-	       pt[0].sc->name, done < total || cut != NULL ? ", partial (interrupted)" : "");
-	printf("  %-14s %-10s %10s %10s %12s %12s\n", "value", "run", "mean ms", "95% CI",
-	       sw->loaded ? "model PS" : "packet model", sw->loaded ? "model FIFO" : "fluid ms");
+	results_line(res, "syncemu sweep of %s over %u values (%s)%s", sw->key, sw->nvalues,
+		     pt[0].sc->name, done < total || cut != NULL ? ", partial (interrupted)" : "");
+	results_line(res, "  %-14s %-10s %10s %10s %12s %12s", "value", "run", "mean ms", "95% CI",
+		     sw->loaded ? "model PS" : "packet model",
+		     sw->loaded ? "model FIFO" : "fluid ms");
 	for (i = 0; i < sw->nvalues; i++)
 		for (j = 0; j < pt[i].nc; j++) {
 			const struct outcome *q = &pt[i].o[j];
 
 			if (!pt[i].ran[j])
 				continue;
-			printf("  %-14s %-10s %10.4f %10.4f %12.4f %12.4f\n", pt[i].value,
-			       q->c.label, outcome_mean(q) * 1e3, q->all.ci95 * 1e3,
-			       sweep_model_ms(q, false),
-			       sw->loaded ? sweep_model_ms(q, true) : q->fluid * 1e3);
+			results_line(res, "  %-14s %-10s %10.4f %10.4f %12.4f %12.4f", pt[i].value,
+				     q->c.label, outcome_mean(q) * 1e3, q->all.ci95 * 1e3,
+				     sweep_model_ms(q, false),
+				     sw->loaded ? sweep_model_ms(q, true) : q->fluid * 1e3);
 		}
 	if (cut != NULL)
-		printf("interrupted: %s=%s %s stopped after step %u of %u\n", sw->key,
-		       cut_pt->value, cut->c.label, cut->res.steps, cut_pt->sc->run.steps);
+		results_line(res, "interrupted: %s=%s %s stopped after step %u of %u", sw->key,
+			     cut_pt->value, cut->c.label, cut->res.steps, cut_pt->sc->run.steps);
 	if (done < total)
-		printf("not run: %u of %u runs\n", total - done, total);
-	for (k = 0; k < SW_FILES; k++) {
+		results_line(res, "not run: %u of %u runs", total - done, total);
+	for (k = 0; k < SW_FILES && used < sizeof(files); k++) {
 		if (!(written & 1u << k))
 			continue;
-		if (n++ == 0)
-			printf("wrote %s/%s", dir, sweep_file_names[k]);
-		else
-			printf(", %s", sweep_file_names[k]);
+		used += (size_t)snprintf(files + used, sizeof(files) - used, "%s%s",
+					 n++ ? ", " : "", sweep_file_names[k]);
 	}
 	if (n > 0)
-		putchar('\n');
+		results_line(res, "wrote %s/%s", dir, files);
 }
 
 int
@@ -445,7 +458,7 @@ cmd_sweep(int argc, char **argv)
 	bool loaded = false, partial;
 	double t0;
 	struct sweep sw = { .curves = NULL };
-	json_t *js = NULL;
+	struct results *res = NULL;
 	FILE *f;
 
 	catch_stop();
@@ -560,6 +573,12 @@ cmd_sweep(int argc, char **argv)
 	status = open_files(dir, pt[0].sc, npos ? pos[0] : NULL, outs, paths);
 	if (status != CLI_EXIT_OK)
 		goto out;
+	/* after --out's directory is made: --tables may be in it */
+	if (o.tables != NULL && results_csv_dir_check(o.tables, err, sizeof(err)) != 0) {
+		fprintf(stderr, "syncemu sweep: %s\n", err);
+		status = CLI_EXIT_USAGE;
+		goto out;
+	}
 	r.eal = o.eal;
 	r.partitions = pt[0].sc->run.partitions;
 	r.mbufs = o.mbufs;
@@ -641,10 +660,9 @@ cmd_sweep(int argc, char **argv)
 			strerror(-rc));
 		status = CLI_EXIT_FAIL;
 	}
-	js = sweep_json(&sw, partial);
+	res = sweep_results(&sw, partial);
 	f = outfile_fp(outs[SW_JSON].f);
-	if (js == NULL || f == NULL ||
-	    json_dumpf(js, f, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) != 0)
+	if (res == NULL || f == NULL || results_json_write(res, f) != 0)
 		rc = outfile_error(outs[SW_JSON].f) != 0 ? outfile_error(outs[SW_JSON].f) : -ENOMEM;
 	else
 		rc = 0;
@@ -667,11 +685,31 @@ cmd_sweep(int argc, char **argv)
 		put_shell_word(stderr, dir);
 		fprintf(stderr, " && gnuplot sweep.gp\n");
 	}
-	if (o.json) {
-		if (js != NULL)
-			json_dumpf(js, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
-	} else {
-		print_text(&sw, dir, cut_pt, cut, done, total, written);
+	if (res != NULL && o.tables != NULL) {
+		const struct input in[] = {
+			{ npos ? pos[0] : NULL, "the scenario file" },
+			{ pt[0].sc->background.sizes_csv, "background.sizes_csv" },
+			{ pt[0].sc->kernel.file, "the link-kernel program (module.kernel)" },
+		};
+
+		const struct results_csv_dir d = { .dir = o.tables, .in = in,
+						   .n_in = sizeof(in) / sizeof(in[0]),
+						   .cmd = "syncemu sweep", .stop = &stop_flag };
+
+		rc = results_csv_write_dir(res, &d, err, sizeof(err));
+		if (rc != 0) {
+			fprintf(stderr, "syncemu sweep: %s\n", err);
+			if (status == CLI_EXIT_OK)
+				status = rc == -EINTR ? CLI_EXIT_INTERRUPTED :
+					 rc == -ENOMEM || rc == -EIO ? CLI_EXIT_FAIL :
+					 CLI_EXIT_USAGE;
+		}
+	}
+	if (res != NULL && o.json) {
+		results_json_write(res, stdout);
+	} else if (res != NULL) {
+		text_lines(res, &sw, dir, cut_pt, cut, done, total, written);
+		results_text_write(res, stdout);
 	}
 	if (stop_flag && !partial)
 		fprintf(stderr, "syncemu sweep: interrupted (signal %d) after the last run: its "
@@ -682,7 +720,7 @@ out:
 	outputs_abort(outs, SW_FILES);
 	for (i = 0; i < SW_FILES; i++)
 		free(paths[i]);
-	json_decref(js);
+	results_free(res);
 	json_decref(sw.curves);
 	for (i = 0; pt != NULL && i < o.nvalues; i++) {
 		for (j = 0; j < pt[i].nc; j++)

@@ -20,7 +20,9 @@
 #include "cli.h"
 #include "kernel.h"
 #include "opts.h"
+#include "outputs.h"
 #include "reader.h"
+#include "results.h"
 #include "scenario.h"
 #include "streams.h"
 #include "syncs.h"
@@ -38,6 +40,7 @@ struct val_opts {
 	const char *ifaces;		/* --interface: only these capture interfaces */
 	const char *background;
 	const char *steps_csv;
+	const char *tables;		/* --tables DIR */
 	double gap, period, alpha, beta, tolerance, rate, idle, clock_offset, coll_bytes;
 	unsigned long steps, ranks;
 	enum tr_coll coll;
@@ -54,7 +57,7 @@ struct val_opts {
 enum { O_SCEN, O_SET, O_GENERIC, O_FILTER, O_HOSTS, O_PORTS, O_STEPS, O_COLL, O_RANKS, O_PLACE,
        O_SIZE,
        O_BG, O_RATE, O_IDLE, O_CSV, O_OFFSET, O_GAP, O_PERIOD, O_COUNT, O_ALPHA, O_BETA,
-       O_VARIANT, O_BUDGET, O_TOL, O_JSON, O_IFACE, O_HELP };
+       O_VARIANT, O_BUDGET, O_TOL, O_JSON, O_TABLES, O_IFACE, O_HELP };
 
 static const struct opt val_optv[] = {
 	{ "scenario", 's', "FILE", "the model's scenario [a syncemu trace's own; else none]",
@@ -98,6 +101,8 @@ static const struct opt val_optv[] = {
 	{ "budget", 'b', "B", "its module budget (needs --variant) [free]", O_BUDGET },
 	{ "tolerance", 't', "PERCENT", "exit 4 if any step or burst is off by more", O_TOL },
 	{ "json", 'j', NULL, "print JSON instead of text", O_JSON },
+	{ "tables", 0, "DIR", "also write every table as DIR/<table id>.csv (DIR made if missing)",
+	  O_TABLES },
 	{ "help", 'h', NULL, "show this help", O_HELP },
 };
 
@@ -387,6 +392,9 @@ val_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 	case O_JSON:
 		o->json = true;
 		return 0;
+	case O_TABLES:
+		o->tables = arg;
+		return results_csv_dir_check(arg, err, errlen);
 	case O_IFACE:
 		if (arg[0] == '\0' || arg[0] == ',' || arg[strlen(arg) - 1] == ',' ||
 		    strstr(arg, ",,") != NULL) {
@@ -444,6 +452,12 @@ val_usage(FILE *f)
 		   "The options are checked before the trace is read: --filter is compiled by\n"
 		   "libpcap (for Ethernet frames), --hosts takes addresses and --ports numbers.\n"
 		   "\n"
+		   "--tables DIR also writes every table of the output as CSV, one file each:\n"
+		   "DIR/<table id>.csv (e.g. steps.csv; each run's of a syncemu trace: steps.csv,\n"
+		   "steps-2.csv, ..., the JSON keeping the last), a header of the column keys\n"
+		   "(those of --json), numbers as %.10g, NaN empty; each file replaced whole or not\n"
+		   "at all, an input never overwritten (exit 2 if DIR or a file in it is refused).\n"
+		   "\n"
 		   "Exit codes: 0 ok, 1 failed, 2 bad command line, 3 bad trace or scenario,\n"
 		   "4 an error beyond --tolerance.",
 		   val_optv, N_OPTS);
@@ -494,36 +508,73 @@ trace_scenario(struct tr_reader *r, const struct val_opts *o, struct sc_scenario
 	return rc;
 }
 
-static void
-emit(struct table **tabs, unsigned int n, json_t *extra, bool json)
+static json_t *
+steps_json(const struct table *steps, const void *dirs)
 {
+	return validate_steps_json(steps, dirs);
+}
+
+/*
+ * Add the tables @p tabs (taken over: each set to NULL) to @p res, after the JSON members set so
+ * far, under "tables" (the step directions in text only: inside each step's row in JSON).
+ * 0 or -ENOMEM.
+ */
+static int
+add_tables(struct results *res, struct table **tabs, unsigned int n)
+{
+	const struct table *dirs = NULL;
+	json_t *tj = json_object();
 	unsigned int i;
+	int rc = 0;
 
-	if (json) {
-		json_t *root = extra, *tj = json_object();
-
-		const struct table *dirs = NULL;
-
-		for (i = 0; i < n; i++)
-			if (tabs[i] != NULL && strcmp(table_id(tabs[i]), "step_directions") == 0)
-				dirs = tabs[i];
-		for (i = 0; i < n; i++) {
-			if (tabs[i] == NULL || tabs[i] == dirs)
-				continue;
-			/* each step's directions go inside its row */
-			if (dirs != NULL && strcmp(table_id(tabs[i]), "steps") == 0)
-				json_object_set_new(tj, "steps", validate_steps_json(tabs[i], dirs));
-			else
-				json_object_set_new(tj, table_id(tabs[i]), table_json(tabs[i]));
-		}
-		json_object_set_new(root, "tables", tj);
-		json_dumpf(root, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
-		fputc('\n', stdout);
-		return;
-	}
+	if (tj == NULL || json_object_set_new(results_root(res), "tables", tj) != 0)
+		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		if (tabs[i] != NULL)
-			table_print(tabs[i], stdout);
+		if (tabs[i] != NULL && strcmp(table_id(tabs[i]), "step_directions") == 0)
+			dirs = tabs[i];
+	for (i = 0; rc == 0 && i < n; i++) {
+		struct results_place at = { .parent = tj };
+		struct table *t = tabs[i];
+
+		if (t == NULL)
+			continue;
+		tabs[i] = NULL;
+		if (dirs != NULL && strcmp(table_id(t), "steps") == 0) {
+			at.json = steps_json;
+			at.arg = dirs;
+		}
+		rc = results_add_table(res, t, t == dirs ? RESULTS_TEXT :
+				       RESULTS_TEXT | RESULTS_JSON, &at);
+	}
+	return rc;
+}
+
+/* The results as text or JSON on stdout, and with --tables as CSV files.  The exit code. */
+static int
+write_results(struct results *res, const struct val_opts *o, const char *trace)
+{
+	const struct input in[] = {
+		{ trace, "the trace" }, { o->scenario, "the scenario file" },
+		{ o->steps_csv, "--steps-csv" },
+	};
+	char err[512];
+	int rc;
+
+	rc = o->json ? results_json_write(res, stdout) : results_text_write(res, stdout);
+	if (rc == -ENOMEM) {
+		fprintf(stderr, "syncemu validate: out of memory\n");
+		return CLI_EXIT_FAIL;
+	}
+	if (o->tables == NULL)
+		return CLI_EXIT_OK;
+	/* (validate leaves the signals as they are: one ends it, a FIFO's wait too) */
+	rc = results_csv_write_dir(res, &(struct results_csv_dir){ .dir = o->tables, .in = in,
+				   .n_in = sizeof(in) / sizeof(in[0]),
+				   .cmd = "syncemu validate" }, err, sizeof(err));
+	if (rc == 0)
+		return CLI_EXIT_OK;
+	fprintf(stderr, "syncemu validate: %s\n", err);
+	return rc == -ENOMEM || rc == -EIO ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
 }
 
 /* What goes together, and what does not: a message naming both options, or "". */
@@ -638,10 +689,11 @@ burst_warnings(const struct tr_bursts *b, const struct tr_fit *fit, double rate,
 static int
 generic_bursts(const struct val_opts *o, const char *path, struct tr_reader **r,
 	       struct sc_scenario *sc, bool have_sc, double rate, const char *fallback,
-	       struct table **tabs, unsigned int *nt, json_t *root, json_t *warn,
+	       struct table **tabs, unsigned int *nt, struct results *res, json_t *warn,
 	       struct tr_bursts *bur, struct wire_span **spans, uint32_t *nspans,
 	       struct verdict *v)
 {
+	json_t *root = results_root(res);
 	struct tr_burst_params bp = {
 		.filter = o->filter_owned ? o->filter_owned : o->filter,
 		.gap_s = o->gap, .period_s = o->period, .payload = o->payload,
@@ -714,19 +766,18 @@ generic_bursts(const struct val_opts *o, const char *path, struct tr_reader **r,
 	json_object_set_new(root, "model", json_pack("{s:f, s:f, s:s}", "alpha_s",
 			    model.alpha, "beta_Bps", model.beta, "from",
 			    o->have_alpha || o->have_beta ? "given" : "fitted"));
-	if (!o->json) {
-		printf("syncemu validate: %s (%s): %" PRIu64 " packets, %" PRIu64
-		       " selected%s%s\n", path, tr_reader_format(*r), bur->packets,
-		       bur->selected, bp.filter ? " by " : "", bp.filter ? bp.filter : "");
-		printf("  %s: %u bursts; largest gap inside a burst %.6g s, smallest between "
-		       "bursts %.6g s\n", bur->how, bur->n, bur->max_inside_s, bur->min_between_s);
-		printf("  alpha-beta fitted: alpha %.6g s, beta %.6g B/s (%.6g Mbit/s)%s, "
-		       "R^2 %.6f\n", fit.alpha, fit.beta, fit.beta * 8 / 1e6,
-		       fit.alpha_fixed ? " (one size: alpha not identifiable, 0)" : "", fit.r2);
-		if (o->have_alpha || o->have_beta)
-			printf("  alpha-beta given: alpha %.6g s, beta %.6g B/s\n",
-			       model.alpha, model.beta);
-	}
+	/* the text's header */
+	results_line(res, "syncemu validate: %s (%s): %" PRIu64 " packets, %" PRIu64
+		     " selected%s%s", path, tr_reader_format(*r), bur->packets, bur->selected,
+		     bp.filter ? " by " : "", bp.filter ? bp.filter : "");
+	results_line(res, "  %s: %u bursts; largest gap inside a burst %.6g s, smallest between "
+		     "bursts %.6g s", bur->how, bur->n, bur->max_inside_s, bur->min_between_s);
+	results_line(res, "  alpha-beta fitted: alpha %.6g s, beta %.6g B/s (%.6g Mbit/s)%s, "
+		     "R^2 %.6f", fit.alpha, fit.beta, fit.beta * 8 / 1e6,
+		     fit.alpha_fixed ? " (one size: alpha not identifiable, 0)" : "", fit.r2);
+	if (o->have_alpha || o->have_beta)
+		results_line(res, "  alpha-beta given: alpha %.6g s, beta %.6g B/s", model.alpha,
+			     model.beta);
 	return CLI_EXIT_OK;
 }
 
@@ -734,10 +785,12 @@ generic_bursts(const struct val_opts *o, const char *path, struct tr_reader **r,
 static int
 generic_streams(const struct val_opts *o, const char *path, const struct tr_reader *r,
 		const struct sc_scenario *sc, bool have_sc, double rate, struct table **tabs,
-		unsigned int *nt, json_t *root, struct tr_streams *st, struct wire_span **spans,
-		uint32_t *nspans, struct verdict *v)
+		unsigned int *nt, struct results *res, struct tr_streams *st,
+		struct wire_span **spans, uint32_t *nspans, struct verdict *v)
 {
+	json_t *root = results_root(res);
 	static const char *const by[] = { "none", "steps", "collective", "period" };
+	const char *f = o->filter_owned ? o->filter_owned : o->filter;
 	struct stream_summary m;
 	enum sm_variant var;
 	enum sm_budget bud;
@@ -777,23 +830,20 @@ generic_streams(const struct val_opts *o, const char *path, const struct tr_read
 	json_object_set_new(root, "overlap_pct", isfinite(m.overlap_pct) ?
 			    json_real(m.overlap_pct) : json_null());
 	json_object_set_new(root, "summary", validate_stream_summary_json(&m));
-	if (!o->json) {
-		const char *f = o->filter_owned ? o->filter_owned : o->filter;
-
-		printf("syncemu validate: %s (%s): %" PRIu64 " packets, %" PRIu64 " selected%s%s; "
-		       "%u directions, %u of the job\n", path, tr_reader_format(r), st->packets,
-		       st->selected, f ? " by " : "", f ? f : "", st->ndirs, st->nmajor);
-		printf("  %s\n", st->how);
-		printf("  summary: %s\n", m.line);
-	}
+	/* the text's header */
+	results_line(res, "syncemu validate: %s (%s): %" PRIu64 " packets, %" PRIu64 " selected"
+		     "%s%s; %u directions, %u of the job", path, tr_reader_format(r), st->packets,
+		     st->selected, f ? " by " : "", f ? f : "", st->ndirs, st->nmajor);
+	results_line(res, "  %s", st->how);
+	results_line(res, "  summary: %s", m.line);
 	return CLI_EXIT_OK;
 }
 
 /* A generic trace: the streams, or bursts; then the application's steps beside them. */
 static int
 validate_generic(const struct val_opts *o, const char *path, struct tr_reader **r,
-		 struct sc_scenario *sc, struct table **tabs, unsigned int *nt, json_t *root,
-		 json_t *warn, struct tr_streams *st, struct tr_bursts *bur,
+		 struct sc_scenario *sc, struct table **tabs, unsigned int *nt,
+		 struct results *res, json_t *warn, struct tr_streams *st, struct tr_bursts *bur,
 		 const struct tr_appsteps *app, struct wire_span **spans, struct verdict *v)
 {
 	const char *filter = o->filter_owned ? o->filter_owned : o->filter;
@@ -802,6 +852,8 @@ validate_generic(const struct val_opts *o, const char *path, struct tr_reader **
 	double rate = o->rate;
 	uint32_t nspans = 0;
 	int rc, status;
+	size_t i;
+	json_t *w;
 
 	if (o->scenario != NULL) {
 		if (sc_scenario_load(sc, o->scenario, o->sets, o->nsets, err, sizeof(err)) != 0) {
@@ -841,10 +893,10 @@ validate_generic(const struct val_opts *o, const char *path, struct tr_reader **
 		}
 	}
 	if (bursts)
-		status = generic_bursts(o, path, r, sc, have_sc, rate, fallback, tabs, nt, root,
+		status = generic_bursts(o, path, r, sc, have_sc, rate, fallback, tabs, nt, res,
 					warn, bur, spans, &nspans, v);
 	else
-		status = generic_streams(o, path, *r, sc, have_sc, rate, tabs, nt, root, st, spans,
+		status = generic_streams(o, path, *r, sc, have_sc, rate, tabs, nt, res, st, spans,
 					 &nspans, v);
 	if (status != CLI_EXIT_OK)
 		return status;
@@ -852,19 +904,13 @@ validate_generic(const struct val_opts *o, const char *path, struct tr_reader **
 		tabs[(*nt)++] = validate_app_table(*spans, nspans, bursts ? bur->b[0].start_ns :
 						   st->first_ns, app, v);
 	if (json_array_size(warn) > 0)
-		json_object_set(root, "warnings", warn);
+		json_object_set(results_root(res), "warnings", warn);
 	if (v->compared)
-		json_object_set_new(root, "max_error_pct", json_real(v->worst));
-	if (!o->json) {
-		size_t i;
-		json_t *w;
-
-		json_array_foreach(warn, i, w)
-			printf("  warning: %s\n", json_string_value(w));
-		printf("\n");
-	}
-	emit(tabs, *nt, root, o->json);
-	return CLI_EXIT_OK;
+		json_object_set_new(results_root(res), "max_error_pct", json_real(v->worst));
+	json_array_foreach(warn, i, w)
+		results_line(res, "  warning: %s", json_string_value(w));
+	results_line(res, "%s", "");
+	return add_tables(res, tabs, *nt) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }
 
 int
@@ -880,7 +926,11 @@ cmd_validate(int argc, char **argv)
 	struct tr_streams st;
 	struct tr_appsteps app;
 	struct wire_span *spans = NULL;
-	json_t *root = json_object(), *warn = json_array();
+	static const struct results_params rp = {
+		.json_flags = JSON_INDENT(1) | JSON_REAL_PRECISION(12), .json_newline = true,
+	};
+	struct results *res = results_create(&rp);
+	json_t *root = res != NULL ? results_root(res) : NULL, *warn = json_array();
 	char err[512], *pos[1];
 	unsigned int nt = 0, i;
 	int npos, rc, status = CLI_EXIT_OK;
@@ -991,12 +1041,15 @@ cmd_validate(int argc, char **argv)
 		json_object_set_new(root, "frames", json_pack("{s:I, s:I, s:I}", "all",
 				    (json_int_t)syn.frames, "syncemu", (json_int_t)syn.se_frames,
 				    "unordered", (json_int_t)syn.unordered));
-		if (!o.json)
-			printf("syncemu validate: %s (%s): %" PRIu64 " frames, %" PRIu64 " with the "
-			       "syncemu header, %u runs%s%s\n\n", pos[0], tr_reader_format(r),
-			       syn.frames, syn.se_frames, syn.nruns, have_sc ? ", scenario " : "",
-			       have_sc ? sc->name : "");
-		emit(tabs, nt, root, o.json);
+		results_line(res, "syncemu validate: %s (%s): %" PRIu64 " frames, %" PRIu64 " with "
+			     "the syncemu header, %u runs%s%s", pos[0], tr_reader_format(r),
+			     syn.frames, syn.se_frames, syn.nruns, have_sc ? ", scenario " : "",
+			     have_sc ? sc->name : "");
+		results_line(res, "%s", "");
+		if (add_tables(res, tabs, nt) != 0) {
+			status = CLI_EXIT_FAIL;
+			goto out;
+		}
 	} else if (!regular) {
 not_regular:
 		fprintf(stderr, "syncemu validate: %s: not a regular file, and not a syncemu trace: a "
@@ -1005,15 +1058,17 @@ not_regular:
 		status = CLI_EXIT_INPUT;
 		goto out;
 	} else {
-		status = validate_generic(&o, pos[0], &r, sc, tabs, &nt, root, warn, &st, &bur,
+		status = validate_generic(&o, pos[0], &r, sc, tabs, &nt, res, warn, &st, &bur,
 					  &app, &spans, &v);
 		if (status != CLI_EXIT_OK)
 			goto out;
 	}
-	if (!o.json && syn.unordered > 0)
-		printf("note: %" PRIu64 " packets came with a timestamp below the previous one\n",
-		       syn.unordered);
-	if (isfinite(o.tolerance) && v.compared && v.worst > o.tolerance) {
+	if (syn.unordered > 0)
+		results_line(res, "note: %" PRIu64 " packets came with a timestamp below the "
+			     "previous one", syn.unordered);
+	status = write_results(res, &o, pos[0]);
+	if (status == CLI_EXIT_OK && isfinite(o.tolerance) && v.compared &&
+	    v.worst > o.tolerance) {
 		fprintf(stderr, "syncemu validate: the largest error is %.3g %%, over the "
 			"tolerance of %.3g %%\n", v.worst, o.tolerance);
 		status = CLI_EXIT_TOLERANCE;
@@ -1027,7 +1082,7 @@ out:
 	tr_appsteps_free(&app);
 	free(spans);
 	tr_reader_close(r);
-	json_decref(root);
+	results_free(res);
 	json_decref(warn);
 	free(o.filter_owned);
 	free(sc);

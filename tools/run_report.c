@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * syncemu run's report: every run's steps beside the packet-level closed form and the fluid
- * model, the summary and its status, the background and the WAN queues, the real-time ports; as
- * text tables or as JSON (tools/table.c prints either).
+ * model, the summary and its status, the background and the WAN queues, the real-time ports;
+ * built once as the run's results (tools/results.h), which its writers print as text or JSON
+ * and write as CSV (--tables).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,6 +17,7 @@
 
 #include "cli.h"
 #include "collective.h"
+#include "results.h"
 #include "run_report.h"
 #include "table.h"
 #include "units.h"
@@ -409,89 +411,6 @@ realtime_table(const struct outcome *runs, unsigned int n)
 	return t;
 }
 
-static void
-print_trace(const struct dp_capture *cap, const char *path)
-{
-	uint64_t total = 0;
-	uint32_t i;
-
-	for (i = 0; i < cap->nif; i++)
-		total += cap->frames[i];
-	printf("trace: %s, %" PRIu64 " frames on %u interfaces\n", path, total, cap->nif);
-	for (i = 0; i < cap->nif; i++)
-		printf("  %-20s %" PRIu64 "\n", cap->names[i], cap->frames[i]);
-}
-
-void
-run_report_text(struct outcome *runs, unsigned int n, const struct sc_scenario *sc, bool every,
-		const struct dp_capture *cap, const char *trace_path)
-{
-	bool loaded = sc->background.load > 0;
-	struct table *t;
-	unsigned int i;
-
-	printf("syncemu run: %s%s%s\n", sc->name, sc->path[0] ? " from " : " (built in)", sc->path);
-	if (sc->desc[0])
-		printf("  %s\n", sc->desc);
-	/* the shape run, which --set may have changed from what the description says */
-	printf("  %u DC x %u workers, collectives %s%s, WAN %s\n\n", sc->model.topo.n_dc,
-	       sc->model.topo.per_dc, sm_algo_name(sm_plan_algo(&sc->model)),
-	       sc->model.job.collective == SM_ALGO_AUTO ? " (auto)" : "",
-	       sm_wan_shape_name(sc->model.topo.wan));
-	for (i = 0; i < n; i++) {
-		if (runs[i].rc != 0) {
-			printf("Run %s FAILED: %s\n\n", runs[i].c.label, runs[i].err);
-			continue;
-		}
-		if (runs[i].res.steps == 0 || (!every && runs[i].res.steps > 20))
-			continue;
-		t = steps_table(&runs[i]);
-		if (t != NULL)
-			table_print(t, stdout);
-		table_free(t);
-	}
-	if (n > 0 && runs[0].res.steps > 0) {
-		t = loaded ? summary_loaded(runs, n, sc) : summary_zero(runs, n, sc);
-		if (t != NULL)
-			table_print(t, stdout);
-		table_free(t);
-	}
-	for (i = 0; i < n; i++) {
-		uint32_t k;
-
-		for (k = 0; k < runs[i].res.nchanges; k++) {
-			const struct dp_change *ch = &runs[i].res.changes[k];
-			char when[64];
-
-			if (ch->step == UINT32_MAX)
-				snprintf(when, sizeof(when), "after the last step");
-			else
-				snprintf(when, sizeof(when), "during step %u", ch->step);
-			printf("%s run %s at %.6f ms, %s: %s %.12g -> %.12g\n", k ? "      " :
-			       "change:", runs[i].c.label, ch->at / 1e9, when,
-			       dp_param_key(ch->param), ch->old, ch->value);
-		}
-	}
-	if (n > 0 && runs[0].res.rt.on) {
-		t = realtime_table(runs, n);
-		if (t != NULL)
-			table_print(t, stdout);
-		table_free(t);
-	}
-	for (i = 0; i < n; i++)
-		if (runs[i].res.interrupted)
-			printf("interrupted: run %s stopped after step %u of %u\n", runs[i].c.label,
-			       runs[i].res.steps, sc->run.steps);
-	if (loaded) {
-		t = background_table(runs, n);
-		if (t != NULL)
-			table_print(t, stdout);
-		table_free(t);
-	}
-	if (trace_path != NULL && cap != NULL)
-		print_trace(cap, trace_path);
-}
-
 static json_t *
 elems_json(const struct dp_run_result *res)
 {
@@ -594,13 +513,13 @@ rt_json(const struct dp_rt_report *rt)
 }
 
 static json_t *
-run_json(const struct outcome *r, uint32_t run_id)
+run_json(struct results *res, const struct outcome *r, uint32_t run_id, bool every)
 {
 	json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:b}", "label", r->c.label,
 			      "variant", sm_variant_name(r->c.var),
 			      "budget", sm_variant_has_module(r->c.var) ?
 			      sm_budget_name(r->c.b) : "-", "run_id", (int)run_id, "ok", r->rc == 0);
-	struct table *t;
+	char file[32];
 
 	if (o == NULL)
 		return NULL;
@@ -608,10 +527,11 @@ run_json(const struct outcome *r, uint32_t run_id)
 		json_object_set_new(o, "error", json_string(r->err));
 		return o;
 	}
-	t = steps_table(r);
-	if (t != NULL)
-		json_object_set_new(o, "steps", table_json(t));
-	table_free(t);
+	/* in text the runs of up to 20 steps, or every run with --every-step */
+	snprintf(file, sizeof(file), "steps-%u", run_id);
+	results_add_table(res, steps_table(r), RESULTS_JSON | (r->res.steps > 0 &&
+			  (every || r->res.steps <= 20) ? RESULTS_TEXT : 0),
+			  &(struct results_place){ .parent = o, .file = file });
 	json_object_set_new(o, "steps_kept", json_pack("{s:i, s:i, s:i}", "first", (int)r->nfirst,
 						       "last", (int)r->nlast, "of",
 						       (int)r->res.steps));
@@ -749,45 +669,111 @@ run_report_scenario_json(const struct sc_scenario *sc)
 			 num(q->wan));
 }
 
-int
-run_report_json(struct outcome *runs, unsigned int n, const struct sc_scenario *sc,
-	   const struct dp_capture *cap, const char *trace_path)
+/* The text before the tables: the scenario and the shape that ran. */
+static void
+header_lines(struct results *res, const struct sc_scenario *sc)
 {
-	json_t *root = json_object(), *ja = json_array();
-	struct table *t;
-	unsigned int i;
-	int rc = 0;
+	results_line(res, "syncemu run: %s%s%s", sc->name, sc->path[0] ? " from " : " (built in)",
+		     sc->path);
+	if (sc->desc[0])
+		results_line(res, "  %s", sc->desc);
+	/* the shape run, which --set may have changed from what the description says */
+	results_line(res, "  %u DC x %u workers, collectives %s%s, WAN %s", sc->model.topo.n_dc,
+		     sc->model.topo.per_dc, sm_algo_name(sm_plan_algo(&sc->model)),
+		     sc->model.job.collective == SM_ALGO_AUTO ? " (auto)" : "",
+		     sm_wan_shape_name(sc->model.topo.wan));
+	results_line(res, "%s", "");
+}
 
-	if (root == NULL || ja == NULL) {
-		json_decref(root);
-		json_decref(ja);
-		return -ENOMEM;
+static void
+change_lines(struct results *res, const struct outcome *runs, unsigned int n)
+{
+	unsigned int i;
+	uint32_t k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < runs[i].res.nchanges; k++) {
+			const struct dp_change *ch = &runs[i].res.changes[k];
+			char when[64];
+
+			if (ch->step == UINT32_MAX)
+				snprintf(when, sizeof(when), "after the last step");
+			else
+				snprintf(when, sizeof(when), "during step %u", ch->step);
+			results_line(res, "%s run %s at %.6f ms, %s: %s %.12g -> %.12g",
+				     k ? "      " : "change:", runs[i].c.label, ch->at / 1e9, when,
+				     dp_param_key(ch->param), ch->old, ch->value);
+		}
+}
+
+/* The trace written, with its frames per capture point: lines, and the JSON's "trace". */
+static void
+trace_results(struct results *res, const struct dp_capture *cap, const char *path)
+{
+	json_t *ifs = json_object();
+	uint64_t total = 0;
+	uint32_t i;
+
+	for (i = 0; i < cap->nif; i++)
+		total += cap->frames[i];
+	results_line(res, "trace: %s, %" PRIu64 " frames on %u interfaces", path, total, cap->nif);
+	for (i = 0; i < cap->nif; i++)
+		results_line(res, "  %-20s %" PRIu64, cap->names[i], cap->frames[i]);
+	for (i = 0; ifs != NULL && i < cap->nif; i++)
+		json_object_set_new(ifs, cap->names[i], json_integer((json_int_t)cap->frames[i]));
+	json_object_set_new(results_root(res), "trace", json_pack("{s:s, s:o}", "file", path,
+								  "frames", ifs));
+}
+
+struct results *
+run_report_results(struct outcome *runs, unsigned int n, const struct sc_scenario *sc,
+		   bool every, const struct dp_capture *cap, const char *trace_path)
+{
+	static const struct results_params rp = {
+		.json_flags = JSON_INDENT(1) | JSON_REAL_PRECISION(12), .json_newline = true,
+	};
+	struct results *res = results_create(&rp);
+	bool loaded = sc->background.load > 0;
+	json_t *root, *ja;
+	unsigned int i;
+
+	if (res == NULL)
+		return NULL;
+	root = results_root(res);
+	ja = json_array();
+	if (ja == NULL) {
+		results_free(res);
+		errno = ENOMEM;
+		return NULL;
 	}
 	json_object_set_new(root, "syncemu", json_string(SYNCEMU_VERSION));
 	json_object_set_new(root, "command", json_string("run"));
 	json_object_set_new(root, "scenario", run_report_scenario_json(sc));
-	for (i = 0; i < n; i++)
-		json_array_append_new(ja, run_json(&runs[i], i + 1));
 	json_object_set_new(root, "runs", ja);
-	if (n > 0 && runs[0].res.steps > 0) {
-		t = sc->background.load > 0 ? summary_loaded(runs, n, sc) :
-					      summary_zero(runs, n, sc);
-		if (t != NULL)
-			json_object_set_new(root, "summary", table_json(t));
-		table_free(t);
+	header_lines(res, sc);
+	for (i = 0; i < n; i++) {
+		if (runs[i].rc != 0) {
+			results_line(res, "Run %s FAILED: %s", runs[i].c.label, runs[i].err);
+			results_line(res, "%s", "");
+		}
+		json_array_append_new(ja, run_json(res, &runs[i], i + 1, every));
 	}
-	if (trace_path != NULL && cap != NULL) {
-		json_t *ifs = json_object();
-
-		for (i = 0; ifs != NULL && i < cap->nif; i++)
-			json_object_set_new(ifs, cap->names[i],
-					    json_integer((json_int_t)cap->frames[i]));
-		json_object_set_new(root, "trace", json_pack("{s:s, s:o}", "file", trace_path,
-							     "frames", ifs));
-	}
-	if (json_dumpf(root, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(12)) != 0)
-		rc = -EIO;
-	fputc('\n', stdout);
-	json_decref(root);
-	return rc;
+	if (n > 0 && runs[0].res.steps > 0)
+		results_add_table(res, loaded ? summary_loaded(runs, n, sc) :
+				  summary_zero(runs, n, sc), RESULTS_TEXT | RESULTS_JSON,
+				  &(struct results_place){ .parent = NULL });
+	change_lines(res, runs, n);
+	/* in text only: the JSON has each run's "real_time" */
+	if (n > 0 && runs[0].res.rt.on)
+		results_add_table(res, realtime_table(runs, n), RESULTS_TEXT, NULL);
+	for (i = 0; i < n; i++)
+		if (runs[i].res.interrupted)
+			results_line(res, "interrupted: run %s stopped after step %u of %u",
+				     runs[i].c.label, runs[i].res.steps, sc->run.steps);
+	/* in text only: the JSON has each run's "background" and "wan_queues" */
+	if (loaded)
+		results_add_table(res, background_table(runs, n), RESULTS_TEXT, NULL);
+	if (trace_path != NULL && cap != NULL)
+		trace_results(res, cap, trace_path);
+	return res;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * syncemu run's report of its runs, as text or JSON, on the standard output.
+ * syncemu run's report of its runs: its results (results.h), written as text, JSON or CSV.
  */
 #ifndef SYNCEMU_RUN_REPORT_H
 #define SYNCEMU_RUN_REPORT_H
@@ -12,18 +12,22 @@
 #include "runner.h"
 #include "scenario.h"
 
-/**
- * Print the report of @p n runs of scenario @p sc as text tables: each run's steps (every one
- * with @p every, else up to 20), the summary against the models and its status, the background
- * and the WAN queues under load, the real-time ports; then the trace @p trace_path (NULL: none
- * written) with its frames per capture point.
- */
-void run_report_text(struct outcome *runs, unsigned int n, const struct sc_scenario *sc,
-		     bool every, const struct dp_capture *cap, const char *trace_path);
+struct results;
 
-/** The same as one JSON document.  @return 0, or -EIO if it could not be written. */
-int run_report_json(struct outcome *runs, unsigned int n, const struct sc_scenario *sc,
-		    const struct dp_capture *cap, const char *trace_path);
+/**
+ * The results of @p n runs of scenario @p sc (results.h), to write as text or JSON: the
+ * scenario's header lines; each run's steps (in text every one with @p every, else runs of up
+ * to 20 steps; in JSON, the run's "steps"), the summary against the models and its status
+ * (JSON: "summary"), the live changes, the real-time ports, the runs interrupted, the
+ * background and the WAN queues under load (these two tables in text only: the JSON has them in
+ * each run's object); then the trace @p trace_path (NULL: none written) with its frames per
+ * capture point.
+ *
+ * @return the results, or NULL with errno set (ENOMEM)
+ */
+struct results *run_report_results(struct outcome *runs, unsigned int n,
+				   const struct sc_scenario *sc, bool every,
+				   const struct dp_capture *cap, const char *trace_path);
 
 /**
  * The scenario's settings every chart states: name, description, path, seed, load, steps,

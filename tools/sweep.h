@@ -75,8 +75,15 @@ const char *sweep_run_status(const struct sweep_point *p, unsigned int j, char *
 /** Write the CSV (a row for every value and run) and commit it, or abort it; 0 or -errno. */
 int sweep_write_csv(struct outfile *out, const struct sweep *sw);
 
-/** The JSON: the runs that ran as "points", the others as "not_run"; NULL: out of memory. */
-json_t *sweep_json(const struct sweep *sw, bool partial);
+struct results;
+
+/**
+ * The results (results.h): the JSON document, with the runs that ran as the table "points" (an
+ * object per row in JSON) and the others as "not_run".
+ *
+ * @return the results, or NULL with errno set (ENOMEM)
+ */
+struct results *sweep_results(const struct sweep *sw, bool partial);
 
 /**
  * The plot of the runs that ran: its data and script written to outs[SW_DAT] and outs[SW_GP]

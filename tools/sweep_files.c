@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The files of a sweep (see sweep.h): the CSV and the JSON of its runs, and the plot's data and
- * script, handed to gnuplot (sweep_plot.c).
+ * The files of a sweep (see sweep.h): the CSV of its runs, its results (the JSON), and the
+ * plot's data and script, handed to gnuplot (sweep_plot.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "results.h"
 #include "run_report.h"
 #include "sweep.h"
 #include "sweep_plot.h"
@@ -100,55 +101,124 @@ jnum(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
-json_t *
-sweep_json(const struct sweep *sw, bool partial)
+/* The "points" of the JSON from their table: an object per row, "ok" a boolean. */
+static json_t *
+points_json(const struct table *t, const void *arg)
 {
+	unsigned int i, j, nrows = table_nrows(t), ncols = table_ncols(t);
+	json_t *a = json_array();
+	struct table_cell c;
+
+	(void)arg;
+	for (i = 0; a != NULL && i < nrows; i++) {
+		json_t *o = json_object();
+
+		if (o == NULL || json_array_append_new(a, o) != 0)
+			goto fail;
+		for (j = 0; j < ncols && table_cell(t, i, j, &c) == 0; j++) {
+			const char *key = table_col(t, j)->key;
+			json_t *v;
+
+			if (c.kind == TABLE_STR)
+				v = json_string(c.s);
+			else if (c.kind == TABLE_INT && strcmp(key, "ok") == 0)
+				v = json_boolean(c.i != 0);
+			else if (c.kind == TABLE_INT)
+				v = json_integer((json_int_t)c.i);
+			else
+				v = jnum(c.num);
+			if (v == NULL || json_object_set_new(o, key, v) != 0)
+				goto fail;
+		}
+	}
+	return a;
+fail:
+	json_decref(a);
+	return NULL;
+}
+
+/* The runs that ran: a row each, the keys of the JSON's "points". */
+static struct table *
+points_table(const struct sweep *sw)
+{
+	static const struct tcol cols[] = {
+		{ "value", "value", -1 }, { "x", "x", 6 }, { "run", "run", -1 },
+		{ "steps", "steps", 0 }, { "mean ms", "mean_ms", 6 }, { "95% CI ms", "ci95_ms", 6 },
+		{ "p99 ms", "p99_ms", 6 }, { "model ms", "model_ms", 6 },
+		{ "model FIFO ms", "model_fifo_ms", 6 }, { "fluid ms", "fluid_ms", 6 },
+		{ "wall s", "wall_s", 3 }, { "ok", "ok", 0 }, { "status", "status", -1 },
+	};
 	const struct sweep_point *pt = sw->pt;
-	json_t *root = json_object(), *pts = json_array(), *nr = json_array();
+	struct table *t = table_create("points", "Sweep: the mean step of every run against the "
+				       "models", cols, sizeof(cols) / sizeof(cols[0]));
 	unsigned int i, j;
 
-	if (root == NULL || pts == NULL || nr == NULL) {
-		json_decref(root);
-		json_decref(pts);
-		json_decref(nr);
+	if (t == NULL)
 		return NULL;
+	for (i = 0; i < sw->nvalues; i++) {
+		for (j = 0; j < pt[i].nc; j++) {
+			const struct outcome *r = &pt[i].o[j];
+			char st[160];
+
+			if (!pt[i].ran[j])
+				continue;
+			table_str(t, pt[i].value);
+			table_num(t, pt[i].x);
+			table_str(t, r->c.label);
+			table_int(t, r->res.steps);
+			table_num(t, outcome_mean(r) * 1e3);
+			table_num(t, r->all.ci95 * 1e3);
+			table_num(t, r->all.p99 * 1e3);
+			table_num(t, sweep_model_ms(r, false));
+			table_num(t, sweep_model_ms(r, true));
+			table_num(t, r->fluid * 1e3);
+			table_num(t, r->wall);
+			table_int(t, r->rc == 0);
+			table_str(t, sweep_run_status(&pt[i], j, st, sizeof(st)));
+		}
 	}
+	return t;
+}
+
+struct results *
+sweep_results(const struct sweep *sw, bool partial)
+{
+	static const struct results_params rp = {
+		.json_flags = JSON_INDENT(1) | JSON_REAL_PRECISION(10), .json_newline = false,
+	};
+	const struct sweep_point *pt = sw->pt;
+	struct results *res = results_create(&rp);
+	json_t *root, *nr = json_array();
+	unsigned int i, j;
+
+	if (res == NULL || nr == NULL)
+		goto fail;
+	root = results_root(res);
 	json_object_set_new(root, "syncemu", json_string(SYNCEMU_VERSION));
 	json_object_set_new(root, "command", json_string("sweep"));
 	json_object_set_new(root, "key", json_string(sw->key));
 	json_object_set_new(root, "scenario", json_string(pt[0].sc->name));
 	json_object_set_new(root, "seed", json_integer((json_int_t)pt[0].sc->run.seed));
 	json_object_set_new(root, "partial", json_boolean(partial));
-	for (i = 0; i < sw->nvalues; i++) {
-		for (j = 0; j < pt[i].nc; j++) {
-			const struct outcome *r = &pt[i].o[j];
-			char st[160];
-
-			if (!pt[i].ran[j]) {
+	if (results_add_table(res, points_table(sw), RESULTS_JSON,
+			      &(struct results_place){ .json = points_json }) != 0)
+		goto fail;
+	for (i = 0; i < sw->nvalues; i++)
+		for (j = 0; j < pt[i].nc; j++)
+			if (!pt[i].ran[j])
 				json_array_append_new(nr, json_pack("{s:s, s:o, s:s}", "value",
 					pt[i].value, "x", jnum(pt[i].x), "run", pt[i].c[j].label));
-				continue;
-			}
-			json_array_append_new(pts, json_pack(
-				"{s:s, s:o, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:s}",
-				"value", pt[i].value, "x", jnum(pt[i].x), "run", r->c.label,
-				"steps", (int)r->res.steps, "mean_ms", jnum(outcome_mean(r) * 1e3),
-				"ci95_ms", jnum(r->all.ci95 * 1e3),
-				"p99_ms", jnum(r->all.p99 * 1e3),
-				"model_ms", jnum(sweep_model_ms(r, false)),
-				"model_fifo_ms", jnum(sweep_model_ms(r, true)),
-				"fluid_ms", jnum(r->fluid * 1e3), "wall_s", jnum(r->wall),
-				"ok", r->rc == 0, "status",
-				sweep_run_status(&pt[i], j, st, sizeof(st))));
-		}
-	}
-	json_object_set_new(root, "points", pts);
 	json_object_set_new(root, "not_run", nr);
 	json_object_set_new(root, "unit", json_string(pt[0].unit));
 	json_object_set_new(root, "settings", run_report_scenario_json(pt[0].sc));
 	if (sw->curves != NULL)
 		json_object_set(root, "curves", sw->curves);
-	return root;
+	return res;
+fail:
+	json_decref(nr);
+	results_free(res);
+	errno = ENOMEM;
+	return NULL;
 }
 
 /* Write @p len bytes of @p text to output @p k and commit it; 0 or -errno, said on stderr. */

@@ -82,6 +82,39 @@ table_id(const struct table *t)
 	return t->id;
 }
 
+unsigned int
+table_ncols(const struct table *t)
+{
+	return t->ncols;
+}
+
+unsigned int
+table_nrows(const struct table *t)
+{
+	return (t->ncells + t->ncols - 1) / t->ncols;
+}
+
+const struct tcol *
+table_col(const struct table *t, unsigned int col)
+{
+	return col < t->ncols ? &t->cols[col] : NULL;
+}
+
+int
+table_cell(const struct table *t, unsigned int row, unsigned int col, struct table_cell *c)
+{
+	const struct cell *x;
+
+	if (col >= t->ncols || row >= table_nrows(t) || row * t->ncols + col >= t->ncells)
+		return -ENOENT;
+	x = &t->cells[row * t->ncols + col];
+	c->kind = x->is_str ? TABLE_STR : x->is_int ? TABLE_INT : TABLE_NUM;
+	c->num = x->v;
+	c->i = x->i;
+	c->s = x->s;
+	return 0;
+}
+
 static struct cell *
 next_cell(struct table *t)
 {

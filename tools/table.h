@@ -59,4 +59,34 @@ json_t *table_json(const struct table *t);
 /** The table's id (the key of its JSON object). */
 const char *table_id(const struct table *t);
 
+/** The number of columns. */
+unsigned int table_ncols(const struct table *t);
+
+/** The number of rows (the last one may be incomplete). */
+unsigned int table_nrows(const struct table *t);
+
+/** Column @p col, or NULL if there is no such column. */
+const struct tcol *table_col(const struct table *t, unsigned int col);
+
+/** What a cell holds. */
+enum table_kind {
+	TABLE_NUM,	/**< a number (NaN: none) */
+	TABLE_INT,	/**< an integer */
+	TABLE_STR,	/**< a string */
+};
+
+/** A cell as it was given. */
+struct table_cell {
+	enum table_kind kind;	/**< which of the fields below holds it */
+	double num;		/**< TABLE_NUM */
+	int64_t i;		/**< TABLE_INT */
+	const char *s;		/**< TABLE_STR: valid as long as the table */
+};
+
+/**
+ * The cell of row @p row and column @p col.
+ * @return 0; -ENOENT if there is no such cell
+ */
+int table_cell(const struct table *t, unsigned int row, unsigned int col, struct table_cell *c);
+
 #endif /* SYNCEMU_TABLE_H */

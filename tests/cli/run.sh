@@ -146,4 +146,41 @@ expect_rc 2 "--csv the same file as --queue-csv" -- "$se" run -q -n 5 -v A --csv
 	--queue-csv "$tmp/keep.csv"
 [ "$(cat "$tmp/keep.csv")" = keep ] && ok "a refused --csv leaves the file" || bad "keep.csv changed"
 
+# --tables DIR: every table of the report as CSV, equal to the same table in --json (DIR made)
+mkdir "$tmp/tabs"
+expect_rc 0 "--tables beside --json, under load" -- "$se" run -q -n 30 -v A,E --load 0.5 --json \
+	--tables "$tmp/tabs/new"
+python3 "$(dirname "$0")/tables_check.py" run "$tmp/tabs/new" "$tmp/out" background >"$tmp/check" 2>&1 &&
+	ok "--tables: summary, each run's steps (and the text's background) as CSV, equal to the JSON" ||
+	bad "--tables: $(cat "$tmp/check")"
+expect_rc 0 "--tables with the text report, 25 steps (the steps in JSON only)" -- \
+	"$se" run -q -n 25 -v "A,E'" -b free --tables "$tmp/tabs/text"
+expect_rc 0 "the same run as JSON" -- "$se" run -q -n 25 -v "A,E'" -b free --json
+python3 - "$tmp/tabs/text" "$tmp/out" <<'PY' && ok "--tables: the text run's tables, the JSON's steps" || bad "--tables with text"
+import csv, json, sys
+d = json.load(open(sys.argv[2]))
+for r in d["runs"]:
+    rows = list(csv.DictReader(open("%s/steps-%d.csv" % (sys.argv[1], r["run_id"]))))
+    assert len(rows) == 25 == len(r["steps"]["rows"]), r["label"]
+    for c, j in zip(rows, r["steps"]["rows"]):
+        assert int(c["step"]) == j["step"] and int(c["frames"]) == j["frames"], (c, j)
+        assert abs(float(c["emulated_ms"]) - j["emulated_ms"]) <= 1e-9 * j["emulated_ms"], (c, j)
+s = list(csv.DictReader(open(sys.argv[1] + "/summary.csv")))
+assert [x["run"] for x in s] == [x["run"] for x in d["summary"]["rows"]] == ["A", "E'[free]"], s
+PY
+echo keep >"$tmp/tabs/file"
+expect_rc 2 "--tables on a regular file" -- "$se" run -q -n 2 -v A --tables "$tmp/tabs/file"
+expect_grep "$tmp/err" "--tables $tmp/tabs/file: not a directory" "names the path"
+[ "$(cat "$tmp/tabs/file")" = keep ] && ok "and leaves it" || bad "--tables changed a file"
+expect_rc 2 "--tables in a directory that is not there" -- "$se" run -q -n 2 -v A --tables "$tmp/none/t"
+expect_grep "$tmp/err" "its directory $tmp/none is not there" "names the missing directory"
+mkdir -p "$tmp/tabs/in"
+cp "$(dirname "$0")/../../scenarios/2dc4-100g.ini" "$tmp/tabs/in/summary.csv"
+cksum "$tmp/tabs/in/summary.csv" >"$tmp/sum.before"
+expect_rc 2 "--tables over the scenario file" -- "$se" run "$tmp/tabs/in/summary.csv" -q -n 2 -v A \
+	--tables "$tmp/tabs/in"
+expect_grep "$tmp/err" "is the scenario file" "says it would overwrite an input"
+cksum "$tmp/tabs/in/summary.csv" | cmp -s - "$tmp/sum.before" && [ ! -e "$tmp/tabs/in/steps-1.csv" ] &&
+	ok "the input kept, no file written" || bad "--tables over an input"
+
 finish

@@ -82,6 +82,15 @@ assert all(r["model_ms"] not in ("", "nan") for r in rows)
 PY
 expect_rc 0 "sweep of the WAN rate, JSON on stdout" -- "$se" sweep -k wan.bandwidth -V "1GB/s,12.5GB/s" -v "C'" -n 2 -q -o "$tmp/sw2" --json
 python3 -c "import json,sys; d=json.load(open('$tmp/out')); assert d['key']=='wan.bandwidth' and len(d['points'])==2" && ok "sweep --json" || bad "sweep --json"
+# --tables DIR: the runs' table as points.csv, equal to the JSON's points
+expect_rc 0 "sweep --tables beside --json" -- "$se" sweep -k wan.bandwidth -V "1GB/s,12.5GB/s" -v "A,C'" \
+	-n 2 -q -o "$tmp/sw3" --json --tables "$tmp/sw3/tables"
+python3 "$(dirname "$0")/tables_check.py" sweep "$tmp/sw3/tables" "$tmp/out" >"$tmp/check" 2>&1 &&
+	grep -q "points.csv: 4 rows" "$tmp/check" && ok "sweep --tables: points.csv, equal to the JSON" ||
+	bad "sweep --tables: $(cat "$tmp/check")"
+expect_rc 2 "sweep --tables on a file" -- "$se" sweep -k wan.bandwidth -V 1GB/s -v A -n 1 -q \
+	-o "$tmp/sw3" --tables "$tmp/sw3/sweep.csv"
+expect_grep "$tmp/err" "--tables $tmp/sw3/sweep.csv: not a directory" "names the path"
 
 # the plot's script and data beside it: gnuplot on the saved script draws the same plot, byte for
 # byte (cd DIR && gnuplot sweep.gp); the script reads and writes by relative names only

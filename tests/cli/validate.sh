@@ -123,6 +123,28 @@ cat "$tmp/job.pcap" >"$tmp/fifo" 2>/dev/null &
 expect_rc 3 "a FIFO of a job's capture (a syncemu trace would do)" -- timeout 20 "$se" validate "$tmp/fifo"
 expect_grep "$tmp/err" "not a regular file, and not a syncemu trace" "says so after reading it"
 wait
+# --tables DIR: every table as CSV, equal to the same table in --json (the steps' directions, inside
+# each step's row in JSON, as step_directions.csv)
+expect_rc 0 "--tables beside --json, a syncemu trace" -- "$se" validate "$tmp/t.pcapng" --json \
+	--tables "$tmp/tabs"
+python3 "$(dirname "$0")/tables_check.py" validate "$tmp/tabs" "$tmp/out" >"$tmp/check" 2>&1 &&
+	grep -q "steps-2.csv: 5 rows equal" "$tmp/check" && grep -q "^steps.csv: 5 rows" "$tmp/check" &&
+	ok "--tables: each table as CSV (each run's steps), equal to the JSON's" ||
+	bad "--tables: $(cat "$tmp/check")"
+expect_rc 0 "--tables with the text, a job's capture with its application's times" -- \
+	"$se" validate "$tmp/job.pcap" --steps 5 --steps-csv "$tmp/job.csv" --tables "$tmp/tabs2"
+expect_rc 0 "the same as JSON" -- "$se" validate "$tmp/job.pcap" --steps 5 --steps-csv "$tmp/job.csv" --json
+python3 "$(dirname "$0")/tables_check.py" validate "$tmp/tabs2" "$tmp/out" >"$tmp/check" 2>&1 &&
+	grep -q "step_directions.csv: 10 rows" "$tmp/check" && grep -q "app_steps.csv: 5 rows" "$tmp/check" &&
+	ok "--tables: the steps, their directions and the application's, equal to the JSON's" ||
+	bad "--tables with text: $(cat "$tmp/check")"
+cp "$tmp/job.csv" "$tmp/tabs2/app_steps.csv"
+expect_rc 2 "--tables over the application's CSV" -- "$se" validate "$tmp/job.pcap" --steps 5 \
+	--steps-csv "$tmp/tabs2/app_steps.csv" --tables "$tmp/tabs2"
+cmp -s "$tmp/job.csv" "$tmp/tabs2/app_steps.csv" && ok "and leaves it" || bad "an input overwritten"
+expect_grep "$tmp/err" "--tables $tmp/tabs2/app_steps.csv is --steps-csv" "refused: it is an input"
+expect_rc 2 "--tables on a file" -- "$se" validate "$tmp/job.pcap" --steps 5 --tables "$tmp/job.csv"
+expect_grep "$tmp/err" "--tables $tmp/job.csv: not a directory" "names the path"
 # transfers of three sizes: nothing repeats, so bursts, saying so
 expect_rc 0 "transfers of three sizes" -- "$se" validate "$tmp/transfers.pcap" --json
 python3 -c "
