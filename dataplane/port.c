@@ -11,19 +11,21 @@
  * (RTE_ETH_RX_OFFLOAD_TIMESTAMP), the stamp, moved onto the TSC clock by the offset read at each
  * poll (rte_eth_read_clock), is the arrival time instead.
  */
-#define ALLOW_EXPERIMENTAL_API	/* rte_eth_read_clock */
+#define ALLOW_EXPERIMENTAL_API	/* rte_eth_read_clock, rte_intr_instance_alloc and its kin */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
 
-#include <rte_alarm.h>
 #include <rte_bus_vdev.h>
 #include <rte_dev.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
+#include <rte_interrupts.h>
 #include <rte_mbuf_dyn.h>
 #include <rte_ring.h>
 
@@ -814,31 +816,44 @@ static atomic_bool settled;
 static void
 settle_cb(void *arg)
 {
-	(void)arg;
+	eventfd_t v;
+
+	eventfd_read((int)(intptr_t)arg, &v);	/* an EXT handle's fd is the callback's to read */
 	atomic_store(&settled, true);
 }
 
 /*
  * Wait (up to @p ms) until the EAL's interrupt thread has returned from what it was doing when
- * this was called: an alarm, which that thread runs after the callbacks of its current batch
- * (and their pending unregistrations), has fired.  A memif port's link goes down inside the
- * handler of its peer's disconnection, before the handler is done with the port.
+ * this was called: a callback of ours on an eventfd, which that thread runs after the callbacks
+ * of its current batch (and their pending unregistrations), has run.  A memif port's link goes
+ * down inside the handler of its peer's disconnection, before the handler is done with the
+ * port.  (Not an EAL alarm: DPDK 22.11 frees the alarms' handle at rte_eal_cleanup() under the
+ * interrupt thread, which then crashes.)
  */
 static void
 intr_thread_settle(int ms)
 {
-	int waited;
+	struct rte_intr_handle *ih = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+	int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC), waited;
+	void *arg = (void *)(intptr_t)fd;
 
+	if (ih == NULL || fd < 0 || rte_intr_fd_set(ih, fd) != 0 ||
+	    rte_intr_type_set(ih, RTE_INTR_HANDLE_EXT) != 0)
+		goto out;
 	atomic_store(&settled, false);
-	if (rte_eal_alarm_set(1, settle_cb, NULL) != 0)
-		return;
+	if (rte_intr_callback_register(ih, settle_cb, arg) != 0)
+		goto out;
+	eventfd_write(fd, 1);
 	for (waited = 0; !atomic_load(&settled) && waited < ms; waited++) {
 		struct timespec ts = { 0, 1000000 };
 
 		nanosleep(&ts, NULL);
 	}
-	if (!atomic_load(&settled))
-		rte_eal_alarm_cancel(settle_cb, NULL);	/* waits for it if it is running */
+	rte_intr_callback_unregister_sync(ih, settle_cb, arg);	/* waits for it if it runs */
+out:
+	if (fd >= 0)
+		close(fd);
+	rte_intr_instance_free(ih);
 }
 
 void
