@@ -248,6 +248,19 @@ slurp(const char *path)
 	return buf;
 }
 
+/* DIR/NAME holds @p want, byte for byte */
+static void
+expect_file(const char *dir, const char *name, const char *want)
+{
+	char path[512], *s;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	s = slurp(path);
+	assert_non_null(s);
+	assert_string_equal(s, want);
+	free(s);
+}
+
 static void
 test_csv_dir(void **state)
 {
@@ -268,21 +281,9 @@ test_csv_dir(void **state)
 					   &(struct results_place){ .file = "steps-9" }), 0);
 	assert_int_equal(results_csv_write_dir(r, &(struct results_csv_dir){ .dir = dir }, err,
 					       sizeof(err)), 0);
-	snprintf(path, sizeof(path), "%s/steps.csv", dir);
-	s = slurp(path);
-	assert_non_null(s);
-	assert_string_equal(s, "a,b\n1,\"a\"\n");
-	free(s);
-	snprintf(path, sizeof(path), "%s/steps-2.csv", dir);
-	s = slurp(path);
-	assert_non_null(s);
-	assert_string_equal(s, "a,b\n2,\"b\"\n");
-	free(s);
-	snprintf(path, sizeof(path), "%s/steps-9.csv", dir);
-	s = slurp(path);
-	assert_non_null(s);
-	assert_string_equal(s, "a,b\n3,\"c\"\n");
-	free(s);
+	expect_file(dir, "steps.csv", "a,b\n1,\"a\"\n");
+	expect_file(dir, "steps-2.csv", "a,b\n2,\"b\"\n");
+	expect_file(dir, "steps-9.csv", "a,b\n3,\"c\"\n");
 	/* an input there is refused, and nothing is written */
 	snprintf(path, sizeof(path), "%s/steps-2.csv", dir);
 	f = fopen(path, "w");

@@ -109,6 +109,9 @@ int results_text_write(const struct results *r, FILE *f);
  */
 int results_json_write(struct results *r, FILE *f);
 
+/** A CSV field: @p s in double quotes, a double quote in it doubled. */
+void results_csv_str(FILE *f, const char *s);
+
 /**
  * Table @p t as CSV: a header line of the column keys, then a line per row.  Integers exact
  * (and numbers of a column without decimals that are whole, as in JSON), other numbers %.10g,

