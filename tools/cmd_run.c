@@ -517,9 +517,7 @@ write_tables(const struct run_opts *o, const struct sc_scenario *sc, const char 
 	fprintf(stderr, "syncemu run: %s\n", err);
 	if (status != CLI_EXIT_OK && status != CLI_EXIT_INTERRUPTED)
 		return status;
-	if (rc == -EINTR)
-		return CLI_EXIT_INTERRUPTED;
-	return rc == -ENOMEM || rc == -EIO ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+	return results_csv_exit(rc);
 }
 
 int

@@ -700,9 +700,7 @@ cmd_sweep(int argc, char **argv)
 		if (rc != 0) {
 			fprintf(stderr, "syncemu sweep: %s\n", err);
 			if (status == CLI_EXIT_OK)
-				status = rc == -EINTR ? CLI_EXIT_INTERRUPTED :
-					 rc == -ENOMEM || rc == -EIO ? CLI_EXIT_FAIL :
-					 CLI_EXIT_USAGE;
+				status = results_csv_exit(rc);
 		}
 	}
 	if (res != NULL && o.json) {

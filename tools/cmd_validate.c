@@ -574,7 +574,7 @@ write_results(struct results *res, const struct val_opts *o, const char *trace)
 	if (rc == 0)
 		return CLI_EXIT_OK;
 	fprintf(stderr, "syncemu validate: %s\n", err);
-	return rc == -ENOMEM || rc == -EIO ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+	return results_csv_exit(rc);
 }
 
 /* What goes together, and what does not: a message naming both options, or "". */

@@ -156,4 +156,10 @@ struct results_csv_dir {
 int results_csv_write_dir(const struct results *r, const struct results_csv_dir *d, char *err,
 			  size_t errlen);
 
+/**
+ * The exit code (cli.h) of a command whose results_csv_write_dir() returned @p rc (not 0):
+ * CLI_EXIT_INTERRUPTED for -EINTR, CLI_EXIT_FAIL for -ENOMEM and -EIO, else CLI_EXIT_USAGE.
+ */
+int results_csv_exit(int rc);
+
 #endif /* SYNCEMU_RESULTS_H */

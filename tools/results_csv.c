@@ -224,3 +224,11 @@ out:
 	free(paths);
 	return rc;
 }
+
+int
+results_csv_exit(int rc)
+{
+	if (rc == -EINTR)
+		return CLI_EXIT_INTERRUPTED;
+	return rc == -ENOMEM || rc == -EIO ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+}
