@@ -12,25 +12,41 @@
 # - physical, against the link (12.5 MB/s of frame bytes): bounds derived for a loaded 2-vCPU
 #   machine, where the sender or the receiver's softirq can be descheduled for up to about 24 ms
 #   when two busy threads share a vCPU (platform notes). We allow S = 50 ms of stall per transfer
-#   plus tbf's 16 KiB bucket (1.3 ms at 12.5 MB/s), over transfers of 8, 16 and 32 MB (0.64, 1.28,
+#   plus tbf's 64 KiB bucket (5.2 ms at 12.5 MB/s: each transfer starts with it full, and a
+#   dequeue late by less than that costs no rate), over transfers of 8, 16 and 32 MB (0.64, 1.28,
 #   2.56 s on the link):
-#   * a transfer's duration is within S + 1.3 ms of bytes / rate: 51.3 / 640 = 8.0 % of the
+#   * a transfer's duration is within S + 5.2 ms of bytes / rate: 55.2 / 640 = 8.6 % of the
 #     shortest, so validate against the link's own model (alpha 0, beta 12.5 MB/s) passes
 #     --tolerance 9, and a model twice as fast (beta 25 MB/s: -50 %) fails it;
 #   * the least-squares slope over sizes x = 8, 16, 32 MB moves by at most
 #     S * sum|x - mean| / sum (x - mean)^2 = S * 26.67 / 298.67 = 0.0893 S s/MB = 4.5 ms/MB
+#     (the bucket's head start is the same for every transfer: it moves alpha, not the slope)
 #     against the true 80 ms/MB: beta within -5.3 % .. +5.9 % of 12.5 MB/s; we check +-6 %.
-#   The physical checks get a second capture if the first fails (a stall beyond S twice running
-#   is what a broken link or tool looks like, not a busy machine); the exact checks get none.
+#   The physical checks get up to two more captures if the first fails (a stall beyond S three
+#   times running is what a broken link or tool looks like, not a busy machine); the exact checks
+#   get none.
+# The sender's TCP is cubic, set per socket: the machine's default may be BBR, which keeps tbf's
+# queue near empty, so that every time the host takes the sender's vCPU away the link idles (on a
+# VM whose vCPUs are stolen 12-25 % of the time in slices of tens of ms, the fitted beta came out
+# 9 and 16 % low in two captures running). Cubic fills tbf's queue (100 ms at the rate) and backs
+# off to 0.7 of it on a drop, so 70 ms of frames are queued past a stall of the sender.
+# A's veth sends frames, not GSO/TSO segments (ethtool -K): a veth hands a 64 KB GSO packet to
+# its peer whole, so tcpdump would see one "frame" with one set of headers where a wire carries
+# 45, and with a bucket of 64 KiB tbf would pass it whole (the fitted beta came out 4.4 % low,
+# the headers' share, in every capture); and with a 16 KiB bucket tbf's dequeue, late by more
+# than its 1.3 ms whenever its softirq waited for a vCPU, lost rate in one capture in three
+# (up to 174 ms over a transfer, in hundreds of small gaps).
 # Usage: validate_tbf.sh SYNCEMU_BINARY (run from the source root)
 set -u
 . "$(dirname "$0")/../cli/lib.sh"
 se=$1
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces, tc)"
-for c in ip tc tcpdump python3 gzip; do
+for c in ip tc tcpdump python3 gzip ethtool; do
 	command -v $c >/dev/null || skip "$c is not installed"
 done
+grep -qw cubic /proc/sys/net/ipv4/tcp_available_congestion_control ||
+	skip "the kernel has no cubic TCP (the physical checks need a loss-based TCP)"
 
 tag=$$
 na=se-va-$tag nb=se-vb-$tag
@@ -47,7 +63,9 @@ trap cleanup EXIT
 
 netns_pair "$na" "$nb" "$va" "$vb" 10.199.0.1 10.199.0.2
 # the shaped link: 100 Mbit/s = 12.5 MB/s of frame bytes from A to B
-tc -n "$na" qdisc add dev "$va" root tbf rate 100mbit burst 16kb latency 100ms 2>"$tmp/e" ||
+ip netns exec "$na" ethtool -K "$va" tso off gso off >"$tmp/e" 2>&1 ||
+	skip "cannot turn off the veth's segmentation offloads: $(cat "$tmp/e")"
+tc -n "$na" qdisc add dev "$va" root tbf rate 100mbit burst 64kb latency 100ms 2>"$tmp/e" ||
 	skip "tc tbf is not available: $(cat "$tmp/e")"
 ok "two namespaces, a veth pair, tbf at 100 Mbit/s"
 
@@ -76,7 +94,9 @@ import socket, time
 # data takes milliseconds, a gap that cuts the handshake off as a burst of its own
 data = {n: b"\0" * n for n in (8000000, 16000000, 32000000)}
 for n in (8000000, 16000000, 32000000):
-    s = socket.create_connection(("10.199.0.2", 5201))
+    s = socket.socket()
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b"cubic")
+    s.connect(("10.199.0.2", 5201))
     s.sendall(data[n])
     s.shutdown(socket.SHUT_WR)
     s.recv(1)
@@ -154,13 +174,18 @@ print("bursts", [(r["bytes"], r["packets"], r["duration_ms"]) for r in rows])
 PY
 expect_grep "$tmp/v.json" '"bursts": 3' "reports how it split the trace"
 
-# physical: the fit and the link's own model, with the bounds derived above
-if ! why=$(physical "$tmp/cap.pcap"); then
-	echo "# first capture outside the load bounds ($why): a second capture"
+# physical: the fit and the link's own model, with the bounds derived above; up to three captures
+attempt=1
+while ! why=$(physical "$tmp/cap.pcap"); do
+	if [ $attempt -eq 3 ]; then
+		bad "physical bounds, three captures running: $why"
+		finish
+	fi
+	attempt=$((attempt + 1))
+	echo "# capture outside the load bounds ($why): capture $attempt"
 	rm -f "$tmp/cap.pcap"
-	capture "$tmp/cap.pcap" || bad "no second capture"
-	why=$(physical "$tmp/cap.pcap") || bad "physical bounds, twice: $why"
-fi
+	capture "$tmp/cap.pcap" || { bad "no capture $attempt"; finish; }
+done
 ok "fitted beta within 6 % of 12.5 MB/s; every transfer within 9 % of alpha 0, beta 12.5 MB/s"
 expect_rc 4 "a model twice as fast is caught (beta 25 MB/s, tolerance 9 %)" -- "$se" validate "$tmp/cap.pcap" --filter 'tcp and src host 10.199.0.1' --alpha 0s --beta 25MB/s --tolerance 9
 expect_rc 0 "the same with --hosts and --ports" -- "$se" validate "$tmp/cap.pcap" --hosts 10.199.0.1 --ports 5201 --filter 'src host 10.199.0.1' --alpha 0s --beta 12.5MB/s --tolerance 9
