@@ -30,6 +30,7 @@
 #define TELEMETRY_SOCKET "dpdk_telemetry.v2"
 
 static int eal_up;
+static bool eal_ending;	/* dp_eal_fini() is next: leave the pools to it */
 /* an own prefix's runtime directory and its telemetry socket, "" if none (for the cleanup) */
 static char own_dir[PATH_MAX], own_sock[PATH_MAX + sizeof(TELEMETRY_SOCKET)];
 
@@ -150,6 +151,19 @@ dp_eal_fini(void)
 		remove_own_dir();
 	}
 	eal_up = 0;
+	eal_ending = false;
+}
+
+void
+dp_eal_ending(void)
+{
+	eal_ending = eal_up != 0;
+}
+
+bool
+dp_eal_is_ending(void)
+{
+	return eal_ending;
 }
 
 static uint32_t

@@ -5,6 +5,7 @@
 #ifndef DP_EAL_H
 #define DP_EAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,6 +46,17 @@ int dp_eal_telemetry(char *path, size_t plen, char *prefix, size_t xlen);
 
 /** Release the EAL (at exit), and remove the runtime directory of an own prefix. */
 void dp_eal_fini(void);
+
+/**
+ * Say that dp_eal_fini() comes next: the pools in the EAL's memory (the frames', the ports'
+ * receive pools) are then left to it rather than freed one by one.  DPDK zeroes what it frees,
+ * so freeing a pool writes its whole memory, faulting in every page never used (1.9 GB for the
+ * frames of an 8-DC real-time run: seconds at exit); dp_eal_fini() releases the memory as it is.
+ */
+void dp_eal_ending(void);
+
+/** True between dp_eal_ending() and dp_eal_fini(). */
+bool dp_eal_is_ending(void);
 
 /**
  * Remove the own prefix's telemetry socket and runtime directory now, for a signal handler that

@@ -37,6 +37,7 @@
 #include <rte_errno.h>
 #include <rte_mbuf_pool_ops.h>
 
+#include "eal.h"
 #include "fpool.h"
 #include "frame.h"
 
@@ -288,10 +289,10 @@ dp_fpool_free(struct rte_mempool *mp)
 	if (mp == NULL)
 		return;
 	s = dp_fpool_of(mp);
-	if (s == NULL)
-		rte_mempool_free(mp);
-	else
+	if (s != NULL)
 		set_free(s);
+	else if (!dp_eal_is_ending())	/* else rte_eal_cleanup() releases it, unwritten */
+		rte_mempool_free(mp);
 }
 
 uint64_t

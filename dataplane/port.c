@@ -30,6 +30,7 @@
 #include <rte_ring.h>
 
 #include "capture.h"
+#include "eal.h"
 #include "frame.h"
 #include "port.h"
 
@@ -898,7 +899,8 @@ dp_port_close(struct dp_port *p)
 		}
 		p->owned = false;
 	}
-	rte_mempool_free(p->rx_pool);
+	if (!dp_eal_is_ending())	/* else rte_eal_cleanup() releases it, unwritten */
+		rte_mempool_free(p->rx_pool);
 	p->rx_pool = NULL;
 	dp_lateness_free(&p->late);
 }

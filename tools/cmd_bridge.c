@@ -586,6 +586,8 @@ cmd_bridge(int argc, char **argv)
 			printf("trace: %s\n", trace_path);
 	}
 out:
+	if (eal_up)
+		dp_eal_ending();	/* the pools, the ports' too, are left to dp_eal_fini() */
 	if (ctl != NULL)
 		ctl_server_stop(ctl);
 	if (opened)

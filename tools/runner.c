@@ -328,6 +328,7 @@ runner_rt_open(struct runner *r, const struct sc_scenario *sc, const struct cont
 void
 runner_stop(struct runner *r)
 {
+	dp_eal_ending();	/* the EAL goes next: its pools need not be freed (written) first */
 	if (r->rt != NULL) {
 		dp_rt_close(r->rt);
 		free(r->rt);
