@@ -9,18 +9,23 @@
  * one prefix would share a socket that only the first one serves.  Its runtime directory,
  * which DPDK leaves behind, is removed at the end.
  */
+#define ALLOW_EXPERIMENTAL_API	/* rte_intr_instance_alloc and its kin */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <time.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_interrupts.h>
 #include <rte_mbuf.h>
 
 #include "eal.h"
@@ -143,10 +148,58 @@ dp_eal_signal_cleanup(void)
 		rmdir(own_dir);
 }
 
+/* the interrupt thread, parked: it has run park_cb, which never returns */
+static atomic_bool parked;
+
+static void
+park_cb(void *arg)
+{
+	eventfd_t v;
+
+	eventfd_read((int)(intptr_t)arg, &v);
+	atomic_store(&parked, true);
+	for (;;)
+		pause();	/* until the process ends */
+}
+
+/*
+ * Park the EAL's interrupt thread (up to @p ms): a callback of ours on an eventfd, which that
+ * thread runs after the callbacks of its current batch, and which never returns.  DPDK 22.11's
+ * rte_eal_cleanup() unmaps the EAL's memory without stopping that thread, and interrupt sources
+ * may still be registered with handles in that memory (net_memif never unregisters a server's
+ * listening socket): any wake-up of the thread after that reads them, a SIGSEGV at exit (in one
+ * two-rank memif run in four, seen in a core dump, once the exit no longer spent a second
+ * freeing the pools).  Parked, the thread wakes no more; the process ends it.
+ */
+static void
+intr_thread_park(int ms)
+{
+	static struct rte_intr_handle *ih;	/* in use until the process ends */
+	int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC), waited;
+
+	ih = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+	if (ih == NULL || fd < 0 || rte_intr_fd_set(ih, fd) != 0 ||
+	    rte_intr_type_set(ih, RTE_INTR_HANDLE_EXT) != 0 ||
+	    rte_intr_callback_register(ih, park_cb, (void *)(intptr_t)fd) != 0) {
+		if (fd >= 0)
+			close(fd);
+		rte_intr_instance_free(ih);
+		ih = NULL;
+		return;
+	}
+	eventfd_write(fd, 1);
+	for (waited = 0; !atomic_load(&parked) && waited < ms; waited++) {
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
 void
 dp_eal_fini(void)
 {
 	if (eal_up) {
+		intr_thread_park(1000);
 		rte_eal_cleanup();
 		remove_own_dir();
 	}
