@@ -167,9 +167,9 @@ park_cb(void *arg)
  * thread runs after the callbacks of its current batch, and which never returns.  DPDK 22.11's
  * rte_eal_cleanup() unmaps the EAL's memory without stopping that thread, and interrupt sources
  * may still be registered with handles in that memory (net_memif never unregisters a server's
- * listening socket): any wake-up of the thread after that reads them, a SIGSEGV at exit (in one
- * two-rank memif run in four, seen in a core dump, once the exit no longer spent a second
- * freeing the pools).  Parked, the thread wakes no more; the process ends it.
+ * listening socket): any wake-up of the thread after that reads them, a SIGSEGV as the process
+ * ends (in one two-rank memif run in four, seen in a core dump, once the teardown no longer
+ * spent a second freeing the pools).  Parked, the thread wakes no more; the process ends it.
  */
 static void
 intr_thread_park(int ms)

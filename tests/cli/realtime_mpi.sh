@@ -13,7 +13,7 @@
 #      the frames per interface of one process, in time order; validate rebuilds the steps.
 #   2. 8 DC x 1 in two ranks, each with its own [ports] local (mpirun's MPMD form), two memif
 #      links, one per crossing; in four ranks, one command line, four memif links (two vCPUs for
-#      four busy ranks: everything but the time checked); and in two
+#      four busy ranks: the time held from below only); and in two
 #      ranks whose data centres are not contiguous (0, 1, 4, 5 and 2, 3, 6, 7: four crossings).
 #   3. What is refused, by every rank alike, naming the rank and the cause: a rank without the port
 #      it needs, more ranks than data centres, a rank with other steps, a data centre on two ranks,
@@ -48,7 +48,9 @@ check() {
 	python3 - "$1" "$2" "$3" >"$tmp/check" 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-tol, ranks = float(sys.argv[2]), int(sys.argv[3])	# tol 0: the step time is not checked
+# tol 0: the step time is held from below only (the host's lateness only adds to a step: a mean
+# under the model by more than the TSC calibration's spread, 0.5 % here, is a defect)
+tol, ranks = float(sys.argv[2]), int(sys.argv[3])
 out = []
 for r in d["runs"]:
     assert r["ok"], r.get("error")
@@ -57,8 +59,8 @@ for r in d["runs"]:
     mean = sum(x["emulated_ms"] for x in rows) / len(rows)
     model = rows[0]["packet_model_ms"]
     err = 100 * (mean / model - 1)
-    assert tol == 0 or abs(err) < tol, "%s: mean step %.6f ms, model %.6f ms: %+.3f %%" % (
-        r["label"], mean, model, err)
+    assert (err > -1 if tol == 0 else abs(err) < tol), \
+        "%s: mean step %.6f ms, model %.6f ms: %+.3f %%" % (r["label"], mean, model, err)
     assert rt["split"] and rt["leader"] and rt["merged"] and rt["ranks"] == ranks, rt
     assert all(p["device"].startswith("(rank ") for p in rt["peer_ports"]), rt["peer_ports"]
     assert {p["device"] for p in rt["peer_ports"]} == {"(rank %d's)" % k for k in range(1, ranks)}
@@ -162,8 +164,8 @@ fi
 # (dilation 200 for two ranks, as for the two-process split in realtime.sh. Four ranks, each
 # busy-polling, on two vCPUs take turns on them as the scheduler gives them out: their step time
 # measures the scheduler and the host (+0.08 to +0.49 % in five runs here, then +7.7 % in one),
-# so there the record, the merge of four and every frame are checked, not the time; the two-rank
-# runs hold the time)
+# so there the record, the merge of four and every frame are checked, and the time from below
+# only; the two-rank runs hold the time)
 eight2() {
 	local rc=0
 	rm -f "$tmp"/s*.sock
@@ -202,7 +204,7 @@ eight4() {	# rank k runs DCs 2k and 2k + 1
 		{ bad "8 DC x 1 in four ranks: exit $rc"; grep -v memif_connect "$tmp/e4.err" | head -3
 		  # a rank that crashed: Open MPI's backtrace of it (the frames, for whoever looks next)
 		  grep -E '\*\*\* |\[ *[0-9]+\] ' "$tmp/e4.err" | head -24 | sed 's/^/    /'; }
-	check "$tmp/e4.json" 0 4 "8 DC x 1 in four ranks, four memif links (the time not checked)"
+	check "$tmp/e4.json" 0 4 "8 DC x 1 in four ranks, four memif links (the time from below)"
 }
 eight4
 # not contiguous: rank 0 runs DCs 0, 1, 4 and 5, rank 1 DCs 2, 3, 6 and 7; four crossings
