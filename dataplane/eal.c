@@ -148,8 +148,17 @@ dp_eal_signal_cleanup(void)
 		rmdir(own_dir);
 }
 
-/* the interrupt thread, parked: it has run park_cb, which never returns */
-static atomic_bool parked;
+/* the EAL's interrupt thread has run settle_cb; has run park_cb, which never returns */
+static atomic_bool settled, parked;
+
+static void
+settle_cb(void *arg)
+{
+	eventfd_t v;
+
+	eventfd_read((int)(intptr_t)arg, &v);	/* an EXT handle's fd is the callback's to read */
+	atomic_store(&settled, true);
+}
 
 static void
 park_cb(void *arg)
@@ -163,8 +172,60 @@ park_cb(void *arg)
 }
 
 /*
- * Park the EAL's interrupt thread (up to @p ms): a callback of ours on an eventfd, which that
- * thread runs after the callbacks of its current batch, and which never returns.  DPDK 22.11's
+ * Have the EAL's interrupt thread call @p cb (its argument the eventfd) after the callbacks of
+ * its current batch: @p cb registered on an eventfd of ours, which is then written.  Returns
+ * the eventfd, its handle in @p ihp, or -1 (nothing left registered).
+ */
+static int
+intr_thread_call(rte_intr_callback_fn cb, struct rte_intr_handle **ihp)
+{
+	struct rte_intr_handle *ih = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+	int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+
+	if (ih == NULL || fd < 0 || rte_intr_fd_set(ih, fd) != 0 ||
+	    rte_intr_type_set(ih, RTE_INTR_HANDLE_EXT) != 0 ||
+	    rte_intr_callback_register(ih, cb, (void *)(intptr_t)fd) != 0) {
+		if (fd >= 0)
+			close(fd);
+		rte_intr_instance_free(ih);
+		return -1;
+	}
+	eventfd_write(fd, 1);
+	*ihp = ih;
+	return fd;
+}
+
+/* Sleep in steps of 1 ms until @p flag is set, @p ms at most. */
+static void
+wait_flag(atomic_bool *flag, int ms)
+{
+	int waited;
+
+	for (waited = 0; !atomic_load(flag) && waited < ms; waited++) {
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+void
+dp_eal_intr_settle(int ms)
+{
+	struct rte_intr_handle *ih;
+	int fd;
+
+	atomic_store(&settled, false);
+	fd = intr_thread_call(settle_cb, &ih);
+	if (fd < 0)
+		return;
+	wait_flag(&settled, ms);
+	rte_intr_callback_unregister_sync(ih, settle_cb, (void *)(intptr_t)fd);	/* if it runs */
+	close(fd);
+	rte_intr_instance_free(ih);
+}
+
+/*
+ * Park the EAL's interrupt thread (up to @p ms): park_cb never returns.  DPDK 22.11's
  * rte_eal_cleanup() unmaps the EAL's memory without stopping that thread, and interrupt sources
  * may still be registered with handles in that memory (net_memif never unregisters a server's
  * listening socket): any wake-up of the thread after that reads them, a SIGSEGV as the process
@@ -175,24 +236,9 @@ static void
 intr_thread_park(int ms)
 {
 	static struct rte_intr_handle *ih;	/* in use until the process ends */
-	int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC), waited;
 
-	ih = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
-	if (ih == NULL || fd < 0 || rte_intr_fd_set(ih, fd) != 0 ||
-	    rte_intr_type_set(ih, RTE_INTR_HANDLE_EXT) != 0 ||
-	    rte_intr_callback_register(ih, park_cb, (void *)(intptr_t)fd) != 0) {
-		if (fd >= 0)
-			close(fd);
-		rte_intr_instance_free(ih);
-		ih = NULL;
-		return;
-	}
-	eventfd_write(fd, 1);
-	for (waited = 0; !atomic_load(&parked) && waited < ms; waited++) {
-		struct timespec ts = { 0, 1000000 };
-
-		nanosleep(&ts, NULL);
-	}
+	if (intr_thread_call(park_cb, &ih) >= 0)
+		wait_flag(&parked, ms);
 }
 
 void

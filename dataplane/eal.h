@@ -59,6 +59,15 @@ void dp_eal_ending(void);
 bool dp_eal_is_ending(void);
 
 /**
+ * Wait (up to @p ms) until the EAL's interrupt thread has returned from what it was doing when
+ * this was called: a callback of ours, which that thread runs after the callbacks of its current
+ * batch (and their pending unregistrations), has run.  A memif port's link goes down inside the
+ * handler of its peer's disconnection, before the handler is done with the port.  (Not an EAL
+ * alarm: DPDK 22.11 frees the alarms' handle at rte_eal_cleanup() under the interrupt thread.)
+ */
+void dp_eal_intr_settle(int ms);
+
+/**
  * Remove the own prefix's telemetry socket and runtime directory now, for a signal handler that
  * is about to end the process.  Async-signal-safe.
  */

@@ -11,21 +11,18 @@
  * (RTE_ETH_RX_OFFLOAD_TIMESTAMP), the stamp, moved onto the TSC clock by the offset read at each
  * poll (rte_eth_read_clock), is the arrival time instead.
  */
-#define ALLOW_EXPERIMENTAL_API	/* rte_eth_read_clock, rte_intr_instance_alloc and its kin */
+#define ALLOW_EXPERIMENTAL_API	/* rte_eth_read_clock */
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/eventfd.h>
 
 #include <rte_bus_vdev.h>
 #include <rte_dev.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
-#include <rte_interrupts.h>
 #include <rte_mbuf_dyn.h>
 #include <rte_ring.h>
 
@@ -812,51 +809,6 @@ dp_port_detach(struct dp_port *p)
 	p->e.eng = NULL;
 }
 
-static atomic_bool settled;
-
-static void
-settle_cb(void *arg)
-{
-	eventfd_t v;
-
-	eventfd_read((int)(intptr_t)arg, &v);	/* an EXT handle's fd is the callback's to read */
-	atomic_store(&settled, true);
-}
-
-/*
- * Wait (up to @p ms) until the EAL's interrupt thread has returned from what it was doing when
- * this was called: a callback of ours on an eventfd, which that thread runs after the callbacks
- * of its current batch (and their pending unregistrations), has run.  A memif port's link goes
- * down inside the handler of its peer's disconnection, before the handler is done with the
- * port.  (Not an EAL alarm: DPDK 22.11 frees the alarms' handle at rte_eal_cleanup() under the
- * interrupt thread, which then crashes.)
- */
-static void
-intr_thread_settle(int ms)
-{
-	struct rte_intr_handle *ih = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
-	int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC), waited;
-	void *arg = (void *)(intptr_t)fd;
-
-	if (ih == NULL || fd < 0 || rte_intr_fd_set(ih, fd) != 0 ||
-	    rte_intr_type_set(ih, RTE_INTR_HANDLE_EXT) != 0)
-		goto out;
-	atomic_store(&settled, false);
-	if (rte_intr_callback_register(ih, settle_cb, arg) != 0)
-		goto out;
-	eventfd_write(fd, 1);
-	for (waited = 0; !atomic_load(&settled) && waited < ms; waited++) {
-		struct timespec ts = { 0, 1000000 };
-
-		nanosleep(&ts, NULL);
-	}
-	rte_intr_callback_unregister_sync(ih, settle_cb, arg);	/* waits for it if it runs */
-out:
-	if (fd >= 0)
-		close(fd);
-	rte_intr_instance_free(ih);
-}
-
 void
 dp_port_close(struct dp_port *p)
 {
@@ -881,7 +833,7 @@ dp_port_close(struct dp_port *p)
 				rte_pktmbuf_free_bulk(m, n);
 			nanosleep(&ts, NULL);
 		}
-		intr_thread_settle(1000);
+		dp_eal_intr_settle(1000);
 	}
 	if (p->started) {
 		while ((n = rte_eth_rx_burst(p->port_id, 0, m, BURST)) > 0)
