@@ -129,7 +129,7 @@ check_value(const struct ctl_params *p, enum dp_param prm, const char *key, cons
 		sets[p->nsets] = kv;
 		rc = p->variants == 0 ?
 			/* a bridge: no sync runs, so no run's limits to hold */
-			sc_scenario_load(sc, p->scenario, sets, p->nsets + 1, why, len) :
+			sc_scenario_load_link(sc, p->scenario, sets, NULL, p->nsets + 1, why, len) :
 			sc_scenario_load_run(sc, p->scenario, sets, NULL, p->nsets + 1, p->variants,
 					     p->budgets, why, len);
 		if (rc == 0)

@@ -787,11 +787,11 @@ named_scenario(const char *name, char *buf, size_t len)
 
 static int
 load(struct sc_scenario *s, const char *path, const char *const *overrides,
-     const char *const *from, unsigned int n_overrides, const struct sc_run_sel *run, char *err,
-     size_t errlen)
+     const char *const *from, unsigned int n_overrides, const struct sc_run_sel *run, bool link,
+     char *err, size_t errlen)
 {
 	struct loader ld = { .path = path, .overrides = overrides, .n_overrides = n_overrides,
-			     .err = err, .errlen = errlen };
+			     .err = err, .errlen = errlen, .link = link };
 	struct rte_cfgfile *cfg = NULL;
 	struct sc_scenario t;
 	char named[sizeof(t.path)];
@@ -881,14 +881,21 @@ int
 sc_scenario_load(struct sc_scenario *s, const char *path, const char *const *overrides,
 		 unsigned int n_overrides, char *err, size_t errlen)
 {
-	return load(s, path, overrides, NULL, n_overrides, NULL, err, errlen);
+	return load(s, path, overrides, NULL, n_overrides, NULL, false, err, errlen);
 }
 
 int
 sc_scenario_load_from(struct sc_scenario *s, const char *path, const char *const *overrides,
 		      const char *const *from, unsigned int n_overrides, char *err, size_t errlen)
 {
-	return load(s, path, overrides, from, n_overrides, NULL, err, errlen);
+	return load(s, path, overrides, from, n_overrides, NULL, false, err, errlen);
+}
+
+int
+sc_scenario_load_link(struct sc_scenario *s, const char *path, const char *const *overrides,
+		      const char *const *from, unsigned int n_overrides, char *err, size_t errlen)
+{
+	return load(s, path, overrides, from, n_overrides, NULL, true, err, errlen);
 }
 
 int
@@ -898,5 +905,5 @@ sc_scenario_load_run(struct sc_scenario *s, const char *path, const char *const 
 {
 	struct sc_run_sel run = { .variants = variants, .budgets = budgets };
 
-	return load(s, path, overrides, from, n_overrides, &run, err, errlen);
+	return load(s, path, overrides, from, n_overrides, &run, false, err, errlen);
 }

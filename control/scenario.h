@@ -202,6 +202,16 @@ int sc_scenario_load_from(struct sc_scenario *s, const char *path, const char *c
 			  size_t errlen);
 
 /**
+ * sc_scenario_load_from() for syncemu bridge, whose scenario is one link between two ports (the
+ * WAN, its queues, the background, the trace): without the checks of the paths between workers
+ * that only the model and a run have (wan.latency, the latency worker to worker across data
+ * centres, at least intra.latency: a bridge's wan.latency is its link's own, from 0).
+ */
+int sc_scenario_load_link(struct sc_scenario *s, const char *path, const char *const *overrides,
+			  const char *const *from, unsigned int n_overrides, char *err,
+			  size_t errlen);
+
+/**
  * Check one override "section.key=value" alone, the way loading parses it (the key exists; the
  * value is text, not empty, and parses by the key's own type, unit and range), without a file
  * or the other overrides: a command-line option that sets a key is checked when it is parsed.
@@ -247,6 +257,14 @@ int sc_key_name_check(const char *name, const char *from, char *err, size_t errl
 int sc_scenario_load_run(struct sc_scenario *s, const char *path, const char *const *overrides,
 			 const char *const *from, unsigned int n_overrides, unsigned int variants,
 			 unsigned int budgets, char *err, size_t errlen);
+
+/**
+ * The zero-load upper bound of the virtual time that the runs of @p variants x @p budgets take
+ * (masks as sc_scenario.variants and .budgets; 0: the scenario's [report]), in seconds: what a
+ * run's limit holds below half the data plane's clock (the steps' bound, sm_packet_step_bound_ps(),
+ * times run.steps, each run's start 2 ms after the last).  A loaded run takes longer.
+ */
+double sc_runs_bound_s(const struct sc_scenario *s, unsigned int variants, unsigned int budgets);
 
 /**
  * Write @p s as a scenario file that loads back to the same values (every key, with units).

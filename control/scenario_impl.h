@@ -98,6 +98,7 @@ struct loader {
 	unsigned int n_orig, cap_orig;
 	char *err;
 	size_t errlen;
+	bool link;			/**< a bridge's link alone: no paths between workers */
 };
 
 /* scenario.c */

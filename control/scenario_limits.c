@@ -9,7 +9,8 @@
  * what overflows, and the keys that feed it, each with the direction in which it overflows.
  *
  *   the model's limits (every load): the times and rates the packet level converts (sm_ps(),
- *     sm_rate(), sm_ser_ps()), the fluid model's step, which must be finite, and a link-kernel
+ *     sm_rate(), sm_ser_ps()), the WAN link's own delay (wan.latency - intra.latency, not
+ *     negative), the fluid model's step, which must be finite, and a link-kernel
  *     program's context (32-bit fields; checked before the loader first runs the program);
  *   a run's limits (sc_scenario_load_run(): run, sweep, a live set): the program's rounds
  *     (SM_ROUNDS_MAX), a round's bytes (64 bits) and frames (the 32-bit sequence number), the
@@ -70,6 +71,7 @@ struct limit {
 	bool run;
 	const char *keys[LIM_KEYS];
 	bool early;		/* checked before a link-kernel program is first run */
+	bool workers;		/* of the paths between workers: not a bridge's link alone */
 };
 
 /* ------------------------------------------------------------------------------------------ */
@@ -146,6 +148,22 @@ lim_time(const struct lim_ctx *c, const char *key, char *why, size_t len)
 		return 0;
 	snprintf(why, len, "%g s in picoseconds is beyond the %.0f ps (%.1f days) that the 64 bits "
 		 "of a time in picoseconds hold", x, TIME_PS_LIMIT, TIME_PS_LIMIT / 1e12 / 86400);
+	return -ERANGE;
+}
+
+/* The WAN link's own delay, wan.latency - intra.latency (the model's WAN latency is worker to
+ * worker across data centres, which crosses the links inside them), cannot be negative. */
+static int
+lim_wan_delay(const struct lim_ctx *c, const char *arg, char *why, size_t len)
+{
+	const struct sm_params *p = &c->t->model;
+
+	(void)arg;
+	if (p->topo.n_dc == 1 || p->wan.lat >= p->intra.lat)
+		return 0;
+	snprintf(why, len, "wan.latency (%g us) is below intra.latency (%g us): the WAN's latency "
+		 "is worker to worker across data centres and includes the links inside them (the "
+		 "WAN link carries the difference)", p->wan.lat * 1e6, p->intra.lat * 1e6);
 	return -ERANGE;
 }
 
@@ -441,6 +459,8 @@ runs_bound_ps(const struct lim_ctx *c, double *worst, char *name, size_t len)
 					     prog) != 0)
 				continue;	/* the rounds' limit says why */
 			step = sm_packet_step_bound_ps(&t->model, &t->run.pk, prog);
+			if (isnan(step))
+				continue;	/* no links to time: the model's check says why */
 			if (!(step >= 0))
 				step = INFINITY;
 			total += (double)t->run.steps * step + RUN_GAP_PS;
@@ -452,6 +472,17 @@ runs_bound_ps(const struct lim_ctx *c, double *worst, char *name, size_t len)
 	sm_program_free(prog);
 	free(prog);
 	return total;
+}
+
+double
+sc_runs_bound_s(const struct sc_scenario *s, unsigned int variants, unsigned int budgets)
+{
+	struct lim_ctx c = { .t = s, .variants = variants != 0 ? variants : s->variants,
+			     .budgets = budgets != 0 ? budgets : s->budgets };
+	char name[32];
+	double worst;
+
+	return runs_bound_ps(&c, &worst, name, sizeof(name)) / 1e12;
 }
 
 static int
@@ -488,34 +519,35 @@ lim_total_time(const struct lim_ctx *c, const char *arg, char *why, size_t len)
 	"-run.frame_payload"
 
 static const struct limit limits[] = {
-	{ lim_time, "intra.latency", false, { "+intra.latency" }, false },
-	{ lim_time, "wan.latency", false, { "+wan.latency" }, false },
-	{ lim_time, "module.latency_pluggable", false, { "+module.latency_pluggable" }, false },
-	{ lim_time, "module.latency_network", false, { "+module.latency_network" }, false },
-	{ lim_time, "trace.queue_sample", false, { "+trace.queue_sample" }, false },
-	{ lim_rate, "intra.bandwidth", false, { "+intra.bandwidth" }, false },
-	{ lim_rate, "wan.bandwidth", false, { "+wan.bandwidth" }, false },
-	{ lim_rate, "module.port", false, { "+module.port" }, false },
-	{ lim_rate, "background.host_rate", false, { "+background.host_rate" }, false },
+	{ lim_time, "intra.latency", false, { "+intra.latency" }, false, false },
+	{ lim_time, "wan.latency", false, { "+wan.latency" }, false, false },
+	{ lim_time, "module.latency_pluggable", false, { "+module.latency_pluggable" }, false, false },
+	{ lim_time, "module.latency_network", false, { "+module.latency_network" }, false, false },
+	{ lim_time, "trace.queue_sample", false, { "+trace.queue_sample" }, false, false },
+	{ lim_wan_delay, NULL, false, { "-wan.latency", "+intra.latency" }, false, true },
+	{ lim_rate, "intra.bandwidth", false, { "+intra.bandwidth" }, false, false },
+	{ lim_rate, "wan.bandwidth", false, { "+wan.bandwidth" }, false, false },
+	{ lim_rate, "module.port", false, { "+module.port" }, false, false },
+	{ lim_rate, "background.host_rate", false, { "+background.host_rate" }, false, false },
 	{ lim_stage_rates, NULL, false,
 	  { "+job.value_bytes", "+module.lanes", "+module.lane_rate", "-module.planes",
 	    "+module.budget_low", "+module.budget_high", "+module.fpga_rate", "-module.ops_fft",
 	    "-module.ops_add", "-module.ops_mul", "-module.ops_mac", "-module.ops_fpmac",
-	    "-module.ops_mod", "-module.ops_gather" }, false },
-	{ lim_fluid, NULL, false, { STEP_KEYS }, false },
-	{ lim_rounds, NULL, true, { "+topology.workers_per_dc", "+topology.data_centres" }, false },
-	{ lim_round_frames, NULL, true, { BYTES_KEYS }, false },
-	{ lim_queue, "queues.nic", true, { "+queues.nic" }, false },
-	{ lim_queue, "queues.port", true, { "+queues.port" }, false },
-	{ lim_queue, "queues.switch", true, { "+queues.switch" }, false },
-	{ lim_queue, "queues.wan", true, { "+queues.wan" }, false },
-	{ lim_bg_addresses, NULL, true, { "+topology.data_centres" }, false },
-	{ lim_bg_frames, NULL, true, { "+background.size", "-run.frame_payload" }, false },
-	{ lim_kernel, NULL, false, { "+job.value_bytes", "+module.planes" }, true },
+	    "-module.ops_mod", "-module.ops_gather" }, false, false },
+	{ lim_fluid, NULL, false, { STEP_KEYS }, false, false },
+	{ lim_rounds, NULL, true, { "+topology.workers_per_dc", "+topology.data_centres" }, false, false },
+	{ lim_round_frames, NULL, true, { BYTES_KEYS }, false, false },
+	{ lim_queue, "queues.nic", true, { "+queues.nic" }, false, false },
+	{ lim_queue, "queues.port", true, { "+queues.port" }, false, false },
+	{ lim_queue, "queues.switch", true, { "+queues.switch" }, false, false },
+	{ lim_queue, "queues.wan", true, { "+queues.wan" }, false, false },
+	{ lim_bg_addresses, NULL, true, { "+topology.data_centres" }, false, false },
+	{ lim_bg_frames, NULL, true, { "+background.size", "-run.frame_payload" }, false, false },
+	{ lim_kernel, NULL, false, { "+job.value_bytes", "+module.planes" }, true, false },
 	{ lim_pool, NULL, true,
 	  { BYTES_KEYS, "+queues.wan", "+run.burst", "+topology.workers_per_dc",
-	    "+topology.data_centres" }, false },
-	{ lim_total_time, NULL, true, { "+run.steps", STEP_KEYS }, false },
+	    "+topology.data_centres" }, false, false },
+	{ lim_total_time, NULL, true, { "+run.steps", STEP_KEYS }, false, false },
 };
 #define N_LIMITS (sizeof(limits) / sizeof(limits[0]))
 
@@ -530,6 +562,7 @@ struct lim_load {
 	const struct sc_scenario *t;
 	bool run;
 	bool early;				/* only the limits before the kernel program */
+	bool link;				/* a bridge's link: no paths between workers */
 	unsigned int variants, budgets;		/* the run's contenders */
 };
 
@@ -551,6 +584,8 @@ eval(const struct lim_load *ld, const struct limit *l, const struct sc_scenario 
 static bool
 applies(const struct lim_load *ld, const struct limit *l)
 {
+	if (ld->link && l->workers)
+		return false;
 	if (ld->early)
 		return l->early;
 	return !l->run || ld->run;
@@ -767,9 +802,10 @@ refuse(struct loader *ld, struct rte_cfgfile *cfg, const struct lim_load *lo,
        const struct limit *l, const char *why)
 {
 	char secs[LIM_KEYS][CFG_NAME_LEN], val[SC_UNIT_FMT_LEN + 8], now[SC_UNIT_FMT_LEN + 8];
-	struct sc_scenario *t = malloc(sizeof(*t));
+	struct sc_scenario *t = malloc(sizeof(*t)), *d = malloc(sizeof(*d));
 	const struct sc_key *defs[LIM_KEYS];
-	bool tried[LIM_KEYS] = { false };
+	bool tried[LIM_KEYS] = { false }, culprit[LIM_KEYS] = { false };
+	char scratch[512];
 	long rank[LIM_KEYS];
 	unsigned int n = 0, i, k;
 	const char *w;
@@ -782,14 +818,30 @@ refuse(struct loader *ld, struct rte_cfgfile *cfg, const struct lim_load *lo,
 			n++;
 		}
 	}
-	/* the keys that were set, the most recent first, then the others in the table's order */
+	/*
+	 * A key that was set and whose built-in default brings the limit back is what broke it
+	 * (job.tokens = 1e26 with the file's flops_per_param_token on a later line): those first.
+	 * Then the keys that were set, the most recent first, then the others in the table's order.
+	 */
+	if (t != NULL && d != NULL) {
+		sc_scenario_default(d);
+		for (i = 0; i < n; i++) {
+			if (rank[i] < 0)
+				continue;
+			memcpy(t, lo->t, sizeof(*t));
+			set_num(t, defs[i], get_num(d, defs[i]));
+			culprit[i] = eval(lo, l, t, scratch, sizeof(scratch)) == 0;
+		}
+	}
+	free(d);
 	for (k = 0; t != NULL && k < n; k++) {
 		unsigned int best = n;
 		double x0, b;
 		int dir;
 
 		for (i = 0; i < n; i++)
-			if (!tried[i] && (best == n || rank[i] > rank[best]))
+			if (!tried[i] && (best == n || culprit[i] > culprit[best] ||
+					  (culprit[i] == culprit[best] && rank[i] > rank[best])))
 				best = i;
 		tried[best] = true;
 		dir = direction(l, defs[best]);
@@ -830,7 +882,7 @@ int
 sc_limits_check(struct loader *ld, struct rte_cfgfile *cfg, const struct sc_scenario *t,
 		const struct sc_run_sel *run, bool early)
 {
-	struct lim_load lo = { .t = t, .run = run != NULL, .early = early };
+	struct lim_load lo = { .t = t, .run = run != NULL, .early = early, .link = ld->link };
 	char why[512];
 	unsigned int i;
 

@@ -633,11 +633,12 @@ test_preset_order(void **state)
 	load_ok(&s, write_text("[wan]\nbandwidth = 1 GB/s\npreset = eth-25g\n"), NULL, 0);
 	assert_true(s.model.wan.bw == 1e9);
 	assert_true(s.model.wan.lat == 20e-6);
-	load_ok(&s, write_text("[wan]\npreset = ib-ndr\nlatency = 3 us\n"), NULL, 0);
+	load_ok(&s, write_text("[wan]\npreset = ib-ndr\nlatency = 30 us\n"), NULL, 0);
 	assert_true(s.model.wan.bw == 50e9);
-	assert_true(s.model.wan.lat == 3e-6);
+	assert_true(s.model.wan.lat == 30e-6);
 	/* A preset touches only its own section. */
-	load_ok(&s, write_text("[intra]\nbandwidth = 40 GB/s\n[wan]\npreset = nvlink4\n"), NULL, 0);
+	load_ok(&s, write_text("[intra]\nbandwidth = 40 GB/s\nlatency = 1 us\n"
+			       "[wan]\npreset = nvlink4\n"), NULL, 0);
 	assert_true(s.model.intra.bw == 40e9);
 	assert_true(s.model.wan.bw == 450e9);
 }

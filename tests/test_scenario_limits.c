@@ -161,6 +161,10 @@ static const struct limit_case cases[] = {
 	  "[intra] latency = '1e300 s'", "64 bits of a time in picoseconds" },
 	{ NULL, false, 0, { NULL }, "wan.latency=1e300 s", "wan.latency", SC_UNIT_TIME,
 	  "[wan] latency = '1e300 s'", "64 bits of a time in picoseconds" },
+	{ NULL, false, 0, { NULL }, "wan.latency=1 us", "wan.latency", SC_UNIT_TIME,
+	  "[wan] latency = '1 us': too small", "is below intra.latency (10 us)" },
+	{ NULL, false, 0, { NULL }, "intra.latency=1 ms", "intra.latency", SC_UNIT_TIME,
+	  "[intra] latency = '1 ms': too large", "is below intra.latency (1000 us)" },
 	{ NULL, false, 0, { NULL }, "module.latency_pluggable=2e7 s", "module.latency_pluggable",
 	  SC_UNIT_TIME, "[module] latency_pluggable", "64 bits of a time in picoseconds" },
 	{ NULL, false, 0, { NULL }, "module.latency_network=1e10 s", "module.latency_network",
@@ -407,7 +411,8 @@ test_limits_are_the_widths(void **state)
 	free(prog);
 }
 
-/* The refusal names the key set last of those the limit depends on. */
+/* The refusal names the key that broke the limit (set, and fine at its default), else the key
+ * set last of those the limit depends on. */
 static void
 test_limits_name_the_last_key(void **state)
 {
@@ -419,6 +424,15 @@ test_limits_name_the_last_key(void **state)
 	assert_has(err, "--set 'wan.latency=10800 s': [wan] latency = '10800 s': too large");
 	assert_int_equal(load_for(NULL, swapped, 3, true, 1u << SM_VAR_A, err), -EINVAL);
 	assert_has(err, "--set 'run.steps=1000': [run] steps = '1000': too large");
+	/* of the keys set, the one whose default brings the limit back, though set before another:
+	 * job.tokens, not the flops per token written after it at its default */
+	{
+		const char *tokens[] = { "run.steps=1", "job.tokens=1e26",
+					 "job.flops_per_param_token=6" };
+
+		assert_int_equal(load_for(NULL, tokens, 3, true, 1u << SM_VAR_E, err), -EINVAL);
+		assert_has(err, "[job] tokens = '1e26': too large");
+	}
 	/* a model's load does not see a run's limits */
 	if (load_for(NULL, sets, 3, false, 0, err) != 0)
 		fail_msg("%s", err);

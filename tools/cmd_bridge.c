@@ -376,7 +376,7 @@ cmd_bridge(int argc, char **argv)
 		status = CLI_EXIT_USAGE;
 		goto out;
 	}
-	if (sc_scenario_load_from(sc, npos ? pos[0] : NULL, o.kv.sets, o.kv.from, o.kv.nsets, err,
+	if (sc_scenario_load_link(sc, npos ? pos[0] : NULL, o.kv.sets, o.kv.from, o.kv.nsets, err,
 				  sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu bridge: %s\n", err);
 		status = CLI_EXIT_INPUT;

@@ -637,6 +637,8 @@ cmd_run(int argc, char **argv)
 		status = shadow_outputs(&o, sc, &r);
 		goto agree;
 	}
+	if (o.bg_only == 0)
+		runner_note_long(sc, c, n, "syncemu run", stderr);
 	status = open_outputs(&o, sc, npos ? pos[0] : NULL, outs, err, sizeof(err));
 	if (status != CLI_EXIT_OK) {
 		fprintf(stderr, "syncemu run: %s\n", err);

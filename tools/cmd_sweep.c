@@ -591,6 +591,10 @@ cmd_sweep(int argc, char **argv)
 	t0 = wall_now();
 	/* after a signal no run starts; the one in progress ends after its step */
 	for (i = 0; i < o.nvalues && !stop_flag; i++) {
+		char who[160];
+
+		snprintf(who, sizeof(who), "syncemu sweep: %s=%s", o.key, pt[i].value);
+		runner_note_long(pt[i].sc, pt[i].c, pt[i].nc, who, stderr);
 		for (j = 0; j < pt[i].nc && !stop_flag; j++) {
 			struct outcome *q = &pt[i].o[j];
 			double el;

@@ -84,6 +84,42 @@ runner_need(const struct sc_scenario *sc, const struct contender *c)
 	return dp_run_pool_need(&rp);
 }
 
+/* @p s seconds as "N.N hours" or "N.N days" (for a long virtual time). */
+static void
+long_time(double s, char *buf, size_t len)
+{
+	if (s < 2 * 86400)
+		snprintf(buf, len, "%.1f hours", s / 3600);
+	else
+		snprintf(buf, len, "%.1f days", s / 86400);
+}
+
+double
+runner_note_long(const struct sc_scenario *sc, const struct contender *c, unsigned int n,
+		 const char *who, FILE *f)
+{
+	unsigned int variants = 0, budgets = 0, i;
+	char when[32];
+	double s;
+
+	for (i = 0; i < n; i++) {
+		variants |= 1u << c[i].var;
+		budgets |= 1u << c[i].b;
+	}
+	s = sc_runs_bound_s(sc, variants, budgets);
+	if (!(s > 3600))
+		return s;
+	long_time(s, when, sizeof(when));
+	fprintf(f, "%s: these runs emulate up to %s of virtual time (run.steps = %u; at zero load, "
+		"longer under load)", who, when, sc->run.steps);
+	if (sc->trace.queue_sample > 0)
+		fprintf(f, ", and the WAN queues are sampled every %g us of it: %.3g samples "
+			"(trace.queue_sample = 0 s leaves them out)", sc->trace.queue_sample * 1e6,
+			s / sc->trace.queue_sample);
+	fprintf(f, "\n");
+	return s;
+}
+
 /* The CPUs this process may run on, as "0-3,6" in @buf ("0" if unknown or too long). */
 static void
 cpus_of_self(char *buf, size_t len)

@@ -167,6 +167,14 @@ struct runner {
 /** Mbufs a run of @p c under @p sc needs. */
 uint32_t runner_need(const struct sc_scenario *sc, const struct contender *c);
 
+/**
+ * Before runs that emulate more than an hour of virtual time (at zero load: sc_runs_bound_s()),
+ * say so on @p f, with the events the WAN queues' sampler adds, since such runs can take long
+ * whatever --quiet says.  @p who prefixes the line ("syncemu run").  Returns the bound, s.
+ */
+double runner_note_long(const struct sc_scenario *sc, const struct contender *c, unsigned int n,
+			const char *who, FILE *f);
+
 /** Mbufs of the first pool of a compact frame pool (unless --mbufs), and of each pool added. */
 #define RUNNER_POOL_FIRST 16384u
 #define RUNNER_POOL_GROW 16384u

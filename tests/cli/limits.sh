@@ -45,12 +45,27 @@ expect_rc 3 "a sweep refuses a point beyond a run's limit before running any" --
 expect_grep "$tmp/err" "[job] parameters = '1e26'" "names the point's key and value"
 [ -e "$tmp/sweep" ] && bad "the sweep wrote output" || ok "nothing written"
 
+# wan.latency is worker to worker across DCs: below intra.latency, refused alike by model, run
+# and scenario check, naming the key and the smallest that works
+for cmd in model "scenario check" "run -v A -n 1 -q --trace none"; do
+	# shellcheck disable=SC2086
+	expect_rc 3 "$cmd refuses wan.latency = 1 us under intra.latency = 10 us" -- "$se" $cmd scenarios/2dc4-100g.ini --set wan.latency=1us
+	expect_grep "$tmp/err" "[wan] latency = '1us': too small: wan.latency (1 us) is below intra.latency (10 us)" "names wan.latency and why"
+	expect_grep "$tmp/err" "the smallest value that works is 10 us" "and the smallest that works"
+done
+# a bridge's wan.latency is its one link's own (no workers, no intra-DC links): from 0
+expect_rc 0 "a bridge takes wan.latency = 0 s" -- "$se" bridge --a ring:x --b ring:y -d 0.1s -q --set wan.latency=0s
+expect_rc 0 "wan.latency = 0 s runs with intra.latency = 0 s" -- "$se" run -v A -n 1 -q --trace none --set intra.latency=0s --set wan.latency=0s
+[ -s "$tmp/err" ] && bad "a short run said something under --quiet: $(cat "$tmp/err")" || ok "a short run says nothing under --quiet"
+
 # the run's virtual time: the largest latency of a one-step run runs, equal to the closed form
 expect_rc 3 "wan.latency = 9e6 s for one step" -- "$se" run -v A -n 1 -q --trace none --set trace.queue_sample=0s --set "wan.latency=9e6 s"
 expect_grep "$tmp/err" "virtual time" "the run's virtual time would overflow"
 max=$(sed -n 's/.*the largest value that works is \(.*\) (with.*/\1/p' "$tmp/err")
 [ -n "$max" ] && ok "largest wan.latency: $max" || bad "no largest value in $(cat "$tmp/err")"
 expect_rc 0 "wan.latency = $max runs" -- "$se" run -v A -n 1 -q -j --trace none --set trace.queue_sample=0s --set "wan.latency=$max"
+expect_grep "$tmp/err" "syncemu run: these runs emulate up to 106.8 days of virtual time (run.steps = 1" \
+	"says at its start, under --quiet too, how long the emulated time is"
 python3 - "$tmp/out" <<'PY' && ok "and equals the closed form over its 106 days" || bad "wan.latency = $max: $(head -c 300 "$tmp/out")"
 import json, sys
 r = json.load(open(sys.argv[1]))["summary"]["rows"][0]
