@@ -16,9 +16,11 @@
  * module.latency_network, module.port, module.fpga_rate, wan.bandwidth, wan.latency,
  * background.load, queues.wan.  A change lasts for the rest of the run in progress.
  *
- * The server serves up to 64 connections at once; each must send its line within 2 s of
+ * The server holds up to 64 connections at once; each must send its line within 2 s of
  * connecting and take its answer within 2 s, or it is answered with an error (if it can be)
- * and closed; a change waits up to 3 s for the data plane, while the others are served.
+ * and closed; a change waits up to 3 s for the data plane, while the others are served.  Past 64,
+ * new connections wait in the socket's queue, in their order; a held one that has gone 200 ms
+ * without its whole line is closed, with an error answer, to make room for one that waits.
  */
 #ifndef SC_CTL_H
 #define SC_CTL_H
