@@ -81,11 +81,13 @@ struct sc_scenario;
 double ctl_scenario_value(const struct sc_scenario *sc, enum dp_param p);
 
 /**
- * The client: send @p line to the socket at @p path and read the whole answer line (it can be
- * long) into *@p answer (allocated, with its newline; the caller frees it), all within
- * @p timeout_ms.
+ * The client: connect to the socket at @p path (waiting while its queue is full), send @p line
+ * and read the whole answer line (it can be long) into *@p answer (allocated, with its newline;
+ * the caller frees it), all within @p timeout_ms.
  *
- * @return 0, or -errno with a message (no socket, refused, no answer in time)
+ * @return 0, or -errno with a message: what the kernel said on connect() and what is at
+ *	   @p path (nothing, a directory missing, not a socket, a socket nobody listens on, no
+ *	   permission, the socket's queue full for the whole deadline), or no answer in time
  */
 int ctl_client(const char *path, const char *line, char **answer, int timeout_ms, char *err,
 	       size_t errlen);

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Tier 1 tests of the control socket's server (control/ctl.c), no EAL: the rings are
- * initialised in plain memory and the test plays the data plane.  A change waiting
+ * Tier 1 tests of the control socket's server (control/ctl.c) and client (ctl_client.c), no EAL:
+ * the rings are initialised in plain memory and the test plays the data plane.  A change waiting
  * for the data plane does not hold up the other clients (status, keys and get are answered
  * meanwhile), its answer comes when the data plane's does, or an error when none comes; with
  * every place taken a new client waits its turn and the oldest silent connection makes room;
  * status is answered within the client's deadline while 144 clients reconnect in a loop; the
- * path check; at exit the socket is removed only if it is still the server's own.
+ * client says why it cannot connect; the path check; at exit the socket is removed only if it is
+ * still the server's own.
  */
 #include <errno.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
@@ -24,6 +26,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -439,6 +442,149 @@ test_hammered(void **state)
 	free(h);
 }
 
+/* What ctl_client() says when it cannot connect to @p path; its return value. */
+static int
+client_error(const char *path, int timeout_ms, char *err, size_t len)
+{
+	char *answer = NULL;
+	int rc;
+
+	err[0] = '\0';
+	rc = ctl_client(path, "status", &answer, timeout_ms, err, len);
+	free(answer);
+	return rc;
+}
+
+/* The same, as uid and gid 65534 (in a child process). */
+static int
+client_error_as_nobody(const char *path, char *err, size_t len)
+{
+	ssize_t n, k = 0;
+	int p[2], st;
+	pid_t pid;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char e[512];
+		int rc = -EPERM;
+
+		close(p[0]);
+		if (setgroups(0, NULL) == 0 && setgid(65534) == 0 && setuid(65534) == 0)
+			rc = client_error(path, 1000, e, sizeof(e));
+		else
+			snprintf(e, sizeof(e), "cannot become uid 65534: %s", strerror(errno));
+		if (write(p[1], e, strlen(e)) < 0)
+			_exit(255);
+		_exit(-rc);
+	}
+	close(p[1]);
+	while ((n = read(p[0], err + k, len - 1 - (size_t)k)) > 0)
+		k += n;
+	err[k] = '\0';
+	close(p[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	return -WEXITSTATUS(st);
+}
+
+#define expect_error(rc, err, want_rc, ...)						\
+	do {										\
+		char want_[512];							\
+										\
+		snprintf(want_, sizeof(want_), __VA_ARGS__);				\
+		assert_int_equal((rc), (want_rc));					\
+		assert_has((err), want_);						\
+	} while (0)
+
+/* Why the client cannot connect: what the kernel said, naming the path, and what is there. */
+static void
+test_connect_errors(void **state)
+{
+	struct fixture *f = *state;
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char err[512], p[240], file[200];
+	int fd, busy, rc;
+	FILE *fp;
+
+	snprintf(p, sizeof(p), "%s/nodir/ctl.sock", f->dir);
+	expect_error(client_error(p, 1000, err, sizeof(err)), err, -ENOENT,
+		     "cannot connect to %s: No such file or directory (the directory %s/nodir: "
+		     "No such file or directory)", p, f->dir);
+	snprintf(p, sizeof(p), "%s/none.sock", f->dir);
+	expect_error(client_error(p, 1000, err, sizeof(err)), err, -ENOENT,
+		     "no syncemu is listening on %s: No such file or directory (nothing is "
+		     "there: start one with syncemu run --ctl PATH)", p);
+	snprintf(file, sizeof(file), "%s/file", f->dir);
+	fp = fopen(file, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	expect_error(client_error(file, 1000, err, sizeof(err)), err, -ECONNREFUSED,
+		     "cannot connect to %s: Connection refused (it is a regular file, not a "
+		     "socket)", file);
+	expect_error(client_error(f->dir, 1000, err, sizeof(err)), err, -ECONNREFUSED,
+		     "cannot connect to %s: Connection refused (it is a directory, not a socket)",
+		     f->dir);
+	snprintf(p, sizeof(p), "%s/x", file);
+	expect_error(client_error(p, 1000, err, sizeof(err)), err, -ENOTDIR,
+		     "cannot connect to %s: Not a directory (a part of the path before its last "
+		     "is not a directory)", p);
+	unlink(file);
+	snprintf(p, sizeof(p), "%s/link", f->dir);
+	assert_int_equal(symlink("nowhere", p), 0);
+	expect_error(client_error(p, 1000, err, sizeof(err)), err, -ENOENT,
+		     "cannot connect to %s: No such file or directory (a symbolic link to "
+		     "nothing)", p);
+	unlink(p);
+
+	/* a socket nobody listens on; one whose queue stays full for the client's deadline */
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s/q.sock", f->dir);
+	snprintf(p, sizeof(p), "%s", a.sun_path);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	expect_error(client_error(p, 1000, err, sizeof(err)), err, -ECONNREFUSED,
+		     "no syncemu is listening on %s: Connection refused (a socket nobody listens "
+		     "on: the run ended?)", p);
+	assert_int_equal(listen(fd, 0), 0);	/* room for one, never accepted */
+	busy = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	while (connect(busy, (struct sockaddr *)&a, sizeof(a)) == 0) {
+		close(busy);	/* the queue not full yet: one more */
+		busy = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	}
+	close(busy);
+	expect_error(client_error(p, 100, err, sizeof(err)), err, -EAGAIN,
+		     "cannot connect to %s: Resource temporarily unavailable (the queue of "
+		     "connections waiting on it stayed full for 100 ms)", p);
+	close(fd);
+	unlink(p);
+
+	/* no permission: on the socket (0600), or to search its directory */
+	if (geteuid() == 0) {
+		assert_int_equal(chmod(f->dir, 0711), 0);
+		rc = client_error_as_nobody(f->path, err, sizeof(err));
+		expect_error(rc, err, -EACCES, "cannot connect to %s: Permission denied (the "
+			     "socket belongs to root, uid 0, mode 0600: connecting takes write "
+			     "permission on it, which uid 65534 has not)", f->path);
+		assert_int_equal(chmod(f->dir, 0700), 0);
+		rc = client_error_as_nobody(f->path, err, sizeof(err));
+	} else {
+		assert_int_equal(chmod(f->path, 0), 0);
+		rc = client_error(f->path, 1000, err, sizeof(err));
+		expect_error(rc, err, -EACCES, "cannot connect to %s: Permission denied (the "
+			     "socket belongs to ", f->path);
+		assert_has(err, ", mode 0000: connecting takes write permission on it, which uid");
+		assert_int_equal(chmod(f->path, 0600), 0);
+		assert_int_equal(chmod(f->dir, 0600), 0);
+		rc = client_error(f->path, 1000, err, sizeof(err));
+		assert_int_equal(chmod(f->dir, 0700), 0);
+	}
+	expect_error(rc, err, -EACCES, "cannot connect to %s: Permission denied (a directory on "
+		     "the way to it cannot be searched by uid %u)", f->path,
+		     geteuid() == 0 ? 65534u : (unsigned int)geteuid());
+	ask(f, "status", "\"ok\": true");	/* its owner still can */
+}
+
 /* The path: in use while served; anything but a socket refused; a stale socket is free. */
 static void
 test_path(void **state)
@@ -491,6 +637,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_change_unanswered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_table, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hammered, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_connect_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replaced_socket, setup, teardown),
 	};

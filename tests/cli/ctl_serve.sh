@@ -5,7 +5,7 @@
 # closed by their deadline with an error answer; while 96 clients reconnect in a loop (72 silent
 # ones, more than the 64 places; 12 asking status; 12 closing at once), status is answered each
 # time within syncemu ctl's deadline, and every one of those clients is answered too; a refusal
-# with quotes in it is printed whole.
+# with quotes in it is printed whole; syncemu ctl without permission says so, naming the socket.
 # And the --ctl path: a socket in use is refused, a stale one replaced, anything else (a regular
 # file, a directory, a FIFO, a symlink, a device) refused before the run and left as it is (exit
 # 2); at exit a run removes the socket only if it is still its own.
@@ -271,6 +271,28 @@ wait "$hammer_pid"
 	bad "status answered $answered of 10 times while 96 clients reconnect in a loop"
 json_check "$tmp/hammer" 'd["answered"] > 0 and d["evicted"] > 0 and d["unanswered"] == 0' \
 	"the 96 clients were answered too, silent ones closed to make room: $(cat "$tmp/hammer")"
+
+# without permission, syncemu ctl says what the kernel said, naming the socket (as root: as uid
+# 65534, the directory made searchable; as another user: the socket made unwritable)
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	chmod 711 "$tmp"
+	expect_rc 1 "syncemu ctl as another user" -- \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$se" ctl "$sock" status
+	chmod 700 "$tmp"
+	expect_grep "$tmp/err" "syncemu ctl: cannot connect to $sock: Permission denied (the socket belongs to root, uid 0, mode 0600" \
+		"without permission: the socket, the kernel's words, its owner and mode"
+elif [ "$(id -u)" -ne 0 ]; then
+	chmod 0 "$sock"
+	expect_rc 1 "syncemu ctl on a socket it may not write" -- "$se" ctl "$sock" status
+	chmod 600 "$sock"
+	expect_grep "$tmp/err" "syncemu ctl: cannot connect to $sock: Permission denied (the socket belongs to" \
+		"without permission: the socket, the kernel's words, its owner and mode"
+else
+	echo "skip - syncemu ctl as another user: setpriv (util-linux) is not installed"
+fi
+expect_rc 1 "syncemu ctl on a regular file" -- "$se" ctl "$tmp/file" status
+expect_grep "$tmp/err" "syncemu ctl: cannot connect to $tmp/file: Connection refused (it is a regular file, not a socket)" \
+	"on a regular file: the path, the kernel's words, what it is"
 
 # a refusal with quotes in it, printed whole (the JSON string unescaped)
 expect_rc 1 "a refused value with a quote in it" -- "$se" ctl "$sock" set wan.bandwidth '1"GB/s'
