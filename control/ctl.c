@@ -4,14 +4,26 @@
  *
  * A UNIX socket (mode 0600) that takes one request line per connection and answers one line
  * (ctl_req.c), then closes.  One thread serves every client at once: a poll() loop over the
- * listening socket, a stop pipe and each connection, none of them blocking.  Each connection
- * has a deadline: its request line within CTL_REQUEST_MS of the accept (else it is answered
- * with an error and closed), a change's answer from the data plane within CTL_CHANGE_MS, the
- * answer written within CTL_WRITE_MS (else the client, which does not read, is dropped).  A
- * change waits for the data plane's answer ring, which has no descriptor: while one waits, the
- * loop wakes every millisecond to look at it.  Past CTL_MAX_CONNS connections, a new one is
- * answered "too many connections" and closed.  The data plane never waits for any of this: it
- * polls its request ring between events and drops an answer nobody has room for.
+ * listening socket, a stop pipe and each connection, none of them blocking.  Each turn of the
+ * loop serves every connection that is ready once (a few reads or one write: round robin), then
+ * accepts at most CTL_ACCEPT_BURST new ones, so that clients that reconnect in a loop cannot keep
+ * the loop accepting while the connections it holds wait.  A new connection is read at once (its
+ * request is usually there already) and, answered, gives its place to the next.
+ *
+ * Each connection has a deadline: its request line within CTL_REQUEST_MS of the accept (else it
+ * is answered with an error and closed), a change's answer from the data plane within
+ * CTL_CHANGE_MS, the answer written within CTL_WRITE_MS (else the client, which does not read, is
+ * dropped).  A change waits for the data plane's answer ring, which has no descriptor: while one
+ * waits, the loop wakes every millisecond to look at it.
+ *
+ * At most CTL_MAX_CONNS connections are held.  Past that, new ones wait in the socket's queue
+ * (CTL_BACKLOG long), in their order, and the loop stops accepting until a place frees, or until
+ * a held connection has gone CTL_EVICT_MS without sending its whole request line: the oldest such
+ * one is then answered with an error and closed to make room for the one that waits.  So clients
+ * that connect and stay silent, however many and however often, cannot hold the places while
+ * another waits: a client that sends its line as it connects is taken within a few evictions'
+ * time.  The data plane never waits for any of this: it polls its request ring between events and
+ * drops an answer nobody has room for.
  *
  * The path: a socket nobody answers on is stale and is replaced; one that answers is in use;
  * anything else there (a file, a directory, a FIFO, a symlink, a device) is refused and left as
@@ -35,7 +47,12 @@
 #include "../traces/outfile.h"
 #include "ctl_impl.h"
 
-#define CTL_MAX_CONNS 64		/**< connections served at once */
+#define CTL_MAX_CONNS 64		/**< connections held at once */
+#define CTL_BACKLOG 256			/**< connections waiting in the socket's queue */
+#define CTL_ACCEPT_BURST 16		/**< connections accepted per turn of the loop */
+#define CTL_READS_PER_TURN 4		/**< reads of one connection per turn */
+#define CTL_EVICT_MS 200		/**< a connection without its request line this long
+					 *   gives its place to one that waits */
 #define CTL_REQUEST_MS 2000		/**< from the accept to the end of the request line */
 #define CTL_CHANGE_MS 3000		/**< for the data plane's answer to a change */
 #define CTL_WRITE_MS 2000		/**< for the client to take the answer */
@@ -53,6 +70,7 @@ enum conn_state {
 struct ctl_conn {
 	int fd;
 	enum conn_state state;
+	uint64_t since;			/**< ms (CLOCK_MONOTONIC) of the accept */
 	uint64_t deadline;		/**< ms (CLOCK_MONOTONIC) the current state may last to */
 	size_t len;			/**< C_READ: bytes of the request so far */
 	size_t dropped;			/**< C_DISCARD: bytes dropped so far */
@@ -209,11 +227,13 @@ conn_request(struct ctl_server *s, struct ctl_conn *c, size_t n, uint64_t now)
 	conn_answer(c, now);
 }
 
-/* Read what the client sent, without waiting. */
+/* Read what the client sent, without waiting: CTL_READS_PER_TURN reads at most, the rest in the
+ * next turn (the poll says it is there). */
 static void
 conn_read(struct ctl_server *s, struct ctl_conn *c, uint64_t now)
 {
 	char sink[4096];
+	unsigned int reads = 0;
 
 	for (;;) {
 		char *buf = c->state == C_READ ? c->line + c->len : sink;
@@ -227,6 +247,8 @@ conn_read(struct ctl_server *s, struct ctl_conn *c, uint64_t now)
 			c->state = C_DISCARD;
 			continue;
 		}
+		if (reads++ == CTL_READS_PER_TURN)
+			return;
 		n = read(c->fd, buf, room);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -291,35 +313,90 @@ conn_expire(struct ctl_conn *c, uint64_t now)
 	}
 }
 
-/* Take every pending connection; past CTL_MAX_CONNS, refuse them politely. */
-static void
-accept_all(struct ctl_server *s, uint64_t now)
+/*
+ * The held connection to close to make room for one that waits: the oldest of those that have
+ * gone CTL_EVICT_MS without their whole request line; -1 if none has.
+ */
+static int
+conn_evictable(const struct ctl_server *s, uint64_t now)
 {
-	static const char busy[] = "{\"ok\": false, \"error\": \"too many connections (" \
-		RTE_STR(CTL_MAX_CONNS) " open): try again\"}\n";
+	int oldest = -1;
+	unsigned int i;
 
-	for (;;) {
-		struct ctl_conn *c;
-		int fd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	for (i = 0; i < s->nconn; i++) {
+		const struct ctl_conn *c = s->conn[i];
 
+		if (c->fd < 0 || (c->state != C_READ && c->state != C_DISCARD) ||
+		    (int64_t)(c->since + CTL_EVICT_MS - now) > 0)
+			continue;
+		if (oldest < 0 || (int64_t)(c->since - s->conn[oldest]->since) < 0)
+			oldest = (int)i;
+	}
+	return oldest;
+}
+
+/* Close @p c to make room, with an answer that says why if the client's buffer takes it. */
+static void
+conn_evict(struct ctl_conn *c)
+{
+	ctl_answer_error(c->out, sizeof(c->out), "closed to make room for a waiting client: no "
+			 "request line within " RTE_STR(CTL_EVICT_MS) " ms while all "
+			 RTE_STR(CTL_MAX_CONNS) " connections were taken (try again)");
+	if (send(c->fd, c->out, strlen(c->out), MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+		/* it does not read: closed all the same */
+	}
+	conn_close(c);
+}
+
+/*
+ * Take at most CTL_ACCEPT_BURST waiting connections, each read at once: one answered at once
+ * leaves its place to the next.  With every place taken, one is made by closing the oldest
+ * connection that has gone CTL_EVICT_MS without its request line (conn_evictable()); if none has,
+ * the rest wait in the socket's queue, in their order.
+ */
+static void
+accept_some(struct ctl_server *s, uint64_t now)
+{
+	struct ctl_conn *c = NULL;
+	unsigned int n;
+
+	for (n = 0; n < CTL_ACCEPT_BURST; n++) {
+		int victim = -1, fd;
+
+		if (s->nconn == CTL_MAX_CONNS) {
+			victim = conn_evictable(s, now);
+			if (victim < 0)
+				break;
+		}
+		fd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0 && errno == EINTR)
 			continue;
 		if (fd < 0)
-			return;	/* EAGAIN: no more; anything else: the next poll tries again */
-		c = s->nconn < CTL_MAX_CONNS ? malloc(sizeof(*c)) : NULL;
+			break;	/* EAGAIN: no more; anything else: the next turn tries again */
+		if (c == NULL)
+			c = malloc(sizeof(*c));
 		if (c == NULL) {
-			if (send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
-				/* nothing more to do for it */
-			}
-			close(fd);
-			continue;
+			close(fd);	/* out of memory: it sees the connection closed */
+			break;
 		}
 		c->fd = fd;
 		c->state = C_READ;
+		c->since = now;
 		c->deadline = now + CTL_REQUEST_MS;
 		c->len = c->dropped = c->off = c->outlen = 0;
-		s->conn[s->nconn++] = c;
+		conn_read(s, c, now);
+		if (c->fd < 0)
+			continue;	/* answered and closed: its memory serves the next one */
+		if (victim >= 0) {
+			conn_evict(s->conn[victim]);
+			free(s->conn[victim]);
+			s->conn[victim] = c;
+		} else {
+			s->conn[s->nconn++] = c;
+		}
+		c = NULL;
 	}
+	free(c);
 }
 
 /* The data plane's answers: each to the connection waiting for it; late ones are dropped. */
@@ -353,11 +430,11 @@ serve(void *arg)
 
 	for (;;) {
 		uint64_t now = now_ms();
+		int64_t evict_in = -1;	/* ms until a held connection can make room, -1 never */
 		bool waiting = false;
 		int timeout = -1;
 		unsigned int i, k;
 
-		pf[0] = (struct pollfd){ .fd = s->fd, .events = POLLIN };
 		pf[1] = (struct pollfd){ .fd = s->stop[0], .events = POLLIN };
 		for (i = 0; i < s->nconn; i++) {
 			struct ctl_conn *c = s->conn[i];
@@ -372,6 +449,20 @@ serve(void *arg)
 				left = 0;
 			if (timeout < 0 || left < timeout)
 				timeout = (int)left;
+			if (c->state == C_READ || c->state == C_DISCARD) {
+				int64_t e = (int64_t)(c->since + CTL_EVICT_MS - now);
+
+				e = e < 0 ? 0 : e;
+				evict_in = evict_in < 0 || e < evict_in ? e : evict_in;
+			}
+		}
+		/* new connections while there is a place, or one can be made: else they wait in
+		 * the socket's queue, and the loop wakes when a held one can make room */
+		pf[0] = (struct pollfd){ .fd = s->fd, .events = POLLIN };
+		if (s->nconn == CTL_MAX_CONNS && evict_in != 0) {
+			pf[0].fd = -1;
+			if (evict_in > 0 && (timeout < 0 || evict_in < timeout))
+				timeout = (int)evict_in;
 		}
 		if (waiting && (timeout < 0 || timeout > 1))
 			timeout = 1;	/* the answer ring has no descriptor: look at it often */
@@ -405,7 +496,7 @@ serve(void *arg)
 		}
 		s->nconn = k;
 		if (pf[0].revents & POLLIN)
-			accept_all(s, now);
+			accept_some(s, now);
 	}
 	return NULL;
 }
@@ -457,7 +548,7 @@ ctl_server_start(const struct ctl_params *p, char *err, size_t errlen)
 	}
 	umask(old);
 	if (lstat(p->path, &st) != 0 || chmod(p->path, 0600) != 0 ||
-	    listen(s->fd, CTL_MAX_CONNS) != 0) {
+	    listen(s->fd, CTL_BACKLOG) != 0) {
 		snprintf(err, errlen, "--ctl: %s: %s", p->path, strerror(errno));
 		unlink(p->path);
 		goto fail;

@@ -16,9 +16,11 @@
  * module.latency_network, module.port, module.fpga_rate, wan.bandwidth, wan.latency,
  * background.load, queues.wan.  A change lasts for the rest of the run in progress.
  *
- * The server serves up to 64 connections at once; each must send its line within 2 s of
+ * The server holds up to 64 connections at once; each must send its line within 2 s of
  * connecting and take its answer within 2 s, or it is answered with an error (if it can be)
- * and closed; a change waits up to 3 s for the data plane, while the others are served.
+ * and closed; a change waits up to 3 s for the data plane, while the others are served.  Past 64,
+ * new connections wait in the socket's queue, in their order; a held one that has gone 200 ms
+ * without its whole line is closed, with an error answer, to make room for one that waits.
  */
 #ifndef SC_CTL_H
 #define SC_CTL_H
@@ -79,11 +81,13 @@ struct sc_scenario;
 double ctl_scenario_value(const struct sc_scenario *sc, enum dp_param p);
 
 /**
- * The client: send @p line to the socket at @p path and read the whole answer line (it can be
- * long) into *@p answer (allocated, with its newline; the caller frees it), all within
- * @p timeout_ms.
+ * The client: connect to the socket at @p path (waiting while its queue is full), send @p line
+ * and read the whole answer line (it can be long) into *@p answer (allocated, with its newline;
+ * the caller frees it), all within @p timeout_ms.
  *
- * @return 0, or -errno with a message (no socket, refused, no answer in time)
+ * @return 0, or -errno with a message: what the kernel said on connect() and what is at
+ *	   @p path (nothing, a directory missing, not a socket, a socket nobody listens on, no
+ *	   permission, the socket's queue full for the whole deadline), or no answer in time
  */
 int ctl_client(const char *path, const char *line, char **answer, int timeout_ms, char *err,
 	       size_t errlen);

@@ -18,7 +18,7 @@
 enum { O_TIMEOUT, O_HELP };
 
 static const struct opt ctl_optv[] = {
-	{ "timeout", 0, "MS", "how long to wait for the answer, 1..600000 [5000]", O_TIMEOUT },
+	{ "timeout", 0, "MS", "time to connect and answer, 1..600000 [5000]", O_TIMEOUT },
 	{ "help", 'h', NULL, "show this help", O_HELP },
 };
 
