@@ -99,6 +99,8 @@ results_csv_dir_check(const char *dir, char *err, size_t errlen)
 		int e = errno;
 
 		snprintf(err, errlen, "--tables %s: %s", dir, strerror(e));
+		if (e == EACCES)		/* the kernel's reason, where it is one of its rules */
+			outfile_dir_reach(dir, "--tables", err, errlen);
 		return -e;
 	}
 	/* not there: made in its parent */
