@@ -38,6 +38,8 @@ static struct {
 	char name[NAME_MAX + 1];	/**< the temporary's name there while LIVE */
 } slots[SLOTS];
 
+/* The standard output was pointed at the standard error (outfile_stdout_moved()). */
+static atomic_bool stdout_moved;
 
 static void
 say(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -320,6 +322,7 @@ open_stream(struct outfile *o, bool wait, char *err, size_t errlen)
 		/* from now on whatever else is printed goes to the standard error */
 		fflush(stdout);
 		dup2(STDERR_FILENO, STDOUT_FILENO);
+		atomic_store(&stdout_moved, true);
 	} else {
 		o->fd = open_fifo(o, O_NONBLOCK);
 		if (o->fd < 0 && errno == ENXIO) {
@@ -660,4 +663,10 @@ outfile_abort(struct outfile *o)
 	if (o->fd >= 0)
 		close(o->fd);
 	ofree(o);
+}
+
+bool
+outfile_stdout_moved(void)
+{
+	return atomic_load(&stdout_moved);
 }

@@ -159,6 +159,12 @@ void outfile_abort(struct outfile *o);
 int outfile_dir_reach(const char *path, const char *what, char *err, size_t errlen);
 
 /**
+ * @return true once an output on "-" has pointed the standard output at the standard error
+ *         (what is printed after goes there)
+ */
+bool outfile_stdout_moved(void);
+
+/**
  * Remove every named temporary of the process now.  Async-signal-safe: for a signal handler
  * that is about to end the process.
  */
