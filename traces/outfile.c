@@ -38,6 +38,13 @@ static struct {
 	char name[NAME_MAX + 1];	/**< the temporary's name there while LIVE */
 } slots[SLOTS];
 
+/* Directories outfile_mkdir() made, removed by a signal while empty: the same kind of slots. */
+#define DIRS 4
+static struct {
+	atomic_int state;		/**< SLOT_* */
+	char path[PATH_MAX];
+} made[DIRS];
+
 /* The standard output was pointed at the standard error (outfile_stdout_moved()). */
 static atomic_bool stdout_moved;
 
@@ -86,6 +93,51 @@ outfile_signal_cleanup(void)
 	for (i = 0; i < SLOTS; i++)
 		if (atomic_load(&slots[i].state) == SLOT_LIVE)
 			unlinkat(slots[i].dirfd, slots[i].name, 0);
+	for (i = 0; i < DIRS; i++)
+		if (atomic_load(&made[i].state) == SLOT_LIVE)
+			rmdir(made[i].path);
+}
+
+int
+outfile_mkdir(const char *path)
+{
+	int i, want;
+
+	if (path == NULL || path[0] == '\0' || strlen(path) >= sizeof(made[0].path))
+		return path == NULL || path[0] == '\0' ? -EINVAL : -ENAMETOOLONG;
+	for (i = 0; i < DIRS; i++) {
+		want = SLOT_FREE;
+		if (atomic_compare_exchange_strong(&made[i].state, &want, SLOT_RESERVED))
+			break;
+	}
+	if (i < DIRS)
+		snprintf(made[i].path, sizeof(made[i].path), "%s", path);
+	if (mkdir(path, 0777) != 0) {
+		want = errno;
+		if (i < DIRS)
+			atomic_store(&made[i].state, SLOT_FREE);
+		return want == EEXIST ? 0 : -want;
+	}
+	/* live once made: a signal just before leaves it, rather than remove one made by others */
+	if (i < DIRS)
+		atomic_store(&made[i].state, SLOT_LIVE);
+	return 1;
+}
+
+void
+outfile_mkdir_done(const char *path, bool remove)
+{
+	int i;
+
+	if (path == NULL)
+		return;
+	for (i = 0; i < DIRS; i++)
+		if (atomic_load(&made[i].state) == SLOT_LIVE && strcmp(made[i].path, path) == 0) {
+			if (remove)
+				rmdir(path);
+			atomic_store(&made[i].state, SLOT_FREE);
+			return;
+		}
 }
 
 static void

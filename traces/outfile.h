@@ -159,14 +159,30 @@ void outfile_abort(struct outfile *o);
 int outfile_dir_reach(const char *path, const char *what, char *err, size_t errlen);
 
 /**
+ * Make the directory @p path for outputs (mode 0777 less the umask) and remember it as made:
+ * until outfile_mkdir_done(), outfile_signal_cleanup() removes it if it is still empty, so that
+ * a command a signal ends leaves nothing it made.
+ *
+ * @return 1 if it was made, 0 if something is there already (the caller looks at what), or
+ *         -errno of mkdir()
+ */
+int outfile_mkdir(const char *path);
+
+/**
+ * Stop looking after the directory outfile_mkdir() made at @p path; with @p remove, remove it
+ * now if it is empty (the command wrote nothing in it).  A path it did not make: nothing.
+ */
+void outfile_mkdir_done(const char *path, bool remove);
+
+/**
  * @return true once an output on "-" has pointed the standard output at the standard error
  *         (what is printed after goes there)
  */
 bool outfile_stdout_moved(void);
 
 /**
- * Remove every named temporary of the process now.  Async-signal-safe: for a signal handler
- * that is about to end the process.
+ * Remove every named temporary of the process now, then every directory outfile_mkdir() made
+ * that is empty.  Async-signal-safe: for a signal handler that is about to end the process.
  */
 void outfile_signal_cleanup(void);
 
