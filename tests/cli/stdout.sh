@@ -70,7 +70,12 @@ s = socket.socket(socket.AF_UNIX)
 s.bind(sys.argv[1])
 s.listen(4)
 c, _ = s.accept()
-c.recv(4096)
+line = b""
+while not line.endswith(b"\n"):
+    part = c.recv(4096)
+    if not part:
+        break
+    line += part
 c.sendall(b'{"ok": true, "running": 1}\n')
 c.close()
 PY
