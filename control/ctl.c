@@ -540,15 +540,16 @@ ctl_server_start(const struct ctl_params *p, char *err, size_t errlen)
 			 strerror(errno));
 		goto fail;
 	}
-	old = umask(0077);
+	/* made 0600 by bind() itself: nothing acts on the path after it (a chmod() would follow
+	 * a link put there meanwhile by whoever can write the directory) */
+	old = umask(0177);
 	if (bind(s->fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
 		umask(old);
 		snprintf(err, errlen, "--ctl: cannot bind %s: %s", p->path, strerror(errno));
 		goto fail;
 	}
 	umask(old);
-	if (lstat(p->path, &st) != 0 || chmod(p->path, 0600) != 0 ||
-	    listen(s->fd, CTL_BACKLOG) != 0) {
+	if (lstat(p->path, &st) != 0 || listen(s->fd, CTL_BACKLOG) != 0) {
 		snprintf(err, errlen, "--ctl: %s: %s", p->path, strerror(errno));
 		unlink(p->path);
 		goto fail;

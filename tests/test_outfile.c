@@ -10,6 +10,12 @@
  * as they were.  With SYNCEMU_OUTFILE_NAMED=1 the named temporary is visible while writing and
  * outfile_signal_cleanup() removes it.  Everything happens in a mkdtemp() directory; the device
  * node is a scratch one made there with mknod (as root; skipped otherwise).
+ * The kernel resolves the path: a link's target is written in its own directory (the named
+ * temporary appears there, not beside the link), a dangling link's hops are followed across
+ * directories to the name created, a link into /proc and a name ending in '/' are refused, and
+ * what comes at the name between outfile_new() and the commit decides then: a link or a FIFO
+ * that appeared is left as it is (-EEXIST, its target untouched), a FIFO replaced by a file is
+ * not written into.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -431,6 +437,112 @@ test_dev_stdout(void **state)
 	outfile_abort(b);
 }
 
+/* A link's target in another directory: the temporary and the rename happen there. */
+static void
+test_link_elsewhere(void **state)
+{
+	char sub[PATH_MAX], target[PATH_MAX], link[PATH_MAX];
+	struct outfile *o;
+	struct stat st;
+	DIR *dp;
+	struct dirent *e;
+	unsigned int in_sub = 0;
+
+	(void)state;
+	assert_int_equal(mkdir(path_in(sub, "elsewhere"), 0755), 0);
+	spew(path_in(target, "elsewhere/real.txt"), "before");
+	assert_int_equal(symlink("elsewhere/real.txt", path_in(link, "far.lnk")), 0);
+	assert_int_equal(setenv("SYNCEMU_OUTFILE_NAMED", "1", 1), 0);
+	o = open_ok(link, OUTFILE_REGULAR);
+	assert_int_equal(outfile_write(o, "after", 5), 0);
+	dp = opendir(sub);
+	assert_non_null(dp);
+	while ((e = readdir(dp)) != NULL)
+		in_sub += strstr(e->d_name, "real.txt.tmp.") != NULL;
+	closedir(dp);
+	assert_int_equal(in_sub, 1);				/* beside the target */
+	assert_int_equal(entries_with("far.lnk.tmp."), 0);	/* not beside the link */
+	assert_int_equal(outfile_commit(o), 0);
+	assert_int_equal(unsetenv("SYNCEMU_OUTFILE_NAMED"), 0);
+	assert_content(target, "after");
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+
+	/* a dangling chain across directories: link -> elsewhere/hop -> ../made-far.txt */
+	assert_int_equal(symlink("../made-far.txt", path_in(target, "elsewhere/hop")), 0);
+	assert_int_equal(symlink("elsewhere/hop", path_in(link, "chain.lnk")), 0);
+	o = open_ok(link, OUTFILE_NEW);
+	assert_int_equal(outfile_write(o, "far", 3), 0);
+	assert_int_equal(outfile_commit(o), 0);
+	assert_content(path_in(target, "made-far.txt"), "far");
+}
+
+/* What the kernel resolves and what it does not: /proc's links, a name that is a directory. */
+static void
+test_refused_paths(void **state)
+{
+	char path[PATH_MAX];
+
+	(void)state;
+	refused("/proc/self/fd/2", EINVAL, "leads through /proc");
+	spew(path_in(path, "plain.txt"), "x");
+	snprintf(path + strlen(path), 2, "/");
+	refused(path, EINVAL, "ends in '/'");
+	refused(path_in(path, "sub-dir/"), EINVAL, "ends in '/'");
+	refused(path_in(path, "."), EINVAL, "is a directory");
+}
+
+/* What comes at the name before the commit is looked at then, and left as it is. */
+static void
+test_changed_meanwhile(void **state)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	struct outfile *o;
+	struct stat st;
+
+	(void)state;
+	/* a new name where a link appears: the link and its target as they were */
+	spew(path_in(target, "victim.txt"), "untouched");
+	o = open_ok(path_in(path, "appears.txt"), OUTFILE_NEW);
+	assert_int_equal(outfile_write(o, "data", 4), 0);
+	assert_int_equal(symlink(target, path), 0);
+	assert_int_equal(outfile_commit(o), -EEXIST);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_content(target, "untouched");
+
+	/* a regular file replaced by a FIFO meanwhile: left a FIFO */
+	spew(path_in(path, "was-file.txt"), "old");
+	o = open_ok(path, OUTFILE_REGULAR);
+	assert_int_equal(outfile_write(o, "new", 3), 0);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(outfile_commit(o), -EEXIST);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+
+	/* a FIFO replaced by a regular file before it is opened: not written into */
+	assert_int_equal(mkfifo(path_in(path, "was-fifo"), 0600), 0);
+	o = outfile_new(path, "the test output", err, sizeof(err));
+	assert_non_null(o);
+	assert_int_equal(outfile_kind(o), OUTFILE_FIFO);
+	assert_int_equal(unlink(path), 0);
+	spew(path, "a file now");
+	assert_int_equal(outfile_open(o, false, err, sizeof(err)), -EAGAIN);
+	assert_non_null(strstr(err, "changed"));
+	outfile_abort(o);
+	assert_content(path, "a file now");
+
+	/* ... and by nothing: no file is left where it was */
+	assert_int_equal(mkfifo(path_in(path, "gone-fifo"), 0600), 0);
+	o = outfile_new(path, "the test output", err, sizeof(err));
+	assert_non_null(o);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(outfile_open(o, false, err, sizeof(err)), -EAGAIN);
+	outfile_abort(o);
+	assert_int_equal(access(path, F_OK), -1);
+}
+
 static int
 rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -471,6 +583,9 @@ main(void)
 		cmocka_unit_test(test_child_path),
 		cmocka_unit_test(test_stdout),
 		cmocka_unit_test(test_dev_stdout),
+		cmocka_unit_test(test_link_elsewhere),
+		cmocka_unit_test(test_refused_paths),
+		cmocka_unit_test(test_changed_meanwhile),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

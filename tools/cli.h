@@ -73,6 +73,23 @@ int cli_parse_variants(const char *arg, unsigned int *mask, char *err, size_t er
 /** "low,high,free" or "all" to a mask of 1u << enum sm_budget; -EINVAL with a message. */
 int cli_parse_budgets(const char *arg, unsigned int *mask, char *err, size_t errlen);
 
+/**
+ * The first thing main() does: the standard output becomes a stream that keeps the reason of
+ * a write that fails, for cli_finish().  Line-buffered on a terminal, else in blocks.
+ */
+void cli_start(void);
+
+/** Point the standard output at /dev/null (a rank that says nothing).  0 or -errno. */
+int cli_stdout_null(void);
+
+/**
+ * A command's exit code @p rc, after its standard output is flushed and checked: every
+ * command's main returns through it.  A write on the standard output that failed (a full disk,
+ * /dev/full, a reader gone with SIGPIPE ignored) is said ("WHO: standard output: REASON") and
+ * makes a success (0, or 4: validate's verdict) exit 1; any other code stands.
+ */
+int cli_finish(const char *who, int rc);
+
 int cmd_model(int argc, char **argv);
 int cmd_scenario(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -138,6 +138,11 @@ cmd_ctl(int argc, char **argv)
 			"(try 'syncemu ctl --help')\n");
 		return CLI_EXIT_USAGE;
 	}
+	if (argv[i][0] == '\0') {
+		fprintf(stderr, "syncemu ctl: SOCKET '': an empty path (give the path of "
+			"syncemu run --ctl)\n(try 'syncemu ctl --help')\n");
+		return CLI_EXIT_USAGE;
+	}
 	for (w = i + 1; w < argc && k < sizeof(line); w++)
 		k += (size_t)snprintf(line + k, sizeof(line) - k, "%s%s", w > i + 1 ? " " : "",
 				      argv[w]);

@@ -770,7 +770,9 @@ emit(struct ctx *x, bool json)
 		if (c == NULL || json_object_set_new(root, "curves", c) != 0)
 			rc = -ENOMEM;
 	}
-	if (rc == 0 && json_dumpf(root, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) != 0)
+	/* a failed write on stdout is said by cli_finish(), with its reason */
+	if (rc == 0 && json_dumpf(root, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) != 0 &&
+	    !ferror(stdout))
 		rc = -EIO;
 	if (rc == 0)
 		fputc('\n', stdout);

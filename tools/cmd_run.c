@@ -569,7 +569,7 @@ cmd_run(int argc, char **argv)
 		goto out;
 	}
 	if (dp_ranks_rank() != 0 && ((err_fd = dup(STDERR_FILENO)) < 0 ||
-				     freopen("/dev/null", "w", stdout) == NULL ||
+				     cli_stdout_null() != 0 ||
 				     freopen("/dev/null", "w", stderr) == NULL)) {
 		status = CLI_EXIT_FAIL;
 		goto out;

@@ -319,13 +319,13 @@ catch_stop(void)
 }
 
 /*
- * --out DIR: a directory (made if missing), and its six files checked and opened before any
- * run (a FIFO without a reader waited for, until a signal).  0 or an exit code with the message
- * on stderr.
+ * --out DIR: a directory (made if missing: *@p made, and removed again if the sweep writes
+ * nothing in it), and its six files checked and opened before any run (a FIFO without a reader
+ * waited for, until a signal).  0 or an exit code with the message on stderr.
  */
 static int
 open_files(const char *dir, const struct sc_scenario *sc, const char *scenario,
-	   struct output *outs, char **paths)
+	   struct output *outs, char **paths, bool *made)
 {
 	const struct input in[] = {
 		{ scenario, "the scenario file" },
@@ -344,11 +344,13 @@ open_files(const char *dir, const struct sc_scenario *sc, const char *scenario,
 			"a block device" : S_ISSOCK(st.st_mode) ? "a socket" : "not a directory");
 		return CLI_EXIT_USAGE;
 	}
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+	rc = outfile_mkdir(dir);		/* removed again if nothing is written in it */
+	if (rc < 0) {
 		fprintf(stderr, "syncemu sweep: --out: cannot create the directory %s: %s\n", dir,
-			strerror(errno));
+			strerror(-rc));
 		return CLI_EXIT_USAGE;
 	}
+	*made = rc == 1;
 	for (k = 0; k < SW_FILES; k++) {
 		if (asprintf(&paths[k], "%s/%s", dir, sweep_file_names[k]) < 0) {
 			paths[k] = NULL;
@@ -455,7 +457,7 @@ cmd_sweep(int argc, char **argv)
 	unsigned int i, j, total = 0, done = 0, written = 0;
 	uint32_t need = 0, frame = 0;
 	int npos, status = CLI_EXIT_OK, rc;
-	bool loaded = false, partial;
+	bool loaded = false, partial, made = false;
 	double t0;
 	struct sweep sw = { .curves = NULL };
 	struct results *res = NULL;
@@ -570,7 +572,7 @@ cmd_sweep(int argc, char **argv)
 		status = CLI_EXIT_FAIL;
 		goto out;
 	}
-	status = open_files(dir, pt[0].sc, npos ? pos[0] : NULL, outs, paths);
+	status = open_files(dir, pt[0].sc, npos ? pos[0] : NULL, outs, paths, &made);
 	if (status != CLI_EXIT_OK)
 		goto out;
 	/* after --out's directory is made: --tables may be in it */
@@ -628,7 +630,8 @@ cmd_sweep(int argc, char **argv)
 	partial = done < total || cut != NULL;
 	if (stop_flag && done == 0) {
 		fprintf(stderr, "syncemu sweep: interrupted (signal %d) before the first run: "
-			"nothing written, the files in %s as they were\n", (int)stop_flag, dir);
+			"nothing written, %s %s\n", (int)stop_flag, made ?
+			"and the directory it made removed:" : "the files as they were in", dir);
 		status = CLI_EXIT_INTERRUPTED;
 		goto out;
 	}
@@ -720,6 +723,7 @@ cmd_sweep(int argc, char **argv)
 		status = CLI_EXIT_INTERRUPTED;
 out:
 	outputs_abort(outs, SW_FILES);
+	outfile_mkdir_done(dir, written == 0);
 	for (i = 0; i < SW_FILES; i++)
 		free(paths[i]);
 	results_free(res);

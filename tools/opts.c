@@ -45,6 +45,24 @@ spell(const struct opt *o, int c, const char *word)
 		snprintf(spelled, sizeof(spelled), "-%c", o->short_name);
 }
 
+/* An option whose value is a path ("FILE", "DIR", "SOCKET"): '' is no path. */
+static bool
+takes_path(const struct opt *o)
+{
+	return o->arg != NULL && (strncmp(o->arg, "FILE", 4) == 0 ||
+				  strncmp(o->arg, "DIR", 3) == 0 ||
+				  strncmp(o->arg, "SOCKET", 6) == 0);
+}
+
+/* Argument @p i (from 0) is '': every positional argument is a file name or a word. */
+static int
+empty_argument(int i, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "argument %d is empty (''): a file name or a word is needed there",
+		 i + 1);
+	return -EINVAL;
+}
+
 /* "--s" that begins several long names: say which, in @p err. */
 static bool
 ambiguous(const char *word, const struct opt *tab, unsigned int n, char *err, size_t errlen)
@@ -107,6 +125,8 @@ opts_parse(int argc, char **argv, const struct opt *tab, unsigned int n, opt_cb 
 				snprintf(err, errlen, "unexpected argument '%s'", optarg);
 				return -EINVAL;
 			}
+			if (optarg[0] == '\0')
+				return empty_argument(npos, err, errlen);
 			pos[npos++] = optarg;
 			continue;
 		}
@@ -144,6 +164,10 @@ opts_parse(int argc, char **argv, const struct opt *tab, unsigned int n, opt_cb 
 			return -EINVAL;
 		}
 		rc = cb(ctx, o->id & ~OPT_FLAGS, optarg, err, errlen);
+		if (rc == 0 && takes_path(o) && optarg[0] == '\0') {
+			snprintf(err, errlen, "%s '': an empty path (give a file name)", spelled);
+			rc = -EINVAL;
+		}
 		spelled[0] = '\0';
 		if (rc != 0)
 			return rc;
@@ -153,6 +177,8 @@ opts_parse(int argc, char **argv, const struct opt *tab, unsigned int n, opt_cb 
 			snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
 			return -EINVAL;
 		}
+		if (argv[optind][0] == '\0')
+			return empty_argument(npos, err, errlen);
 		pos[npos++] = argv[optind];
 	}
 	return npos;

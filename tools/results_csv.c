@@ -99,6 +99,8 @@ results_csv_dir_check(const char *dir, char *err, size_t errlen)
 		int e = errno;
 
 		snprintf(err, errlen, "--tables %s: %s", dir, strerror(e));
+		if (e == EACCES)		/* the kernel's reason, where it is one of its rules */
+			outfile_dir_reach(dir, "--tables", err, errlen);
 		return -e;
 	}
 	/* not there: made in its parent */
@@ -157,14 +159,17 @@ results_csv_write_dir(const struct results *r, const struct results_csv_dir *d, 
 	rc = results_csv_dir_check(dir, err, errlen);
 	if (rc != 0)
 		return rc;
-	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-		rc = -errno;
+	rc = outfile_mkdir(dir);		/* removed again if no table is written in it */
+	if (rc < 0) {
 		snprintf(err, errlen, "--tables %s: cannot make the directory: %s", dir,
-			 strerror(errno));
+			 strerror(-rc));
 		return rc;
 	}
-	if (n == 0)
+	rc = 0;
+	if (n == 0) {
+		outfile_mkdir_done(dir, false);
 		return 0;
+	}
 	o = calloc(n, sizeof(*o));
 	paths = calloc(n, sizeof(*paths));
 	if (o == NULL || paths == NULL) {
@@ -201,8 +206,11 @@ results_csv_write_dir(const struct results *r, const struct results_csv_dir *d, 
 			continue;
 		f = outfile_fp(o[i].f);
 		if (f == NULL || results_csv_write_table(r->items[k].t, f) != 0) {
-			rc = f == NULL ? -ENOMEM : -EIO;
-			snprintf(err, errlen, "--tables: cannot write %s", o[i].path);
+			rc = f == NULL ? -ENOMEM : outfile_error(o[i].f) != 0 ?
+			     outfile_error(o[i].f) : -EIO;
+			snprintf(err, errlen, "--tables: cannot write %s: %s", o[i].path,
+				 strerror(-rc));
+			rc = rc == -ENOMEM ? rc : -EIO;
 			goto out;
 		}
 		i++;
@@ -220,6 +228,7 @@ results_csv_write_dir(const struct results *r, const struct results_csv_dir *d, 
 out:
 	if (o != NULL)
 		outputs_abort(o, n);
+	outfile_mkdir_done(dir, rc != 0);	/* removed if no table is in it */
 	free(o);
 	free(paths);
 	return rc;

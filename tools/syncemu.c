@@ -78,8 +78,10 @@ usage(FILE *f)
 int
 main(int argc, char **argv)
 {
+	char who[32];
 	unsigned int i;
 
+	cli_start();
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_EXIT_USAGE;
@@ -87,15 +89,17 @@ main(int argc, char **argv)
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		usage(stdout);
-		return 0;
+		return cli_finish("syncemu", 0);
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
 		version(stdout);
-		return 0;
+		return cli_finish("syncemu", 0);
 	}
 	for (i = 0; i < N_COMMANDS; i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].fn(argc - 1, argv + 1);
+		if (strcmp(argv[1], commands[i].name) == 0) {
+			snprintf(who, sizeof(who), "syncemu %s", commands[i].name);
+			return cli_finish(who, commands[i].fn(argc - 1, argv + 1));
+		}
 	fprintf(stderr, "syncemu: unknown command '%s'\n\n", argv[1]);
 	usage(stderr);
 	return CLI_EXIT_USAGE;

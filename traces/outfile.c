@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Output files (see outfile.h): classify the path, write through a temporary or a stream, then
- * commit or abort.
+ * Output files (see outfile.h): classify the path (outfile_path.c), write through a temporary
+ * or a stream, then commit or abort.  Everything after the classification happens in the
+ * directory the kernel resolved (o->dirfd), by name in it, following no link.
  *
  * Named temporaries live in a fixed table of slots that a signal handler can walk without
  * locks: a slot is reserved (RESERVED) while its name is written, and only a LIVE slot's file is
- * removed by outfile_signal_cleanup().  A name is made live before the file is created and
- * dropped after it is renamed or removed, so a handler that runs at any point (in this thread or
- * another) removes at most a temporary, never the target: a rename that then fails because its
- * source is gone leaves the target as it was, and the process is ending anyway.
+ * removed by outfile_signal_cleanup() (unlinkat() in the directory the handle holds open).  A
+ * name is made live before the file is created and dropped after it is renamed or removed, so a
+ * handler that runs at any point (in this thread or another) removes at most a temporary, never
+ * the target: a rename that then fails because its source is gone leaves the target as it was,
+ * and the process is ending anyway.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,9 +25,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "outfile.h"
+#include "outfile_impl.h"
 
-#define LINKS_MAX 40			/* symbolic links followed, as the kernel's MAXSYMLINKS */
 #define SLOTS 32			/* named temporaries at once */
 #define NAME_TRIES 100			/* random names tried before giving up */
 
@@ -33,28 +34,19 @@ enum { SLOT_FREE, SLOT_RESERVED, SLOT_LIVE };
 
 static struct {
 	atomic_int state;		/**< SLOT_* */
-	char path[PATH_MAX];		/**< the temporary's name while LIVE */
+	int dirfd;			/**< the directory it is in (the handle's) */
+	char name[NAME_MAX + 1];	/**< the temporary's name there while LIVE */
 } slots[SLOTS];
 
-struct outfile {
-	enum outfile_kind kind;
-	int fd;				/**< the temporary or the stream, -1 until opened */
-	int err;			/**< first write error (-errno), sticky */
-	int slot;			/**< the named temporary's slot, -1: none */
-	bool anon;			/**< the temporary is an O_TMPFILE */
-	bool exists;			/**< dev, ino are the file's; else its directory's */
-	dev_t dev;
-	ino_t ino;
-	mode_t mode;			/**< REGULAR: the replaced file's mode and owner */
-	uid_t uid;
-	gid_t gid;
-	FILE *fp;			/**< outfile_fp(), or NULL */
-	char *path;			/**< as given */
-	char *target;			/**< the file written, links followed */
-	const char *base;		/**< last component of target */
-	char *what;			/**< how messages name it */
-	char child[64];			/**< outfile_child_path() */
-};
+/* Directories outfile_mkdir() made, removed by a signal while empty: the same kind of slots. */
+#define DIRS 4
+static struct {
+	atomic_int state;		/**< SLOT_* */
+	char path[PATH_MAX];
+} made[DIRS];
+
+/* The standard output was pointed at the standard error (outfile_stdout_moved()). */
+static atomic_bool stdout_moved;
 
 static void
 say(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -100,7 +92,52 @@ outfile_signal_cleanup(void)
 
 	for (i = 0; i < SLOTS; i++)
 		if (atomic_load(&slots[i].state) == SLOT_LIVE)
-			unlink(slots[i].path);
+			unlinkat(slots[i].dirfd, slots[i].name, 0);
+	for (i = 0; i < DIRS; i++)
+		if (atomic_load(&made[i].state) == SLOT_LIVE)
+			rmdir(made[i].path);
+}
+
+int
+outfile_mkdir(const char *path)
+{
+	int i, want;
+
+	if (path == NULL || path[0] == '\0' || strlen(path) >= sizeof(made[0].path))
+		return path == NULL || path[0] == '\0' ? -EINVAL : -ENAMETOOLONG;
+	for (i = 0; i < DIRS; i++) {
+		want = SLOT_FREE;
+		if (atomic_compare_exchange_strong(&made[i].state, &want, SLOT_RESERVED))
+			break;
+	}
+	if (i < DIRS)
+		snprintf(made[i].path, sizeof(made[i].path), "%s", path);
+	if (mkdir(path, 0777) != 0) {
+		want = errno;
+		if (i < DIRS)
+			atomic_store(&made[i].state, SLOT_FREE);
+		return want == EEXIST ? 0 : -want;
+	}
+	/* live once made: a signal just before leaves it, rather than remove one made by others */
+	if (i < DIRS)
+		atomic_store(&made[i].state, SLOT_LIVE);
+	return 1;
+}
+
+void
+outfile_mkdir_done(const char *path, bool remove)
+{
+	int i;
+
+	if (path == NULL)
+		return;
+	for (i = 0; i < DIRS; i++)
+		if (atomic_load(&made[i].state) == SLOT_LIVE && strcmp(made[i].path, path) == 0) {
+			if (remove)
+				rmdir(path);
+			atomic_store(&made[i].state, SLOT_FREE);
+			return;
+		}
 }
 
 static void
@@ -128,7 +165,7 @@ outfile_catch_signals(void)
 }
 
 /*
- * Reserve a slot and make it a fresh name "<target>.tmp.XXXXXX" (not yet created), LIVE.
+ * Reserve a slot and make it a fresh name "<base>.tmp.XXXXXX" (not yet created), LIVE.
  * Returns the slot or -errno.
  */
 static int
@@ -151,8 +188,9 @@ slot_name(const struct outfile *o, unsigned int attempt)
 	for (n = 0; n < 6; n++)
 		suffix[n] = abc[rnd[n] % (sizeof(abc) - 1)];
 	suffix[6] = '\0';
-	n = snprintf(slots[i].path, sizeof(slots[i].path), "%s.tmp.%s", o->target, suffix);
-	if (n < 0 || (size_t)n >= sizeof(slots[i].path)) {
+	slots[i].dirfd = o->dirfd;
+	n = snprintf(slots[i].name, sizeof(slots[i].name), "%s.tmp.%s", o->base, suffix);
+	if (n < 0 || (size_t)n >= sizeof(slots[i].name)) {
 		slot_drop(i);
 		return -ENAMETOOLONG;
 	}
@@ -161,18 +199,6 @@ slot_name(const struct outfile *o, unsigned int attempt)
 }
 
 /* ---- classifying the path ---- */
-
-static char *
-dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (slash == NULL)
-		return strdup(".");
-	if (slash == path)
-		return strdup("/");
-	return strndup(path, (size_t)(slash - path));
-}
 
 const char *
 outfile_kind_name(mode_t m)
@@ -194,96 +220,9 @@ outfile_kind_name(mode_t m)
 	return "of an unknown kind";
 }
 
-/*
- * Follow @p path through symbolic links to what it names: *target (allocated) and, if it
- * exists, its lstat() in @p st (*exists).  0 or -errno.
- */
-static int
-resolve(const char *path, char **target, struct stat *st, bool *exists)
-{
-	char *cur = strdup(path), *next, *dir, buf[PATH_MAX];
-	unsigned int hops;
-	ssize_t n;
-	int rc;
-
-	for (hops = 0; cur != NULL; hops++) {
-		if (lstat(cur, st) != 0) {
-			rc = -errno;
-			if (rc != -ENOENT) {
-				free(cur);
-				return rc;
-			}
-			*exists = false;
-			*target = cur;
-			return 0;
-		}
-		if (!S_ISLNK(st->st_mode)) {
-			*exists = true;
-			*target = cur;
-			return 0;
-		}
-		if (hops == LINKS_MAX) {
-			free(cur);
-			return -ELOOP;
-		}
-		n = readlink(cur, buf, sizeof(buf) - 1);
-		if (n < 0) {
-			rc = -errno;
-			free(cur);
-			return rc;
-		}
-		buf[n] = '\0';
-		if (buf[0] == '/' || strchr(cur, '/') == NULL) {
-			next = strdup(buf);
-		} else {
-			dir = dir_of(cur);
-			if (dir == NULL || asprintf(&next, "%s/%s", dir, buf) < 0)
-				next = NULL;
-			free(dir);
-		}
-		free(cur);
-		cur = next;
-	}
-	return -ENOMEM;
-}
-
-/* The directory the temporary goes in must exist and be writable; its identity for a new name. */
-static int
-check_dir(struct outfile *o, const char *shown, char *err, size_t errlen)
-{
-	char *dir = dir_of(o->target);
-	struct stat st;
-	int rc = 0;
-
-	if (dir == NULL)
-		return -ENOMEM;
-	if (stat(dir, &st) != 0) {
-		rc = -errno;
-		if (rc == -ENOENT)
-			say(err, errlen, "%s %s%s: the directory %s does not exist", o->what,
-			    o->path, shown, dir);
-		else
-			say(err, errlen, "%s %s%s: the directory %s: %s", o->what, o->path, shown,
-			    dir, strerror(-rc));
-	} else if (!S_ISDIR(st.st_mode)) {
-		rc = -ENOTDIR;
-		say(err, errlen, "%s %s%s: %s is not a directory", o->what, o->path, shown, dir);
-	} else if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0) {
-		rc = -errno;
-		say(err, errlen, "%s %s%s: cannot write in the directory %s: %s", o->what, o->path,
-		    shown, dir, strerror(-rc));
-	} else if (!o->exists) {
-		o->dev = st.st_dev;
-		o->ino = st.st_ino;
-	}
-	free(dir);
-	return rc;
-}
-
 static int
 classify(struct outfile *o, char *err, size_t errlen)
 {
-	char shown[PATH_MAX + 40] = "";
 	struct stat st;
 	int rc;
 
@@ -301,37 +240,7 @@ classify(struct outfile *o, char *err, size_t errlen)
 		o->target = strdup(o->path);
 		return o->target != NULL ? 0 : -ENOMEM;
 	}
-	rc = resolve(o->path, &o->target, &st, &o->exists);
-	if (rc != 0) {
-		say(err, errlen, "%s %s: %s", o->what, o->path,
-		    rc == -ELOOP ? "too many levels of symbolic links" : strerror(-rc));
-		return rc;
-	}
-	o->base = strrchr(o->target, '/') != NULL ? strrchr(o->target, '/') + 1 : o->target;
-	if (strcmp(o->target, o->path) != 0)
-		snprintf(shown, sizeof(shown), " (a symbolic link to %s)", o->target);
-	if (!o->exists) {
-		o->kind = OUTFILE_NEW;
-		return check_dir(o, shown, err, errlen);
-	}
-	o->dev = st.st_dev;
-	o->ino = st.st_ino;
-	if (S_ISFIFO(st.st_mode)) {
-		o->kind = OUTFILE_FIFO;
-		return 0;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		say(err, errlen, "%s %s%s is %s: syncemu writes a regular file, a FIFO or '-' "
-		    "(the standard output) and leaves anything else as it is%s", o->what, o->path,
-		    shown, outfile_kind_name(st.st_mode), S_ISCHR(st.st_mode) ?
-		    " (to write nothing, leave the output out)" : "");
-		return -EINVAL;
-	}
-	o->kind = OUTFILE_REGULAR;
-	o->mode = st.st_mode & 07777;
-	o->uid = st.st_uid;
-	o->gid = st.st_gid;
-	return check_dir(o, shown, err, errlen);
+	return outfile_classify(o, err, errlen);
 }
 
 struct outfile *
@@ -349,6 +258,7 @@ outfile_new(const char *path, const char *what, char *err, size_t errlen)
 	if (o == NULL)
 		return NULL;
 	o->fd = -1;
+	o->dirfd = -1;
 	o->slot = -1;
 	o->path = strdup(path);
 	o->what = strdup(what != NULL ? what : "output");
@@ -408,9 +318,49 @@ outfile_is_file(const struct outfile *o, const char *path)
 
 /* ---- opening ---- */
 
+/*
+ * Open the FIFO as open(2) would with O_WRONLY | O_CREAT (the kernel's fs.protected_fifos
+ * applies), in its directory, following nothing; -1 with errno (EAGAIN: something else is there
+ * now, and a file this call had to create is removed).
+ */
+static int
+open_fifo(const struct outfile *o, int flags)
+{
+	struct stat st;
+	int fd;
+
+	/* mode 0: a file this call had to create (the FIFO went away) is known as its own */
+	fd = openat(o->dirfd, o->base, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC |
+		    flags, 0);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) && st.st_dev == o->dev &&
+	    st.st_ino == o->ino)
+		return fd;
+	if (S_ISREG(st.st_mode) && st.st_size == 0 && (st.st_mode & 07777) == 0 &&
+	    st.st_uid == geteuid())
+		unlinkat(o->dirfd, o->base, 0);
+	close(fd);
+	errno = EAGAIN;
+	return -1;
+}
+
+static const char *
+fifo_why(const struct outfile *o, char *buf, size_t len)
+{
+	char *dir = outfile_dir_of(o->target);
+
+	buf[0] = '\0';
+	if (dir != NULL)
+		outfile_why(dir, o->base, buf, len);
+	free(dir);
+	return buf;
+}
+
 static int
 open_stream(struct outfile *o, bool wait, char *err, size_t errlen)
 {
+	char why[256];
 	int fl, rc;
 
 	if (o->kind == OUTFILE_STDOUT) {
@@ -424,14 +374,15 @@ open_stream(struct outfile *o, bool wait, char *err, size_t errlen)
 		/* from now on whatever else is printed goes to the standard error */
 		fflush(stdout);
 		dup2(STDERR_FILENO, STDOUT_FILENO);
+		atomic_store(&stdout_moved, true);
 	} else {
-		o->fd = open(o->target, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		o->fd = open_fifo(o, O_NONBLOCK);
 		if (o->fd < 0 && errno == ENXIO) {
 			if (!wait) {
 				say(err, errlen, "%s %s: the FIFO has no reader", o->what, o->path);
 				return -EAGAIN;
 			}
-			o->fd = open(o->target, O_WRONLY | O_CLOEXEC);
+			o->fd = open_fifo(o, 0);
 		} else if (o->fd >= 0) {
 			fl = fcntl(o->fd, F_GETFL);
 			if (fl < 0 || fcntl(o->fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
@@ -447,8 +398,15 @@ open_stream(struct outfile *o, bool wait, char *err, size_t errlen)
 			if (rc == -EINTR)
 				say(err, errlen, "%s %s: interrupted while waiting for a reader",
 				    o->what, o->path);
+			else if (rc == -EAGAIN)
+				say(err, errlen, "%s %s: the FIFO changed while it was opened: left "
+				    "as it is", o->what, o->path);
 			else
-				say(err, errlen, "%s %s: %s", o->what, o->path, strerror(-rc));
+				say(err, errlen, "%s %s%s%s%s: %s%s", o->what, o->path,
+				    strcmp(o->target, o->path) != 0 ? " (a symbolic link to " : "",
+				    strcmp(o->target, o->path) != 0 ? o->target : "",
+				    strcmp(o->target, o->path) != 0 ? ")" : "", strerror(-rc),
+				    rc == -EACCES ? fifo_why(o, why, sizeof(why)) : "");
 			return rc;
 		}
 	}
@@ -462,16 +420,11 @@ open_temp(struct outfile *o, char *err, size_t errlen)
 	const char *env = getenv("SYNCEMU_OUTFILE_NAMED");
 	bool named = env != NULL && strcmp(env, "1") == 0;
 	unsigned int attempt;
-	char *dir;
 	int rc = 0;
 
 	if (!named) {
-		dir = dir_of(o->target);
-		if (dir == NULL)
-			return -ENOMEM;
-		o->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+		o->fd = openat(o->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
 		rc = o->fd < 0 ? -errno : 0;
-		free(dir);
 		o->anon = o->fd >= 0;
 	}
 	/* no O_TMPFILE here (or not asked for): a named temporary, removed on a signal */
@@ -482,8 +435,8 @@ open_temp(struct outfile *o, char *err, size_t errlen)
 				rc = o->slot;
 				break;
 			}
-			o->fd = open(slots[o->slot].path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-				     0666);
+			o->fd = openat(o->dirfd, slots[o->slot].name, O_WRONLY | O_CREAT |
+				       O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 			rc = o->fd < 0 ? -errno : 0;
 			if (o->fd < 0) {
 				slot_drop(o->slot);
@@ -595,82 +548,127 @@ outfile_error(const struct outfile *o)
 
 /* ---- finishing ---- */
 
-/* Link the anonymous temporary at @p name; 0 or -errno. */
+/* Link the anonymous temporary at @p name in its directory; 0 or -errno. */
 static int
 link_anon(const struct outfile *o, const char *name)
 {
 	char proc[64];
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", o->fd);
-	if (linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0)
+	if (linkat(AT_FDCWD, proc, o->dirfd, name, AT_SYMLINK_FOLLOW) == 0)
 		return 0;
 	if (errno != ENOENT || access("/proc/self/fd", F_OK) == 0)
 		return -errno;
 	/* no /proc: AT_EMPTY_PATH (needs CAP_DAC_READ_SEARCH) */
-	return linkat(o->fd, "", AT_FDCWD, name, AT_EMPTY_PATH) == 0 ? 0 : -errno;
+	return linkat(o->fd, "", o->dirfd, name, AT_EMPTY_PATH) == 0 ? 0 : -errno;
 }
 
-/* Put the temporary in place of the target (signals blocked by the caller). */
+/* The named temporary to the name, where nothing is; 0, -EEXIST or -errno. */
 static int
-place(struct outfile *o)
+rename_new(struct outfile *o)
 {
-	unsigned int attempt;
+	const char *tmp = slots[o->slot].name;
 	int rc;
 
+	rc = renameat2(o->dirfd, tmp, o->dirfd, o->base, RENAME_NOREPLACE) == 0 ? 0 : -errno;
+	if (rc == -EINVAL) {		/* a file system without RENAME_NOREPLACE */
+		rc = linkat(o->dirfd, tmp, o->dirfd, o->base, 0) == 0 ? 0 : -errno;
+		if (rc == 0)
+			unlinkat(o->dirfd, tmp, 0);
+	}
+	if (rc == 0) {
+		slot_drop(o->slot);
+		o->slot = -1;
+	}
+	return rc;
+}
+
+/* The temporary over the regular file at the name; 0 or -errno. */
+static int
+replace(struct outfile *o)
+{
+	unsigned int attempt;
+	int rc = -EEXIST;
+
 	if (o->anon) {
-		if (o->kind == OUTFILE_NEW) {
-			rc = link_anon(o, o->target);
-			if (rc != -EEXIST)
-				return rc;
-			/* made meanwhile: replaced like a regular file */
-		}
 		for (attempt = 0; attempt < NAME_TRIES; attempt++) {
 			o->slot = slot_name(o, attempt);
 			if (o->slot < 0)
 				return o->slot;
-			rc = link_anon(o, slots[o->slot].path);
-			if (rc != -EEXIST)
+			rc = link_anon(o, slots[o->slot].name);
+			if (rc == 0)
 				break;
 			slot_drop(o->slot);
 			o->slot = -1;
+			if (rc != -EEXIST)
+				return rc;
 		}
 		if (o->slot < 0)
-			return -EEXIST;
-		if (rc != 0) {
-			slot_drop(o->slot);
-			o->slot = -1;
 			return rc;
-		}
 	}
-	rc = rename(slots[o->slot].path, o->target) == 0 ? 0 : -errno;
+	rc = renameat(o->dirfd, slots[o->slot].name, o->dirfd, o->base) == 0 ? 0 : -errno;
 	if (rc != 0)
-		unlink(slots[o->slot].path);
+		unlinkat(o->dirfd, slots[o->slot].name, 0);
 	slot_drop(o->slot);
 	o->slot = -1;
+	return rc;
+}
+
+/*
+ * Put the temporary in place (signals blocked by the caller), by what is at the name now: where
+ * nothing is, linked there (which fails if something came meanwhile, then looked at again); a
+ * regular file that open(2) lets this process write, replaced; anything else (a link, a FIFO
+ * that came meanwhile) left as it is: -EEXIST.
+ */
+static int
+place(struct outfile *o)
+{
+	unsigned int t;
+	struct stat st;
+	int rc = -EAGAIN;
+
+	for (t = 0; t < 3 && rc == -EAGAIN; t++) {
+		if (fstatat(o->dirfd, o->base, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			if (errno != ENOENT)
+				return -errno;
+			rc = o->anon ? link_anon(o, o->base) : rename_new(o);
+			if (rc == -EEXIST)
+				rc = -EAGAIN;
+			continue;
+		}
+		if (!S_ISREG(st.st_mode))
+			return -EEXIST;
+		rc = outfile_may_write(o, st.st_dev, st.st_ino);
+		if (rc == 0)
+			rc = replace(o);
+	}
 	return rc;
 }
 
 static void
 sync_dir(const struct outfile *o)
 {
-	char *dir = dir_of(o->target);
-	int fd;
+	int fd = openat(o->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	if (dir == NULL)
-		return;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
 		fsync(fd);
 		close(fd);
 	}
-	free(dir);
 }
 
+/* Remove the named temporary (if any), drop its slot, and free @p o. */
 static void
 ofree(struct outfile *o)
 {
+	if (o->slot >= 0) {
+		unlinkat(o->dirfd, slots[o->slot].name, 0);
+		slot_drop(o->slot);
+	}
+	if (o->dirfd >= 0)
+		close(o->dirfd);
 	free(o->path);
 	free(o->target);
+	free(o->base);
 	free(o->what);
 	free(o);
 }
@@ -703,12 +701,7 @@ outfile_commit(struct outfile *o)
 	if (o->fd >= 0 && close(o->fd) != 0 && rc == 0)
 		rc = -errno;
 	o->fd = -1;
-	if (o->slot >= 0) {		/* a named temporary that was not renamed */
-		unlink(slots[o->slot].path);
-		slot_drop(o->slot);
-		o->slot = -1;
-	}
-	ofree(o);
+	ofree(o);		/* with a named temporary that was not renamed */
 	return rc;
 }
 
@@ -721,9 +714,11 @@ outfile_abort(struct outfile *o)
 		fclose(o->fp);
 	if (o->fd >= 0)
 		close(o->fd);
-	if (o->slot >= 0) {
-		unlink(slots[o->slot].path);
-		slot_drop(o->slot);
-	}
 	ofree(o);
+}
+
+bool
+outfile_stdout_moved(void)
+{
+	return atomic_load(&stdout_moved);
 }

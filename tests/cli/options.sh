@@ -129,6 +129,24 @@ rows=(
 	"1|no syncemu is listening on $tmp/none.sock|ctl --timeout=100 $tmp/none.sock status"	# before: exit 2, --timeout=MS unknown
 	"2|--timeout: '-5' is not a number of ms in 1..600000|ctl --timeout -5 $tmp/none.sock status"	# guard
 	"2|needs SOCKET and a request|ctl $tmp/none.sock"		# guard
+	# -- an empty path: a bad command line everywhere, named as typed
+	"2|--ctl '': an empty path|run --ctl ''"				# before: exit 1, "--ctl: : No such file" after the EAL started (the example)
+	"2|--queue-csv '': an empty path|run --queue-csv ''"			# before: the same, said once the outputs were opened
+	"2|--csv '': an empty path|run --csv ''"				# before: the same, said once the outputs were opened
+	"2|--plot '': an empty path|run --plot ''"				# before: the same, said once the outputs were opened
+	"2|argument 1 is empty ('')|run ''"					# before: exit 3, ": cannot open"
+	"2|-o '': an empty path|sweep -k run.steps -V 1 -o ''"			# before: "cannot create the directory : No such file"
+	"2|argument 1 is empty ('')|sweep '' -k run.steps -V 1"			# before: exit 3
+	"2|argument 1 is empty ('')|validate ''"				# before: exit 3, "no trace file given"
+	"2|--scenario '': an empty path|validate $trace --scenario ''"		# before: exit 3
+	"2|--steps-csv '': an empty path|validate $trace --steps-csv ''"	# before: exit 3
+	"2|argument 1 is empty ('')|report ''"					# before: "no --out FILE.html"
+	"2|-o '': an empty path|report $tmp/none.json -o ''"			# before: exit 3 (its input looked at first)
+	"2|--chart-js '': an empty path|report $tmp/none.json -o x.html --chart-js ''"	# before: exit 3
+	"2|--ctl '': an empty path|bridge --ctl ''"				# before: "no port A" (refused for another reason)
+	"2|SOCKET '': an empty path|ctl '' status"				# before: exit 1, "no syncemu is listening on "
+	"2|argument 1 is empty ('')|model ''"					# before: exit 3
+	"2|argument 2 is empty ('')|scenario dump ''"				# before: exit 3
 )
 # syncemu top runs syncemu-top, built only with clang, bpftool, libbpf and BTF; its options are
 # parsed before anything needs a privilege

@@ -349,8 +349,8 @@ cleanup:
 	return status;
 }
 
-int
-main(int argc, char **argv)
+static int
+top_main(int argc, char **argv)
 {
 	struct top_opts o = { .interval = 1.0 };
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -400,4 +400,11 @@ main(int argc, char **argv)
 	status = run_top(&o, sc, &tg);
 	free(sc);
 	return status;
+}
+
+int
+main(int argc, char **argv)
+{
+	cli_start();
+	return cli_finish("syncemu-top", top_main(argc, argv));
 }
