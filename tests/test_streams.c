@@ -561,6 +561,62 @@ test_roce_and_udp(void **state)
 /* A shaper that lets frames out in clumps: 10 frames of 1054 B at one time every 100 us, which
  * at 105.4 MB/s is the link's time they take.  Given the rate, the link was never idle inside a
  * step; without, it was idle 100 us after every clump. */
+/*
+ * A flow's sequence that moves further than a sender could is a new stream, not loss: TCP
+ * jumps of 1.5 GB (beyond the largest window) and of 100 MB in 10 us (faster than any link),
+ * beside a segment the capture really missed; RoCE with random PSNs.
+ */
+static void
+test_sequence_jumps(void **state)
+{
+	struct tr_stream_params p = { .steps = 0 };
+	struct tr_streams s;
+	struct cap c;
+	char err[512];
+	uint64_t t = T0, lcg = 1;
+	uint32_t i, seq = 1000, holes = 0, jumps = 0;
+
+	(void)state;
+	cap_open(&c);
+	for (i = 0; i < 300; i++, t += SEG_NS) {
+		if (i == 100)
+			seq += 1500000000u;
+		if (i == 200)
+			seq += 100000000u;
+		if (i == 250)
+			seq += MSS;			/* a segment the capture missed */
+		cap_tcp(&c, t, 0, 40000, 41000, seq, 0x10, MSS, 0);
+		seq += MSS;
+	}
+	cap_close(&c);
+	assert_int_equal(tr_streams_read(c.path, &p, &s, err, sizeof(err)), 0);
+	unlink(c.path);
+	assert_int_equal(s.ndirs, 1);
+	assert_int_equal(s.dir[0].bytes, 301 * MSS);
+	assert_int_equal(s.dir[0].missing_bytes, MSS);
+	assert_int_equal(s.dir[0].holes, 1);
+	assert_int_equal(s.dir[0].jumps, 2);
+	assert_int_equal(s.dir[0].retrans_bytes, 0);
+	tr_streams_free(&s);
+
+	/* random PSNs 10 us apart: most jumps; those that are not leave few packets missing */
+	cap_open(&c);
+	for (i = 0, t = T0; i < 2000; i++, t += SEG_NS) {
+		lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+		cap_roce(&c, t, 0, (uint32_t)(lcg >> 40) & 0xffffff, 0x01, 1024);
+	}
+	cap_close(&c);
+	assert_int_equal(tr_streams_read(c.path, &p, &s, err, sizeof(err)), 0);
+	unlink(c.path);
+	holes = (uint32_t)s.dir[0].holes;
+	jumps = (uint32_t)s.dir[0].jumps;
+	/* half go back (retransmissions); of the rest, a jump of d PSNs is loss only if d <=
+	 * 11 us x 2e11 B/s / 84 B = 26190: with probability 26190 / 2^23, a few times in 1000 */
+	assert_true(jumps > 900 && jumps < 1100);
+	assert_true(holes < 10 * 26190);
+	tr_streams_free(&s);
+}
+
 static void
 test_clumps(void **state)
 {
@@ -838,6 +894,7 @@ main(void)
 		cmocka_unit_test(test_pause_inside_a_step),
 		cmocka_unit_test(test_background),
 		cmocka_unit_test(test_roce_and_udp),
+		cmocka_unit_test(test_sequence_jumps),
 		cmocka_unit_test(test_clumps),
 		cmocka_unit_test(test_bad_calls),
 		cmocka_unit_test(test_bth),
