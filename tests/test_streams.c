@@ -561,6 +561,62 @@ test_roce_and_udp(void **state)
 /* A shaper that lets frames out in clumps: 10 frames of 1054 B at one time every 100 us, which
  * at 105.4 MB/s is the link's time they take.  Given the rate, the link was never idle inside a
  * step; without, it was idle 100 us after every clump. */
+/*
+ * A flow's sequence that moves further than a sender could is a new stream, not loss: TCP
+ * jumps of 1.5 GB (beyond the largest window) and of 100 MB in 10 us (faster than any link),
+ * beside a segment the capture really missed; RoCE with random PSNs.
+ */
+static void
+test_sequence_jumps(void **state)
+{
+	struct tr_stream_params p = { .steps = 0 };
+	struct tr_streams s;
+	struct cap c;
+	char err[512];
+	uint64_t t = T0, lcg = 1;
+	uint32_t i, seq = 1000, holes = 0, jumps = 0;
+
+	(void)state;
+	cap_open(&c);
+	for (i = 0; i < 300; i++, t += SEG_NS) {
+		if (i == 100)
+			seq += 1500000000u;
+		if (i == 200)
+			seq += 100000000u;
+		if (i == 250)
+			seq += MSS;			/* a segment the capture missed */
+		cap_tcp(&c, t, 0, 40000, 41000, seq, 0x10, MSS, 0);
+		seq += MSS;
+	}
+	cap_close(&c);
+	assert_int_equal(tr_streams_read(c.path, &p, &s, err, sizeof(err)), 0);
+	unlink(c.path);
+	assert_int_equal(s.ndirs, 1);
+	assert_int_equal(s.dir[0].bytes, 301 * MSS);
+	assert_int_equal(s.dir[0].missing_bytes, MSS);
+	assert_int_equal(s.dir[0].holes, 1);
+	assert_int_equal(s.dir[0].jumps, 2);
+	assert_int_equal(s.dir[0].retrans_bytes, 0);
+	tr_streams_free(&s);
+
+	/* random PSNs 10 us apart: most jumps; those that are not leave few packets missing */
+	cap_open(&c);
+	for (i = 0, t = T0; i < 2000; i++, t += SEG_NS) {
+		lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+		cap_roce(&c, t, 0, (uint32_t)(lcg >> 40) & 0xffffff, 0x01, 1024);
+	}
+	cap_close(&c);
+	assert_int_equal(tr_streams_read(c.path, &p, &s, err, sizeof(err)), 0);
+	unlink(c.path);
+	holes = (uint32_t)s.dir[0].holes;
+	jumps = (uint32_t)s.dir[0].jumps;
+	/* half go back (retransmissions); of the rest, a jump of d PSNs is loss only if d <=
+	 * 11 us x 2e11 B/s / 84 B = 26190: with probability 26190 / 2^23, a few times in 1000 */
+	assert_true(jumps > 900 && jumps < 1100);
+	assert_true(holes < 10 * 26190);
+	tr_streams_free(&s);
+}
+
 static void
 test_clumps(void **state)
 {
@@ -723,7 +779,7 @@ appsteps_bad(const char *text, const char *want)
 	struct tr_appsteps a;
 	char err[512];
 
-	assert_int_not_equal(tr_appsteps_read(path, 0, &a, err, sizeof(err)), 0);
+	assert_int_not_equal(tr_appsteps_read(path, NULL, 0, &a, err, sizeof(err)), 0);
 	unlink(path);
 	if (strstr(err, want) == NULL)
 		fail_msg("'%s': '%s' not in '%s'", text, want, err);
@@ -740,7 +796,7 @@ test_app_steps(void **state)
 	/* a header, extra columns, rows out of order, a comment */
 	path = write_text("# loop timers\nstep,rank0_start_ns,start_ns,end_ns\n"
 			  "1,5,300,400\n0,7,100,200\n");
-	assert_int_equal(tr_appsteps_read(path, -50, &a, err, sizeof(err)), 0);
+	assert_int_equal(tr_appsteps_read(path, NULL, -50, &a, err, sizeof(err)), 0);
 	unlink(path);
 	assert_int_equal(a.n, 2);
 	assert_int_equal(a.s[0].step, 0);
@@ -749,14 +805,14 @@ test_app_steps(void **state)
 	tr_appsteps_free(&a);
 	/* seconds, CRLF */
 	path = write_text("step,start_s,end_s\r\n0,1.5,1.75\r\n");
-	assert_int_equal(tr_appsteps_read(path, 0, &a, err, sizeof(err)), 0);
+	assert_int_equal(tr_appsteps_read(path, NULL, 0, &a, err, sizeof(err)), 0);
 	unlink(path);
 	assert_int_equal(a.s[0].start_ns, 1500000000);
 	assert_int_equal(a.s[0].end_ns, 1750000000);
 	tr_appsteps_free(&a);
 	/* no header */
 	path = write_text("0,10,20\n1,30,40\n");
-	assert_int_equal(tr_appsteps_read(path, 0, &a, err, sizeof(err)), 0);
+	assert_int_equal(tr_appsteps_read(path, NULL, 0, &a, err, sizeof(err)), 0);
 	unlink(path);
 	assert_int_equal(a.n, 2);
 	tr_appsteps_free(&a);
@@ -769,11 +825,56 @@ test_app_steps(void **state)
 	appsteps_bad("step,start_ns,end_ns\n", "no step in it");
 	appsteps_bad("0,1,2\n-1,5,6\n", ":2: column 1 (step): '-1' is not a step number");
 	path = write_text("0,9223372036854775000,9223372036854775800\n");
-	assert_int_equal(tr_appsteps_read(path, 1000, &a, err, sizeof(err)), -EINVAL);
+	assert_int_equal(tr_appsteps_read(path, NULL, 1000, &a, err, sizeof(err)), -EINVAL);
 	unlink(path);
 	assert_non_null(strstr(err, "beyond 64 bits with the clock offset"));
-	assert_int_equal(tr_appsteps_read("/tmp", 0, &a, err, sizeof(err)), -EISDIR);
-	assert_int_equal(tr_appsteps_read("/nonexistent", 0, &a, err, sizeof(err)), -ENOENT);
+	/* a loop's counter under another name: the first column, or the one named */
+	path = write_text("iter,start_ns,end_ns\n3,10,20\n4,30,40\n");
+	assert_int_equal(tr_appsteps_read(path, NULL, 0, &a, err, sizeof(err)), 0);
+	assert_int_equal(a.n, 2);
+	assert_int_equal(a.s[1].step, 4);
+	tr_appsteps_free(&a);
+	assert_int_equal(tr_appsteps_read(path, "iter", 0, &a, err, sizeof(err)), 0);
+	assert_int_equal(a.s[0].step, 3);
+	tr_appsteps_free(&a);
+	assert_int_equal(tr_appsteps_read(path, "epoch", 0, &a, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ":1: the header has no column 'epoch' (it has: 'iter', "
+				"'start_ns', 'end_ns')"));
+	assert_int_equal(tr_appsteps_read(path, "2", 0, &a, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ":1: the step's column 'start_ns' is a time"));
+	unlink(path);
+	path = write_text("rank,step,start_s,end_s\n0,7,1.5,2\n");
+	assert_int_equal(tr_appsteps_read(path, NULL, 0, &a, err, sizeof(err)), 0);
+	assert_int_equal(a.s[0].step, 7);
+	tr_appsteps_free(&a);
+	unlink(path);
+	/* no header, the step's column by number: the start and end are the first two others */
+	path = write_text("10,20,5\n30,40,6\n");
+	assert_int_equal(tr_appsteps_read(path, "3", 0, &a, err, sizeof(err)), 0);
+	assert_int_equal(a.s[0].step, 5);
+	assert_int_equal(a.s[0].start_ns, 10);
+	assert_int_equal(a.s[1].end_ns, 40);
+	tr_appsteps_free(&a);
+	assert_int_equal(tr_appsteps_read(path, "iter", 0, &a, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ":1: no header to find the column 'iter' in"));
+	assert_int_equal(tr_appsteps_read(path, "4", 0, &a, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ":1: no column 4 (the line has 3)"));
+	unlink(path);
+	/* a NUL byte, even at the start of a line, is not dropped with its line: refused */
+	path = write_text("0,10,20\nX1,30,40\n");
+	{
+		FILE *f = fopen(path, "r+");
+
+		assert_non_null(f);
+		fseek(f, 8, SEEK_SET);
+		fputc('\0', f);
+		fclose(f);
+	}
+	assert_int_equal(tr_appsteps_read(path, NULL, 0, &a, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ":2: a NUL byte at column 1: not a text file"));
+	unlink(path);
+	assert_int_equal(tr_appsteps_read("/tmp", NULL, 0, &a, err, sizeof(err)), -EISDIR);
+	assert_int_equal(tr_appsteps_read("/nonexistent", NULL, 0, &a, err, sizeof(err)), -ENOENT);
 }
 
 int
@@ -793,6 +894,7 @@ main(void)
 		cmocka_unit_test(test_pause_inside_a_step),
 		cmocka_unit_test(test_background),
 		cmocka_unit_test(test_roce_and_udp),
+		cmocka_unit_test(test_sequence_jumps),
 		cmocka_unit_test(test_clumps),
 		cmocka_unit_test(test_bad_calls),
 		cmocka_unit_test(test_bth),

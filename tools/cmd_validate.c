@@ -40,6 +40,8 @@ struct val_opts {
 	const char *ifaces;		/* --interface: only these capture interfaces */
 	const char *background;
 	const char *steps_csv;
+	char *csv_owned;		/* the file of --steps-csv FILE:COLUMN */
+	const char *csv_col;		/* its COLUMN */
 	const char *tables;		/* --tables DIR */
 	double gap, period, alpha, beta, tolerance, rate, idle, clock_offset, coll_bytes;
 	unsigned long steps, ranks;
@@ -85,8 +87,9 @@ static const struct opt val_optv[] = {
 	  "serialised predictions [the directions' rate while busy]", O_RATE },
 	{ "idle", 0, "TIME", "a gap between a direction's data packets over this is idle "
 	  "[10 x its median gap, at least 50us]", O_IDLE },
-	{ "steps-csv", 0, "FILE", "the application's step times (step,start_ns,end_ns) to hold "
-	  "the wire's against", O_CSV },
+	{ "steps-csv", 0, "FILE[:COLUMN]", "the application's step times (step,start_ns,end_ns; "
+	  "the step's column named COLUMN, else 'step', else the first) to hold the wire's "
+	  "against", O_CSV },
 	{ "clock-offset", 0, "TIME", "add this to the times of --steps-csv (another clock than "
 	  "the capture's) [0]", O_OFFSET },
 	{ "gap", 0, "TIME|auto", "cut into bursts at idle gaps this long instead of by the "
@@ -302,7 +305,9 @@ val_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 			return 0;
 		}
 		snprintf(o->size_opt, sizeof(o->size_opt), "%s", opts_spelling());
-		if (sc_unit_parse(SC_UNIT_BYTES, arg, &o->coll_bytes, NULL, 0) != 0 ||
+		/* a bare number is bytes, as everywhere on the command line */
+		if ((sc_unit_parse(SC_UNIT_COUNT, arg, &o->coll_bytes, NULL, 0) != 0 &&
+		     sc_unit_parse(SC_UNIT_BYTES, arg, &o->coll_bytes, NULL, 0) != 0) ||
 		    !(o->coll_bytes >= 1) || o->coll_bytes > 1e18) {
 			snprintf(err, errlen, "%s: '%s' is not a size of 1 B to 1 EB (e.g. 4MiB, "
 				 "4194304)", opts_spelling(), arg);
@@ -329,6 +334,23 @@ val_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 	case O_CSV:
 		snprintf(o->csv_opt, sizeof(o->csv_opt), "%s", opts_spelling());
 		o->steps_csv = arg;
+		o->csv_col = NULL;
+		free(o->csv_owned);
+		o->csv_owned = NULL;
+		/* FILE:COLUMN, unless the whole names a file */
+		if (access(arg, F_OK) != 0 && (end = strrchr(arg, ':')) != NULL) {
+			if (end == arg || end[1] == '\0') {
+				snprintf(err, errlen, "%s '%s': FILE:COLUMN needs both (the column "
+					 "of the step numbers: a header's name or a number from 1)",
+					 opts_spelling(), arg);
+				return -EINVAL;
+			}
+			o->csv_owned = strndup(arg, (size_t)(end - arg));
+			if (o->csv_owned == NULL)
+				return -ENOMEM;
+			o->steps_csv = o->csv_owned;
+			o->csv_col = end + 1;
+		}
 		return 0;
 	case O_OFFSET:
 		snprintf(o->offset_opt, sizeof(o->offset_opt), "%s", opts_spelling());
@@ -473,19 +495,18 @@ val_usage(FILE *f)
 
 /*
  * The scenario a syncemu trace carries in its header's comment (after the first line), loaded
- * from a file in memory (memfd_create(): nothing on disk, nothing left by a signal).
+ * from a file in memory (memfd_create(): nothing on disk, nothing left by a signal), with the
+ * overrides @p sets.
  */
 static int
-trace_scenario(struct tr_reader *r, const struct val_opts *o, struct sc_scenario *sc, char *err,
-	       size_t errlen)
+trace_own_scenario(struct tr_reader *r, const char *const *sets, unsigned int nsets,
+		   struct sc_scenario *sc, char *err, size_t errlen)
 {
 	const char *c = tr_reader_comment(r), *dump = strchr(c, '\n');
 	char path[64];
 	FILE *f;
 	int fd, rc;
 
-	if (o->scenario != NULL)
-		return sc_scenario_load(sc, o->scenario, o->sets, o->nsets, err, errlen);
 	if (strncmp(c, "syncemu ", 8) != 0 || dump == NULL) {
 		snprintf(err, errlen, "the trace carries no scenario (give --scenario)");
 		return -ENOENT;
@@ -503,8 +524,49 @@ trace_scenario(struct tr_reader *r, const struct val_opts *o, struct sc_scenario
 	fputs(dump + 1, f);
 	rc = fclose(f) == 0 ? 0 : -EIO;
 	if (rc == 0)
-		rc = sc_scenario_load(sc, path, o->sets, o->nsets, err, errlen);
+		rc = sc_scenario_load(sc, path, sets, nsets, err, errlen);
 	close(fd);
+	return rc;
+}
+
+/* The model's scenario for a syncemu trace: --scenario, else the trace's own. */
+static int
+trace_scenario(struct tr_reader *r, const struct val_opts *o, struct sc_scenario *sc, char *err,
+	       size_t errlen)
+{
+	if (o->scenario != NULL)
+		return sc_scenario_load(sc, o->scenario, o->sets, o->nsets, err, errlen);
+	return trace_own_scenario(r, o->sets, o->nsets, sc, err, errlen);
+}
+
+/*
+ * Read a syncemu trace's frames, refusing those its own header makes impossible (a step, a round,
+ * a worker or a run beyond the scenario it carries, not --scenario's).  0 or -errno, the
+ * message in @p err.
+ */
+static int
+read_syncs(struct tr_reader *r, struct tr_syncs *syn, char *err, size_t errlen)
+{
+	struct sc_scenario *own = calloc(1, sizeof(*own));
+	struct tr_syncs_limits lim;
+	struct tr_run_limit *runs = NULL;
+	bool limited = false;
+	int rc;
+
+	if (own == NULL)
+		return -ENOMEM;
+	if (trace_own_scenario(r, NULL, 0, own, err, errlen) == 0) {
+		rc = validate_trace_limits(tr_reader_comment(r), own, &lim, &runs);
+		if (rc == -ENOMEM) {
+			free(own);
+			snprintf(err, errlen, "out of memory");
+			return rc;
+		}
+		limited = rc == 0;
+	}
+	rc = tr_syncs_read(r, limited ? &lim : NULL, syn, err, errlen);
+	free(runs);
+	free(own);
 	return rc;
 }
 
@@ -676,6 +738,17 @@ burst_warnings(const struct tr_bursts *b, const struct tr_fit *fit, double rate,
 			 "their bytes as one alpha and beta say)", fit->r2);
 		json_array_append_new(warn, json_string(w));
 	}
+	if (b->late > 0) {
+		snprintf(w, sizeof(w), "%" PRIu64 " packets came more than %u packets after their "
+			 "time (the capture is out of order): each was counted at the time of the "
+			 "last packet before it", b->late, TR_REORDER_MAX);
+		json_array_append_new(warn, json_string(w));
+	}
+	if (b->gaps_thinned) {
+		snprintf(w, sizeof(w), "more than %u gaps over 100 us: the automatic gap was found "
+			 "among the longest of them (give --gap)", TR_BURST_GAPS_MAX);
+		json_array_append_new(warn, json_string(w));
+	}
 	if (rate > 0 && fit->beta > 1.05 * rate) {
 		snprintf(w, sizeof(w), "the fitted beta (%.6g Mbit/s) is above the link's rate "
 			 "(%.6g Mbit/s): the bursts are not transfers at the link's rate (steps cut "
@@ -695,7 +768,7 @@ generic_bursts(const struct val_opts *o, const char *path, struct tr_reader **r,
 {
 	json_t *root = results_root(res);
 	struct tr_burst_params bp = {
-		.filter = o->filter_owned ? o->filter_owned : o->filter,
+		.filter = o->filter_owned ? o->filter_owned : o->filter, .ifaces = o->ifaces,
 		.gap_s = o->gap, .period_s = o->period, .payload = o->payload,
 	};
 	struct tr_fit fit, model;
@@ -705,18 +778,7 @@ generic_bursts(const struct val_opts *o, const char *path, struct tr_reader **r,
 	uint32_t i;
 	int rc;
 
-	/* the reader may have been read by the syncemu pass: from the start again */
-	tr_reader_close(*r);
-	*r = tr_reader_open(path, err, sizeof(err));
-	if (*r == NULL) {
-		fprintf(stderr, "syncemu validate: %s\n", err);
-		return CLI_EXIT_INPUT;
-	}
-	if (o->ifaces != NULL && tr_reader_select(*r, o->ifaces) != 0) {
-		fprintf(stderr, "syncemu validate: out of memory\n");
-		return CLI_EXIT_FAIL;
-	}
-	rc = tr_bursts_read(*r, &bp, bur, err, sizeof(err));
+	rc = tr_bursts_read(path, &bp, bur, err, sizeof(err));
 	if (rc != 0) {
 		fprintf(stderr, "syncemu validate: %s\n", err);
 		return rc == -ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_INPUT;
@@ -918,7 +980,7 @@ cmd_validate(int argc, char **argv)
 {
 	struct val_opts o = { .nsets = 0, .tolerance = NAN };
 	struct sc_scenario *sc = calloc(1, sizeof(*sc));
-	struct table *tabs[40] = { NULL };
+	struct table **tabs = calloc(8, sizeof(*tabs));	/* more for a trace's runs */
 	struct verdict v = { 0, false };
 	struct tr_reader *r = NULL;
 	struct tr_syncs syn;
@@ -930,7 +992,7 @@ cmd_validate(int argc, char **argv)
 		.json_flags = JSON_INDENT(1) | JSON_REAL_PRECISION(12), .json_newline = true,
 	};
 	struct results *res = results_create(&rp);
-	json_t *root = res != NULL ? results_root(res) : NULL, *warn = json_array();
+	json_t *root = res != NULL ? results_root(res) : NULL, *warn = json_array(), *runs = NULL;
 	char err[512], *pos[1];
 	unsigned int nt = 0, i;
 	int npos, rc, status = CLI_EXIT_OK;
@@ -941,7 +1003,7 @@ cmd_validate(int argc, char **argv)
 	memset(&bur, 0, sizeof(bur));
 	memset(&st, 0, sizeof(st));
 	memset(&app, 0, sizeof(app));
-	if (sc == NULL || root == NULL || warn == NULL) {
+	if (sc == NULL || root == NULL || warn == NULL || tabs == NULL) {
 		status = CLI_EXIT_FAIL;
 		goto out;
 	}
@@ -988,7 +1050,8 @@ cmd_validate(int argc, char **argv)
 			goto out;
 	}
 	if (o.steps_csv != NULL) {
-		rc = tr_appsteps_read(o.steps_csv, (int64_t)llround(o.clock_offset * 1e9), &app, err,
+		rc = tr_appsteps_read(o.steps_csv, o.csv_col,
+				      (int64_t)llround(o.clock_offset * 1e9), &app, err,
 				      sizeof(err));
 		if (rc != 0) {
 			fprintf(stderr, "syncemu validate: %s\n", err);
@@ -1002,7 +1065,7 @@ cmd_validate(int argc, char **argv)
 						     tr_reader_format(r), "interfaces",
 						     (int)tr_reader_ifcount(r)));
 	if (!wants_generic(&o)) {
-		rc = tr_syncs_read(r, &syn, err, sizeof(err));
+		rc = read_syncs(r, &syn, err, sizeof(err));
 		if (rc != 0) {
 			fprintf(stderr, "syncemu validate: %s\n", err);
 			status = rc == -ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_INPUT;
@@ -1010,22 +1073,29 @@ cmd_validate(int argc, char **argv)
 		}
 	}
 	if (syn.se_frames > 0) {
-		/* a syncemu trace */
-		json_t *runs = json_array();
+		/* a syncemu trace: two tables a run and the capture points' */
+		struct table **more = realloc(tabs, (2 * (size_t)syn.nruns + 1) * sizeof(*tabs));
 
+		if (more != NULL)
+			tabs = more;
+		runs = json_array();
+		if (runs == NULL || more == NULL) {
+			status = CLI_EXIT_FAIL;
+			goto out;
+		}
 		have_sc = trace_scenario(r, &o, sc, err, sizeof(err)) == 0;
 		if (!have_sc && o.scenario != NULL) {
 			fprintf(stderr, "syncemu validate: %s\n", err);
 			status = CLI_EXIT_INPUT;
 			goto out;
 		}
-		for (i = 0; i < syn.nruns && nt < 38; i++) {
+		for (i = 0; i < syn.nruns; i++) {
 			char label[32];
 			double mean;
 
 			tabs[nt++] = validate_run_table(r, &syn.run[i], sc, have_sc, &v, &mean, label,
 					       sizeof(label));
-			if (have_sc && syn.has_rx && nt < 38)
+			if (have_sc && syn.has_rx)
 				tabs[nt++] = validate_hotspot_table(r, &syn.run[i], sc);
 			json_array_append_new(runs, json_pack("{s:i, s:s, s:i, s:f, s:b}", "run_id",
 					      (int)syn.run[i].run_id, "label", label, "steps",
@@ -1037,7 +1107,7 @@ cmd_validate(int argc, char **argv)
 		if (v.compared)
 			json_object_set_new(root, "max_error_pct", json_real(v.worst));
 		json_object_set_new(root, "mode", json_string("syncemu"));
-		json_object_set_new(root, "runs", runs);
+		json_object_set(root, "runs", runs);
 		json_object_set_new(root, "frames", json_pack("{s:I, s:I, s:I}", "all",
 				    (json_int_t)syn.frames, "syncemu", (json_int_t)syn.se_frames,
 				    "unordered", (json_int_t)syn.unordered));
@@ -1074,8 +1144,9 @@ not_regular:
 		status = CLI_EXIT_TOLERANCE;
 	}
 out:
-	for (i = 0; i < nt; i++)
+	for (i = 0; tabs != NULL && i < nt; i++)
 		table_free(tabs[i]);
+	free(tabs);
 	tr_syncs_free(&syn);
 	tr_bursts_free(&bur);
 	tr_streams_free(&st);
@@ -1084,7 +1155,9 @@ out:
 	tr_reader_close(r);
 	results_free(res);
 	json_decref(warn);
+	json_decref(runs);
 	free(o.filter_owned);
+	free(o.csv_owned);
 	free(sc);
 	return status;
 }

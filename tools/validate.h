@@ -28,6 +28,17 @@ struct verdict {
 /** Count @p err_pct (a relative error, %) into @p v; NaN is not counted. */
 void verdict_add(struct verdict *v, double err_pct);
 
+/**
+ * What a syncemu run's trace makes possible, from its header's comment @p comment (the runs it
+ * announces) and the scenario @p sc it carries: the steps, the workers and each run's rounds,
+ * into @p lim; the runs go in *@p runs (free() it).
+ *
+ * @return 0; -ENOENT if the trace is not a run's (a bridge's, another tool's: no limits);
+ *         -ENOMEM
+ */
+int validate_trace_limits(const char *comment, const struct sc_scenario *sc,
+			  struct tr_syncs_limits *lim, struct tr_run_limit **runs);
+
 /** A syncemu trace's capture points: frames, background, queueing. */
 struct table *validate_points_table(const struct tr_syncs *s);
 

@@ -197,6 +197,7 @@ validate_dirs_table(const struct tr_streams *s)
 		{ "flows", "flows", -1 }, { "data packets", "data_packets", 0 },
 		{ "retrans B", "retrans_bytes", 0 }, { "reordered", "reordered", 0 },
 		{ "missing B", "missing_bytes", 0 }, { "holes", "holes", 0 },
+		{ "jumps", "jumps", 0 },
 		{ "cut short", "cut_payload", 0 }, { "before B", "before_bytes", 0 },
 		{ "after B", "after_bytes", 0 }, { "cuts at gaps", "cuts_at_gaps", -1 },
 		{ "idle over ms", "idle_over_ms", 3 }, { "median gap us", "median_gap_us", 1 },
@@ -224,6 +225,7 @@ validate_dirs_table(const struct tr_streams *s)
 		table_int(t, (int64_t)d->reordered);
 		table_int(t, (int64_t)d->missing_bytes);
 		table_int(t, (int64_t)d->holes);
+		table_int(t, (int64_t)d->jumps);
 		table_int(t, (int64_t)d->cut_payload);
 		table_num(t, d->major && s->nsteps ? (double)d->before : NAN);
 		table_num(t, d->major && s->nsteps ? (double)d->after : NAN);
@@ -240,6 +242,15 @@ validate_dirs_table(const struct tr_streams *s)
 	table_note(t, "bytes: the application's, from TCP sequence numbers (a retransmission adds "
 		   "none, a segment the capture missed still counts), RoCE v2 PSNs or UDP lengths; "
 		   "a direction below %g %% of the largest is not the job's", TR_MINOR_SHARE * 100);
+	for (i = 0; i < s->ndirs && s->dir[i].jumps == 0; i++)
+		;
+	if (i < s->ndirs)
+		table_note(t, "jumps: a flow's sequence number moved further than a sender "
+			   "could (over %u bytes, or %u RoCE PSNs, or faster than %.3g Tbit/s "
+			   "since its last packet): not loss, a new stream from there (a new "
+			   "connection on the same ports, or a capture that missed that much); the "
+			   "bytes across it are not counted", TR_SEQ_WINDOW_MAX, 1u << 23,
+			   TR_LINK_RATE_MAX * 8 / 1e12);
 	if (s->nsteps > 0)
 		table_note(t, "%s", s->how);
 	for (i = 0; i < s->ndirs; i++)

@@ -52,6 +52,61 @@ run_label(const char *comment, uint32_t id, enum sm_variant *v, enum sm_budget *
 	return sm_variant_parse(name, v);
 }
 
+int
+validate_trace_limits(const char *comment, const struct sc_scenario *sc,
+		      struct tr_syncs_limits *lim, struct tr_run_limit **runs)
+{
+	const char *nl = strchr(comment, '\n'), *p = strstr(comment, "runs:");
+	uint32_t n = 0, cap = 0;
+
+	memset(lim, 0, sizeof(*lim));
+	*runs = NULL;
+	/* a run's trace: a bridge's carries frames of runs it does not know */
+	if (strncmp(comment, "syncemu ", 8) != 0 || nl == NULL ||
+	    strstr(comment, " run of scenario ") == NULL ||
+	    strstr(comment, " run of scenario ") > nl)
+		return -ENOENT;
+	lim->steps = sc->run.steps;
+	lim->nodes = sm_workers(&sc->model);
+	if (p == NULL || p > nl)
+		return 0;
+	for (p += 5; p < nl && *p == ' ';) {
+		char *end, label[32];
+		unsigned long id = strtoul(p + 1, &end, 10);
+		enum sm_variant var;
+		enum sm_budget bud;
+		struct sm_program prog;
+
+		if (end == p + 1 || *end != '=' || id == 0 || id > UINT32_MAX)
+			break;
+		if (n == cap) {
+			uint32_t nc = cap ? 2 * cap : 8;
+			struct tr_run_limit *nr = realloc(*runs, nc * sizeof(*nr));
+
+			if (nr == NULL) {
+				free(*runs);
+				*runs = NULL;
+				return -ENOMEM;
+			}
+			*runs = nr;
+			cap = nc;
+		}
+		(*runs)[n].run_id = (uint32_t)id;
+		(*runs)[n].rounds = 0;
+		memset(&prog, 0, sizeof(prog));
+		if (run_label(comment, (uint32_t)id, &var, &bud, label, sizeof(label)) == 0 &&
+		    sm_program_build(&sc->model, var, sm_budget_value(&sc->model.mod, bud),
+				     &prog) == 0)
+			(*runs)[n].rounds = prog.n;
+		sm_program_free(&prog);
+		n++;
+		p = end + strcspn(end, " \n");
+	}
+	lim->nruns = n;
+	lim->run = *runs;
+	return 0;
+}
+
 void
 verdict_add(struct verdict *v, double err_pct)
 {
@@ -113,7 +168,7 @@ validate_run_table(struct tr_reader *r, const struct tr_run *run, const struct s
 	char title[160];
 	struct table *t;
 	bool know = false, loaded = have_sc && sc->background.load > 0;
-	uint32_t s, n = 0;
+	uint32_t s, n = 0, npm = 0;
 
 	snprintf(label, llen, "run %u", run->run_id);
 	if (run_label(tr_reader_comment(r), run->run_id, &var, &bud, label, llen) == 0 && have_sc)
@@ -127,9 +182,15 @@ validate_run_table(struct tr_reader *r, const struct tr_run *run, const struct s
 		prog = calloc(1, sizeof(*prog));
 		if (prog != NULL && sm_program_build(&sc->model, var, budget, prog) == 0)
 			compute_ns = prog->compute_ps / 1000;
-		pm = calloc(run->nsteps ? run->nsteps : 1, sizeof(*pm));
+		/* the model of every step up to the last one the trace has (its steps are those
+		 * of its scenario: a number beyond its run.steps was refused; with another
+		 * scenario, steps beyond the model's and the trace's count get none) */
+		npm = run->nsteps ? run->step[run->nsteps - 1].step + 1 : 1;
+		if (npm > run->nsteps && npm > sc->run.steps)
+			npm = 0;
+		pm = npm ? calloc(npm, sizeof(*pm)) : NULL;
 		if (pm != NULL && (loaded || sm_packet_model(&sc->model, &sc->run.pk, var, budget,
-							     run->nsteps, pm) != 0)) {
+							     npm, pm) != 0)) {
 			free(pm);
 			pm = NULL;
 		}
@@ -145,19 +206,20 @@ validate_run_table(struct tr_reader *r, const struct tr_run *run, const struct s
 
 		if (st->end_ns == 0)
 			continue;
-		if (s == 0) {
+		if (n == 0) {
 			/* the run began a compute phase before its first frame left */
 			prev = know && st->first_dep_ns != UINT64_MAX ? st->first_dep_ns - compute_ns :
 								     st->first_ns;
 		}
-		ms = (double)(st->end_ns - prev) / 1e6;
+		/* signed: a corrupt record can end a step before the one before it */
+		ms = (double)(int64_t)(st->end_ns - prev) / 1e6;
 		prev = st->end_ns;
-		if (pm != NULL)
-			pmms = pm[s].time_ps / 1e9;
+		if (pm != NULL && st->step < npm)
+			pmms = pm[st->step].time_ps / 1e9;
 		e = 100.0 * (ms - pmms) / pmms;
 		if (!loaded)
 			verdict_add(v, isfinite(pmms) ? e : 100.0 * (ms / 1e3 - fluid) / fluid);
-		table_num(t, s);
+		table_num(t, st->step);
 		table_num(t, ms);
 		table_num(t, pmms);
 		table_num(t, e);
@@ -195,6 +257,7 @@ validate_hotspot_table(struct tr_reader *r, const struct tr_run *run, const stru
 	char label[32], title[96];
 	uint64_t prev = 0;
 	uint32_t s, k;
+	bool first = true;
 
 	if (run_label(tr_reader_comment(r), run->run_id, &var, &bud, label, sizeof(label)) != 0)
 		return NULL;
@@ -213,8 +276,10 @@ validate_hotspot_table(struct tr_reader *r, const struct tr_run *run, const stru
 
 		if (st->end_ns == 0 || st->first_dep_ns == UINT64_MAX)
 			continue;
-		if (s == 0)
+		if (first) {
 			prev = st->first_dep_ns - prog->compute_ps / 1000;
+			first = false;
+		}
 		/* compute: until the step's first frame left */
 		mark = st->first_dep_ns > prev ? st->first_dep_ns : prev;
 		span[SM_RES_COMPUTE] += (double)(mark - prev);

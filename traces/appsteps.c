@@ -59,20 +59,73 @@ find(char **col, int n, const char *name)
 	return -1;
 }
 
-/* A header: the columns by name.  0, or -EINVAL with a message. */
+/* Is @p name one of the time columns? */
+static bool
+time_column(const char *name)
+{
+	return strcmp(name, "start_ns") == 0 || strcmp(name, "end_ns") == 0 ||
+	       strcmp(name, "start_s") == 0 || strcmp(name, "end_s") == 0;
+}
+
+/*
+ * The step column @p want (a name, or a number from 1) among the @p n columns @p col of a header
+ * (or, @p col NULL, of rows without one): its index, or -1 with a message.
+ */
 static int
-header(char **col, int n, struct layout *l, const char *path, uint32_t line, char *err,
-       size_t errlen)
+step_column(char **col, int n, const char *want, const char *path, uint32_t line, char *err,
+	    size_t errlen)
+{
+	size_t digits = strspn(want, "0123456789");
+	int i;
+
+	if (digits > 0 && want[digits] == '\0') {
+		unsigned long k = strtoul(want, NULL, 10);
+
+		if (k >= 1 && k <= (unsigned long)n)
+			return (int)k - 1;
+		snprintf(err, errlen, "%s:%u: no column %s (the line has %d)", path, line, want, n);
+		return -1;
+	}
+	if (col == NULL) {
+		snprintf(err, errlen, "%s:%u: no header to find the column '%s' in (give its "
+			 "number, from 1)", path, line, want);
+		return -1;
+	}
+	i = find(col, n, want);
+	if (i < 0) {
+		int m = snprintf(err, errlen, "%s:%u: the header has no column '%s' (it has:", path,
+				 line, want);
+
+		for (int j = 0; j < n && m >= 0 && (size_t)m < errlen; j++)
+			m += snprintf(err + m, errlen - (size_t)m, "%s '%.40s'", j ? "," : "",
+				      col[j]);
+		if (m >= 0 && (size_t)m < errlen)
+			snprintf(err + m, errlen - (size_t)m, ")");
+	}
+	return i;
+}
+
+/*
+ * A header: the columns by name; the step's is @p want if given, else "step", else the first
+ * (a training loop's counter is often "iter" or "iteration").  0, or -EINVAL with a message.
+ */
+static int
+header(char **col, int n, const char *want, struct layout *l, const char *path, uint32_t line,
+       char *err, size_t errlen)
 {
 	int sn = find(col, n, "start_ns"), en = find(col, n, "end_ns");
 	int ss = find(col, n, "start_s"), es = find(col, n, "end_s");
 
 	l->ncols = n;
-	l->step = find(col, n, "step");
-	if (l->step < 0) {
-		snprintf(err, errlen, "%s:%u: the header has no column 'step'", path, line);
+	if (want != NULL)
+		l->step = step_column(col, n, want, path, line, err, errlen);
+	else if ((l->step = find(col, n, "step")) < 0 && time_column(col[0]))
+		snprintf(err, errlen, "%s:%u: the header has no column 'step', and its first "
+			 "column '%s' is a time: name the step's column", path, line, col[0]);
+	else if (l->step < 0)
+		l->step = 0;
+	if (l->step < 0)
 		return -EINVAL;
-	}
 	if (sn >= 0 && en >= 0) {
 		l->start = sn;
 		l->end = en;
@@ -86,7 +139,51 @@ header(char **col, int n, struct layout *l, const char *path, uint32_t line, cha
 			 "start_s and end_s)", path, line);
 		return -EINVAL;
 	}
+	if (l->step == l->start || l->step == l->end) {
+		snprintf(err, errlen, "%s:%u: the step's column '%s' is a time", path, line,
+			 col[l->step]);
+		return -EINVAL;
+	}
 	return 0;
+}
+
+/*
+ * Rows without a header: the step column @p want (a number) or the first, then the first two
+ * other columns are the start and the end.
+ */
+static int
+no_header(int n, const char *want, struct layout *l, const char *path, uint32_t line, char *err,
+	  size_t errlen)
+{
+	if (want == NULL)
+		return 0;
+	l->step = step_column(NULL, n, want, path, line, err, errlen);
+	if (l->step < 0)
+		return -EINVAL;
+	l->start = l->step == 0 ? 1 : 0;
+	l->end = l->step <= 1 ? 2 : 1;
+	return 0;
+}
+
+/*
+ * A line of @p f into @p buf (at most @p max bytes, NUL bytes included), without its newline:
+ * its length, -1 at the end of the file, or -E2BIG if longer than @p max.
+ */
+static long
+read_line(FILE *f, char *buf, size_t max)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc(f)) != EOF && c != '\n') {
+		if (n == max)
+			return -E2BIG;
+		buf[n++] = (char)c;
+	}
+	if (c == EOF && n == 0)
+		return -1;
+	buf[n] = '\0';
+	return (long)n;
 }
 
 /* A time: integer ns, or decimal seconds; into ns plus the offset. */
@@ -124,14 +221,15 @@ cmp_step(const void *a, const void *b)
 }
 
 int
-tr_appsteps_read(const char *path, int64_t offset_ns, struct tr_appsteps *out, char *err,
-		 size_t errlen)
+tr_appsteps_read(const char *path, const char *step_col, int64_t offset_ns,
+		 struct tr_appsteps *out, char *err, size_t errlen)
 {
 	struct layout l = { 0, 1, 2, false, 0 };
-	char *buf = malloc(TR_APPSTEPS_LINE_MAX + 2), *col[256];
+	char *buf = malloc(TR_APPSTEPS_LINE_MAX + 1), *col[256];
 	uint32_t line = 0, cap = 0, i;
 	bool first = true;
 	struct stat st;
+	long got;
 	FILE *f;
 	int rc = 0;
 
@@ -147,30 +245,29 @@ tr_appsteps_read(const char *path, int64_t offset_ns, struct tr_appsteps *out, c
 		free(buf);
 		return rc;
 	}
-	while (fgets(buf, TR_APPSTEPS_LINE_MAX + 2, f) != NULL) {
-		size_t len = strlen(buf);
+	while ((got = read_line(f, buf, TR_APPSTEPS_LINE_MAX)) != -1) {
+		size_t len = got < 0 ? 0 : (size_t)got;
 		struct tr_appstep a;
 		char *end;
 		int n, need;
 
 		line++;
-		if (len > TR_APPSTEPS_LINE_MAX) {
+		if (got == -E2BIG) {
 			snprintf(err, errlen, "%s:%u: a line longer than %u bytes", path, line,
 				 TR_APPSTEPS_LINE_MAX);
 			rc = -E2BIG;
 			break;
 		}
-		if (len > 0 && buf[len - 1] == '\n')
-			buf[--len] = '\0';
+		if (strlen(buf) != len) {
+			snprintf(err, errlen, "%s:%u: a NUL byte at column %zu: not a text file",
+				 path, line, strlen(buf) + 1);
+			rc = -EINVAL;
+			break;
+		}
 		if (len > 0 && buf[len - 1] == '\r')
 			buf[--len] = '\0';
 		if (buf[strspn(buf, " \t")] == '\0' || buf[strspn(buf, " \t")] == '#')
 			continue;
-		if (strlen(buf) != len) {
-			snprintf(err, errlen, "%s:%u: a NUL byte: not a text file", path, line);
-			rc = -EINVAL;
-			break;
-		}
 		n = split(buf, col, (int)(sizeof(col) / sizeof(col[0])));
 		if (n < 0) {
 			snprintf(err, errlen, "%s:%u: more than %zu columns", path, line,
@@ -181,11 +278,14 @@ tr_appsteps_read(const char *path, int64_t offset_ns, struct tr_appsteps *out, c
 		if (first) {
 			first = false;
 			if (strspn(col[0], "0123456789") != strlen(col[0]) || col[0][0] == '\0') {
-				rc = header(col, n, &l, path, line, err, errlen);
+				rc = header(col, n, step_col, &l, path, line, err, errlen);
 				if (rc != 0)
 					break;
 				continue;
 			}
+			rc = no_header(n, step_col, &l, path, line, err, errlen);
+			if (rc != 0)
+				break;
 		}
 		need = l.step > l.start ? l.step : l.start;
 		need = (need > l.end ? need : l.end) + 1;

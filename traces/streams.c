@@ -151,6 +151,22 @@ fill_holes(struct flow *f, uint64_t s, uint64_t e)
 	return filled;
 }
 
+/*
+ * Could a sender have moved its sequence on by @p ahead (bytes, or RoCE packets of at least
+ * TR_ROCE_WIRE_MIN bytes: @p roce) since the flow's last data packet, at @p ts?  See
+ * TR_SEQ_WINDOW_MAX.
+ */
+static bool
+seq_jump(const struct flow *f, int64_t ahead, uint64_t ts, bool roce)
+{
+	double dt = (ts > f->last_ts ? (double)(ts - f->last_ts) : 0) / 1e9 + 1e-6;
+	double bytes = roce ? (double)ahead * TR_ROCE_WIRE_MIN : (double)ahead;
+
+	if (ahead > (int64_t)TR_SEQ_WINDOW_MAX || ahead < -(int64_t)TR_SEQ_WINDOW_MAX)
+		return true;
+	return bytes > dt * TR_LINK_RATE_MAX + (roce ? 0 : TR_SEQ_BURST_MAX);
+}
+
 /* TCP: the segment's new bytes from its sequence number (see streams.h). */
 static void
 tcp_segment(struct flow *f, const struct tr_ip *ip, uint32_t len, struct tk_ev *ev)
@@ -173,6 +189,17 @@ tcp_segment(struct flow *f, const struct tr_ip *ip, uint32_t len, struct tk_ev *
 	}
 	if (len == 0)
 		return;
+	if (f->has_base && seq_jump(f, (int32_t)(ip->tcp_seq - (uint32_t)f->hwm), ev->ts, false)) {
+		/* not the same stream: the holes it left stay missing, a new one starts */
+		uint32_t i;
+
+		for (i = 0; i < f->nholes; i++)
+			f->lost += f->hole[i].e - f->hole[i].s;
+		f->nholes = 0;
+		f->has_base = false;
+		f->jumps++;
+		ev->jump = true;
+	}
 	if (!f->has_base) {
 		f->has_base = true;
 		f->hwm = 1ULL << 32 | ip->tcp_seq;
@@ -229,8 +256,12 @@ roce_packet(struct flow *f, const struct tr_bth *b, struct tk_ev *ev)
 		ev->retrans = b->payload;
 		return;
 	}
-	if (d > 1)
+	if (d > 1 && seq_jump(f, d - 1, ev->ts, true)) {
+		f->jumps++;			/* not the same stream: a new one from here */
+		ev->jump = true;
+	} else if (d > 1) {
 		f->holes += d - 1;		/* packets missing: their bytes are not known */
+	}
 	f->hwm = b->psn;
 	ev->fresh = b->payload;
 }
@@ -334,6 +365,8 @@ tk_packet(struct tracker *t, const struct tr_packet *p, struct tk_ev *ev, char *
 		tcp_segment(f, &ip, len, ev);
 	else
 		ev->fresh = len;
+	if (len > 0)
+		f->last_ts = p->ts_ns;
 	/* the direction's stream is the job's: the background's bytes are not in it */
 	ev->off = t->dpos[f->dir];
 	if (!bg)
@@ -562,6 +595,7 @@ pass1(const char *path, const struct tr_stream_params *prm, struct tr_streams *o
 			flow_missing(&t.flow[i], &mb, &mh);
 			out->dir[t.flow[i].dir].missing_bytes += mb;
 			out->dir[t.flow[i].dir].holes += mh;
+			out->dir[t.flow[i].dir].jumps += t.flow[i].jumps;
 		}
 		/* the idle threshold of each direction, and its gaps above it */
 		for (i = 0; i < out->ndirs; i++) {

@@ -65,6 +65,27 @@
 /** Directions tracked at most. */
 #define TR_DIRS_MAX 4096u
 
+/**
+ * A flow's sequence may move on over bytes the capture missed only as far as a sender could
+ * have sent them: within TR_SEQ_WINDOW_MAX of the highest byte so far (TCP's largest window,
+ * RFC 7323: 65535 << 14 bytes; RoCE v2: the 2^23 PSNs the InfiniBand spec lets a requester have
+ * outstanding), and no more than a link of TR_LINK_RATE_MAX carries in the time since the
+ * flow's previous data packet and a microsecond (a timestamp's grain), with TCP
+ * TR_SEQ_BURST_MAX more (a host's segmentation offload hands the capture many segments at once).
+ * A jump beyond is not loss: the flow's stream starts anew there (a new connection on the same
+ * ports, or a capture that lost more than that), counted in tr_dir.jumps.
+ */
+#define TR_SEQ_WINDOW_MAX (1u << 30)
+
+/** The fastest link a jump is measured against (B/s): 1.6 Tbit/s, IEEE 802.3dj. */
+#define TR_LINK_RATE_MAX 2e11
+
+/** TCP bytes a host may hand the capture at once beyond the link's rate. */
+#define TR_SEQ_BURST_MAX (16u << 20)
+
+/** The smallest RoCE v2 frame on the wire, preamble and gap included (bytes). */
+#define TR_ROCE_WIRE_MIN 84u
+
 /** Steps at most. */
 #define TR_STEPS_MAX 10000000u
 
@@ -189,6 +210,9 @@ struct tr_dir {
 	uint64_t retrans_bytes, retrans_packets;
 	uint64_t reordered;		/**< segments that filled a hole a later one had left */
 	uint64_t missing_bytes, holes;	/**< never seen: the stream moved on over them */
+	uint64_t jumps;			/**< a flow's sequence moved further than a sender
+					 *   could: its stream started anew
+					 *   (TR_SEQ_WINDOW_MAX) */
 	uint64_t cut_payload;		/**< data packets whose payload the snap length cut */
 	uint32_t flows, tcp, udp, roce;
 	uint64_t first_ns, last_ns;	/**< first and last data packet */

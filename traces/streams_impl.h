@@ -39,6 +39,9 @@ struct flow {
 	uint32_t nholes;
 	uint64_t holes;				/* holes ever left (RoCE: PSNs skipped) */
 	uint64_t lost;				/* hole bytes given up for room */
+	uint64_t jumps;				/* the sequence moved further than a sender
+						 *   could: a new stream from there */
+	uint64_t last_ts;			/* its last data packet */
 };
 
 struct dir_key {
@@ -60,6 +63,7 @@ struct tk_ev {
 	uint32_t payload;			/* payload bytes (application bytes it carries) */
 	uint32_t retrans;			/* of which sent before */
 	bool reordered;				/* filled a hole */
+	bool jump;				/* its flow's stream started anew with it */
 	bool cut;				/* the snap length cut its payload */
 	uint32_t wire;				/* frame bytes (original length) */
 };

@@ -14,7 +14,9 @@
  * bandwidth) can be fitted to the bursts by least squares.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,21 +208,95 @@ points_grow(struct tr_reader *r, struct tr_syncs *out, struct pinfo **pi, uint32
 	return 0;
 }
 
-/* ---- runs and steps ---- */
+/* ---- runs and steps: by number, in the order met, through an index (runs and steps are
+ * as many as the trace holds, whatever their numbers) ---- */
+
+/* An open-addressing index of 32-bit keys to positions in an array (slots hold position + 1). */
+struct idx32 {
+	uint32_t *slot;
+	uint32_t mask;
+};
+
+/* The position of @key in @arr (elements of @esize bytes, the key at @koff), or -1. */
+static int64_t
+idx32_find(const struct idx32 *x, uint32_t key, const void *arr, size_t esize, size_t koff)
+{
+	uint32_t h, v;
+
+	if (x->slot == NULL)
+		return -1;
+	for (h = (uint32_t)mix(key) & x->mask; (v = x->slot[h]) != 0; h = (h + 1) & x->mask)
+		if (*(const uint32_t *)((const char *)arr + (size_t)(v - 1) * esize + koff) == key)
+			return v - 1;
+	return -1;
+}
+
+/* Add position @pos of @key (absent); the index grows to hold @n + 1 entries, rebuilt from
+ * @arr's first @n. */
+static int
+idx32_add(struct idx32 *x, uint32_t key, uint32_t pos, uint32_t n, const void *arr, size_t esize,
+	  size_t koff)
+{
+	uint32_t h;
+
+	if (x->slot == NULL || 2 * ((uint64_t)n + 1) > (uint64_t)x->mask + 1) {
+		uint32_t nm = x->slot == NULL ? 63 : 2 * x->mask + 1, i;
+		uint32_t *ns = calloc((size_t)nm + 1, sizeof(*ns));
+
+		if (ns == NULL)
+			return -ENOMEM;
+		for (i = 0; i < n; i++) {
+			uint32_t k = *(const uint32_t *)((const char *)arr + (size_t)i * esize +
+							  koff);
+
+			for (h = (uint32_t)mix(k) & nm; ns[h] != 0; h = (h + 1) & nm)
+				;
+			ns[h] = i + 1;
+		}
+		free(x->slot);
+		x->slot = ns;
+		x->mask = nm;
+	}
+	for (h = (uint32_t)mix(key) & x->mask; x->slot[h] != 0; h = (h + 1) & x->mask)
+		;
+	x->slot[h] = pos + 1;
+	return 0;
+}
+
+struct builder {
+	struct idx32 runs;
+	struct idx32 *steps;		/* [nruns]: each run's steps */
+	uint32_t steps_cap;
+};
 
 static struct tr_run *
-run_of(struct tr_syncs *s, uint32_t run_id)
+run_of(struct tr_syncs *s, struct builder *b, uint32_t run_id)
 {
+	int64_t i = idx32_find(&b->runs, run_id, s->run, sizeof(*s->run),
+			       offsetof(struct tr_run, run_id));
 	struct tr_run *r;
-	uint32_t i;
 
-	for (i = 0; i < s->nruns; i++)
-		if (s->run[i].run_id == run_id)
-			return &s->run[i];
-	r = realloc(s->run, (s->nruns + 1) * sizeof(*r));
+	if (i >= 0)
+		return &s->run[i];
+	if (s->nruns == UINT32_MAX - 1)
+		return NULL;
+	r = realloc(s->run, ((size_t)s->nruns + 1) * sizeof(*r));
 	if (r == NULL)
 		return NULL;
 	s->run = r;
+	if (s->nruns == b->steps_cap) {
+		uint32_t nc = b->steps_cap ? 2 * b->steps_cap : 8;
+		struct idx32 *ns = realloc(b->steps, (size_t)nc * sizeof(*ns));
+
+		if (ns == NULL)
+			return NULL;
+		memset(ns + b->steps_cap, 0, (size_t)(nc - b->steps_cap) * sizeof(*ns));
+		b->steps = ns;
+		b->steps_cap = nc;
+	}
+	if (idx32_add(&b->runs, run_id, s->nruns, s->nruns, s->run, sizeof(*s->run),
+		      offsetof(struct tr_run, run_id)) != 0)
+		return NULL;
 	r = &s->run[s->nruns++];
 	memset(r, 0, sizeof(*r));
 	r->run_id = run_id;
@@ -228,40 +304,110 @@ run_of(struct tr_syncs *s, uint32_t run_id)
 }
 
 static struct tr_step *
-step_of(struct tr_run *r, uint32_t step)
+step_of(struct tr_run *r, struct idx32 *x, uint32_t step)
 {
-	uint32_t i;
+	int64_t i = idx32_find(x, step, r->step, sizeof(*r->step), offsetof(struct tr_step, step));
+	struct tr_step *st;
 
-	if (step < r->nsteps)
-		return &r->step[step];
-	if (step >= 100000000)
-		return NULL;
-	if (step >= r->cap) {
-		uint32_t cap = r->cap ? r->cap : 64;
-		struct tr_step *s;
+	if (i >= 0)
+		return &r->step[i];
+	if (r->nsteps == r->cap) {
+		uint32_t cap = r->cap ? 2 * r->cap : 64;
+		struct tr_step *s = realloc(r->step, (size_t)cap * sizeof(*s));
 
-		while (cap <= step)
-			cap *= 2;
-		s = realloc(r->step, cap * sizeof(*s));
 		if (s == NULL)
 			return NULL;
 		r->step = s;
 		r->cap = cap;
 	}
-	for (i = r->nsteps; i <= step; i++) {
-		memset(&r->step[i], 0, sizeof(r->step[i]));
-		r->step[i].step = i;
-		r->step[i].first_ns = UINT64_MAX;
-		r->step[i].first_dep_ns = UINT64_MAX;
+	if (idx32_add(x, step, r->nsteps, r->nsteps, r->step, sizeof(*r->step),
+		      offsetof(struct tr_step, step)) != 0)
+		return NULL;
+	st = &r->step[r->nsteps++];
+	memset(st, 0, sizeof(*st));
+	st->step = step;
+	st->first_ns = UINT64_MAX;
+	st->first_dep_ns = UINT64_MAX;
+	return st;
+}
+
+static int
+cmp_run(const void *a, const void *b)
+{
+	const struct tr_run *x = a, *y = b;
+
+	return x->run_id < y->run_id ? -1 : x->run_id > y->run_id;
+}
+
+static int
+cmp_step(const void *a, const void *b)
+{
+	const struct tr_step *x = a, *y = b;
+
+	return x->step < y->step ? -1 : x->step > y->step;
+}
+
+/* The rounds a run's step can have: the limit of its run id, if the trace announces it. */
+static int
+run_limit(const struct tr_syncs_limits *lim, uint32_t run_id, uint32_t *rounds)
+{
+	uint32_t i;
+
+	*rounds = 0;
+	if (lim == NULL || lim->nruns == 0)
+		return 0;
+	for (i = 0; i < lim->nruns; i++)
+		if (lim->run[i].run_id == run_id) {
+			*rounds = lim->run[i].rounds;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* A frame's header that the trace's own scenario makes impossible: -EINVAL with the message
+ * naming the frame, else 0. */
+static int
+frame_check(const struct tr_syncs_limits *lim, uint64_t frame, uint32_t run_id, uint32_t step,
+	    uint32_t round, uint32_t src, uint32_t dst, char *err, size_t errlen)
+{
+	uint32_t rounds, i;
+	int n;
+
+	if (lim == NULL)
+		return 0;
+	if (run_limit(lim, run_id, &rounds) != 0) {
+		n = snprintf(err, errlen, "frame %" PRIu64 ": run id %u, but the trace's header "
+			     "lists the runs", frame, run_id);
+		for (i = 0; i < lim->nruns && n >= 0 && (size_t)n < errlen; i++)
+			n += snprintf(err + n, errlen - (size_t)n, "%s %u", i ? "," : "",
+				      lim->run[i].run_id);
+		return -EINVAL;
 	}
-	r->nsteps = step + 1;
-	return &r->step[step];
+	if (lim->steps > 0 && step >= lim->steps) {
+		snprintf(err, errlen, "frame %" PRIu64 ": step %u, but the trace's scenario runs "
+			 "%u steps (0 to %u)", frame, step, lim->steps, lim->steps - 1);
+		return -EINVAL;
+	}
+	if (rounds > 0 && round >= rounds) {
+		snprintf(err, errlen, "frame %" PRIu64 ": round %u, but run %u has %u rounds a "
+			 "step (0 to %u)", frame, round, run_id, rounds, rounds - 1);
+		return -EINVAL;
+	}
+	if (lim->nodes > 0 && (src >= lim->nodes || dst >= lim->nodes)) {
+		snprintf(err, errlen, "frame %" PRIu64 ": %s %u, but the trace's scenario has %u "
+			 "workers (0 to %u)", frame, src >= lim->nodes ? "source" : "destination",
+			 src >= lim->nodes ? src : dst, lim->nodes, lim->nodes - 1);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int
-tr_syncs_read(struct tr_reader *rd, struct tr_syncs *out, char *err, size_t errlen)
+tr_syncs_read(struct tr_reader *rd, const struct tr_syncs_limits *lim, struct tr_syncs *out,
+	      char *err, size_t errlen)
 {
 	struct table pend = { NULL, 0, 0 };
+	struct builder bld = { { NULL, 0 }, NULL, 0 };
 	struct pinfo *pi = NULL;
 	struct tr_packet p;
 	bool any_tx = false;
@@ -276,7 +422,7 @@ tr_syncs_read(struct tr_reader *rd, struct tr_syncs *out, char *err, size_t errl
 		const uint8_t *h;
 		struct tr_run *run;
 		struct tr_step *st;
-		uint32_t step, round;
+		uint32_t step, round, rounds_max;
 		uint64_t key;
 		bool bg;
 
@@ -304,6 +450,13 @@ tr_syncs_read(struct tr_reader *rd, struct tr_syncs *out, char *err, size_t errl
 		bg = (h[5] & F_BG) || h[21] == KIND_SINK;
 		step = (uint32_t)be(h + 12, 4);
 		round = (uint32_t)be(h + 6, 2);
+		if (!bg) {
+			rc = frame_check(lim, p.frame, (uint32_t)be(h + 8, 4), step, round,
+					 (uint32_t)be(h + 16, 2), (uint32_t)be(h + 18, 2), err,
+					 errlen);
+			if (rc != 0)
+				break;
+		}
 		if (bg) {
 			pt->bg_frames++;
 			pt->bg_bytes += p.len;
@@ -332,7 +485,9 @@ tr_syncs_read(struct tr_reader *rd, struct tr_syncs *out, char *err, size_t errl
 				}
 			}
 		}
-		run = run_of(out, (uint32_t)be(h + 8, 4));
+		if (rc != 0)
+			break;
+		run = run_of(out, &bld, (uint32_t)be(h + 8, 4));
 		if (run == NULL) {
 			rc = -ENOMEM;
 			break;
@@ -341,11 +496,18 @@ tr_syncs_read(struct tr_reader *rd, struct tr_syncs *out, char *err, size_t errl
 			run->bg_frames++;
 			continue;
 		}
-		st = step_of(run, step);
-		if (st == NULL) {
-			snprintf(err, errlen, "frame %lu: step %u is not plausible",
-				 (unsigned long)p.frame, step);
+		/* without the trace's scenario, a round from TR_ROUNDS_PLAUSIBLE is not believed */
+		run_limit(lim, run->run_id, &rounds_max);
+		if (rounds_max == 0 && round >= TR_ROUNDS_PLAUSIBLE) {
+			snprintf(err, errlen, "frame %" PRIu64 ": round %u is not plausible (the "
+				 "trace carries no scenario to say how many rounds a step has)",
+				 p.frame, round);
 			rc = -EINVAL;
+			break;
+		}
+		st = step_of(run, &bld.steps[run - out->run], step);
+		if (st == NULL) {
+			rc = -ENOMEM;
 			break;
 		}
 		run->frames++;
@@ -355,12 +517,6 @@ tr_syncs_read(struct tr_reader *rd, struct tr_syncs *out, char *err, size_t errl
 			st->first_dep_ns = be(h + 40, 8);
 		if (round + 1 > st->rounds)
 			st->rounds = round + 1;
-		if (round >= 4096) {
-			snprintf(err, errlen, "frame %lu: round %u is not plausible",
-				 (unsigned long)p.frame, round);
-			rc = -EINVAL;
-			break;
-		}
 		if (round >= st->round_cap) {
 			uint32_t cap = st->round_cap ? st->round_cap : 16, k;
 			uint64_t *re, *dep;
@@ -402,23 +558,23 @@ tr_syncs_read(struct tr_reader *rd, struct tr_syncs *out, char *err, size_t errl
 	out->unordered = tr_reader_unordered(rd);
 	free(pend.s);
 	free(pi);
+	free(bld.runs.slot);
+	for (i = 0; i < bld.steps_cap; i++)
+		free(bld.steps[i].slot);
+	free(bld.steps);
 	if (rc != 0) {
 		if (rc == -ENOMEM)
 			snprintf(err, errlen, "out of memory");
 		tr_syncs_free(out);
 		return rc;
 	}
-	/* runs in run-id order */
-	for (i = 1; i < out->nruns; i++) {
-		struct tr_run t = out->run[i];
-		uint32_t j = i;
-
-		while (j > 0 && out->run[j - 1].run_id > t.run_id) {
-			out->run[j] = out->run[j - 1];
-			j--;
-		}
-		out->run[j] = t;
-	}
+	/* runs in run-id order, each one's steps in step order */
+	if (out->nruns > 1)
+		qsort(out->run, out->nruns, sizeof(*out->run), cmp_run);
+	for (i = 0; i < out->nruns; i++)
+		if (out->run[i].nsteps > 1)
+			qsort(out->run[i].step, out->run[i].nsteps, sizeof(*out->run[i].step),
+			      cmp_step);
 	return 0;
 }
 
@@ -439,270 +595,6 @@ tr_syncs_free(struct tr_syncs *s)
 	free(s->run);
 	free(s->point);
 	memset(s, 0, sizeof(*s));
-}
-
-/* ---- bursts ---- */
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The gap between "inside a burst" and "between bursts": the largest multiplicative jump among
- * the sorted gaps above 10 x their median. */
-static double
-auto_gap(const uint64_t *ts, uint64_t n)
-{
-	double *g, med, best = 0, thr = 0;
-	uint64_t i;
-
-	if (n < 3)
-		return INFINITY;
-	g = malloc((n - 1) * sizeof(*g));
-	if (g == NULL)
-		return INFINITY;
-	for (i = 1; i < n; i++)
-		g[i - 1] = (ts[i] - ts[i - 1]) / 1e9;
-	qsort(g, n - 1, sizeof(*g), cmp_double);
-	med = g[(n - 1) / 2];
-	for (i = 1; i < n - 1; i++) {
-		double lo = g[i - 1] > 1e-9 ? g[i - 1] : 1e-9;
-
-		if (g[i] < 10 * med || g[i] < 100e-6)
-			continue;
-		if (g[i] / lo > best) {
-			best = g[i] / lo;
-			thr = sqrt(g[i] * lo);
-		}
-	}
-	free(g);
-	return best > 0 ? thr : INFINITY;
-}
-
-struct sel {
-	uint64_t ts;
-	uint32_t bytes;
-	uint64_t flow;
-};
-
-static int
-cmp_flow_bytes(const void *a, const void *b)
-{
-	const struct tr_flow *x = a, *y = b;
-
-	return x->bytes > y->bytes ? -1 : x->bytes < y->bytes;
-}
-
-/* Count a packet on its flow (a linear table: a sync has few flows; past TR_FLOWS_MAX the rest
- * are only counted in the bursts). */
-static int
-flow_add(struct tr_bursts *out, const struct tr_ip *ip, uint32_t bytes)
-{
-	uint32_t i;
-	struct tr_flow *f;
-
-	for (i = 0; i < out->nflows; i++) {
-		f = &out->flow[i];
-		if (f->family == ip->family && f->proto == ip->proto && f->sport == ip->sport &&
-		    f->dport == ip->dport && memcmp(f->src, ip->src, 16) == 0 &&
-		    memcmp(f->dst, ip->dst, 16) == 0)
-			goto found;
-	}
-	if (out->nflows == TR_FLOWS_MAX)
-		return 0;
-	if ((out->nflows & (out->nflows - 1)) == 0) {
-		f = realloc(out->flow, (out->nflows ? 2 * out->nflows : 1) * sizeof(*f));
-		if (f == NULL)
-			return -ENOMEM;
-		out->flow = f;
-	}
-	f = &out->flow[out->nflows++];
-	memset(f, 0, sizeof(*f));
-	f->family = ip->family;
-	f->proto = ip->proto;
-	f->sport = ip->sport;
-	f->dport = ip->dport;
-	memcpy(f->src, ip->src, 16);
-	memcpy(f->dst, ip->dst, 16);
-found:
-	f->packets++;
-	f->bytes += bytes;
-	return 0;
-}
-
-static int
-cmp_sel(const void *a, const void *b)
-{
-	const struct sel *x = a, *y = b;
-
-	return x->ts < y->ts ? -1 : x->ts > y->ts;
-}
-
-static int
-push_burst(struct tr_bursts *b, const struct tr_burst *x)
-{
-	if (b->n == b->cap) {
-		uint32_t cap = b->cap ? 2 * b->cap : 64;
-		struct tr_burst *n = realloc(b->b, cap * sizeof(*n));
-
-		if (n == NULL)
-			return -ENOMEM;
-		b->b = n;
-		b->cap = cap;
-	}
-	b->b[b->n++] = *x;
-	return 0;
-}
-
-static uint32_t
-count_flows(const struct sel *s, uint64_t n)
-{
-	uint64_t seen[64];
-	uint32_t k = 0, i;
-	uint64_t j;
-
-	for (j = 0; j < n && k < 64; j++) {
-		for (i = 0; i < k && seen[i] != s[j].flow; i++)
-			;
-		if (i == k)
-			seen[k++] = s[j].flow;
-	}
-	return k;
-}
-
-int
-tr_bursts_read(struct tr_reader *r, const struct tr_burst_params *bp, struct tr_bursts *out,
-	       char *err, size_t errlen)
-{
-	struct tr_select *sel = tr_select_create(bp->filter);
-	struct sel *s = NULL;
-	uint64_t n = 0, cap = 0, j, start;
-	uint64_t *ts = NULL;
-	struct tr_packet p;
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if (sel == NULL)
-		return -ENOMEM;
-	while ((rc = tr_reader_next(r, &p, err, errlen)) == 1) {
-		struct tr_ip ip;
-
-		out->packets++;
-		rc = tr_select_match(sel, &p, err, errlen);
-		if (rc < 0)
-			break;
-		if (rc == 0)
-			continue;
-		if (tr_decode_ip(p.linktype, p.data, p.caplen, &ip) != 0) {
-			out->not_ip++;
-			if (bp->filter == NULL || bp->filter[0] == '\0')
-				continue;
-		}
-		if (n == cap) {
-			uint64_t c = cap ? 2 * cap : 4096;
-			struct sel *t = realloc(s, c * sizeof(*s));
-
-			if (t == NULL) {
-				rc = -ENOMEM;
-				break;
-			}
-			s = t;
-			cap = c;
-		}
-		s[n].ts = p.ts_ns;
-		s[n].bytes = bp->payload ? ip.l4_payload : p.len;
-		if (ip.family != 0 && flow_add(out, &ip, s[n].bytes) != 0) {
-			rc = -ENOMEM;
-			break;
-		}
-		s[n].flow = (be(ip.src, 4) << 32 | be(ip.dst, 4)) ^
-			    ((uint64_t)ip.sport << 16 | ip.dport) * 0x9e3779b97f4a7c15ULL ^ ip.proto;
-		n++;
-	}
-	tr_select_free(sel);
-	if (rc < 0) {
-		if (rc == -ENOMEM)
-			snprintf(err, errlen, "out of memory");
-		free(s);
-		tr_bursts_free(out);
-		return rc;
-	}
-	out->selected = n;
-	if (out->nflows > 1)
-		qsort(out->flow, out->nflows, sizeof(*out->flow), cmp_flow_bytes);
-	if (n == 0) {
-		free(s);
-		snprintf(out->how, sizeof(out->how), "no packet selected");
-		return 0;
-	}
-	qsort(s, n, sizeof(*s), cmp_sel);
-	if (bp->period_s > 0) {
-		out->gap_s = NAN;
-		snprintf(out->how, sizeof(out->how), "periods of %.9g s from the first packet",
-			 bp->period_s);
-	} else {
-		ts = malloc(n * sizeof(*ts));
-		if (ts == NULL) {
-			free(s);
-			return -ENOMEM;
-		}
-		for (j = 0; j < n; j++)
-			ts[j] = s[j].ts;
-		out->gap_s = bp->gap_s > 0 ? bp->gap_s : auto_gap(ts, n);
-		free(ts);
-		snprintf(out->how, sizeof(out->how), "bursts split at idle gaps over %.6g s (%s)",
-			 out->gap_s, bp->gap_s > 0 ? "given" : "automatic: the largest jump among "
-			 "the gaps over 10 x the median");
-	}
-	out->max_inside_s = 0;
-	out->min_between_s = INFINITY;
-	for (start = 0, j = 1; j <= n; j++) {
-		bool cut;
-
-		if (j == n)
-			cut = true;
-		else if (bp->period_s > 0)
-			cut = (uint64_t)((s[j].ts - s[0].ts) / (bp->period_s * 1e9)) !=
-			      (uint64_t)((s[start].ts - s[0].ts) / (bp->period_s * 1e9));
-		else
-			cut = (s[j].ts - s[j - 1].ts) / 1e9 > out->gap_s;
-		if (!cut) {
-			double g = (s[j].ts - s[j - 1].ts) / 1e9;
-
-			if (g > out->max_inside_s)
-				out->max_inside_s = g;
-			continue;
-		}
-		{
-			struct tr_burst b = { s[start].ts, s[j - 1].ts, j - start, 0,
-					      count_flows(s + start, j - start) };
-			uint64_t k;
-
-			for (k = start; k < j; k++)
-				b.bytes += s[k].bytes;
-			if (push_burst(out, &b) != 0) {
-				free(s);
-				tr_bursts_free(out);
-				return -ENOMEM;
-			}
-		}
-		if (j < n && (s[j].ts - s[j - 1].ts) / 1e9 < out->min_between_s)
-			out->min_between_s = (s[j].ts - s[j - 1].ts) / 1e9;
-		start = j;
-	}
-	free(s);
-	return 0;
-}
-
-void
-tr_bursts_free(struct tr_bursts *b)
-{
-	free(b->flow);
-	free(b->b);
-	memset(b, 0, sizeof(*b));
 }
 
 int

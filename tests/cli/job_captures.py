@@ -6,7 +6,11 @@ writes DIR/job.pcap (two hosts send each other 5 steps of 50,000 bytes in 1000-b
 segments 10 us apart, B 5 us after A, 5 ms of compute between), DIR/job.truth (each step's true
 first and last packet times), DIR/job.csv (the application's own step times, 1 ms before and
 after the wire), DIR/transfers.pcap (three transfers of 1, 2 and 4 MB: no repeating step) and
-DIR/stalls.pcap (4 steps of 50 segments, a 3 ms stall in the middle of each, 2 ms between)."""
+DIR/stalls.pcap (4 steps of 50 segments, a 3 ms stall in the middle of each, 2 ms between) and
+DIR/conns.pcap (a burst of 1000 connections, a segment each way, then one of 10, 1 ms later).
+    job_captures.py DIR long PACKETS
+writes DIR/longPACKETS.pcap: 20 bursts of 60-byte frames (6-byte TCP segments each way 1 us
+apart), 1 ms idle between, PACKETS in all."""
 import struct, sys
 d = sys.argv[1]
 def tcp(ts, src, dst, sport, dport, seq, n):
@@ -20,6 +24,20 @@ def pcap(name, recs):
         for _, r in sorted(recs, key=lambda x: x[0]):
             f.write(r)
 A, B = [10, 0, 0, 1], [10, 0, 0, 2]
+if len(sys.argv) > 2 and sys.argv[2] == "long":
+    n = int(sys.argv[3])
+    fr = [bytearray(tcp(0, A, B, 40000, 41000, 0, 6)[16:]), bytearray(tcp(0, B, A, 41000, 40000, 0, 6)[16:])]
+    rec, seq, t = struct.Struct("<IIII"), [1000, 99999], 1700000000 * 10**9
+    buf = bytearray()
+    for k in range(n):
+        t += 1000000 if k and k % (n // 20) == 0 else 1000
+        buf += rec.pack(t // 10**9, t % 10**9, 60, 60)
+        struct.pack_into(">I", fr[k & 1], 38, seq[k & 1] & 0xffffffff)
+        seq[k & 1] += 6
+        buf += fr[k & 1]
+    with open("%s/long%d.pcap" % (d, n), "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 96, 1) + buf)
+    sys.exit(0)
 t, recs, truth, seq = 1700000000 * 10**9, [], [], [1000, 99999]
 for k in range(5):
     start = t
@@ -52,3 +70,12 @@ for k in range(4):
         seq += 1000
     t += 2000000
 pcap("stalls.pcap", recs)
+# a burst of 1000 connections (a segment each way), then a burst of 10, 1 ms later
+t, recs = 1700000000 * 10**9, []
+for burst, conns in enumerate((1000, 10)):
+    for c in range(conns):
+        recs.append((t, tcp(t, A, B, 10000 + 5000 * burst + c, 80, 1, 100)))
+        recs.append((t + 500, tcp(t + 500, B, A, 80, 10000 + 5000 * burst + c, 1, 100)))
+        t += 1000
+    t += 1000000
+pcap("conns.pcap", recs)

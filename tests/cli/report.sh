@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # syncemu report: pages from the JSON of the default run, a load sweep, a model and a job's
 # capture validated, opened in headless Chromium (no console error, every chart drawn, every
-# slider moves its chart through the DOM; screenshots kept in SHOTS/); bad inputs refused with
+# slider moves its chart through the DOM; screenshots kept in SHOTS/); JSON of syncemu's shape
+# with members it cannot draw: everything else drawn, the rest named; bad inputs refused with
 # the file, line and column, the page never written over an input or left half-written.
 # Usage: report.sh SYNCEMU SHOTS_DIR full|quick   (quick: the sanitizer build: short runs, no browser)
 set -u
@@ -137,6 +138,23 @@ page all model0-bw-wan model0-bw-budget sweep2-value validate3-steps-step
 expect_rc 0 "report: a syncemu trace validated, and three transfers' bursts" -- "$se" report "$tmp/vsync.json" \
 	"$tmp/vbursts.json" -o "$tmp/traces.html"
 page traces validate1-bursts-burst
+# JSON of syncemu's shape that the page cannot draw all of (a null run before the real one, a
+# validated step that is null): the page draws everything else and says what it could not, by
+# JSON pointer
+python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+r = json.load(open(d + "/run.json"))
+r["runs"] = [None] + r["runs"]
+json.dump(r, open(d + "/nullrun.json", "w"))
+v = json.load(open(d + "/validate.json"))
+v["tables"]["steps"]["rows"][2] = None
+json.dump(v, open(d + "/nullstep.json", "w"))
+PY
+expect_rc 0 "report: a null run, a null step, and the model after them" -- "$se" report \
+	"$tmp/nullrun.json" "$tmp/nullstep.json" "$tmp/model.json" -o "$tmp/broken.html"
+page broken run0-shares-step model2-bw-wan "not-drawn:/runs/0 (null)" \
+	"not-drawn:the steps (/tables/steps, /summary)" "not-drawn:the overlap of the directions"
 # the budget slider moves the module variants' curve: E at the lowest budget is slower
 [ -s "$shots/all.png" ] && ok "screenshots kept in $shots" || bad "no screenshot"
 

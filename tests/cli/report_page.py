@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Open a syncemu report page in headless Chromium and check it as a person would use it.
 
-    report_page.py CHROMIUM PAGE.html SCREENSHOT.png [EXPECT_SLIDER_ID...]
+    report_page.py CHROMIUM PAGE.html SCREENSHOT.png [EXPECT_SLIDER_ID | not-drawn:TEXT ...]
 
 Drives the browser over the DevTools protocol on a pipe (--remote-debugging-pipe: fd 3 in,
 fd 4 out, NUL-separated JSON; Python's standard library only).  Checks, and exits 1 naming the
@@ -13,6 +13,8 @@ first that fails:
   - every slider of the page, moved through the DOM (its value set, an 'input' event
     dispatched, as a person's drag does), changes the data of the chart in its figure and its
     own <output>; each EXPECT_SLIDER_ID must be among them;
+  - the page's notes of what it could not draw (class "not-drawn": JSON it cannot draw) are
+    exactly one per not-drawn:TEXT, each holding its TEXT (none without);
 then writes a full-page screenshot.  Prints one line per check.
 """
 import base64
@@ -131,7 +133,8 @@ INKED = """(id) => { const c = document.getElementById(id + '-canvas');
 
 def main():
     chromium, page, shot = sys.argv[1:4]
-    expect = sys.argv[4:]
+    expect = [a for a in sys.argv[4:] if not a.startswith("not-drawn:")]
+    not_drawn = [a[len("not-drawn:"):] for a in sys.argv[4:] if a.startswith("not-drawn:")]
     failed = []
     with tempfile.TemporaryDirectory() as profile:
         b = Browser(chromium, profile)
@@ -159,6 +162,13 @@ def main():
                     failed.append("chart %s: nothing drawn on its canvas" % f)
             print("charts drawn: %d of %d" % (len(figs) - sum(1 for x in failed if "nothing drawn" in x),
                                               len(figs)))
+            notes = b.eval("[...document.querySelectorAll('.not-drawn')].map((e) => e.textContent)")
+            for n in notes:
+                print("not drawn: " + n)
+            if len(notes) != len(not_drawn) or \
+                    any(not any(t in n for n in notes) for t in not_drawn):
+                failed.append("notes of what was not drawn: %s, expected %d holding %s" %
+                              (notes, len(not_drawn), not_drawn))
             sliders = b.eval("Object.keys(window.syncemuSliders)")
             for s in expect:
                 if s not in sliders:

@@ -7,8 +7,10 @@
  * checked against the reader's own accessors.  Then the same file is read as a real job's
  * byte streams (traces/streams.h: TCP sequence numbers, PSNs, the split into steps found from
  * the streams and into a given count, with a background filter) and the steps checked against
- * the streams; and as an application's step times (traces/appsteps.h).  A broken invariant
- * traps; errors are expected and only their message is checked.
+ * the streams; as syncemu's frames (traces/syncs.h: runs and steps, with and without the limits
+ * of a trace's header) and as bursts (the automatic gap, a period); and as an application's
+ * step times (traces/appsteps.h).  A broken invariant traps; errors are expected and only their
+ * message is checked.
  *
  * Built and run by tests/fuzz/run.sh (clang -fsanitize=fuzzer,address,undefined).
  */
@@ -25,6 +27,7 @@
 #include "appsteps.h"
 #include "reader.h"
 #include "streams.h"
+#include "syncs.h"
 
 #define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
 
@@ -153,6 +156,64 @@ read_streams(const char *path, uint32_t steps, const char *background)
 	tr_streams_free(&s);
 }
 
+/* The file as syncemu's frames: runs in id order, steps in step order, within @p lim. */
+static void
+read_syncs(const char *path, const struct tr_syncs_limits *lim)
+{
+	struct tr_reader *r;
+	struct tr_syncs s;
+	char err[512];
+	uint32_t i, k;
+
+	r = tr_reader_open(path, err, sizeof(err));
+	if (r == NULL)
+		return;
+	if (tr_syncs_read(r, lim, &s, err, sizeof(err)) != 0) {
+		CHECK(err[0] != '\0');
+		tr_reader_close(r);
+		return;
+	}
+	CHECK(s.se_frames + s.other == s.frames);
+	for (i = 0; i < s.nruns; i++) {
+		const struct tr_run *run = &s.run[i];
+
+		CHECK(i == 0 || run->run_id > s.run[i - 1].run_id);
+		for (k = 0; k < run->nsteps; k++) {
+			CHECK(k == 0 || run->step[k].step > run->step[k - 1].step);
+			CHECK(lim == NULL || run->step[k].step < lim->steps);
+			CHECK(run->step[k].rounds <= run->step[k].round_cap);
+		}
+	}
+	tr_syncs_free(&s);
+	tr_reader_close(r);
+}
+
+/* The file cut into bursts: in time order, every packet selected in one. */
+static void
+read_bursts(const char *path, double gap_s, double period_s)
+{
+	struct tr_burst_params bp = { .gap_s = gap_s, .period_s = period_s };
+	struct tr_bursts b;
+	uint64_t packets = 0;
+	char err[512];
+	uint32_t i;
+
+	if (tr_bursts_read(path, &bp, &b, err, sizeof(err)) != 0) {
+		CHECK(err[0] != '\0');
+		return;
+	}
+	for (i = 0; i < b.n; i++) {
+		CHECK(b.b[i].start_ns <= b.b[i].end_ns);
+		CHECK(i == 0 || b.b[i].start_ns >= b.b[i - 1].end_ns);
+		CHECK(b.b[i].flows <= b.b[i].packets && b.b[i].flows <= b.nflows);
+		packets += b.b[i].packets;
+	}
+	CHECK(packets == b.selected && b.late <= b.unordered);
+	for (i = 1; i < b.nflows; i++)
+		CHECK(b.flow[i].bytes <= b.flow[i - 1].bytes);
+	tr_bursts_free(&b);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -185,11 +246,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tr_reader_close(r);
 		read_streams(path, 0, NULL);
 		read_streams(path, 3, "tcp port 5201 or udp port 7000");
+		{
+			static const struct tr_run_limit runs[] = { { 1, 8 }, { 2, 0 } };
+			static const struct tr_syncs_limits lim = { 3, 8, 2, runs };
+
+			read_syncs(path, NULL);
+			read_syncs(path, &lim);
+		}
+		read_bursts(path, 0, 0);
+		read_bursts(path, 0, 1e-3);
 	}
 	{
 		struct tr_appsteps a;
 
-		if (tr_appsteps_read(path, -1000, &a, err, sizeof(err)) == 0) {
+		if (tr_appsteps_read(path, NULL, -1000, &a, err, sizeof(err)) == 0) {
 			CHECK(a.n > 0);
 			for (i = 0; i < a.n; i++)
 				CHECK(a.s[i].start_ns <= a.s[i].end_ns &&

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Regenerate the seed corpus of tests/fuzz/fuzz_reader.c in tests/fuzz/corpus/reader/ (the files
 # are committed; run this only to change them): small valid pcap, pcap-ns, pcapng (syncemu-like,
-# dumpcap-like, big-endian, several sections), gzip'd ones, and a few broken ones.  Deterministic.
+# syncemu's own frames, dumpcap-like, big-endian, several sections), gzip'd ones, and a few
+# broken ones.  Deterministic.
 # Usage: gen_corpus.py [OUTDIR]
 import gzip
 import os
@@ -203,6 +204,24 @@ def roce_job():
     return pcap(1, ns=True, frames=frames)
 
 
+def se_runs():
+    """syncemu's own frames (UDP to 47110, the 48-byte header): 2 runs of 2 steps of 2 rounds,
+    at w0.tx and w1.rx, a run's header comment and its scenario."""
+    e = "<"
+    b = shb(e, [b"syncemu 0.1.0 run of scenario test, seed 1; runs: 1=A 2=C\n[run]\nsteps = 2\n"])
+    b += idb(e, 1, b"w0.tx", 9, snap=96) + idb(e, 1, b"w1.rx", 9, snap=96)
+    t = 10**9
+    for run in (1, 2):
+        for step in (0, 1):
+            for rnd in (0, 1):
+                se = struct.pack(">IBBHIIHHBBHQIIQ", 0x53594E43, 1, 0, rnd, run, step, 0, 1, 0, 0,
+                                 0, 0, 0, 100, t)
+                f = eth(0x0800, ipv4(17, udp(se + b"\0" * 100, 47111, 47110)))
+                b += epb(e, 0, t, f) + epb(e, 1, t + 5000, f)
+                t += 10000
+    return b
+
+
 def gz(b):
     return gzip.compress(b, 9, mtime=0)
 
@@ -214,6 +233,7 @@ files = {
     "pcap-null": pcap(0),
     "pcap-loop-ns": pcap(108, ns=True),
     "pcapng-syncemu": syncemu_like(),
+    "pcapng-se-runs": se_runs(),
     "pcapng-dumpcap": dumpcap_like(),
     "pcapng-links": allinks(),
     "gz-pcap": gz(pcap(1, ns=True)),

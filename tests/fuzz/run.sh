@@ -6,7 +6,8 @@
 # any crash, leak, sanitizer report or timeout (the work directory, with the crashing inputs, is
 # then kept).
 #   reader    the trace reader (traces/reader.h): a whole pcap or pcapng file, read as packets,
-#             as a job's byte streams (traces/streams.h) and as step times (traces/appsteps.h)
+#             as a job's byte streams (traces/streams.h), as syncemu's frames and as bursts
+#             (traces/syncs.h) and as step times (traces/appsteps.h)
 #   scenario  the scenario loader (control/scenario.h): a file, "%%", --set lines; links DPDK's
 #             cfgfile and rte_bpf (pkg-config libdpdk) and libelf, and needs no EAL
 # Exits 77 (skip) if clang, libFuzzer's runtime or a library the target needs is missing.
@@ -25,7 +26,8 @@ reader)
 	pkgs="libpcap zlib"
 	incs="-I$t"
 	srcs="$t/reader.c $t/reader_pcap.c $t/reader_pcapng.c $t/source.c $t/decode.c
-	      $t/select.c $t/streams.c $t/split.c $t/appsteps.c $src/models/stream.c
+	      $t/select.c $t/streams.c $t/split.c $t/appsteps.c $t/syncs.c $t/bursts.c
+	      $src/models/stream.c
 	      $src/models/queueing.c"
 	incs="$incs -I$src/models"
 	max_len=65536

@@ -105,6 +105,53 @@
 		return charts[id];
 	}
 
+	/*
+	 * Draw @what with @fn into @parent; if the JSON is not what it needs (a syncemu-shaped
+	 * document whose member is null, of another type, missing), leave out what it had begun
+	 * (figures, charts, sliders) and say on the page what could not be drawn and why, so that
+	 * everything else still is.
+	 */
+	function guard(parent, what, fn) {
+		const kids = parent.children.length;
+		const had = new Set(Object.keys(charts));
+		try {
+			fn();
+		} catch (e) {
+			for (const id of Object.keys(charts))
+				if (!had.has(id)) {
+					charts[id].destroy();
+					delete charts[id];
+				}
+			while (parent.children.length > kids)
+				parent.lastElementChild.remove();
+			for (const id of Object.keys(sliders))
+				if (!document.body.contains(sliders[id]))
+					delete sliders[id];
+			parent.append(el('p', { class: 'error not-drawn' }, 'Not drawn: ' + what + ' (' +
+					 (e instanceof TypeError || e instanceof RangeError ?
+					  'the JSON has not what it needs: ' : '') + e.message + ').'));
+		}
+	}
+
+	/* the members of @arr that are objects; a note on @parent names the others by JSON pointer */
+	function objects(parent, arr, pointer, what) {
+		const bad = [];
+		const ok = (arr || []).filter((x, i) => {
+			const good = x !== null && typeof x === 'object' && !Array.isArray(x);
+			if (!good)
+				bad.push(pointer + '/' + i);
+			return good;
+		});
+		const kind = (x) => x === null ? 'null' : Array.isArray(x) ? 'an array' : 'a ' + typeof x;
+		if (!Array.isArray(arr))
+			parent.append(el('p', { class: 'error not-drawn' }, 'Not drawn: ' + pointer + ' (' +
+					 kind(arr) + ', not an array of ' + what + ').'));
+		else if (bad.length)
+			parent.append(el('p', { class: 'error not-drawn' }, 'Not drawn: ' + bad.map((b) =>
+				b + ' (' + kind(arr[Number(b.split('/').pop())]) + ')').join(', ') + ': not ' + what + '.'));
+		return ok;
+	}
+
 	function axis(type, title, extra) {
 		return Object.assign({ type: type, title: { display: true, text: title } }, extra || {});
 	}
@@ -162,79 +209,81 @@
 		sec.append(grid);
 
 		/* 7a: time to target against the WAN's bandwidth */
-		const id = 'model' + n + '-bw';
-		const { fig, canvas } = figure(grid, id, 'Time to target against WAN bandwidth (the deck\'s 7a)',
-					       states, 'Lines: the closed form at ' + w.x_Bps.length +
-					       ' bandwidths. Diamonds: the break-evens (time to target equal). ' +
-					       'The WAN slider moves the vertical line and the table; the ' +
-					       'budget slider moves the dashed curves of the module variants.');
-		const xs = w.x_Bps.map((x) => x / 1e9);
-		const ds = w.series.map((s, i) => ({
-			label: label(s), data: xs.map((x, k) => ({ x: x, y: s.time_to_target_s[k] })),
-			borderColor: color(i), backgroundColor: color(i), pointRadius: 0, borderWidth: 2,
-		}));
-		/* break-evens: measured steps, where both contenders are drawn */
-		const be = ((d.tables.breakeven || {}).rows || []).filter((r) =>
-			r.steps_basis === 'measured' && r.breakeven_gbps !== null);
-		const beData = [];
-		for (const r of be) {
-			const s = w.series.find((x) => label(x) === (r.budget !== '-' ? r.variant + '[' + r.budget + ']' : r.variant));
-			if (!s)
-				continue;
-			const k = nearestIndex(xs, r.breakeven_gbps);
-			beData.push({ x: r.breakeven_gbps, y: s.time_to_target_s[k], pair: r.variant + ' = ' + r.against });
-		}
-		ds.push({ label: 'break-even', data: beData, type: 'scatter', pointStyle: 'rectRot',
-			  pointRadius: 6, borderColor: '#1d2330', backgroundColor: '#f6e05e' });
-		const fam = w.budget_family;
-		const modVars = [...new Set(fam.map((f) => f.variant))];
-		const famIdx = {};
-		modVars.forEach((v, j) => {
-			famIdx[v] = ds.length;
-			ds.push({ label: v + ' at the slider\'s budget', data: [], borderColor: color(6 + j),
-				  borderDash: [6, 4], pointRadius: 0, borderWidth: 2 });
-		});
-		const markerIdx = ds.length;
-		ds.push({ label: 'WAN slider', data: [], borderColor: '#e53e3e', pointRadius: 0,
-			  borderWidth: 1.5 });
-		const allY = finite(w.series.flatMap((s) => s.time_to_target_s));
-		const ch = chart(id, canvas, { type: 'line', data: { datasets: ds }, options: {
-			parsing: false,
-			scales: { x: axis('logarithmic', 'WAN bandwidth, GB/s (log)'),
-				  y: axis('logarithmic', 'time to target, s (log)') },
-			plugins: { tooltip: { callbacks: { label: (c) => (c.raw.pair || c.dataset.label) + ': ' +
-				fmt(c.raw.y) + ' s at ' + fmt(c.raw.x) + ' GB/s' } } } } });
-		const yLo = Math.min(...allY), yHi = Math.max(...allY);
-		const table = el('table', { class: 'readout', id: id + '-readout' });
-		slider(fig, id + '-wan', 'WAN bandwidth', xs, nearestIndex(xs, w.scenario_Bps / 1e9),
-		       (x) => fmt(x) + ' GB/s', (i) => {
-			ch.data.datasets[markerIdx].data = [{ x: xs[i], y: yLo }, { x: xs[i], y: yHi }];
-			const rows = w.series.map((s) => [label(s), fmt(s.time_to_target_s[i]) + ' s']);
-			let best = 0;
-			w.series.forEach((s, k) => {
-				if (s.time_to_target_s[i] < w.series[best].time_to_target_s[i])
-					best = k;
+		guard(grid, 'time to target against WAN bandwidth (/curves/wan_bandwidth)', () => {
+			const id = 'model' + n + '-bw';
+			const { fig, canvas } = figure(grid, id, 'Time to target against WAN bandwidth (the deck\'s 7a)',
+						       states, 'Lines: the closed form at ' + w.x_Bps.length +
+						       ' bandwidths. Diamonds: the break-evens (time to target equal). ' +
+						       'The WAN slider moves the vertical line and the table; the ' +
+						       'budget slider moves the dashed curves of the module variants.');
+			const xs = w.x_Bps.map((x) => x / 1e9);
+			const ds = w.series.map((s, i) => ({
+				label: label(s), data: xs.map((x, k) => ({ x: x, y: s.time_to_target_s[k] })),
+				borderColor: color(i), backgroundColor: color(i), pointRadius: 0, borderWidth: 2,
+			}));
+			/* break-evens: measured steps, where both contenders are drawn */
+			const be = ((d.tables.breakeven || {}).rows || []).filter((r) =>
+				r.steps_basis === 'measured' && r.breakeven_gbps !== null);
+			const beData = [];
+			for (const r of be) {
+				const s = w.series.find((x) => label(x) === (r.budget !== '-' ? r.variant + '[' + r.budget + ']' : r.variant));
+				if (!s)
+					continue;
+				const k = nearestIndex(xs, r.breakeven_gbps);
+				beData.push({ x: r.breakeven_gbps, y: s.time_to_target_s[k], pair: r.variant + ' = ' + r.against });
+			}
+			ds.push({ label: 'break-even', data: beData, type: 'scatter', pointStyle: 'rectRot',
+				  pointRadius: 6, borderColor: '#1d2330', backgroundColor: '#f6e05e' });
+			const fam = w.budget_family;
+			const modVars = [...new Set(fam.map((f) => f.variant))];
+			const famIdx = {};
+			modVars.forEach((v, j) => {
+				famIdx[v] = ds.length;
+				ds.push({ label: v + ' at the slider\'s budget', data: [], borderColor: color(6 + j),
+					  borderDash: [6, 4], pointRadius: 0, borderWidth: 2 });
 			});
-			readout(table, ['at ' + fmt(xs[i]) + ' GB/s', 'time to target'], rows, best);
-			ch.update();
-		});
-		if (fam.length) {
-			const budgets = w.budgets_flops;
-			slider(fig, id + '-budget', 'module budget', budgets, Math.floor(budgets.length / 2),
-			       (b) => si(b, 'FLOP/s'), (j) => {
-				for (const v of modVars) {
-					const f = fam.find((x) => x.variant === v && x.budget_flops === budgets[j]);
-					ch.data.datasets[famIdx[v]].data = xs.map((x, k) => ({ x: x, y: f.time_to_target_s[k] }));
-					ch.data.datasets[famIdx[v]].label = v + ' at ' + si(budgets[j], 'FLOP/s');
-				}
+			const markerIdx = ds.length;
+			ds.push({ label: 'WAN slider', data: [], borderColor: '#e53e3e', pointRadius: 0,
+				  borderWidth: 1.5 });
+			const allY = finite(w.series.flatMap((s) => s.time_to_target_s));
+			const ch = chart(id, canvas, { type: 'line', data: { datasets: ds }, options: {
+				parsing: false,
+				scales: { x: axis('logarithmic', 'WAN bandwidth, GB/s (log)'),
+					  y: axis('logarithmic', 'time to target, s (log)') },
+				plugins: { tooltip: { callbacks: { label: (c) => (c.raw.pair || c.dataset.label) + ': ' +
+					fmt(c.raw.y) + ' s at ' + fmt(c.raw.x) + ' GB/s' } } } } });
+			const yLo = Math.min(...allY), yHi = Math.max(...allY);
+			const table = el('table', { class: 'readout', id: id + '-readout' });
+			slider(fig, id + '-wan', 'WAN bandwidth', xs, nearestIndex(xs, w.scenario_Bps / 1e9),
+			       (x) => fmt(x) + ' GB/s', (i) => {
+				ch.data.datasets[markerIdx].data = [{ x: xs[i], y: yLo }, { x: xs[i], y: yHi }];
+				const rows = w.series.map((s) => [label(s), fmt(s.time_to_target_s[i]) + ' s']);
+				let best = 0;
+				w.series.forEach((s, k) => {
+					if (s.time_to_target_s[i] < w.series[best].time_to_target_s[i])
+						best = k;
+				});
+				readout(table, ['at ' + fmt(xs[i]) + ' GB/s', 'time to target'], rows, best);
 				ch.update();
 			});
-		}
-		fig.append(table);
+			if (fam.length) {
+				const budgets = w.budgets_flops;
+				slider(fig, id + '-budget', 'module budget', budgets, Math.floor(budgets.length / 2),
+				       (b) => si(b, 'FLOP/s'), (j) => {
+					for (const v of modVars) {
+						const f = fam.find((x) => x.variant === v && x.budget_flops === budgets[j]);
+						ch.data.datasets[famIdx[v]].data = xs.map((x, k) => ({ x: x, y: f.time_to_target_s[k] }));
+						ch.data.datasets[famIdx[v]].label = v + ' at ' + si(budgets[j], 'FLOP/s');
+					}
+					ch.update();
+				});
+			}
+			fig.append(table);
+		});
 
 		/* the link kernel: the module's stages against its compute budget */
-		const kv = cv.kernel.variants;
-		kv.forEach((k, j) => {
+		const kv = objects(grid, (cv.kernel || {}).variants, '/curves/kernel/variants', 'variants');
+		kv.forEach((k, j) => guard(grid, 'the link kernel of /curves/kernel/variants/' + j, () => {
 			const kid = 'model' + n + '-kernel' + j;
 			const bx = cv.kernel.x_flops.map((x) => x / 1e9);
 			const f = figure(grid, kid, 'Link kernel of ' + k.variant + ': the module\'s stages against its compute budget',
@@ -255,11 +304,11 @@
 					  y: axis('logarithmic', 'time per step, ms (log)', { min: Math.min(...positive) }) },
 				plugins: { tooltip: { callbacks: { afterLabel: (c) => 'binding: ' +
 					k.binding[nearestIndex(bx, c.raw.x)] } } } } });
-		});
+		}));
 
 		/* bit planes (section 8) */
 		const planes = (d.tables.planes || {}).rows || [];
-		if (planes.length) {
+		if (planes.length) guard(grid, 'the bit planes (/tables/planes)', () => {
 			const pid = 'model' + n + '-planes';
 			const f = figure(grid, pid, 'Bit planes: time to target and the binding stage (section 8)', states,
 					 'Bars: time to target at each number of bit planes; the label names the binding stage.');
@@ -275,11 +324,11 @@
 				y: axis(axisType(planes.map((r) => r.time_s)), 'time to target, s') },
 				plugins: { tooltip: { callbacks: { afterLabel: (c) => 'binding: ' +
 					c.dataset.binding[c.dataIndex] } } } } });
-		}
+		});
 
 		/* energy */
 		const en = (d.tables.energy || {}).rows || [];
-		if (en.length) {
+		if (en.length) guard(grid, 'the energy (/tables/energy)', () => {
 			const eid = 'model' + n + '-energy';
 			const f = figure(grid, eid, 'Energy per step, by where it goes', states,
 					 'Stacked: GPU static and FLOP energy, links, module. To target: ' +
@@ -289,7 +338,7 @@
 			chart(eid, f.canvas, { type: 'bar', data: { labels: en.map(label), datasets: parts.map(([k, t], i) => ({
 				label: t, data: en.map((r) => r[k]), backgroundColor: color(i) })) },
 				options: { scales: { x: { stacked: true }, y: axis('linear', 'J per step', { stacked: true }) } } });
-		}
+		});
 	}
 
 	/* ---- run ---------------------------------------------------------------------- */
@@ -298,7 +347,13 @@
 		const states = statesOf(d.scenario);
 		const grid = el('div', { class: 'grid' });
 		sec.append(grid);
-		const runs = d.runs.filter((r) => r.ok && r.steps);
+		const ptr = (r) => '/runs/' + d.runs.indexOf(r);
+		const all = objects(sec, d.runs, '/runs', 'runs');
+		const runs = all.filter((r) => r.ok && r.steps);
+		const left = all.filter((r) => !runs.includes(r));
+		if (left.length && runs.length)
+			sec.append(el('p', { class: 'error not-drawn' }, 'Not drawn: ' + left.map((r) => ptr(r) + ' (' +
+				(r.label || 'a run') + ': ' + (r.ok ? 'no steps' : 'it did not complete a step') + ')').join(', ') + '.'));
 		if (!runs.length) {
 			sec.append(el('p', { class: 'error' }, 'No run in this file completed a step.'));
 			return;
@@ -306,7 +361,7 @@
 		const changesOf = (r) => r.changes || [];
 
 		/* each step beside the packet and fluid models */
-		runs.forEach((r, j) => {
+		runs.forEach((r, j) => guard(grid, 'the steps of ' + ptr(r), () => {
 			const id = 'run' + n + '-steps' + j;
 			const rows = r.steps.rows;
 			const f = figure(grid, id, 'Run ' + r.label + ': each step against the models', states,
@@ -345,33 +400,35 @@
 						  borderColor: '#e53e3e', pointRadius: 0, borderWidth: 1 });
 			chart(id, f.canvas, { type: 'line', data: { datasets: ds }, options: { parsing: false,
 				scales: { x: axis('linear', 'step', { ticks: { precision: 0 } }), y: axis('linear', 'step time, ms') } } });
-		});
+		}));
 
 		/* the shares as stacked bars: their mean, or one step's (the slider) */
-		const share = ['compute', 'intra', 'wan', 'module_port', 'module_optics', 'module_compute', 'module_fpga'];
-		const sid = 'run' + n + '-shares';
-		const fs = figure(grid, sid, 'Where the step went: share of each resource', states,
-				  'The share of the step each resource held (%): the mean over the steps kept, ' +
-				  'or one step\'s, picked with the slider.');
-		const stepNos = [...new Set(runs.flatMap((r) => r.steps.rows.map((s) => s.step)))].sort((a, b) => a - b);
-		const sharesAt = (k, key) => runs.map((r) => {
-			if (k === null)
-				return mean(r.steps.rows.map((s) => s[key] || 0));
-			const s = r.steps.rows.find((x) => x.step === k);
-			return s ? s[key] || 0 : null;
-		});
-		const sch = chart(sid, fs.canvas, { type: 'bar', data: { labels: runs.map((r) => r.label), datasets: share.map((k, i) => ({
-			label: k.replace('_', ' '), backgroundColor: color(i), data: sharesAt(null, k) })) },
-			options: { scales: { x: { stacked: true }, y: axis('linear', 'share of the step, %', { stacked: true, max: 100 }) } } });
-		const picks = [null].concat(stepNos);
-		slider(fs.fig, sid + '-step', 'step', picks, 0, (k) => k === null ? 'mean of the steps' : 'step ' + k, (i) => {
-			sch.data.datasets.forEach((ds, j) => { ds.data = sharesAt(picks[i], share[j]); });
-			sch.update();
+		guard(grid, 'the shares of the step (/runs/*/steps)', () => {
+			const share = ['compute', 'intra', 'wan', 'module_port', 'module_optics', 'module_compute', 'module_fpga'];
+			const sid = 'run' + n + '-shares';
+			const fs = figure(grid, sid, 'Where the step went: share of each resource', states,
+					  'The share of the step each resource held (%): the mean over the steps kept, ' +
+					  'or one step\'s, picked with the slider.');
+			const stepNos = [...new Set(runs.flatMap((r) => r.steps.rows.map((s) => s.step)))].sort((a, b) => a - b);
+			const sharesAt = (k, key) => runs.map((r) => {
+				if (k === null)
+					return mean(r.steps.rows.map((s) => s[key] || 0));
+				const s = r.steps.rows.find((x) => x.step === k);
+				return s ? s[key] || 0 : null;
+			});
+			const sch = chart(sid, fs.canvas, { type: 'bar', data: { labels: runs.map((r) => r.label), datasets: share.map((k, i) => ({
+				label: k.replace('_', ' '), backgroundColor: color(i), data: sharesAt(null, k) })) },
+				options: { scales: { x: { stacked: true }, y: axis('linear', 'share of the step, %', { stacked: true, max: 100 }) } } });
+			const picks = [null].concat(stepNos);
+			slider(fs.fig, sid + '-step', 'step', picks, 0, (k) => k === null ? 'mean of the steps' : 'step ' + k, (i) => {
+				sch.data.datasets.forEach((ds, j) => { ds.data = sharesAt(picks[i], share[j]); });
+				sch.update();
+			});
 		});
 
 		/* the WAN queues over time */
 		const qruns = runs.filter((r) => r.wan_queues);
-		qruns.forEach((r, j) => {
+		qruns.forEach((r, j) => guard(grid, 'the WAN queues of ' + ptr(r), () => {
 			const id = 'run' + n + '-queue' + j;
 			const f = figure(grid, id, 'Run ' + r.label + ': WAN queue occupancy over time', states,
 					 'Bytes queued at each WAN link\'s drop-tail FIFO (limit ' + bytes(d.scenario.queues_bytes.wan) +
@@ -388,12 +445,12 @@
 					  borderColor: '#e53e3e', pointRadius: 0, borderWidth: 1 });
 			chart(id, f.canvas, { type: 'line', data: { datasets: ds }, options: { parsing: false,
 				scales: { x: axis('linear', 'emulated time, ms'), y: axis('linear', 'queued, kB') } } });
-		});
+		}));
 
 		/* background transfers: their completion times as a distribution */
 		const bruns = runs.filter((r) => r.background && r.background.fct_quantiles_us &&
 					  r.background.fct_quantiles_us.length);
-		if (bruns.length) {
+		if (bruns.length) guard(grid, 'the background transfers (/runs/*/background)', () => {
 			const id = 'run' + n + '-fct';
 			const f = figure(grid, id, 'Background transfers: completion times', states,
 					 bruns.map((r) => r.label + ': ' + r.background.done + ' of ' + r.background.started +
@@ -408,19 +465,21 @@
 			chart(id, f.canvas, { type: 'line', data: { datasets: ds }, options: { parsing: false,
 				scales: { x: axis(axisType(ds.flatMap((s) => s.data.map((p) => p.x))), 'completion time, us'),
 					  y: axis('linear', 'transfers done within, %', { min: 0, max: 100 }) } } });
-		}
+		});
 
 		/* drops, by element */
-		const did = 'run' + n + '-drops';
-		const kinds = [...new Set(runs.flatMap((r) => r.elements.map((e) => e.kind)))];
-		const total = runs.map((r) => r.elements.reduce((s, e) => s + e.drop, 0));
-		const fd = figure(grid, did, 'Frames dropped, by kind of element', states,
-				  total.every((t) => t === 0) ? 'No frame was dropped in any run.' :
-				  runs.map((r, i) => r.label + ': ' + total[i]).join(', ') + ' frames dropped.');
-		chart(did, fd.canvas, { type: 'bar', data: { labels: runs.map((r) => r.label), datasets: kinds.map((k, i) => ({
-			label: k, backgroundColor: color(i),
-			data: runs.map((r) => r.elements.filter((e) => e.kind === k).reduce((s, e) => s + e.drop, 0)) })) },
-			options: { scales: { x: { stacked: true }, y: axis('linear', 'frames dropped', { stacked: true, beginAtZero: true }) } } });
+		guard(grid, 'the drops (/runs/*/elements)', () => {
+			const did = 'run' + n + '-drops';
+			const kinds = [...new Set(runs.flatMap((r) => r.elements.map((e) => e.kind)))];
+			const total = runs.map((r) => r.elements.reduce((s, e) => s + e.drop, 0));
+			const fd = figure(grid, did, 'Frames dropped, by kind of element', states,
+					  total.every((t) => t === 0) ? 'No frame was dropped in any run.' :
+					  runs.map((r, i) => r.label + ': ' + total[i]).join(', ') + ' frames dropped.');
+			chart(did, fd.canvas, { type: 'bar', data: { labels: runs.map((r) => r.label), datasets: kinds.map((k, i) => ({
+				label: k, backgroundColor: color(i),
+				data: runs.map((r) => r.elements.filter((e) => e.kind === k).reduce((s, e) => s + e.drop, 0)) })) },
+				options: { scales: { x: { stacked: true }, y: axis('linear', 'frames dropped', { stacked: true, beginAtZero: true }) } } });
+		});
 	}
 
 	/* ---- sweep -------------------------------------------------------------------- */
@@ -432,6 +491,8 @@
 		sec.append(grid);
 		const unit = d.unit ? ', ' + d.unit : ' (fraction)';
 		const xName = d.key + (d.key === 'background.load' ? ' (fraction of the WAN rate)' : unit);
+		const points = objects(sec, d.points, '/points', 'points');
+		d = Object.assign({}, d, { points: points });
 		const runs = [...new Set(d.points.map((p) => p.run))];
 		const cv = d.curves;
 		const xs = [...new Set(d.points.map((p) => p.x))].sort((a, b) => a - b);
@@ -489,94 +550,103 @@
 		const states = 'capture ' + d.trace.file + ' (' + d.trace.format + ') · ' +
 			(d.mode === 'syncemu' ? 'a syncemu trace: ' + (d.runs || []).length + ' run(s)' : (d.split || {}).how || d.mode);
 		if (d.mode === 'bursts') {
-			const rows = d.tables.bursts.rows;
-			const id = 'validate' + n + '-bursts';
-			const f = figure(grid, id, 'Bursts of the capture against alpha-beta and the model', states,
-					 'Each burst\'s first to last packet; alpha-beta: ' + fmt((d.model || {}).alpha_s * 1e3) +
-					 ' ms + bytes / ' + si((d.model || {}).beta_Bps, 'B/s') + ' (' + ((d.model || {}).from || 'n/a') + ').');
-			const ds = [['duration_ms', 'burst', []], ['alpha_beta_ms', 'alpha-beta', [6, 4]], ['model_sync_ms', 'model sync', [2, 3]]]
-				.map(([k, t, dash], i) => ({ label: t, data: rows.map((r) => ({ x: r.burst, y: r[k] })).filter((p) => p.y !== null),
-							      borderColor: color(i), backgroundColor: color(i), borderDash: dash,
-							      pointRadius: i ? 0 : 3, borderWidth: 1.5 }));
-			const ys = finite(ds.flatMap((x) => x.data.map((p) => p.y)));
-			const markerIdx = ds.length;
-			ds.push({ label: 'slider', data: [], borderColor: '#e53e3e', pointRadius: 0, borderWidth: 1 });
-			const ch = chart(id, f.canvas, { type: 'line', data: { datasets: ds }, options: { parsing: false,
-				scales: { x: axis('linear', 'burst', { ticks: { precision: 0 } }),
-					  y: axis(axisType(ys), 'duration, ms', { beginAtZero: axisType(ys) === 'linear' }) },
-				plugins: { legend: { labels: { filter: (it) => it.text !== 'slider' } } } } });
-			const table = el('table', { class: 'readout', id: id + '-readout' });
-			slider(f.fig, id + '-burst', 'burst', rows.map((r) => r.burst), 0, (b) => 'burst ' + b, (i) => {
-				const r = rows[i];
-				ch.data.datasets[markerIdx].data = [{ x: r.burst, y: Math.min(...ys) }, { x: r.burst, y: Math.max(...ys) }];
-				readout(table, ['', 'value'], [['start', fmt(r.start_s, 6) + ' s'], ['duration', fmt(r.duration_ms, 4) + ' ms'],
-					['bytes', String(r.bytes)], ['packets', String(r.packets)], ['alpha-beta', fmt(r.alpha_beta_ms, 4) + ' ms']], -1);
-				ch.update();
+			guard(grid, 'the bursts (/tables/bursts)', () => {
+				const rows = d.tables.bursts.rows;
+				const id = 'validate' + n + '-bursts';
+				const f = figure(grid, id, 'Bursts of the capture against alpha-beta and the model', states,
+						 'Each burst\'s first to last packet; alpha-beta: ' + fmt((d.model || {}).alpha_s * 1e3) +
+						 ' ms + bytes / ' + si((d.model || {}).beta_Bps, 'B/s') + ' (' + ((d.model || {}).from || 'n/a') + ').');
+				const ds = [['duration_ms', 'burst', []], ['alpha_beta_ms', 'alpha-beta', [6, 4]], ['model_sync_ms', 'model sync', [2, 3]]]
+					.map(([k, t, dash], i) => ({ label: t, data: rows.map((r) => ({ x: r.burst, y: r[k] })).filter((p) => p.y !== null),
+								      borderColor: color(i), backgroundColor: color(i), borderDash: dash,
+								      pointRadius: i ? 0 : 3, borderWidth: 1.5 }));
+				const ys = finite(ds.flatMap((x) => x.data.map((p) => p.y)));
+				const markerIdx = ds.length;
+				ds.push({ label: 'slider', data: [], borderColor: '#e53e3e', pointRadius: 0, borderWidth: 1 });
+				const ch = chart(id, f.canvas, { type: 'line', data: { datasets: ds }, options: { parsing: false,
+					scales: { x: axis('linear', 'burst', { ticks: { precision: 0 } }),
+						  y: axis(axisType(ys), 'duration, ms', { beginAtZero: axisType(ys) === 'linear' }) },
+					plugins: { legend: { labels: { filter: (it) => it.text !== 'slider' } } } } });
+				const table = el('table', { class: 'readout', id: id + '-readout' });
+				slider(f.fig, id + '-burst', 'burst', rows.map((r) => r.burst), 0, (b) => 'burst ' + b, (i) => {
+					const r = rows[i];
+					ch.data.datasets[markerIdx].data = [{ x: r.burst, y: Math.min(...ys) }, { x: r.burst, y: Math.max(...ys) }];
+					readout(table, ['', 'value'], [['start', fmt(r.start_s, 6) + ' s'], ['duration', fmt(r.duration_ms, 4) + ' ms'],
+						['bytes', String(r.bytes)], ['packets', String(r.packets)], ['alpha-beta', fmt(r.alpha_beta_ms, 4) + ' ms']], -1);
+					ch.update();
+				});
+				f.fig.append(table);
 			});
-			f.fig.append(table);
 			return;
 		}
 		const steps = d.tables.steps.rows;
 		if (d.mode !== 'streams') {
-			const id = 'validate' + n + '-steps';
-			const f = figure(grid, id, 'Steps rebuilt from the capture against the models', states,
-					 d.tables.steps.title + '. Largest error ' + fmt(d.max_error_pct) + ' %.');
-			const ds = [['trace_ms', 'from the trace'], ['packet_model_ms', 'packet closed form'], ['fluid_ms', 'fluid model']]
-				.map(([k, t], i) => ({ label: t, data: steps.map((s) => ({ x: s.step, y: s[k] })), borderColor: color(i),
-						       borderDash: i ? [6, 4] : [], pointRadius: i ? 0 : 2, borderWidth: 1.5 }));
-			chart(id, f.canvas, { type: 'line', data: { datasets: ds }, options: { parsing: false,
-				scales: { x: axis('linear', 'step', { ticks: { precision: 0 } }), y: axis('linear', 'step time, ms') } } });
+			guard(grid, 'the steps (/tables/steps)', () => {
+				const id = 'validate' + n + '-steps';
+				const f = figure(grid, id, 'Steps rebuilt from the capture against the models', states,
+						 d.tables.steps.title + '. Largest error ' + fmt(d.max_error_pct) + ' %.');
+				const ds = [['trace_ms', 'from the trace'], ['packet_model_ms', 'packet closed form'], ['fluid_ms', 'fluid model']]
+					.map(([k, t], i) => ({ label: t, data: steps.map((s) => ({ x: s.step, y: s[k] })), borderColor: color(i),
+							       borderDash: i ? [6, 4] : [], pointRadius: i ? 0 : 2, borderWidth: 1.5 }));
+				chart(id, f.canvas, { type: 'line', data: { datasets: ds }, options: { parsing: false,
+					scales: { x: axis('linear', 'step', { ticks: { precision: 0 } }), y: axis('linear', 'step time, ms') } } });
+			});
 			return;
 		}
-		const sm = d.summary;
-		const app = d.tables.app_steps ? d.tables.app_steps.rows : [];
-		const id = 'validate' + n + '-steps';
-		const f = figure(grid, id, 'The wire\'s steps against the application\'s and the model', states,
-				 sm.text + (sm.rate_Bps ? ' Model at ' + si(sm.rate_Bps, 'B/s') + ' (' + sm.rate_from +
-					    '): duplex ' + fmt(sm.duplex_ms) + ' ms, serialised ' + fmt(sm.serialised_ms) + ' ms.' : ''));
-		const ds = [{ label: 'wire (first to last packet)', data: steps.map((s) => ({ x: s.step, y: s.duration_ns / 1e6 })),
-			      borderColor: color(0), backgroundColor: color(0), pointRadius: 3, borderWidth: 1.5 }];
-		if (app.length)
-			ds.push({ label: 'application (--steps-csv)', data: app.map((a) => ({ x: a.wire_step, y: a.app_ns / 1e6 })),
-				  borderColor: color(1), backgroundColor: color(1), pointRadius: 3, borderWidth: 1.5 });
-		const dirs = [...new Set(steps.flatMap((s) => s.directions.map((x) => x.direction)))];
-		dirs.forEach((dir, i) => ds.push({ label: dir, data: steps.map((s) => {
-			const x = s.directions.find((y) => y.direction === dir);
-			return { x: s.step, y: x ? x.duration_ns / 1e6 : null };
-		}), borderColor: color(2 + i), borderDash: [3, 3], pointRadius: 2, borderWidth: 1 }));
-		const sx = steps.map((s) => s.step);
-		if (sm.duplex_ms !== null && sm.duplex_ms !== undefined)
-			ds.push({ label: 'model: duplex', data: [{ x: Math.min(...sx), y: sm.duplex_ms }, { x: Math.max(...sx), y: sm.duplex_ms }],
-				  borderColor: '#1d2330', borderDash: [8, 4], pointRadius: 0, borderWidth: 1.5 });
-		if (sm.serialised_ms !== null && sm.serialised_ms !== undefined)
-			ds.push({ label: 'model: serialised', data: [{ x: Math.min(...sx), y: sm.serialised_ms }, { x: Math.max(...sx), y: sm.serialised_ms }],
-				  borderColor: '#718096', borderDash: [2, 3], pointRadius: 0, borderWidth: 1.5 });
-		const ys = finite(ds.flatMap((s) => s.data.map((p) => p.y)));
-		const markerIdx = ds.length;
-		ds.push({ label: 'slider', data: [], borderColor: '#e53e3e', pointRadius: 0, borderWidth: 1 });
-		const ch = chart(id, f.canvas, { type: 'line', data: { datasets: ds }, options: { parsing: false,
-			scales: { x: axis('linear', 'step', { ticks: { precision: 0 } }), y: axis(axisType(ys), 'time, ms', { beginAtZero: axisType(ys) === 'linear' }) },
-			plugins: { legend: { labels: { filter: (it) => it.text !== 'slider' } } } } });
-		const table = el('table', { class: 'readout', id: id + '-readout' });
-		slider(f.fig, id + '-step', 'step', sx, 0, (s) => 'step ' + s, (i) => {
-			const s = steps[i];
-			ch.data.datasets[markerIdx].data = [{ x: s.step, y: Math.min(...ys) }, { x: s.step, y: Math.max(...ys) }];
-			const a = app.find((x) => x.wire_step === s.step);
-			readout(table, ['', 'ms', 'bytes'], [['wire', fmt(s.duration_ns / 1e6, 4), String(s.bytes)]]
-				.concat(a ? [['application', fmt(a.app_ns / 1e6, 4), '']] : [])
-				.concat(s.directions.map((x) => [x.direction, fmt(x.duration_ns / 1e6, 4), String(x.bytes)])), -1);
-			ch.update();
+		guard(grid, 'the steps (/tables/steps, /summary)', () => {
+			const sm = d.summary;
+			const app = d.tables.app_steps ? d.tables.app_steps.rows : [];
+			const id = 'validate' + n + '-steps';
+			const f = figure(grid, id, 'The wire\'s steps against the application\'s and the model', states,
+					 sm.text + (sm.rate_Bps ? ' Model at ' + si(sm.rate_Bps, 'B/s') + ' (' + sm.rate_from +
+						    '): duplex ' + fmt(sm.duplex_ms) + ' ms, serialised ' + fmt(sm.serialised_ms) + ' ms.' : ''));
+			const ds = [{ label: 'wire (first to last packet)', data: steps.map((s) => ({ x: s.step, y: s.duration_ns / 1e6 })),
+				      borderColor: color(0), backgroundColor: color(0), pointRadius: 3, borderWidth: 1.5 }];
+			if (app.length)
+				ds.push({ label: 'application (--steps-csv)', data: app.map((a) => ({ x: a.wire_step, y: a.app_ns / 1e6 })),
+					  borderColor: color(1), backgroundColor: color(1), pointRadius: 3, borderWidth: 1.5 });
+			const dirs = [...new Set(steps.flatMap((s) => s.directions.map((x) => x.direction)))];
+			dirs.forEach((dir, i) => ds.push({ label: dir, data: steps.map((s) => {
+				const x = s.directions.find((y) => y.direction === dir);
+				return { x: s.step, y: x ? x.duration_ns / 1e6 : null };
+			}), borderColor: color(2 + i), borderDash: [3, 3], pointRadius: 2, borderWidth: 1 }));
+			const sx = steps.map((s) => s.step);
+			if (sm.duplex_ms !== null && sm.duplex_ms !== undefined)
+				ds.push({ label: 'model: duplex', data: [{ x: Math.min(...sx), y: sm.duplex_ms }, { x: Math.max(...sx), y: sm.duplex_ms }],
+					  borderColor: '#1d2330', borderDash: [8, 4], pointRadius: 0, borderWidth: 1.5 });
+			if (sm.serialised_ms !== null && sm.serialised_ms !== undefined)
+				ds.push({ label: 'model: serialised', data: [{ x: Math.min(...sx), y: sm.serialised_ms }, { x: Math.max(...sx), y: sm.serialised_ms }],
+					  borderColor: '#718096', borderDash: [2, 3], pointRadius: 0, borderWidth: 1.5 });
+			const ys = finite(ds.flatMap((s) => s.data.map((p) => p.y)));
+			const markerIdx = ds.length;
+			ds.push({ label: 'slider', data: [], borderColor: '#e53e3e', pointRadius: 0, borderWidth: 1 });
+			const ch = chart(id, f.canvas, { type: 'line', data: { datasets: ds }, options: { parsing: false,
+				scales: { x: axis('linear', 'step', { ticks: { precision: 0 } }), y: axis(axisType(ys), 'time, ms', { beginAtZero: axisType(ys) === 'linear' }) },
+				plugins: { legend: { labels: { filter: (it) => it.text !== 'slider' } } } } });
+			const table = el('table', { class: 'readout', id: id + '-readout' });
+			slider(f.fig, id + '-step', 'step', sx, 0, (s) => 'step ' + s, (i) => {
+				const s = steps[i];
+				ch.data.datasets[markerIdx].data = [{ x: s.step, y: Math.min(...ys) }, { x: s.step, y: Math.max(...ys) }];
+				const a = app.find((x) => x.wire_step === s.step);
+				readout(table, ['', 'ms', 'bytes'], [['wire', fmt(s.duration_ns / 1e6, 4), String(s.bytes)]]
+					.concat(a ? [['application', fmt(a.app_ns / 1e6, 4), '']] : [])
+					.concat(s.directions.map((x) => [x.direction, fmt(x.duration_ns / 1e6, 4), String(x.bytes)])), -1);
+				ch.update();
+			});
+			f.fig.append(table);
 		});
-		f.fig.append(table);
 
-		const oid = 'validate' + n + '-overlap';
-		const fo = figure(grid, oid, 'Directions: both at once, one way, idle', states,
-				  'Share of each step\'s span; over the capture ' + fmt(d.overlap_pct) + ' % overlapped.');
-		chart(oid, fo.canvas, { type: 'bar', data: { labels: sx.map(String), datasets: [
-			['overlap_pct', 'both directions'], ['one_way_pct', 'one way'], ['idle_pct', 'idle']].map(([k, t], i) => ({
-			label: t, backgroundColor: color(i), data: steps.map((s) => s[k]) })) },
-			options: { scales: { x: axis('category', 'step', { stacked: true }),
-					     y: axis('linear', 'share of the step, %', { stacked: true, max: 100 }) } } });
+		guard(grid, 'the overlap of the directions (/tables/steps)', () => {
+			const sx = steps.map((s) => s.step);
+			const oid = 'validate' + n + '-overlap';
+			const fo = figure(grid, oid, 'Directions: both at once, one way, idle', states,
+					  'Share of each step\'s span; over the capture ' + fmt(d.overlap_pct) + ' % overlapped.');
+			chart(oid, fo.canvas, { type: 'bar', data: { labels: sx.map(String), datasets: [
+				['overlap_pct', 'both directions'], ['one_way_pct', 'one way'], ['idle_pct', 'idle']].map(([k, t], i) => ({
+				label: t, backgroundColor: color(i), data: steps.map((s) => s[k]) })) },
+				options: { scales: { x: axis('category', 'step', { stacked: true }),
+						     y: axis('linear', 'share of the step, %', { stacked: true, max: 100 }) } } });
+		});
 	}
 
 	/* ---- the page ------------------------------------------------------------------ */
@@ -592,21 +662,18 @@
 			const [name, draw] = KINDS[inp.kind];
 			const sid = 'input' + n;
 			const d = inp.json;
-			const sc = d.scenario && typeof d.scenario === 'object' ? d.scenario : d.settings;
+			const sc = d.scenario && typeof d.scenario === 'object' ? d.scenario :
+				d.settings && typeof d.settings === 'object' ? d.settings : null;
 			const sec = el('section', { class: 'input', id: sid, 'data-kind': inp.kind },
 				       el('h2', {}, name + ': ' + inp.file),
 				       el('p', { class: 'settings' }, (sc && sc.description ? sc.description + ' · ' : '') +
 					  'syncemu ' + d.syncemu));
 			main.append(sec);
 			toc.append(el('a', { href: '#' + sid }, name + ' ' + inp.file));
-			try {
-				draw(sec, d, n);
-			} catch (e) {
-				sec.append(el('p', { class: 'error' }, 'Cannot draw this input: ' + e.message));
-				throw e;
-			}
+			guard(sec, 'this input (' + inp.file + ')', () => draw(sec, d, n));
 		});
 		document.body.setAttribute('data-ready', Object.keys(charts).length);
+		document.body.setAttribute('data-not-drawn', document.querySelectorAll('.not-drawn').length);
 	}
 
 	if (document.readyState === 'loading')
