@@ -6,13 +6,16 @@
  * probed when opened (rte_dev_probe) so that a scenario can name them, and in-process ring pairs
  * built with rte_eth_from_rings.  A frame handed to the port at emulated time t is transmitted at
  * once, and how late that was (the actual time against t's real time) is recorded.  Received
- * frames are parsed (dp_frame_parse), queued with the time of the poll that took them, and handed
- * to the DC's switch when the calendar reaches that time.  Where the NIC stamps received frames
+ * frames are parsed (dp_frame_parse), queued with the time they were taken (the clock read after
+ * the receive burst that returned them), and handed to the DC's switch when the calendar reaches
+ * that time.  Where the NIC stamps received frames
  * (RTE_ETH_RX_OFFLOAD_TIMESTAMP), the stamp, moved onto the TSC clock by the offset read at each
  * poll (rte_eth_read_clock), is the arrival time instead.
  */
 #define ALLOW_EXPERIMENTAL_API	/* rte_eth_read_clock */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +33,7 @@
 #include "eal.h"
 #include "frame.h"
 #include "port.h"
+#include "rawframe.h"
 
 #define RX_DESC 1024
 #define TX_DESC 1024
@@ -38,80 +42,6 @@
 #define TX_TRIES 1000
 
 static uint64_t ts_flag;	/* RTE_MBUF_DYNFLAG_RX_TIMESTAMP's bit, once registered */
-
-/* ---- lateness ---- */
-
-static void
-late_add(struct dp_lateness *l, double ns)
-{
-	l->seen++;
-	if (ns > l->max)
-		l->max = ns;
-	if (l->ns == NULL)
-		return;		/* no memory for samples (late_reset()) */
-	if (l->n < DP_LATE_MAX) {
-		l->ns[l->n++] = ns;
-		return;
-	}
-	/* reservoir: each of the samples seen stays with probability DP_LATE_MAX / seen */
-	l->rng = l->rng * 6364136223846793005ULL + 1442695040888963407ULL;
-	if ((l->rng >> 20) % l->seen < DP_LATE_MAX)
-		l->ns[(l->rng >> 7) % DP_LATE_MAX] = ns;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-quantile(const double *x, uint64_t n, double q)
-{
-	uint64_t i = (uint64_t)(q * (double)(n - 1) + 0.5);
-
-	return x[i < n ? i : n - 1];
-}
-
-void
-dp_lateness_stats(struct dp_lateness *l, double *median, double *p99, double *p999, double *max)
-{
-	*median = *p99 = *p999 = 0;
-	*max = l->max;
-	if (l->n == 0 || l->ns == NULL)
-		return;
-	qsort(l->ns, l->n, sizeof(*l->ns), cmp_double);
-	*median = quantile(l->ns, l->n, 0.5);
-	*p99 = quantile(l->ns, l->n, 0.99);
-	*p999 = quantile(l->ns, l->n, 0.999);
-}
-
-void
-dp_lateness_free(struct dp_lateness *l)
-{
-	free(l->ns);
-	memset(l, 0, sizeof(*l));
-}
-
-/*
- * Ready @l for a run: the samples' memory taken and touched now, before the run's clock starts,
- * so that the frames sent do not pay for it (8 MB of page faults at the first frame, in real
- * time, made the first step late by several per cent on a VM where a page fault is slow).
- */
-static void
-late_reset(struct dp_lateness *l)
-{
-	double *ns = l->ns;
-
-	memset(l, 0, sizeof(*l));
-	if (ns == NULL)
-		ns = malloc(DP_LATE_MAX * sizeof(*ns));
-	if (ns != NULL)
-		memset(ns, 0, DP_LATE_MAX * sizeof(*ns));
-	l->ns = ns;
-}
 
 /* ---- the element ---- */
 
@@ -127,11 +57,8 @@ sent(struct dp_port *p, struct rte_mbuf *m, uint32_t len, dp_time_t due, uint64_
 	p->tx_bytes += len;
 	p->e.c.tx++;
 	p->e.c.tx_bytes += len;
-	if (p->clk != NULL) {
-		uint64_t at = dp_clock_real(p->clk, due);
-
-		late_add(&p->late, real > at ? (double)(real - at) : 0.0);
-	}
+	if (p->clk != NULL)
+		dp_lateness_add(&p->late, real, dp_clock_real(p->clk, due));
 	(void)m;
 }
 
@@ -211,6 +138,19 @@ flush(struct dp_port *p)
 	}
 }
 
+/* The frame carries an 802.1Q or 802.1ad tag (4 bytes over the MTU are allowed for it). */
+static inline bool
+vlan_tagged(const struct rte_mbuf *m)
+{
+	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint16_t type;
+
+	if (rte_pktmbuf_data_len(m) < 14)
+		return false;
+	type = (uint16_t)(b[12] << 8 | b[13]);
+	return type == RTE_ETHER_TYPE_VLAN || type == RTE_ETHER_TYPE_QINQ;
+}
+
 /*
  * A frame from the DC's WAN link: onto the wire now, or, if the device has no room (its ring is
  * full: the far end is slow to read), after the frames already waiting, as soon as it has.
@@ -230,6 +170,14 @@ port_rx(struct dp_elem *e, const struct dp_pkt *f, dp_time_t now)
 		e->c.drop++;
 		e->c.drop_bytes += len;
 		dp_frame_end(e->eng, f);
+		return;
+	}
+	if (p->tx_max != 0 && len > p->tx_max && !(len <= p->tx_max + 4 && vlan_tagged(m))) {
+		/* longer than the interface takes: its driver would drop it unseen */
+		p->tx_too_long++;
+		e->c.drop++;
+		e->c.drop_bytes += len;
+		rte_pktmbuf_free(m);
 		return;
 	}
 	dp_capture_frame(e->eng, p->cap_tx, f, now);
@@ -427,9 +375,32 @@ classify(struct dp_port *p, struct rte_mbuf *m)
 	}
 	p->rx++;
 	p->rx_bytes += rte_pktmbuf_pkt_len(m);
+	if (p->check_raw && m->nb_segs == 1) {
+		enum dp_raw_verdict v = dp_raw_check(rte_pktmbuf_mtod(m, uint8_t *),
+						     rte_pktmbuf_data_len(m));
+
+		if (v == DP_RAW_CUT) {
+			p->rx_cut++;	/* the rest of it is lost: not sent on as if whole */
+			rte_pktmbuf_free(m);
+			return -1;
+		}
+		p->rx_csum += v == DP_RAW_CSUM_DONE;
+	}
 	p->e.c.rx++;
 	p->e.c.rx_bytes += rte_pktmbuf_pkt_len(m);
 	return 1;
+}
+
+/* Emulated time now, never before @p floor (the poll's own time). */
+static inline dp_time_t
+taken_at(const struct dp_port *p, dp_time_t floor)
+{
+	dp_time_t t;
+
+	if (p->clk == NULL)
+		return floor;
+	t = dp_clock_emu(p->clk, dp_clock_ns(p->clk));
+	return t > floor ? t : floor;
 }
 
 uint32_t
@@ -444,17 +415,24 @@ dp_port_poll(struct dp_port *p, dp_time_t now)
 	flush(p);
 	dp_port_flush(p);
 	do {
+		dp_time_t at;
+
 		n = rte_eth_rx_burst(p->port_id, 0, m, BURST);
-		if (n > 0 && p->hw_ts && p->clk != NULL && taken == 0)
+		if (n == 0)
+			break;
+		/* stamped once they are in hand: a frame that came during the sends above, or
+		 * while the host held this thread, is never aged by that time */
+		at = taken_at(p, now);
+		if (p->hw_ts && p->clk != NULL && taken == 0)
 			off = nic_offset(p);
 		for (i = 0; i < n; i++) {
 			int kind = classify(p, m[i]);
-			dp_time_t t = now;
+			dp_time_t t = at;
 
 			if (kind < 0)
 				continue;	/* not for this run: counted and freed */
 			if (kind > 0)
-				t = hw_time(p, m[i], off, now);
+				t = hw_time(p, m[i], off, at);
 			if (fifo_room(&p->rxq) != 0) {
 				dp_engine_fail(p->e.eng, -ENOMEM, "%s: out of memory for arrivals",
 					       p->e.name);
@@ -632,9 +610,52 @@ dp_port_rx_room(const char *devargs, uint32_t frame_max)
 		return 0;	/* frames arrive in the mbufs the other end sent */
 	if (strncmp(devargs, "net_af_xdp", 10) == 0)
 		return 2048;
-	if (strncmp(devargs, "net_af_packet", 13) == 0 && frame_max > 2048 - 64)
-		return frame_max > 9216 + 64 ? frame_max : 9216 + 64;
+	if (strncmp(devargs, "net_af_packet", 13) == 0) {
+		/* the driver wants room for a whole ring frame (less its 32-byte header) */
+		uint32_t fs = dp_ifdev_af_packet_framesz(devargs);
+
+		return frame_max > fs ? frame_max : fs;
+	}
 	return frame_max;
+}
+
+static uint32_t
+gcd(uint32_t a, uint32_t b)
+{
+	while (b != 0) {
+		uint32_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * net_af_packet reads frame i at i x framesz from its ring's start, where the kernel puts it only
+ * if each block holds whole frames: else every frame past the first block is read from the wrong
+ * place.  True (with the message) if @p devargs says so.
+ */
+static bool
+af_packet_blocks(const char *devargs, char *err, size_t errlen)
+{
+	uint32_t fs = dp_ifdev_af_packet_framesz(devargs), bs = dp_ifdev_af_packet_blocksz(devargs);
+	uint64_t lcm;
+
+	if (fs == 0 || bs % fs == 0)
+		return false;
+	lcm = (uint64_t)fs * 4096 / gcd(fs, 4096);
+	if (lcm <= 65536)
+		snprintf(err, errlen, "port '%s': blocksz=%u is not a multiple of framesz=%u: the "
+			 "af_packet driver would read every frame past the first block from the "
+			 "wrong place (give blocksz=%" PRIu64 ")", devargs, bs, fs, lcm);
+	else
+		snprintf(err, errlen, "port '%s': blocksz=%u is not a multiple of framesz=%u: the "
+			 "af_packet driver would read every frame past the first block from the "
+			 "wrong place (give framesz=%u,blocksz=%u)", devargs, bs, fs,
+			 RTE_ALIGN_CEIL(fs, 2048), RTE_ALIGN_CEIL(fs, 4096) == RTE_ALIGN_CEIL(fs, 2048) ?
+			 RTE_ALIGN_CEIL(fs, 2048) : 2 * RTE_ALIGN_CEIL(fs, 2048));
+	return true;
 }
 
 static int
@@ -688,6 +709,10 @@ dp_port_open(struct dp_port *p, const char *devargs, const char *name, struct rt
 		rc = -ENOMEM;
 		goto fail;
 	}
+	if (strncmp(devargs, "net_af_packet", 13) == 0 && af_packet_blocks(devargs, err, errlen)) {
+		rc = -EINVAL;
+		goto fail;
+	}
 	rc = rx_pool_create(p, devargs, frame_max, rx_mbufs, err, errlen);
 	if (rc != 0)
 		goto fail;
@@ -704,6 +729,18 @@ dp_port_open(struct dp_port *p, const char *devargs, const char *name, struct rt
 		snprintf(err, errlen, "port '%s': no device information", devargs);
 		rc = -ENODEV;
 		goto fail;
+	}
+	if (info.if_index > 0) {
+		/* a kernel interface: its MTU, and what the driver hands over whole */
+		p->ifd = calloc(1, sizeof(*p->ifd));
+		if (p->ifd != NULL && dp_ifdev_find(p->ifd, (int)info.if_index) != 0) {
+			free(p->ifd);
+			p->ifd = NULL;
+		}
+		if (strncmp(devargs, "net_af_packet", 13) == 0)
+			p->rx_whole = dp_ifdev_af_packet_whole(devargs);
+		else if (strncmp(devargs, "net_af_xdp", 10) == 0)
+			p->rx_whole = info.max_rx_pktlen;
 	}
 	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP &&
 	    rte_mbuf_dyn_rx_timestamp_register(&p->ts_off, &ts_flag) == 0) {
@@ -759,12 +796,31 @@ dp_port_wait_link(struct dp_port *p, int ms, char *err, size_t errlen)
 	return 0;
 }
 
+/* The device's counts as they are (not since the run began). */
+static void
+dev_raw(const struct dp_port *p, uint64_t v[5])
+{
+	struct rte_eth_stats s;
+
+	memset(v, 0, 5 * sizeof(*v));
+	if (!p->started || rte_eth_stats_get(p->port_id, &s) != 0)
+		return;
+	v[0] = s.ipackets;
+	v[1] = s.imissed;
+	v[2] = s.rx_nombuf;
+	v[3] = s.ierrors;
+	v[4] = s.oerrors;
+	if (p->ifd != NULL) {
+		dp_ifdev_update(p->ifd);
+		v[1] += p->ifd->drops;
+	}
+}
+
 int
 dp_port_attach(struct dp_port *p, struct dp_engine *eng, const char *name, struct dp_elem *rx_to,
 	       int cap_tx, int cap_rx)
 {
 	int rc = dp_engine_add(eng, &p->e, &port_ops, name);
-	uint64_t rx_dropped, tx_errors;
 
 	if (rc != 0)
 		return rc;
@@ -775,26 +831,32 @@ dp_port_attach(struct dp_port *p, struct dp_engine *eng, const char *name, struc
 	p->tx = p->tx_bytes = p->tx_deferred = p->rx = p->rx_bytes = p->rx_other = 0;
 	p->txq.head = p->txq.tail = 0;
 	p->rx_ctl = p->tx_ctl = p->rx_stale = 0;
-	p->dev_base[0] = p->dev_base[1] = 0;
-	dp_port_dev_drops(p, &rx_dropped, &tx_errors);	/* the counters so far */
-	p->dev_base[0] = rx_dropped;
-	p->dev_base[1] = tx_errors;
-	late_reset(&p->late);
+	p->rx_cut = p->rx_csum = p->tx_too_long = 0;
+	dev_raw(p, p->dev_base);	/* the counters so far */
+	dp_lateness_reset(&p->late);
 	return 0;
+}
+
+void
+dp_port_dev_counts(const struct dp_port *p, struct dp_port_dev *c)
+{
+	uint64_t v[5], *out[5] = { &c->rx_packets, &c->rx_missed, &c->rx_nombuf, &c->rx_errors,
+				   &c->tx_errors };
+	int i;
+
+	dev_raw(p, v);
+	for (i = 0; i < 5; i++)	/* counters that went back (a device reset) count from zero */
+		*out[i] = v[i] >= p->dev_base[i] ? v[i] - p->dev_base[i] : v[i];
 }
 
 void
 dp_port_dev_drops(const struct dp_port *p, uint64_t *rx_dropped, uint64_t *tx_errors)
 {
-	struct rte_eth_stats s;
+	struct dp_port_dev c;
 
-	*rx_dropped = *tx_errors = 0;
-	if (!p->started || rte_eth_stats_get(p->port_id, &s) != 0)
-		return;
-	/* counters that went back (a device reset) count from zero */
-	*rx_dropped = s.imissed + s.ierrors + s.rx_nombuf;
-	*rx_dropped = *rx_dropped >= p->dev_base[0] ? *rx_dropped - p->dev_base[0] : *rx_dropped;
-	*tx_errors = s.oerrors >= p->dev_base[1] ? s.oerrors - p->dev_base[1] : s.oerrors;
+	dp_port_dev_counts(p, &c);
+	*rx_dropped = c.rx_missed + c.rx_nombuf + c.rx_errors;
+	*tx_errors = c.tx_errors;
 }
 
 void
@@ -855,4 +917,6 @@ dp_port_close(struct dp_port *p)
 		rte_mempool_free(p->rx_pool);
 	p->rx_pool = NULL;
 	dp_lateness_free(&p->late);
+	free(p->ifd);
+	p->ifd = NULL;
 }
