@@ -337,6 +337,7 @@ build_dir(struct dp_bridge *b, int d, char *err, size_t errlen)
 		first = &b->cap[d].e;
 	}
 	b->port[d].raw = true;
+	b->port[d].stamp_taken = true;	/* a frame never leaves before its time */
 	b->port[d].tx_batch = true;	/* flushed at each poll (hook_poll()) */
 	snprintf(name, sizeof(name), "%s", d == 0 ? "a" : "b");
 	{

@@ -572,7 +572,7 @@ dp_engine_turn(struct dp_engine *eng, uint32_t max, dp_time_t until, const bool 
 	dp_time_t E = rt->now(rt->arg), t;
 	uint32_t n = 0;
 
-	rt->poll(rt->arg, E);	/* arrivals stamped E or later: after every event run so far */
+	rt->poll(rt->arg, E);	/* arrivals stamped E (or later): after every event run so far */
 	if (until > E)
 		until = E;
 	while (n < max && eng->error == 0 && !*stop && (t = dp_engine_next(eng)) <= until) {

@@ -7,9 +7,10 @@
  * port 47113) carry the two-process protocol of rt.c.
  *
  * Arrivals are taken by dp_port_poll() between events (the engine's real-time loop) and stamped
- * with the emulated time at which they were in hand (read after each receive burst, never before
- * the poll's own time): a frame is never older than it is, so none leaves before its time.  They
- * enter the calendar as the port's own events, so they run in time order with everything else.
+ * with the emulated time of the poll; a bridge's port (stamp_taken) with the time at which they
+ * were in hand (read after each receive burst, never before the poll's own time), so that a
+ * frame is never older than it is and none leaves before its time.  They enter the calendar as
+ * the port's own events, so they run in time order with everything else.
  */
 #ifndef DP_PORT_H
 #define DP_PORT_H
@@ -84,6 +85,7 @@ struct dp_port {
 					 *   bound known: longer ones are not cut) */
 	bool check_raw;			/**< arrivals checked (rawframe.h): a raw port on a kernel
 					 *   interface; set before attaching */
+	bool stamp_taken;		/**< arrivals stamped when taken, not at the poll's time */
 	uint32_t tx_max;		/**< longer frames are not sent (its MTU + the Ethernet
 					 *   header; a VLAN tag more); 0: no limit */
 	uint64_t rx_cut;		/**< arrivals shorter than their IP header says: dropped */
@@ -159,8 +161,8 @@ void dp_port_close(struct dp_port *p);
 
 /**
  * Send what waits for room in the device (frames are never dropped for want of it: they wait,
- * in order, and their lateness grows), then take what has arrived, each burst stamped with the
- * emulated time it was taken (never before @p now, the poll's time).
+ * in order, and their lateness grows), then take what has arrived, stamped @p now (with
+ * stamp_taken: each burst with the emulated time it was taken, never before @p now).
  * @return frames taken.
  */
 uint32_t dp_port_poll(struct dp_port *p, dp_time_t now);
