@@ -711,6 +711,8 @@ cmd_bridge(int argc, char **argv)
 	}
 	if (!o.quiet && ts.tty)
 		fputc('\n', stderr);
+	ts.quiet = true;	/* what the last second met, said: notes, no progress */
+	tick(&ts, b);
 	dp_bridge_report(b, &rep);
 	if (cap != NULL) {
 		int r2 = tr_pcapng_close(cap->w);

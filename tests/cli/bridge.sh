@@ -150,7 +150,7 @@ expect_grep "$tmp/c5" '"wan.bandwidth": 20000000' "status shows the rate in forc
 kill -STOP "$br"
 sleep 0.3
 kill -CONT "$br"
-sleep 1.2
+sleep 0.5	# (the notes of the last second are said at the end too)
 kill -INT "$br"
 rc=0
 wait "$br" || rc=$?

@@ -363,7 +363,7 @@ if start_bridge --set wan.bandwidth=100Mbit/s --set wan.latency=0s --set queues.
 		bad "no note of the checksums finished: $(head -c 400 "$tmp/br.err")"
 	python3 - "$tmp/br.json" $(($(counter "$nr" "$ya" rx_packets) - rx_ya)) \
 		$(($(counter "$nr" "$yb" rx_packets) - rx_yb)) \
-		$(($(counter "$nb" "$xb" rx_packets) - rx_xb)) <<'PY' >"$tmp/sum" 2>&1 && ok "the summary on SIGINT: every frame the kernel gave port A is in or lost in the device, counted ($(cat "$tmp/sum")); every frame in left on B, dropped at the queue or was still inside; none left early" || { bad "the bridge's summary: $(cat "$tmp/sum")"; head -c 600 "$tmp/br.json"; }
+		$(($(counter "$nb" "$xb" rx_packets) - rx_xb)) <<'PY' >"$tmp/sum" 2>&1 && ok "the summary on SIGINT: every frame the kernel gave port A is in or lost in the device, counted ($(cat "$tmp/sum")); every frame in left on B, dropped at the queue or was still inside; none left early" || { bad "the bridge's summary: $(cat "$tmp/sum")"; head -c 600 "$tmp/br.json"; echo; }
 import json, sys
 d = json.load(open(sys.argv[1]))
 ab, ba = d["directions"]["ab"], d["directions"]["ba"]
