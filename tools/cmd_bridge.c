@@ -240,8 +240,10 @@ port_notes(struct tick_state *ts, const struct dp_bridge *b)
 		if (p->tx_too_long > 0 && !ts->said_long[d]) {
 			ts->said_long[d] = true;
 			note(ts, "syncemu bridge: %s: %" PRIu64 " frames longer than its MTU (%u) were "
-			     "dropped, not sent (the interface takes no more): give %s the MTU of "
-			     "the other port's interface", port_name(b, d, name, sizeof(name)),
+			     "dropped, not sent (the interface takes no more): jumbo frames from "
+			     "the other port (give %s the other interface's MTU), or IPv4 datagrams "
+			     "that came in fragments, which the af_packet driver reassembles (send "
+			     "them unfragmented, or use af_xdp)", port_name(b, d, name, sizeof(name)),
 			     p->tx_too_long, p->ifd != NULL ? p->ifd->mtu : 0, ifn);
 		}
 		dp_port_dev_counts(p, &dev);
