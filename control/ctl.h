@@ -25,6 +25,7 @@
 #ifndef SC_CTL_H
 #define SC_CTL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <rte_ring.h>
@@ -45,6 +46,9 @@ struct ctl_params {
 	struct rte_ring *req;		/**< to the data plane (struct dp_tune_req *) */
 	struct rte_ring *resp;		/**< from it (struct dp_tune_resp *) */
 	struct dp_status *status;	/**< what the data plane publishes */
+	bool before_run;		/**< a change before the run waits for it and applies from
+					 *   its start (a bridge: its one run is on its way); else
+					 *   refused */
 };
 
 /**

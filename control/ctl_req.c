@@ -163,7 +163,8 @@ do_set(struct ctl_req_ctx *c, const char *key, const char *value, char *out, siz
 		ctl_answer_error(out, len, why);
 		return 0;
 	}
-	if (!atomic_load(&c->p->status->running)) {
+	if (!atomic_load(&c->p->status->running) &&
+	    !(c->p->before_run && atomic_load(&c->p->status->run_id) == 0)) {
 		ctl_answer_error(out, len, "no run is in progress");
 		return 0;
 	}

@@ -222,7 +222,8 @@ status_update(struct dp_bridge *b, dp_time_t now)
 
 	for (d = 0; d < 2; d++) {
 		frames += b->port[d].rx + b->port[d].tx;
-		drops += b->wan[d].e.c.drop + (b->p.port_rate ? b->cap[d].e.c.drop : 0);
+		drops += b->wan[d].e.c.drop + (b->p.port_rate ? b->cap[d].e.c.drop : 0) +
+			 b->port[d].rx_cut + b->port[d].tx_too_long;
 	}
 	atomic_store(&st->frames, frames);
 	atomic_store(&st->drops, drops);
@@ -238,6 +239,20 @@ hook_poll(void *arg, dp_time_t now)
 
 	/* (each poll first sends what the events since the last one handed the port, in one
 	 * burst: the engine polls as soon as nothing is due, or every 64 events when behind) */
+	if (now > b->last_poll) {
+		/* the host kept the bridge from its ports this long (real ns) */
+		double gap = (double)(now - b->last_poll) * b->p.dilation / 1000.0;
+
+		if (gap > DP_BRIDGE_HOLD_NS) {
+			b->held_ns += (uint64_t)gap;
+			b->holds++;
+			if (gap > (double)b->held_max_ns)
+				b->held_max_ns = (uint64_t)gap;
+			if (gap > (double)b->held_max_recent)
+				b->held_max_recent = (uint64_t)gap;
+		}
+	}
+	b->last_poll = now;
 	dp_port_poll(&b->port[0], now);
 	dp_port_poll(&b->port[1], now);
 	if (now >= b->next_sample) {
@@ -322,6 +337,7 @@ build_dir(struct dp_bridge *b, int d, char *err, size_t errlen)
 		first = &b->cap[d].e;
 	}
 	b->port[d].raw = true;
+	b->port[d].stamp_taken = true;	/* a frame never leaves before its time */
 	b->port[d].tx_batch = true;	/* flushed at each poll (hook_poll()) */
 	snprintf(name, sizeof(name), "%s", d == 0 ? "a" : "b");
 	{
@@ -361,11 +377,53 @@ fail:
 	return rc;
 }
 
+/*
+ * A port on a kernel interface carries every frame its MTU allows whole, or is refused: a
+ * longer frame would arrive cut (af_packet's ring frame) and leave short.  Its MTU then bounds
+ * what it sends (tx_max), and its arrivals are checked (rawframe.h).
+ */
+static int
+check_mtu(struct dp_port *port, char *err, size_t errlen)
+{
+	const struct dp_ifdev *ifd = port->ifd;
+	uint32_t frame;
+
+	if (ifd == NULL || ifd->mtu == 0)
+		return 0;
+	frame = ifd->mtu + RTE_ETHER_HDR_LEN;
+	port->check_raw = true;
+	port->tx_max = frame;
+	if (port->rx_whole == 0 || frame <= port->rx_whole)
+		return 0;
+	if (strncmp(port->dev, "net_af_packet", 13) == 0) {
+		/* a ring frame of whole 2 kB, in blocks of whole pages holding whole frames */
+		uint32_t fs = RTE_ALIGN_CEIL(frame + dp_ifdev_af_packet_framesz(port->dev) -
+					     port->rx_whole, 2048);
+
+		snprintf(err, errlen, "port '%s': its interface %s has MTU %u (frames of up to %u "
+			 "bytes), but af_packet hands over at most %u bytes of a frame (framesz=%u "
+			 "less the kernel's %u-byte header): longer frames would arrive cut. Give "
+			 "the port framesz=%u,blocksz=%u (or more), or lower the MTU to %u (ip link "
+			 "set %s mtu %u)", port->dev, ifd->name, ifd->mtu, frame, port->rx_whole,
+			 dp_ifdev_af_packet_framesz(port->dev), dp_ifdev_af_packet_framesz(port->dev) -
+			 port->rx_whole, fs, fs % 4096 == 0 ? fs : 2 * fs,
+			 port->rx_whole - RTE_ETHER_HDR_LEN, ifd->name, port->rx_whole -
+			 RTE_ETHER_HDR_LEN);
+	} else {
+		snprintf(err, errlen, "port '%s': its interface %s has MTU %u (frames of up to %u "
+			 "bytes), but the driver receives frames of at most %u bytes: lower the MTU "
+			 "to %u (ip link set %s mtu %u)", port->dev, ifd->name, ifd->mtu, frame,
+			 port->rx_whole, port->rx_whole - RTE_ETHER_HDR_LEN, ifd->name,
+			 port->rx_whole - RTE_ETHER_HDR_LEN);
+	}
+	return -EMSGSIZE;
+}
+
 int
 dp_bridge_open(struct dp_bridge *b, const struct dp_bridge_params *p, char *err, size_t errlen)
 {
 	uint32_t mbufs = dp_bridge_mbufs(p);
-	char e2[256];
+	char e2[512];
 	int rc, d;
 
 	memset(b, 0, sizeof(*b));
@@ -394,6 +452,13 @@ dp_bridge_open(struct dp_bridge *b, const struct dp_bridge_params *p, char *err,
 			goto fail;
 		}
 		b->opened[d] = true;
+	}
+	for (d = 0; d < 2; d++) {
+		rc = check_mtu(&b->port[d], e2, sizeof(e2));
+		if (rc != 0) {
+			snprintf(err, errlen, "%s: %s", port_key[d], e2);
+			goto fail;
+		}
 	}
 	for (d = 0; d < 2; d++) {
 		rc = dp_port_wait_link(&b->port[d], p->wait_ms, e2, sizeof(e2));
@@ -444,7 +509,19 @@ run_done(void *arg)
 		uint64_t now = dp_clock_ns(&x->b->clk);
 
 		if (now >= x->next_tick) {
+			int d;
+
+			for (d = 0; d < 2; d++) {
+				struct dp_port *p = &x->b->port[d];
+
+				if (p->ifd != NULL && p->tx_max != 0) {
+					/* an MTU lowered during the run bounds what is sent */
+					dp_ifdev_read_mtu(p->ifd);
+					p->tx_max = p->ifd->mtu + RTE_ETHER_HDR_LEN;
+				}
+			}
 			x->tick(x->arg, x->b);
+			x->b->held_max_recent = 0;
 			x->next_tick = now + x->tick_ns;
 		}
 	}
@@ -484,6 +561,15 @@ dp_bridge_run(struct dp_bridge *b, double seconds, const volatile sig_atomic_t *
 					   b->p.sizes->mean, 0);
 		}
 	}
+	/* changes asked for while the bridge was starting (its clock, its ports) apply from its
+	 * start, before any frame */
+	if (b->p.ctl_req != NULL) {
+		void *obj;
+
+		while (rte_ring_dequeue(b->p.ctl_req, &obj) == 0)
+			apply(b, obj, 0);
+	}
+	b->last_poll = 0;
 	rc = dp_engine_run(&b->eng, until, run_done, &x);
 	b->end = hook_now(b);
 	for (d = 0; d < 2; d++)
@@ -513,12 +599,16 @@ dp_bridge_report(struct dp_bridge *b, struct dp_bridge_report *r)
 	r->changes = b->nchanges;
 	r->hz = b->clk.hz;
 	r->hz_nominal = b->clk.hz_nominal;
+	r->held_ns = b->held_ns;
+	r->holds = b->holds;
+	r->held_max_ns = b->held_max_ns;
 	for (d = 0; d < 2; d++) {
 		struct dp_bridge_dir_report *x = &r->dir[d];
 		struct dp_port *in = &b->port[d], *out = &b->port[1 - d];
 		const struct dp_link *w = &b->wan[d];
 		const struct dp_bgstats *st = &b->bgstats[d];
-		uint64_t rxd, txe, i;
+		struct dp_port_dev dev_out;
+		uint64_t i;
 
 		x->in = in->rx;
 		x->in_bytes = in->rx_bytes;
@@ -551,11 +641,17 @@ dp_bridge_report(struct dp_bridge *b, struct dp_bridge_report *r)
 		if (x->busy > 1)
 			x->busy = 1;	/* the last frame's serialisation runs past now */
 		x->tx_deferred = out->tx_deferred;
-		dp_port_dev_drops(in, &rxd, &txe);
-		x->dev_rx_dropped = rxd;
-		dp_port_dev_drops(out, &rxd, &txe);
-		x->dev_tx_errors = txe;
+		x->cut = in->rx_cut;
+		x->csum_finished = in->rx_csum;
+		x->too_long = out->tx_too_long;
+		dp_port_dev_counts(in, &x->dev_in);
+		x->dev_rx_dropped = x->dev_in.rx_missed + x->dev_in.rx_nombuf + x->dev_in.rx_errors;
+		dp_port_dev_counts(out, &dev_out);
+		x->dev_tx_errors = dev_out.tx_errors;
 		x->late_n = out->late.seen;
+		x->late_over = out->late.over;
+		x->early_n = out->late.early;
+		x->early_max_ns = out->late.early_max;
 		dp_lateness_stats(&out->late, &x->late_median_ns, &x->late_p99_ns,
 				  &x->late_p999_ns, &x->late_max_ns);
 		x->bw = w->bw;

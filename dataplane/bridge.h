@@ -12,8 +12,9 @@
  * v2, jumbo; none parsed) and charged its bytes (sm_charge_frame()); background transfers are
  * made inside with syncemu's headers, queue in the same FIFO and end at the far end's sink
  * (also sent out with emit_bg).  The engine runs in real time (engine.c run_rt()): an arrival
- * is stamped with the emulated time of the poll that took it, a frame leaves when the emulated
- * clock reaches its arrival at the far end, and how late that was is recorded per frame.
+ * is stamped with the emulated time it was taken (after the receive call that returned it), a
+ * frame leaves when the emulated clock reaches its arrival at the far end, never before, and how
+ * late that was is recorded per frame.
  *
  * Time: emulated time 0 is the bridge's start; the trace stamps it as that wall-clock moment
  * plus the emulated time (the TSC read as CLOCK_REALTIME), so a bridge's trace lines up with a
@@ -90,10 +91,19 @@ struct dp_bridge_dir_report {
 	double mean_qbytes;		/**< sampled every 100 us of emulated time */
 	double busy;			/**< fraction of the time the WAN serialised */
 	uint64_t tx_deferred;		/**< frames that waited for room in the far device */
-	uint64_t dev_rx_dropped;	/**< the near device could not receive (no mbuf, ...) */
+	uint64_t dev_rx_dropped;	/**< the near device could not receive (its ring full, no
+					 *   mbuf, errors: the sum of dev_in's) */
 	uint64_t dev_tx_errors;		/**< the far device failed to send */
-	uint64_t late_n;
+	struct dp_port_dev dev_in;	/**< the near device's own counts: every frame it took is
+					 *   in (dev_in.rx_packets == in) or counted lost */
+	uint64_t cut;			/**< taken cut short by the near device: dropped */
+	uint64_t csum_finished;		/**< TCP/UDP checksums left by the sender, finished */
+	uint64_t too_long;		/**< longer than the far port's MTU: dropped */
+	uint64_t late_n;		/**< frames sent at the far port (lateness measured) */
 	double late_median_ns, late_p99_ns, late_p999_ns, late_max_ns;
+	uint64_t late_over;		/**< late by more than DP_LATE_OVER_NS */
+	uint64_t early_n;		/**< sent before their time (none ever should be) */
+	double early_max_ns;
 	uint64_t bw;			/**< the rate and latency in force at the end */
 	dp_time_t delay;
 	uint64_t queue_bytes;
@@ -103,6 +113,8 @@ struct dp_bridge_dir_report {
 struct dp_bridge_report {
 	double seconds;			/**< emulated time run */
 	uint64_t behind, idle;		/**< polls while events were overdue / nothing was due */
+	uint64_t held_ns, holds, held_max_ns;	/**< the host kept the bridge from its ports:
+						 *   in all, times, the longest (real ns) */
 	uint32_t changes;		/**< live changes applied */
 	double hz, hz_nominal;
 	struct dp_bridge_dir_report dir[2];
@@ -140,7 +152,13 @@ struct dp_bridge {
 	struct dp_bridge_change *changes;
 	uint32_t nchanges, chcap;
 	dp_time_t end;			/**< emulated time the run ended (0: running) */
+	/* polls further apart than DP_BRIDGE_HOLD_NS of real time: the host held the bridge */
+	dp_time_t last_poll;
+	uint64_t held_ns, holds, held_max_ns;
+	uint64_t held_max_recent;	/**< the longest since the last tick */
 };
+
+#define DP_BRIDGE_HOLD_NS 1000000	/**< a gap between polls this long is a hold */
 
 /**
  * Open the ports (the EAL is up), calibrate the clock, build both directions.  A port that
@@ -152,7 +170,8 @@ int dp_bridge_open(struct dp_bridge *b, const struct dp_bridge_params *p, char *
 
 /**
  * Run for @p seconds of emulated time (0: until *@p stop), calling @p tick about every
- * @p tick_s of real time (NULL: never) with the figures so far.  0, or -errno with the message
+ * @p tick_s of real time (NULL: never) with the figures so far.  Changes queued on the control
+ * ring before the run apply from its start.  0, or -errno with the message
  * in @p err (a frame lost where none may be: out of memory).
  */
 int dp_bridge_run(struct dp_bridge *b, double seconds, const volatile sig_atomic_t *stop,

@@ -524,8 +524,8 @@ run_event(struct dp_engine *eng, struct dp_elem *e)
 
 /*
  * Real time.  E, the emulated clock, only grows, and an event runs only once E has reached it, so
- * every arrival stamped E by poll() is at or after every event already run: a port's arrivals
- * enter the calendar as its own events, in order with the rest.
+ * every arrival poll() stamps E or later (when it was taken) is at or after every event already
+ * run: a port's arrivals enter the calendar as its own events, in order with the rest.
  */
 static int
 run_rt(struct dp_engine *eng, dp_time_t until, bool (*done)(void *arg), void *arg)
@@ -572,7 +572,7 @@ dp_engine_turn(struct dp_engine *eng, uint32_t max, dp_time_t until, const bool 
 	dp_time_t E = rt->now(rt->arg), t;
 	uint32_t n = 0;
 
-	rt->poll(rt->arg, E);	/* arrivals stamped E: after every event run so far (run_rt()) */
+	rt->poll(rt->arg, E);	/* arrivals stamped E (or later): after every event run so far */
 	if (until > E)
 		until = E;
 	while (n < max && eng->error == 0 && !*stop && (t = dp_engine_next(eng)) <= until) {

@@ -70,7 +70,7 @@ struct dp_elem {
  */
 struct dp_rt_hooks {
 	dp_time_t (*now)(void *arg);			/**< emulated time now, read off the TSC */
-	void (*poll)(void *arg, dp_time_t now);		/**< take arrivals, stamped @p now */
+	void (*poll)(void *arg, dp_time_t now);		/**< take arrivals, stamped @p now or later */
 	bool (*busy)(void *arg);			/**< frames wait to leave the ports */
 	void *arg;
 };

@@ -2,26 +2,21 @@
 /*
  * The port element: frames out of and into a real ethdev.
  *
- * Set up as in DPDK's examples/skeleton (one RX and one TX queue, started, promiscuous), with vdevs
- * probed when opened (rte_dev_probe) so that a scenario can name them, and in-process ring pairs
- * built with rte_eth_from_rings.  A frame handed to the port at emulated time t is transmitted at
- * once, and how late that was (the actual time against t's real time) is recorded.  Received
- * frames are parsed (dp_frame_parse), queued with the time of the poll that took them, and handed
- * to the DC's switch when the calendar reaches that time.  Where the NIC stamps received frames
- * (RTE_ETH_RX_OFFLOAD_TIMESTAMP), the stamp, moved onto the TSC clock by the offset read at each
- * poll (rte_eth_read_clock), is the arrival time instead.
+ * Its device is opened, counted and closed in port_dev.c.  A frame handed to the port at
+ * emulated time t is transmitted at once, and how late that was (the actual time against t's
+ * real time) is recorded.  Received frames are parsed (dp_frame_parse), queued with the time of
+ * the poll that took them (a bridge's: the clock read after the receive burst that returned
+ * them), and handed to the DC's switch when the calendar reaches that time.  Where the NIC
+ * stamps received frames (RTE_ETH_RX_OFFLOAD_TIMESTAMP), the stamp, moved onto the TSC clock by
+ * the offset read at each poll (rte_eth_read_clock), is the arrival time instead.
  */
 #define ALLOW_EXPERIMENTAL_API	/* rte_eth_read_clock */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include <rte_bus_vdev.h>
-#include <rte_dev.h>
-#include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf_dyn.h>
 #include <rte_ring.h>
@@ -30,88 +25,14 @@
 #include "eal.h"
 #include "frame.h"
 #include "port.h"
+#include "port_impl.h"
+#include "rawframe.h"
 
-#define RX_DESC 1024
-#define TX_DESC 1024
-#define BURST 32
+#define BURST DP_PORT_BURST
 #define QUEUE_MIN 256
 #define TX_TRIES 1000
 
-static uint64_t ts_flag;	/* RTE_MBUF_DYNFLAG_RX_TIMESTAMP's bit, once registered */
-
-/* ---- lateness ---- */
-
-static void
-late_add(struct dp_lateness *l, double ns)
-{
-	l->seen++;
-	if (ns > l->max)
-		l->max = ns;
-	if (l->ns == NULL)
-		return;		/* no memory for samples (late_reset()) */
-	if (l->n < DP_LATE_MAX) {
-		l->ns[l->n++] = ns;
-		return;
-	}
-	/* reservoir: each of the samples seen stays with probability DP_LATE_MAX / seen */
-	l->rng = l->rng * 6364136223846793005ULL + 1442695040888963407ULL;
-	if ((l->rng >> 20) % l->seen < DP_LATE_MAX)
-		l->ns[(l->rng >> 7) % DP_LATE_MAX] = ns;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-quantile(const double *x, uint64_t n, double q)
-{
-	uint64_t i = (uint64_t)(q * (double)(n - 1) + 0.5);
-
-	return x[i < n ? i : n - 1];
-}
-
-void
-dp_lateness_stats(struct dp_lateness *l, double *median, double *p99, double *p999, double *max)
-{
-	*median = *p99 = *p999 = 0;
-	*max = l->max;
-	if (l->n == 0 || l->ns == NULL)
-		return;
-	qsort(l->ns, l->n, sizeof(*l->ns), cmp_double);
-	*median = quantile(l->ns, l->n, 0.5);
-	*p99 = quantile(l->ns, l->n, 0.99);
-	*p999 = quantile(l->ns, l->n, 0.999);
-}
-
-void
-dp_lateness_free(struct dp_lateness *l)
-{
-	free(l->ns);
-	memset(l, 0, sizeof(*l));
-}
-
-/*
- * Ready @l for a run: the samples' memory taken and touched now, before the run's clock starts,
- * so that the frames sent do not pay for it (8 MB of page faults at the first frame, in real
- * time, made the first step late by several per cent on a VM where a page fault is slow).
- */
-static void
-late_reset(struct dp_lateness *l)
-{
-	double *ns = l->ns;
-
-	memset(l, 0, sizeof(*l));
-	if (ns == NULL)
-		ns = malloc(DP_LATE_MAX * sizeof(*ns));
-	if (ns != NULL)
-		memset(ns, 0, DP_LATE_MAX * sizeof(*ns));
-	l->ns = ns;
-}
+uint64_t dp_port_ts_flag;	/* RTE_MBUF_DYNFLAG_RX_TIMESTAMP's bit, once registered */
 
 /* ---- the element ---- */
 
@@ -127,11 +48,8 @@ sent(struct dp_port *p, struct rte_mbuf *m, uint32_t len, dp_time_t due, uint64_
 	p->tx_bytes += len;
 	p->e.c.tx++;
 	p->e.c.tx_bytes += len;
-	if (p->clk != NULL) {
-		uint64_t at = dp_clock_real(p->clk, due);
-
-		late_add(&p->late, real > at ? (double)(real - at) : 0.0);
-	}
+	if (p->clk != NULL)
+		dp_lateness_add(&p->late, real, dp_clock_real(p->clk, due));
 	(void)m;
 }
 
@@ -154,8 +72,8 @@ fifo_at(const struct dp_port_fifo *f, uint32_t i)
 }
 
 /* Room for one more (doubling the ring when full); 0 or -ENOMEM. */
-static int
-fifo_room(struct dp_port_fifo *f)
+int
+dp_port_fifo_room(struct dp_port_fifo *f)
 {
 	uint32_t size = f->mask + 1, n = fifo_len(f), i;
 	struct dp_port_arrival *a;
@@ -187,8 +105,8 @@ fifo_drop(struct dp_port_fifo *f)
 	return n;
 }
 
-static void
-fifo_fini(struct dp_port_fifo *f)
+void
+dp_port_fifo_fini(struct dp_port_fifo *f)
 {
 	fifo_drop(f);
 	free(f->a);
@@ -209,6 +127,19 @@ flush(struct dp_port *p)
 		sent(p, a->m, len, a->t, real);
 		p->txq.head++;
 	}
+}
+
+/* The frame carries an 802.1Q or 802.1ad tag (4 bytes over the MTU are allowed for it). */
+static inline bool
+vlan_tagged(const struct rte_mbuf *m)
+{
+	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint16_t type;
+
+	if (rte_pktmbuf_data_len(m) < 14)
+		return false;
+	type = (uint16_t)(b[12] << 8 | b[13]);
+	return type == RTE_ETHER_TYPE_VLAN || type == RTE_ETHER_TYPE_QINQ;
 }
 
 /*
@@ -232,6 +163,14 @@ port_rx(struct dp_elem *e, const struct dp_pkt *f, dp_time_t now)
 		dp_frame_end(e->eng, f);
 		return;
 	}
+	if (p->tx_max != 0 && len > p->tx_max && !(len <= p->tx_max + 4 && vlan_tagged(m))) {
+		/* longer than the interface takes: its driver would drop it unseen */
+		p->tx_too_long++;
+		e->c.drop++;
+		e->c.drop_bytes += len;
+		rte_pktmbuf_free(m);
+		return;
+	}
 	dp_capture_frame(e->eng, p->cap_tx, f, now);
 	if (p->tx_batch) {
 		if (p->nb == RTE_DIM(p->txb))
@@ -249,7 +188,7 @@ port_rx(struct dp_elem *e, const struct dp_pkt *f, dp_time_t now)
 			return;
 		}
 	}
-	if (fifo_room(&p->txq) != 0) {
+	if (dp_port_fifo_room(&p->txq) != 0) {
 		dp_engine_fail(e->eng, -ENOMEM, "%s: out of memory for frames waiting to be sent",
 			       e->name);
 		e->c.drop++;
@@ -275,7 +214,7 @@ dp_port_flush_batch(struct dp_port *p)
 		sent(p, p->txb[i], rte_pktmbuf_pkt_len(p->txb[i]), p->txb_due[i], real);
 	for (; i < p->nb; i++) {
 		/* no room in the device: they wait, in order (never dropped) */
-		if (fifo_room(&p->txq) != 0) {
+		if (dp_port_fifo_room(&p->txq) != 0) {
 			dp_engine_fail(p->e.eng, -ENOMEM, "%s: out of memory for frames waiting to "
 				       "be sent", p->e.name);
 			rte_pktmbuf_free(p->txb[i]);
@@ -393,7 +332,7 @@ hw_time(const struct dp_port *p, const struct rte_mbuf *m, int64_t off, dp_time_
 	uint64_t hw;
 	dp_time_t h;
 
-	if (!p->hw_ts || !(m->ol_flags & ts_flag) || p->clk == NULL)
+	if (!p->hw_ts || !(m->ol_flags & dp_port_ts_flag) || p->clk == NULL)
 		return now;
 	hw = *RTE_MBUF_DYNFIELD(m, p->ts_off, uint64_t *);
 	h = dp_clock_emu(p->clk, (uint64_t)((int64_t)hw - off));
@@ -427,9 +366,32 @@ classify(struct dp_port *p, struct rte_mbuf *m)
 	}
 	p->rx++;
 	p->rx_bytes += rte_pktmbuf_pkt_len(m);
+	if (p->check_raw && m->nb_segs == 1) {
+		enum dp_raw_verdict v = dp_raw_check(rte_pktmbuf_mtod(m, uint8_t *),
+						     rte_pktmbuf_data_len(m));
+
+		if (v == DP_RAW_CUT) {
+			p->rx_cut++;	/* the rest of it is lost: not sent on as if whole */
+			rte_pktmbuf_free(m);
+			return -1;
+		}
+		p->rx_csum += v == DP_RAW_CSUM_DONE;
+	}
 	p->e.c.rx++;
 	p->e.c.rx_bytes += rte_pktmbuf_pkt_len(m);
 	return 1;
+}
+
+/* When a burst was taken: now (stamp_taken), never before @p floor, the poll's own time. */
+static inline dp_time_t
+taken_at(const struct dp_port *p, dp_time_t floor)
+{
+	dp_time_t t;
+
+	if (!p->stamp_taken || p->clk == NULL)
+		return floor;
+	t = dp_clock_emu(p->clk, dp_clock_ns(p->clk));
+	return t > floor ? t : floor;
 }
 
 uint32_t
@@ -444,18 +406,26 @@ dp_port_poll(struct dp_port *p, dp_time_t now)
 	flush(p);
 	dp_port_flush(p);
 	do {
+		dp_time_t at;
+
 		n = rte_eth_rx_burst(p->port_id, 0, m, BURST);
-		if (n > 0 && p->hw_ts && p->clk != NULL && taken == 0)
+		if (n == 0)
+			break;
+		/* (stamp_taken: stamped once they are in hand, so that a frame that came during
+		 * the sends above, or while the host held this thread, is never aged by that
+		 * time) */
+		at = taken_at(p, now);
+		if (p->hw_ts && p->clk != NULL && taken == 0)
 			off = nic_offset(p);
 		for (i = 0; i < n; i++) {
 			int kind = classify(p, m[i]);
-			dp_time_t t = now;
+			dp_time_t t = at;
 
 			if (kind < 0)
 				continue;	/* not for this run: counted and freed */
 			if (kind > 0)
-				t = hw_time(p, m[i], off, now);
-			if (fifo_room(&p->rxq) != 0) {
+				t = hw_time(p, m[i], off, at);
+			if (dp_port_fifo_room(&p->rxq) != 0) {
 				dp_engine_fail(p->e.eng, -ENOMEM, "%s: out of memory for arrivals",
 					       p->e.name);
 				rte_pktmbuf_free(m[i]);
@@ -545,226 +515,12 @@ dp_port_ctl_wait(struct dp_port *p, int max_ms, dp_port_ctl_fn fn, void *arg,
 	} while (!*stop && dp_clock_raw_ns() < end);
 }
 
-bool
-dp_port_up(const struct dp_port *p)
-{
-	struct rte_eth_link link;
-
-	return rte_eth_link_get_nowait(p->port_id, &link) == 0 && link.link_status;
-}
-
-/* ---- opening ---- */
-
-/* "ring:NAME": the two ends of a pair of rings, one per call. */
-static int
-ring_end(const char *name, uint16_t *port, char *err, size_t errlen)
-{
-	char rn[2][RTE_RING_NAMESIZE], dev[64];
-	struct rte_ring *r[2];
-	uint16_t other;
-	int i, side, pid;
-
-	if (name[0] == '\0' || strlen(name) > 20) {
-		snprintf(err, errlen, "ring:%s: the name must have 1 to 20 characters", name);
-		return -EINVAL;
-	}
-	for (side = 0; side < 2; side++) {
-		snprintf(dev, sizeof(dev), "net_ring_se_%s_%d", name, side);
-		if (rte_eth_dev_get_port_by_name(dev, &other) != 0)
-			break;
-	}
-	if (side == 2) {
-		snprintf(err, errlen, "ring:%s: both ends are in use", name);
-		return -EBUSY;
-	}
-	for (i = 0; i < 2; i++) {
-		snprintf(rn[i], sizeof(rn[i]), "se_%s_%d", name, i);
-		r[i] = rte_ring_lookup(rn[i]);
-		if (r[i] == NULL)
-			r[i] = rte_ring_create(rn[i], 4096, SOCKET_ID_ANY,
-					       RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (r[i] == NULL) {
-			snprintf(err, errlen, "ring:%s: no ring: %s", name, rte_strerror(rte_errno));
-			return -ENOMEM;
-		}
-	}
-	snprintf(dev, sizeof(dev), "se_%s_%d", name, side);	/* the ethdev: net_ring_se_... */
-	/* side 0 receives on ring 0 and sends on ring 1; side 1 the other way round */
-	pid = rte_eth_from_rings(dev, &r[side], 1, &r[1 - side], 1, (unsigned int)rte_socket_id());
-	if (pid < 0) {
-		snprintf(err, errlen, "ring:%s: %s", name, rte_strerror(rte_errno));
-		return -rte_errno;
-	}
-	*port = (uint16_t)pid;
-	return 0;
-}
-
-static int
-find_or_probe(struct dp_port *p, const char *devargs, char *err, size_t errlen)
-{
-	char dev[192];
-	int rc;
-
-	snprintf(dev, sizeof(dev), "%.*s", (int)strcspn(devargs, ","), devargs);
-	if (rte_eth_dev_get_port_by_name(dev, &p->port_id) == 0)
-		return 0;	/* given to the EAL (-a, --vdev) */
-	if (strncmp(devargs, "net_", 4) != 0) {
-		snprintf(err, errlen, "port '%s': no such device (a PCI device must be given to "
-			 "the EAL: --eal \"... -a %s\"; a virtual one is net_<driver><n>,<args>)",
-			 devargs, dev);
-		return -ENODEV;
-	}
-	rc = rte_dev_probe(devargs);
-	if (rc != 0 || rte_eth_dev_get_port_by_name(dev, &p->port_id) != 0) {
-		snprintf(err, errlen, "port '%s': the device did not start (%s; is the driver "
-			 "installed, the interface there, the socket free?)", devargs,
-			 rc ? rte_strerror(-rc) : "no ethdev");
-		return rc ? rc : -ENODEV;
-	}
-	p->owned = true;
-	return 0;
-}
-
-uint32_t
-dp_port_rx_room(const char *devargs, uint32_t frame_max)
-{
-	if (strncmp(devargs, "ring:", 5) == 0)
-		return 0;	/* frames arrive in the mbufs the other end sent */
-	if (strncmp(devargs, "net_af_xdp", 10) == 0)
-		return 2048;
-	if (strncmp(devargs, "net_af_packet", 13) == 0 && frame_max > 2048 - 64)
-		return frame_max > 9216 + 64 ? frame_max : 9216 + 64;
-	return frame_max;
-}
-
-static int
-rx_pool_create(struct dp_port *p, const char *devargs, uint32_t frame_max, uint32_t rx_mbufs,
-	       char *err, size_t errlen)
-{
-	uint32_t room = dp_port_rx_room(devargs, frame_max), n = rx_mbufs ? rx_mbufs :
-							       DP_PORT_RX_MBUFS;
-	char name[RTE_MEMPOOL_NAMESIZE];
-
-	if (room == 0) {
-		room = 256;
-		n = 2 * RX_DESC;	/* set up, never filled */
-	}
-	if (strncmp(devargs, "net_af_xdp", 10) == 0 && frame_max > room) {
-		snprintf(err, errlen, "port '%s': af_xdp takes frames of at most %u bytes here "
-			 "(one page per frame), and the run's are %u: lower run.mtu and "
-			 "run.frame_payload (e.g. run.mtu=1500)", devargs, room, frame_max);
-		return -EMSGSIZE;
-	}
-	snprintf(name, sizeof(name), "se_rx_%.19s", p->name);	/* names are short */
-	p->rx_pool = rte_pktmbuf_pool_create(name, n, 256, RTE_ALIGN(sizeof(struct dp_meta),
-					     RTE_MBUF_PRIV_ALIGN), (uint16_t)(RTE_PKTMBUF_HEADROOM +
-					     room), SOCKET_ID_ANY);
-	if (p->rx_pool == NULL) {
-		snprintf(err, errlen, "port '%s': no pool of %u mbufs of %u bytes to receive into "
-			 "(%s): give the EAL more memory (-m)", devargs, n, room,
-			 rte_strerror(rte_errno));
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-int
-dp_port_open(struct dp_port *p, const char *devargs, const char *name, struct rte_mempool *pool,
-	     uint32_t frame_max, uint32_t rx_mbufs, const struct dp_clock *clk, int link_wait_ms,
-	     char *err, size_t errlen)
-{
-	struct rte_eth_conf conf;
-	struct rte_eth_dev_info info;
-	int rc, waited;
-
-	memset(p, 0, sizeof(*p));
-	p->cap_tx = p->cap_rx = -1;
-	p->ts_off = -1;
-	snprintf(p->name, sizeof(p->name), "%s", name);
-	p->pool = pool;
-	p->clk = clk;
-	snprintf(p->dev, sizeof(p->dev), "%s", devargs);
-	if (fifo_room(&p->rxq) != 0 || fifo_room(&p->txq) != 0) {
-		rc = -ENOMEM;
-		goto fail;
-	}
-	rc = rx_pool_create(p, devargs, frame_max, rx_mbufs, err, errlen);
-	if (rc != 0)
-		goto fail;
-	if (strncmp(devargs, "ring:", 5) == 0) {
-		rc = ring_end(devargs + 5, &p->port_id, err, errlen);
-		p->owned = rc == 0;
-	} else {
-		rc = find_or_probe(p, devargs, err, errlen);
-	}
-	if (rc != 0)
-		goto fail;
-	memset(&conf, 0, sizeof(conf));
-	if (rte_eth_dev_info_get(p->port_id, &info) != 0) {
-		snprintf(err, errlen, "port '%s': no device information", devargs);
-		rc = -ENODEV;
-		goto fail;
-	}
-	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP &&
-	    rte_mbuf_dyn_rx_timestamp_register(&p->ts_off, &ts_flag) == 0) {
-		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
-		p->hw_ts = true;
-	}
-	rc = rte_eth_dev_configure(p->port_id, 1, 1, &conf);
-	if (rc == 0)
-		rc = rte_eth_rx_queue_setup(p->port_id, 0, RX_DESC, SOCKET_ID_ANY, NULL,
-					    p->rx_pool);
-	if (rc == 0)
-		rc = rte_eth_tx_queue_setup(p->port_id, 0, TX_DESC, SOCKET_ID_ANY, NULL);
-	/* a memif client cannot start before its server has made the socket: try again */
-	for (waited = 0; rc == 0; waited += 50) {
-		struct timespec ts = { 0, 50000000 };
-
-		rc = rte_eth_dev_start(p->port_id);
-		if (rc == 0 || strstr(devargs, "role=client") == NULL || waited >= link_wait_ms)
-			break;
-		rc = 0;
-		nanosleep(&ts, NULL);
-	}
-	if (rc != 0) {
-		snprintf(err, errlen, "port '%s': cannot configure or start it: %s%s", devargs,
-			 rte_strerror(-rc), strstr(devargs, "role=client") != NULL ?
-			 " (no server on that socket?)" : "");
-		goto fail;
-	}
-	p->started = true;
-	p->link_wait_ms = link_wait_ms;
-	rte_eth_promiscuous_enable(p->port_id);
-	return 0;
-fail:
-	dp_port_close(p);
-	return rc;
-}
-
-int
-dp_port_wait_link(struct dp_port *p, int ms, char *err, size_t errlen)
-{
-	int waited;
-
-	for (waited = 0; !dp_port_up(p) && waited < ms; waited += 10) {
-		struct timespec ts = { 0, 10000000 };
-
-		nanosleep(&ts, NULL);
-	}
-	if (!dp_port_up(p)) {
-		snprintf(err, errlen, "port '%s': the link did not come up in %d ms (is the other "
-			 "end there: the peer process, the cable, the other interface?)", p->dev, ms);
-		return -ENOLINK;
-	}
-	return 0;
-}
 
 int
 dp_port_attach(struct dp_port *p, struct dp_engine *eng, const char *name, struct dp_elem *rx_to,
 	       int cap_tx, int cap_rx)
 {
 	int rc = dp_engine_add(eng, &p->e, &port_ops, name);
-	uint64_t rx_dropped, tx_errors;
 
 	if (rc != 0)
 		return rc;
@@ -775,26 +531,10 @@ dp_port_attach(struct dp_port *p, struct dp_engine *eng, const char *name, struc
 	p->tx = p->tx_bytes = p->tx_deferred = p->rx = p->rx_bytes = p->rx_other = 0;
 	p->txq.head = p->txq.tail = 0;
 	p->rx_ctl = p->tx_ctl = p->rx_stale = 0;
-	p->dev_base[0] = p->dev_base[1] = 0;
-	dp_port_dev_drops(p, &rx_dropped, &tx_errors);	/* the counters so far */
-	p->dev_base[0] = rx_dropped;
-	p->dev_base[1] = tx_errors;
-	late_reset(&p->late);
+	p->rx_cut = p->rx_csum = p->tx_too_long = 0;
+	dp_port_dev_raw(p, p->dev_base);	/* the counters so far */
+	dp_lateness_reset(&p->late);
 	return 0;
-}
-
-void
-dp_port_dev_drops(const struct dp_port *p, uint64_t *rx_dropped, uint64_t *tx_errors)
-{
-	struct rte_eth_stats s;
-
-	*rx_dropped = *tx_errors = 0;
-	if (!p->started || rte_eth_stats_get(p->port_id, &s) != 0)
-		return;
-	/* counters that went back (a device reset) count from zero */
-	*rx_dropped = s.imissed + s.ierrors + s.rx_nombuf;
-	*rx_dropped = *rx_dropped >= p->dev_base[0] ? *rx_dropped - p->dev_base[0] : *rx_dropped;
-	*tx_errors = s.oerrors >= p->dev_base[1] ? s.oerrors - p->dev_base[1] : s.oerrors;
 }
 
 void
@@ -807,52 +547,4 @@ dp_port_detach(struct dp_port *p)
 	p->nb = 0;
 	p->rx_to = NULL;
 	p->e.eng = NULL;
-}
-
-void
-dp_port_close(struct dp_port *p)
-{
-	struct rte_mbuf *m[BURST];
-	uint16_t n;
-
-	fifo_fini(&p->rxq);
-	fifo_fini(&p->txq);
-	if (p->started && strncmp(p->dev, "net_memif", 9) == 0 &&
-	    strstr(p->dev, "role=client") == NULL) {
-		/* a memif server closed while its client disconnects can crash in DPDK 22.11's
-		 * interrupt thread: let the client go first (it does, once its run is over), and
-		 * the interrupt thread finish handling it (the link is down before it has: closing
-		 * then freed the port under the handler, a SIGSEGV at exit in about one run of
-		 * four with both roles in a process and the vCPUs busy) */
-		int waited;
-
-		for (waited = 0; dp_port_up(p) && waited < 1000; waited += 10) {
-			struct timespec ts = { 0, 10000000 };
-
-			while ((n = rte_eth_rx_burst(p->port_id, 0, m, BURST)) > 0)
-				rte_pktmbuf_free_bulk(m, n);
-			nanosleep(&ts, NULL);
-		}
-		dp_eal_intr_settle(1000);
-	}
-	if (p->started) {
-		while ((n = rte_eth_rx_burst(p->port_id, 0, m, BURST)) > 0)
-			rte_pktmbuf_free_bulk(m, n);
-		rte_eth_dev_stop(p->port_id);
-		p->started = false;
-	}
-	if (p->owned) {
-		rte_eth_dev_close(p->port_id);
-		if (strncmp(p->dev, "net_", 4) == 0) {
-			char dev[192];
-
-			snprintf(dev, sizeof(dev), "%.*s", (int)strcspn(p->dev, ","), p->dev);
-			rte_vdev_uninit(dev);
-		}
-		p->owned = false;
-	}
-	if (!dp_eal_is_ending())	/* else rte_eal_cleanup() releases it, unwritten */
-		rte_mempool_free(p->rx_pool);
-	p->rx_pool = NULL;
-	dp_lateness_free(&p->late);
 }

@@ -7,8 +7,10 @@
  * port 47113) carry the two-process protocol of rt.c.
  *
  * Arrivals are taken by dp_port_poll() between events (the engine's real-time loop) and stamped
- * with the emulated time of the poll; they enter the calendar as the port's own events, so they
- * run in time order with everything else.
+ * with the emulated time of the poll; a bridge's port (stamp_taken) with the time at which they
+ * were in hand (read after each receive burst, never before the poll's own time), so that a
+ * frame is never older than it is and none leaves before its time.  They enter the calendar as
+ * the port's own events, so they run in time order with everything else.
  */
 #ifndef DP_PORT_H
 #define DP_PORT_H
@@ -18,26 +20,11 @@
 
 #include "clock.h"
 #include "engine.h"
+#include "ifdev.h"
+#include "lateness.h"
 
 #define DP_CTL_UDP 47113
 #define DP_CTL_MAX 1400		/**< bytes of a control message */
-#define DP_LATE_MAX (1u << 20)	/**< lateness samples kept (a reservoir beyond) */
-
-/** How late frames left: actual against scheduled, in real ns. */
-struct dp_lateness {
-	uint64_t n;		/**< samples kept */
-	uint64_t seen;		/**< frames measured */
-	double *ns;		/**< [min(seen, DP_LATE_MAX)] */
-	uint64_t rng;		/**< reservoir sampling state */
-	double max;
-};
-
-/** Percentiles of @p l (0 when empty); sorts the samples. */
-void dp_lateness_stats(struct dp_lateness *l, double *median, double *p99, double *p999,
-		       double *max);
-
-void dp_lateness_free(struct dp_lateness *l);
-
 struct dp_port;
 
 /** A control message arrived (in its turn in the calendar, at @p now). */
@@ -87,10 +74,23 @@ struct dp_port {
 	uint64_t tx_deferred;		/**< frames that waited for room in the device */
 	uint64_t rx_other;		/**< frames that were not syncemu's (or cut short) */
 	uint64_t rx_stale;		/**< frames of an earlier run, or left at its end */
-	uint64_t dev_base[2];		/**< the device's drop counters when the run began */
+	uint64_t dev_base[5];		/**< the device's counters when the run began
+					 *   (struct dp_port_dev's order) */
 	struct dp_lateness late;	/**< of the frames sent */
 	bool hw_ts;			/**< the NIC stamps received frames */
 	int ts_off;			/**< mbuf dynfield offset of the timestamp; -1: none */
+	/* a kernel interface (af_packet, af_xdp), and a bridge's checks of what crosses it */
+	struct dp_ifdev *ifd;		/**< NULL: none (a ring, memif, a NIC of DPDK's own) */
+	uint32_t rx_whole;		/**< the largest frame the device hands over whole (0: no
+					 *   bound known: longer ones are not cut) */
+	bool check_raw;			/**< arrivals checked (rawframe.h): a raw port on a kernel
+					 *   interface; set before attaching */
+	bool stamp_taken;		/**< arrivals stamped when taken, not at the poll's time */
+	uint32_t tx_max;		/**< longer frames are not sent (its MTU + the Ethernet
+					 *   header; a VLAN tag more); 0: no limit */
+	uint64_t rx_cut;		/**< arrivals shorter than their IP header says: dropped */
+	uint64_t rx_csum;		/**< arrivals whose TCP/UDP checksum was finished here */
+	uint64_t tx_too_long;		/**< frames longer than tx_max: dropped, not sent */
 };
 
 /**
@@ -140,6 +140,19 @@ int dp_port_attach(struct dp_port *p, struct dp_engine *eng, const char *name,
  */
 void dp_port_dev_drops(const struct dp_port *p, uint64_t *rx_dropped, uint64_t *tx_errors);
 
+/** The device's own counts since the run began. */
+struct dp_port_dev {
+	uint64_t rx_packets;		/**< frames it handed over (ipackets) */
+	uint64_t rx_missed;		/**< frames it had no room for: imissed, and what the
+					 *   kernel dropped at an af_packet socket (ifdev.h) */
+	uint64_t rx_nombuf;		/**< frames it had no mbuf for */
+	uint64_t rx_errors;		/**< frames it received in error (ierrors) */
+	uint64_t tx_errors;		/**< frames it failed to send (oerrors) */
+};
+
+/** Read them (a system call or two: not on the data path's every poll). */
+void dp_port_dev_counts(const struct dp_port *p, struct dp_port_dev *c);
+
 /** The run is over: what still waits in the port is freed (counted in rx_stale). */
 void dp_port_detach(struct dp_port *p);
 
@@ -148,7 +161,8 @@ void dp_port_close(struct dp_port *p);
 
 /**
  * Send what waits for room in the device (frames are never dropped for want of it: they wait,
- * in order, and their lateness grows), then take what has arrived, stamped @p now.
+ * in order, and their lateness grows), then take what has arrived, stamped @p now (with
+ * stamp_taken: each burst with the emulated time it was taken, never before @p now).
  * @return frames taken.
  */
 uint32_t dp_port_poll(struct dp_port *p, dp_time_t now);

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -55,7 +56,8 @@ static const struct opt bridge_optv[] = {
 	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults (" DP_EAL_DEFAULT ")",
 	  O_EAL | OPT_DASH_VALUE },
 	{ "json", 'j', NULL, "print the summary as JSON", O_JSON },
-	{ "quiet", 'q', NULL, "no progress on stderr", O_QUIET },
+	{ "quiet", 'q', NULL, "no progress on stderr (notes of frames lost, cut, finished or "
+	  "late still)", O_QUIET },
 	{ "help", 'h', NULL, "show this help", O_HELP },
 };
 
@@ -126,8 +128,13 @@ bridge_usage(FILE *f)
 		   "net_af_xdp0,iface=veth1; net_memif0,role=server,socket=/tmp/s,socket-abstract=no),\n"
 		   "a PCI NIC given to the EAL (--eal '-a 0000:3b:00.0 ...', then bridge.a=0000:3b:00.0),\n"
 		   "or ring:NAME. Turn TSO, GSO and GRO off on veth ends (ethtool -K DEV tso off gso\n"
-		   "off gro off) and checksum offload on the hosts' (tx off): a bridge carries frames,\n"
-		   "not the kernel's 64 kB super-frames.\n"
+		   "off gro off): a bridge carries frames, not the kernel's 64 kB super-frames; it\n"
+		   "drops and counts a frame that arrives cut short, or longer than the far port's\n"
+		   "MTU, and refuses at start a port whose MTU is more than its driver hands over\n"
+		   "whole (af_packet: framesz less 66 bytes). A TCP/UDP checksum a host left to its\n"
+		   "device (tx offload on) is finished here (ethtool -K DEV tx off has the host do\n"
+		   "it). A frame never leaves before its time; every frame a device took is in or\n"
+		   "counted lost.\n"
 		   "\nThe WAN each way: bridge.bandwidth_ab, bridge.bandwidth_ba, bridge.latency_ab,\n"
 		   "bridge.latency_ba (auto: [wan] bandwidth and latency, one way); its queue\n"
 		   "queues.wan (frame bytes, drop-tail); bridge.port puts a port cap (queues.port)\n"
@@ -141,7 +148,8 @@ bridge_usage(FILE *f)
 		   "WAN queue's in and out (wan.ab.in, wan.ab.out, ...) at the actual times, as\n"
 		   "wall-clock time: syncemu validate reads it as any capture, and its times line up\n"
 		   "with a tcpdump of the hosts. --ctl SOCKET takes wan.bandwidth, wan.latency (both\n"
-		   "ways), background.load and queues.wan during the run (syncemu ctl).\n"
+		   "ways), background.load and queues.wan during the run (syncemu ctl), and from\n"
+		   "its start when sent while the bridge starts.\n"
 		   "\nCtrl-C (SIGINT) or SIGTERM ends the bridge, writes the trace and prints the\n"
 		   "summary (exit 0: it is how a bridge ends); a second one ends it at once.\n"
 		   "Exit codes: 0 ok, 1 failed (a port, memory, the trace), 2 bad command line,\n"
@@ -159,13 +167,125 @@ bridge_usage(FILE *f)
 static const char *const dir_label[2] = { "A->B", "B->A" };
 static const char *const dir_key[2] = { "ab", "ba" };
 
-/* ---- progress ---- */
+/* ---- progress, and notes while running ---- */
+
+#define NOTE_EVERY_S 10.0	/* a note of lateness at most this often */
+#define HELD_NOTE 0.05		/* of an interval held from the ports: worth a note */
 
 struct tick_state {
-	bool tty;
+	bool tty, quiet;
 	uint64_t last_bytes[2];
 	double last_s;
+	/* the notes: each of a port's once; lateness at most every NOTE_EVERY_S */
+	bool said_csum[2], said_cut[2], said_long[2], said_lost[2];
+	uint64_t last_held, last_sent[2], last_over[2];
+	double last_note_s, last_real_s;
 };
+
+static const char *const port_label[2] = { "A", "B" };
+
+/* "port A (interface va)", or its device where it has no kernel interface. */
+static const char *
+port_name(const struct dp_bridge *b, int d, char *buf, size_t len)
+{
+	const struct dp_port *p = &b->port[d];
+
+	if (p->ifd != NULL)
+		snprintf(buf, len, "port %s (interface %s)", port_label[d], p->ifd->name);
+	else
+		snprintf(buf, len, "port %s (%s)", port_label[d], p->dev);
+	return buf;
+}
+
+static void
+note(struct tick_state *ts, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ts->tty && !ts->quiet)
+		fputc('\n', stderr);	/* below the progress line */
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* What the ports met that a user must hear of while it happens, each said once. */
+static void
+port_notes(struct tick_state *ts, const struct dp_bridge *b)
+{
+	char name[64];
+	int d;
+
+	for (d = 0; d < 2; d++) {
+		const struct dp_port *p = &b->port[d];
+		const char *ifn = p->ifd != NULL ? p->ifd->name : "DEV";
+		struct dp_port_dev dev;
+
+		if (p->rx_csum > 0 && !ts->said_csum[d]) {
+			ts->said_csum[d] = true;
+			note(ts, "syncemu bridge: %s: its host leaves TCP/UDP checksums to the device "
+			     "(transmit checksum offload on): the bridge finishes them (%" PRIu64
+			     " frames so far); to have the host do it, ethtool -K DEV tx off on the "
+			     "host's end of %s", port_name(b, d, name, sizeof(name)), p->rx_csum, ifn);
+		}
+		if (p->rx_cut > 0 && !ts->said_cut[d]) {
+			ts->said_cut[d] = true;
+			note(ts, "syncemu bridge: %s: %" PRIu64 " frames arrived shorter than their IP "
+			     "header says (cut by the device: a host's super-frames, TSO or GSO on, "
+			     "or IPv4 fragments the af_packet driver reassembles); they are dropped "
+			     "and counted: ethtool -K DEV tso off gso off on the host's end of %s",
+			     port_name(b, d, name, sizeof(name)), p->rx_cut, ifn);
+		}
+		if (p->tx_too_long > 0 && !ts->said_long[d]) {
+			ts->said_long[d] = true;
+			note(ts, "syncemu bridge: %s: %" PRIu64 " frames longer than its MTU (%u) were "
+			     "dropped, not sent (the interface takes no more): jumbo frames from "
+			     "the other port (give %s the other interface's MTU), or IPv4 datagrams "
+			     "that came in fragments, which the af_packet driver reassembles (send "
+			     "them unfragmented, or use af_xdp)", port_name(b, d, name, sizeof(name)),
+			     p->tx_too_long, p->ifd != NULL ? p->ifd->mtu : 0, ifn);
+		}
+		dp_port_dev_counts(p, &dev);
+		if (dev.rx_missed + dev.rx_nombuf + dev.rx_errors > 0 && !ts->said_lost[d]) {
+			ts->said_lost[d] = true;
+			note(ts, "syncemu bridge: %s: the device lost %" PRIu64 " frames before the "
+			     "bridge took them (%" PRIu64 " its receive ring was full, %" PRIu64
+			     " no mbuf, %" PRIu64 " errors): the host held the bridge, or the ring "
+			     "is short (af_packet: framecnt=); counted in the summary",
+			     port_name(b, d, name, sizeof(name)), dev.rx_missed + dev.rx_nombuf +
+			     dev.rx_errors, dev.rx_missed, dev.rx_nombuf, dev.rx_errors);
+		}
+	}
+}
+
+/* The host makes the bridge late: said while it lasts (at most every NOTE_EVERY_S). */
+static void
+late_note(struct tick_state *ts, const struct dp_bridge *b, double real_s)
+{
+	double dt = real_s - ts->last_real_s;
+	uint64_t held = b->held_ns - ts->last_held, sent = 0, over = 0;
+	int d;
+
+	for (d = 0; d < 2; d++) {
+		sent += b->port[d].late.seen - ts->last_sent[d];
+		over += b->port[d].late.over - ts->last_over[d];
+		ts->last_sent[d] = b->port[d].late.seen;
+		ts->last_over[d] = b->port[d].late.over;
+	}
+	ts->last_held = b->held_ns;
+	ts->last_real_s = real_s;
+	if (!(dt > 0) || ((double)held < HELD_NOTE * dt * 1e9 && !(sent >= 20 && 2 * over > sent)))
+		return;
+	if (ts->last_note_s > 0 && real_s - ts->last_note_s < NOTE_EVERY_S)
+		return;
+	ts->last_note_s = real_s;
+	note(ts, "syncemu bridge: late: in the last %.1f s the host kept the bridge from its ports "
+	     "for %.0f ms (the longest %.1f ms), and %" PRIu64 " of %" PRIu64 " frames left more "
+	     "than %g ms after their time: frames cross that much slower than the WAN says "
+	     "(keep other programs off the bridge's CPU)", dt, (double)held / 1e6,
+	     (double)b->held_max_recent / 1e6, over, sent, DP_LATE_OVER_NS / 1e6);
+}
 
 static void
 tick(void *arg, const struct dp_bridge *b)
@@ -174,6 +294,10 @@ tick(void *arg, const struct dp_bridge *b)
 	double s = (double)b->eng.now / 1e12, dt = s - ts->last_s;
 	int d;
 
+	port_notes(ts, b);
+	late_note(ts, b, (double)dp_clock_ns(&b->clk) / 1e9);
+	if (ts->quiet)
+		return;
 	fprintf(stderr, "%ssyncemu bridge: %.0f s", ts->tty ? "\r" : "", s);
 	for (d = 0; d < 2; d++) {
 		uint64_t bytes = b->port[1 - d].tx_bytes;
@@ -222,16 +346,31 @@ summary_text(const struct dp_bridge_report *r, FILE *f)
 				isnan(x->bg_fct_mean) ? 0.0 : x->bg_fct_mean * 1e3, x->bg_incomplete,
 				x->bg_frames, x->bg_bytes, x->bg_drops, x->bg_emitted);
 		fprintf(f, "  lateness of %" PRIu64 " frames sent: median %.0f ns, p99 %.0f ns, "
-			"p99.9 %.0f ns, max %.0f ns; %" PRIu64 " waited for room in the device\n",
+			"p99.9 %.0f ns, max %.0f ns; %" PRIu64 " waited for room in the device; ",
 			x->late_n, x->late_median_ns, x->late_p99_ns, x->late_p999_ns,
 			x->late_max_ns, x->tx_deferred);
-		if (x->dev_rx_dropped > 0 || x->dev_tx_errors > 0)
-			fprintf(f, "  LOST outside the queue: %" PRIu64 " frames the device could not "
-				"receive (raise bridge.mbufs, or the host is too slow), %" PRIu64
-				" it failed to send\n", x->dev_rx_dropped, x->dev_tx_errors);
+		if (x->early_n == 0)
+			fprintf(f, "none left before its time\n");
+		else
+			fprintf(f, "%" PRIu64 " left BEFORE their time (by up to %.0f ns)\n",
+				x->early_n, x->early_max_ns);
+		fprintf(f, "  port %s's device took %" PRIu64 " frames: %" PRIu64 " taken by the bridge, "
+			"%" PRIu64 " lost in the device (its ring full %" PRIu64 ", no mbuf %" PRIu64
+			", errors %" PRIu64 ")\n", port_label[d], x->dev_in.rx_packets +
+			x->dev_rx_dropped, x->dev_in.rx_packets, x->dev_rx_dropped,
+			x->dev_in.rx_missed, x->dev_in.rx_nombuf, x->dev_in.rx_errors);
+		if (x->cut > 0 || x->too_long > 0 || x->dev_tx_errors > 0)
+			fprintf(f, "  LOST outside the queue: %" PRIu64 " arrived cut short, %" PRIu64
+				" longer than port %s's MTU, %" PRIu64 " the device failed to send\n",
+				x->cut, x->too_long, port_label[1 - d], x->dev_tx_errors);
+		if (x->csum_finished > 0)
+			fprintf(f, "  TCP/UDP checksums left by the sender to its device, finished: "
+				"%" PRIu64 "\n", x->csum_finished);
 	}
-	fprintf(f, "polls: %" PRIu64 " behind (events overdue), %" PRIu64 " idle\n", r->behind,
-		r->idle);
+	fprintf(f, "polls: %" PRIu64 " behind (events overdue), %" PRIu64 " idle; the host held "
+		"the bridge from its ports %" PRIu64 " times over %g ms, %.1f ms in all (the "
+		"longest %.1f ms)\n", r->behind, r->idle, r->holds, DP_BRIDGE_HOLD_NS / 1e6,
+		(double)r->held_ns / 1e6, (double)r->held_max_ns / 1e6);
 }
 
 static json_t *
@@ -247,6 +386,9 @@ summary_json(const struct dp_bridge_report *r, const struct dp_bridge *b)
 	json_object_set_new(o, "changes", json_integer(r->changes));
 	json_object_set_new(o, "polls_behind", json_integer((json_int_t)r->behind));
 	json_object_set_new(o, "polls_idle", json_integer((json_int_t)r->idle));
+	json_object_set_new(o, "holds", json_integer((json_int_t)r->holds));
+	json_object_set_new(o, "held_s", json_real((double)r->held_ns / 1e9));
+	json_object_set_new(o, "held_max_s", json_real((double)r->held_max_ns / 1e9));
 	json_object_set_new(o, "tsc_hz", json_real(r->hz));
 	for (d = 0; d < 2; d++) {
 		const struct dp_bridge_dir_report *x = &r->dir[d];
@@ -274,8 +416,18 @@ summary_json(const struct dp_bridge_report *r, const struct dp_bridge *b)
 		R("busy", x->busy);
 		I("tx_deferred", x->tx_deferred);
 		I("dev_rx_dropped", x->dev_rx_dropped);
+		I("dev_rx_packets", x->dev_in.rx_packets);
+		I("dev_rx_missed", x->dev_in.rx_missed);
+		I("dev_rx_nombuf", x->dev_in.rx_nombuf);
+		I("dev_rx_errors", x->dev_in.rx_errors);
 		I("dev_tx_errors", x->dev_tx_errors);
+		I("cut", x->cut);
+		I("too_long", x->too_long);
+		I("csum_finished", x->csum_finished);
 		I("late_n", x->late_n);
+		I("late_over_1ms", x->late_over);
+		I("early_n", x->early_n);
+		R("early_max_ns", x->early_max_ns);
 		R("late_median_ns", x->late_median_ns);
 		R("late_p99_ns", x->late_p99_ns);
 		R("late_p999_ns", x->late_p999_ns);
@@ -503,7 +655,7 @@ cmd_bridge(int argc, char **argv)
 		struct ctl_params cp = { .path = o.ctl, .scenario = npos ? pos[0] : NULL,
 					 .sets = o.kv.sets, .nsets = o.kv.nsets,
 					 .variants = 0, .budgets = 0,	/* no sync runs */
-					 .status = &ctl_status };
+					 .status = &ctl_status, .before_run = true };
 
 		atomic_store(&ctl_status.var, UINT32_MAX);
 		atomic_store(&ctl_status.budget, UINT32_MAX);
@@ -552,13 +704,17 @@ cmd_bridge(int argc, char **argv)
 			lat[1], q, bp.load, o.duration > 0 ? "running for --duration" :
 			"Ctrl-C to stop");
 	}
-	if (cli_stop == 0 && dp_bridge_run(b, o.duration, &cli_stop, o.quiet ? NULL : tick, &ts,
-					    1.0, err, sizeof(err)) != 0) {
+	ts.quiet = o.quiet;
+	ts.last_real_s = (double)dp_clock_ns(&b->clk) / 1e9;
+	if (cli_stop == 0 && dp_bridge_run(b, o.duration, &cli_stop, tick, &ts, 1.0, err,
+					    sizeof(err)) != 0) {
 		fprintf(stderr, "%ssyncemu bridge: %s\n", ts.tty && !o.quiet ? "\n" : "", err);
 		status = CLI_EXIT_FAIL;
 	}
 	if (!o.quiet && ts.tty)
 		fputc('\n', stderr);
+	ts.quiet = true;	/* what the last second met, said: notes, no progress */
+	tick(&ts, b);
 	dp_bridge_report(b, &rep);
 	if (cap != NULL) {
 		int r2 = tr_pcapng_close(cap->w);

@@ -61,6 +61,9 @@ assert ab["bg_drops"] == 0 and ab["drops"] == 0 and ab["frames_in"] == 0
 assert ba["bg_started"] == 0 and ba["bg_frames"] == 0, ba
 assert ab["bandwidth_Bps"] == 10000000 and abs(ab["latency_s"] - 0.002) < 1e-12
 assert 0.2 < ab["busy"] < 0.6, ab["busy"]
+for x in (ab, ba):
+    assert x["early_n"] == 0 and x["dev_rx_packets"] == x["frames_in"] == 0, x
+    assert x["cut"] == 0 and x["too_long"] == 0 and x["dev_rx_dropped"] == 0, x
 assert d["trace"] is not None
 PY
 if command -v tshark >/dev/null; then
@@ -113,11 +116,22 @@ PY
 
 # ---- until SIGINT, with live changes ----
 sock="$tmp/br.sock"
-"$se" bridge --a ring:x --b ring:y "${slow[@]}" --ctl "$sock" >"$tmp/sig.out" 2>"$tmp/sig.err" &
+# a clock calibrated for 2 s: the bridge is starting for that long, its socket answering
+"$se" bridge --a ring:x --b ring:y "${slow[@]}" --set run.calibrate=2s --ctl "$sock" \
+	>"$tmp/sig.out" 2>"$tmp/sig.err" &
 br=$!
 pids+=("$br")
-# the socket answers from the start; changes are taken once the bridge runs (ports up, clock
-# calibrated): "running": 1
+for i in $(seq 1 200); do
+	"$se" ctl "$sock" status >"$tmp/c0" 2>/dev/null && break
+	sleep 0.02
+done
+# a change while it starts waits for its run and applies from its start (at 0 ms)
+"$se" ctl "$sock" set wan.latency 3ms >"$tmp/c6" 2>&1
+if grep -q '"running": 0' "$tmp/c0" && grep -q '"ok": true, "key": "wan.latency", "value": 0.003, "old": 0.002, "run": 1, "at_ms": 0.0' "$tmp/c6"; then
+	ok "a fresh bridge takes ctl set wan.latency while it starts: applied from its start"
+else
+	bad "ctl set before the bridge ran: $(cat "$tmp/c0" "$tmp/c6")"
+fi
 for i in $(seq 1 100); do
 	"$se" ctl "$sock" status 2>/dev/null | grep -q '"running": 1' && break
 	sleep 0.1
@@ -132,14 +146,27 @@ expect_grep "$tmp/c3" '"ok": true' "set wan.bandwidth 20MB/s"
 expect_grep "$tmp/c4" "does not apply to a bridge" "module.planes is refused: a bridge has no module"
 "$se" ctl "$sock" status >"$tmp/c5" 2>&1
 expect_grep "$tmp/c5" '"wan.bandwidth": 20000000' "status shows the rate in force"
-sleep 1
+# the host holds the bridge for 0.3 s (here: SIGSTOP): it says so while it runs
+kill -STOP "$br"
+sleep 0.3
+kill -CONT "$br"
+sleep 0.5	# (the notes of the last second are said at the end too)
 kill -INT "$br"
 rc=0
 wait "$br" || rc=$?
 if [ $rc -eq 0 ]; then ok "SIGINT ends the bridge (exit 0)"; else bad "SIGINT: exit $rc"; cat "$tmp/sig.err"; fi
 expect_grep "$tmp/sig.out" "A->B (WAN 20 MB/s" "the summary shows the WAN in force at the end"
-expect_grep "$tmp/sig.out" "3 live changes" "and the changes that landed"
+expect_grep "$tmp/sig.out" "4 live changes" "and the changes that landed"
 expect_grep "$tmp/sig.out" "background: " "and the background transfers"
+expect_grep "$tmp/sig.err" "syncemu bridge: late: in the last" "held from its ports, it said so while running"
+python3 - "$tmp/sig.out" <<'PY' && ok "the summary: how long the host held the bridge, and no frame left early" || bad "the summary's holds: $(grep -E 'held|early|before' "$tmp/sig.out")"
+import re, sys
+t = open(sys.argv[1]).read()
+m = re.search(r"held the bridge from its ports (\d+) times over 1 ms, ([\d.]+) ms in all \(the longest ([\d.]+) ms\)", t)
+assert m and int(m.group(1)) >= 1 and float(m.group(3)) >= 250, m and m.groups()
+assert t.count("none left before its time") == 2, t
+assert t.count("port A's device took 0 frames: 0 taken by the bridge, 0 lost") == 1, t
+PY
 [ -e "$sock" ] && bad "the socket $sock is left behind" || ok "the socket is removed"
 
 finish

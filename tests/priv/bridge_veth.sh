@@ -77,6 +77,10 @@ trap cleanup EXIT
 for n in $na $nb $nr; do
 	ip netns add "$n" 2>"$tmp/e" || skip "cannot create a network namespace: $(cat "$tmp/e")"
 	ip -n "$n" link set lo up
+	# no IPv6: no frame the test did not send (router solicitations, MLD) crosses the bridge,
+	# so the kernel's counts and the bridge's are compared exactly
+	ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
 done
 ip link add "$xa" netns "$na" type veth peer name "$ya" netns "$nr" 2>"$tmp/e" ||
 	skip "no veth: $(cat "$tmp/e")"
@@ -107,8 +111,8 @@ tc -n "$na" qdisc replace dev "$ta" root tbf rate 100mbit burst 32kb latency 50m
 ok "three namespaces: A and B through the bridge's veth pairs, and beside it a tbf link"
 
 ap=framesz=9216,blocksz=36864
-# start_bridge ARGS...: syncemu bridge in the middle namespace on the two veth ends, JSON to
-# $tmp/br.json, its control socket $sock; waits until it runs
+# start_bridge ARGS...: syncemu bridge in the middle namespace on the two veth ends (af_packet
+# with $ap), JSON to $tmp/br.json, its control socket $sock; waits until it runs
 start_bridge() {
 	rm -f "$sock"
 	ip netns exec "$nr" "$se" bridge --a "net_af_packet0,iface=$ya,$ap" \
@@ -169,7 +173,133 @@ open(sys.argv[1].rsplit("/", 1)[0] + "/pmsg", "w").write(
     (min(a), min(b), d_min, d_med))
 assert abs(d_min - 20) <= 0.5, d_min
 assert abs(d_med - 20) <= 2, d_med
+assert min(b) >= 20, "a ping came back in %.3f ms, under 2 x 10 ms" % min(b)
 PY
+}
+# counter NS DEV FIELD: the kernel's count (statistics/FIELD) of DEV in NS
+counter() { ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"; }
+# capture NS DEV FILE: tcpdump of the UDP datagrams to port 47999 at DEV, ns stamps, each written
+# as it comes (immediate mode: no block waits to fill); its pid in $cap_pid once it listens
+capture() {
+	taskset -c 1 ip netns exec "$1" tcpdump -i "$2" -w "$3" --time-stamp-precision=nano \
+		--immediate-mode -U -s 128 -B 65536 -n udp dst port 47999 2>"$3.err" &
+	cap_pid=$!
+	local i
+	for i in $(seq 1 50); do
+		grep -q "listening on" "$3.err" 2>/dev/null && return 0
+		sleep 0.05
+	done
+}
+cat >"$tmp/send.py" <<'PY'
+# send.py FIRST N RATE: UDP datagrams FIRST .. FIRST+N-1 (the number in their payload) to
+# 10.198.0.2:47999 at RATE a second
+import socket, struct, sys, time
+first, n, rate = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+t0 = time.monotonic()
+for i in range(n):
+    while time.monotonic() < t0 + i / rate:
+        pass
+    s.sendto(struct.pack(">Q", first + i) + bytes(56), ("10.198.0.2", 47999))
+PY
+# The one-way delay of every datagram, from the host's veth end at A to the host's at B (one
+# kernel clock stamps both captures): never below the WAN's latency L, with the hosts quiet and
+# with two busy loops taking the CPUs (the bridge's too). The bound is exact: a frame never
+# leaves before its time, whatever the host does to the bridge; only its lateness grows.
+check_owd() {
+	local h1 h2 ca cb
+	rm -f "$tmp/owd_a.pcap" "$tmp/owd_b.pcap"
+	capture "$na" "$xa" "$tmp/owd_a.pcap"
+	ca=$cap_pid
+	capture "$nb" "$xb" "$tmp/owd_b.pcap"
+	cb=$cap_pid
+	taskset -c 1 ip netns exec "$na" python3 "$tmp/send.py" 0 2000 2000
+	sh -c 'while :; do :; done' &
+	h1=$!
+	sh -c 'while :; do :; done' &
+	h2=$!
+	pids+=("$h1" "$h2")
+	taskset -c 1 ip netns exec "$na" python3 "$tmp/send.py" 2000 2000 2000
+	kill "$h1" "$h2"
+	sleep 0.3
+	kill -INT "$ca" "$cb"
+	wait "$ca" "$cb" 2>/dev/null
+	python3 - "$tmp/owd_a.pcap" "$tmp/owd_b.pcap" <<'PY' >"$tmp/owd" 2>&1 && ok "one-way delay at a 10 ms WAN, A's veth end to B's: $(cat "$tmp/owd")" || bad "a frame crossed in less than the WAN's latency: $(cat "$tmp/owd")"
+import struct, sys
+def stamps(path):
+    d = open(path, "rb").read()
+    assert struct.unpack("<I", d[:4])[0] == 0xa1b23c4d, "not a ns pcap"
+    off, out = 24, {}
+    while off + 16 <= len(d):
+        s, ns, incl, _ = struct.unpack("<IIII", d[off:off + 16])
+        f = d[off + 16:off + 16 + incl]
+        off += 16 + incl
+        ihl = (f[14] & 15) * 4
+        out.setdefault(struct.unpack(">Q", f[14 + ihl + 8:14 + ihl + 16])[0], s * 10**9 + ns)
+    return out
+a, b = stamps(sys.argv[1]), stamps(sys.argv[2])
+L = 10 * 10**6
+assert len(a) == 4000 and set(a) == set(b), "sent %d, seen at B %d" % (len(a), len(b))
+for name, ids in (("quiet", range(0, 2000)), ("busy", range(2000, 4000))):
+    d = sorted(b[i] - a[i] for i in ids)
+    print("%s: min %.4f ms, median %.3f, p99 %.3f, max %.3f;" %
+          (name, d[0] / 1e6, d[1000] / 1e6, d[1980] / 1e6, d[-1] / 1e6), end=" ")
+    assert d[0] >= L, "%s: %.6f ms" % (name, d[0] / 1e6)
+print("4000 frames, none under 10 ms")
+PY
+}
+# TCP from hosts that leave their checksums to the device (tx on, veth's default): the bridge
+# finishes them (else the receiver drops every segment and the connection never opens) and says
+# so once, naming the port and the ethtool command
+check_csum() {
+	local d rc=0
+	for d in "$na:$xa" "$nb:$xb"; do
+		ip netns exec "${d%%:*}" ethtool -K "${d##*:}" tx on >/dev/null 2>&1
+	done
+	taskset -c 1 ip netns exec "$nb" timeout 15 python3 -c '
+import socket
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("10.198.0.2", 47998)); s.listen(1); c, _ = s.accept(); n = 0
+while True:
+    b = c.recv(65536)
+    if not b: break
+    n += len(b)
+open("'"$tmp/csum.n"'", "w").write(str(n))' &
+	local srv=$!
+	sleep 0.3
+	taskset -c 1 ip netns exec "$na" timeout 10 python3 -c '
+import socket
+s = socket.create_connection(("10.198.0.2", 47998), timeout=8); s.sendall(bytes(2000000)); s.close()' \
+		2>"$tmp/csum.err" || rc=$?
+	wait "$srv"
+	for d in "$na:$xa" "$nb:$xb"; do
+		ip netns exec "${d%%:*}" ethtool -K "${d##*:}" tx off >/dev/null 2>&1
+	done
+	if [ $rc -eq 0 ] && [ "$(cat "$tmp/csum.n" 2>/dev/null)" = 2000000 ]; then
+		ok "TCP from hosts with tx checksum offload on: 2 MB through the bridge"
+	else
+		bad "TCP with tx checksum offload on: exit $rc, received $(cat "$tmp/csum.n" 2>/dev/null): $(tail -c 200 "$tmp/csum.err")"
+	fi
+}
+# Frames the device could not hand over (its ring full while the host held the bridge: the test
+# stops it for 0.2 s while host A sends 3000 ARP requests, six times the ring's 512 frames) are
+# counted as lost in the device: every frame the kernel gave the interface is in or counted
+cat >"$tmp/arps.py" <<'PY'
+import socket, struct, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((sys.argv[1], 0))
+mac = s.getsockname()[4]
+f = (b"\xff" * 6 + mac + b"\x08\x06" + struct.pack(">HHBBH", 1, 0x0800, 6, 4, 1) + mac +
+     socket.inet_aton("10.198.0.1") + bytes(6) + socket.inet_aton("10.198.0.99") + bytes(18))
+for i in range(int(sys.argv[2])):
+    s.send(f)
+PY
+flood_held() {
+	kill -STOP "$br"
+	ip netns exec "$na" python3 "$tmp/arps.py" "$xa" 3000
+	sleep 0.2
+	kill -CONT "$br"
+	sleep 0.5
 }
 # received FILE: the receiver's 1-s intervals after the 2 s of slow start (bits/s), and its mean
 cat >"$tmp/received.py" <<'PY'
@@ -214,24 +344,47 @@ print("bulk flow received %.2f Mbit/s against %.2f alone: %.3f of it, the model'
 assert abs(r / (1 - rho) - 1) <= 0.15, r
 PY
 }
+rx_ya=$(counter "$nr" "$ya" rx_packets) rx_yb=$(counter "$nr" "$yb" rx_packets)
+rx_xb=$(counter "$nb" "$xb" rx_packets)
 if start_bridge --set wan.bandwidth=100Mbit/s --set wan.latency=0s --set queues.wan=4MB \
 	--set background.size=64kB --set background.directions=one; then
 	twice check_ping
+	check_owd
 	# the bulk flow at 5 ms each way (BDP 125 kB; the queue 4 MB, 320 ms at the rate)
 	set_live wan.latency 5ms
 	twice check_bulk
+	check_csum
 	set_live background.load 0.5
 	twice check_load
+	flood_held
 	stop_bridge
-	python3 - "$tmp/br.json" <<'PY' && ok "the summary on SIGINT: every frame taken on A left on B, dropped at the queue or was still inside; lateness reported" || { bad "the bridge's summary"; head -c 600 "$tmp/br.json"; }
+	grep -q "port A (interface $ya): its host leaves TCP/UDP checksums to the device .*ethtool -K DEV tx off on the host's end of $ya" "$tmp/br.err" &&
+		ok "the bridge said once that it finishes port A's checksums, and how the host would" ||
+		bad "no note of the checksums finished: $(head -c 400 "$tmp/br.err")"
+	python3 - "$tmp/br.json" $(($(counter "$nr" "$ya" rx_packets) - rx_ya)) \
+		$(($(counter "$nr" "$yb" rx_packets) - rx_yb)) \
+		$(($(counter "$nb" "$xb" rx_packets) - rx_xb)) <<'PY' >"$tmp/sum" 2>&1 && ok "the summary on SIGINT: every frame the kernel gave port A is in or lost in the device, counted ($(cat "$tmp/sum")); every frame in left on B, dropped at the queue or was still inside; none left early" || { bad "the bridge's summary: $(cat "$tmp/sum")"; head -c 600 "$tmp/br.json"; echo; }
 import json, sys
 d = json.load(open(sys.argv[1]))
 ab, ba = d["directions"]["ab"], d["directions"]["ba"]
-for x in (ab, ba):
+k_ya, k_yb, k_xb = (int(v) for v in sys.argv[2:5])
+for x, k in ((ab, k_ya), (ba, k_yb)):
+    # the kernel's frames to the interface: taken by the bridge, or lost in the device
+    assert x["dev_rx_packets"] == x["frames_in"], x
+    assert x["frames_in"] + x["dev_rx_dropped"] == k, (x["frames_in"], x["dev_rx_dropped"], k)
     # real frames still inside at the end: at most every frame left inside (background too)
+    assert x["cut"] == 0 and x["too_long"] == 0, x
     assert 0 <= x["frames_in"] - x["frames_out"] - x["drops"] <= x["left"], x
-    assert x["dev_rx_dropped"] == 0 and x["dev_tx_errors"] == 0, x
+    assert x["dev_tx_errors"] == 0, x
     assert x["late_n"] == x["frames_out"] + x["bg_emitted"], x
+    assert x["early_n"] == 0, x
+    assert x["csum_finished"] > 0, x   # the TCP of check_csum, both ways
+# every frame sent on B reached host B
+assert ab["frames_out"] == k_xb, (ab["frames_out"], k_xb)
+# the 3000 ARP requests while the bridge was held: the ring's 512 taken, the rest lost, counted
+assert ab["dev_rx_missed"] >= 3000 - 512 - 100, ab["dev_rx_missed"]
+print("A: %d frames to the interface, %d taken, %d lost in its ring" %
+      (k_ya, ab["frames_in"], ab["dev_rx_missed"]))
 assert ab["frames_in"] > 100000, ab["frames_in"]
 assert ab["bg_done"] > 0 and ab["load"] == 0.5, ab
 # the background, unresponsive, took its whole share: the 4 MB queue dropped none of it
@@ -241,6 +394,50 @@ keys = [c["key"] for c in d["live_changes"]]
 assert keys[-1] == "background.load", keys
 PY
 fi
+
+# ---- jumbo frames: whole, or refused at start ----
+# MTU 9500 everywhere: af_packet with framesz=9216 hands over 9150 bytes of a frame, so the bridge
+# refuses the port, naming it, its MTU and the largest frame it carries; with framesz=10240 a
+# 9514-byte frame crosses whole; an MTU lowered on B during the run stops the frames it cannot
+# take at the bridge, counted, instead of in the driver unseen
+set_mtu() {
+	local e
+	for e in $na:$xa $nr:$ya $nr:$yb $nb:$xb; do ip -n "${e%%:*}" link set "${e##*:}" mtu "$1"; done
+}
+set_mtu 9500
+rc=0
+ip netns exec "$nr" "$se" bridge --a "net_af_packet0,iface=$ya,$ap" --b "net_af_packet1,iface=$yb,$ap" \
+	-d 5s -q >/dev/null 2>"$tmp/mtu.err" || rc=$?
+if [ $rc -eq 1 ] && grep -q "bridge.a: port 'net_af_packet0,iface=$ya,$ap': its interface $ya has MTU 9500 (frames of up to 9514 bytes), but af_packet hands over at most 9150 bytes" "$tmp/mtu.err" &&
+	grep -q "framesz=10240,blocksz=20480" "$tmp/mtu.err"; then
+	ok "MTU 9500 on a port of framesz=9216: refused at start (exit 1), the port, its MTU, what it carries and the framesz it needs named"
+else
+	bad "MTU 9500 with framesz=9216: exit $rc: $(head -c 400 "$tmp/mtu.err")"
+fi
+ap=framesz=10240,blocksz=20480
+if start_bridge --set wan.latency=1ms; then
+	taskset -c 1 ip netns exec "$nb" timeout 5 tcpdump -i "$xb" -n -e -c 1 icmp >"$tmp/jumbo" 2>/dev/null &
+	cap_pid=$!
+	sleep 0.5
+	taskset -c 1 ip netns exec "$na" ping -c 1 -W 2 -M do -s 9472 10.198.0.2 >"$tmp/ping9k" 2>&1
+	wait "$cap_pid"
+	grep -q "length 9514: 10.198.0.1 > 10.198.0.2: ICMP echo request" "$tmp/jumbo" &&
+		grep -q " 0% packet loss" "$tmp/ping9k" &&
+		ok "a 9514-byte frame crosses whole (framesz=10240): B's capture sees 9514 bytes" ||
+		bad "the 9514-byte frame: $(cat "$tmp/jumbo") $(tail -2 "$tmp/ping9k")"
+	ip -n "$nr" link set "$yb" mtu 1500
+	ip -n "$nb" link set "$xb" mtu 1500
+	sleep 1.5	# the bridge reads its ports' MTUs every second
+	taskset -c 1 ip netns exec "$na" ping -c 1 -W 0.5 -M do -s 9472 10.198.0.2 >/dev/null 2>&1
+	stop_bridge
+	python3 - "$tmp/br.json" <<'PY' && grep -q "port B (interface $yb): 1 frames longer than its MTU (1500) were dropped" "$tmp/br.err" && ok "B's MTU lowered to 1500 during the run: the jumbo frame dropped at the bridge, counted and said" || bad "the frame longer than B's MTU: $(head -c 300 "$tmp/br.err")"
+import json, sys
+ab = json.load(open(sys.argv[1]))["directions"]["ab"]
+assert ab["too_long"] == 1 and ab["cut"] == 0, ab
+PY
+fi
+ap=framesz=9216,blocksz=36864
+set_mtu 1500
 
 # ---- 2 beside: tbf at the same rate ----
 check_tbf() {
