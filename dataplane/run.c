@@ -513,9 +513,13 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		res->step[s].share[module_res] += res->step[s].module_share;
 	res->partitions = t->par != NULL ? t->par->n : 1;
 	res->lcores = t->par != NULL ? t->par->nl : 1;
+	if (t->par != NULL)
+		dp_par_stop(t->par);	/* the lcores' counts are final */
 	res->ranks = t->par != NULL ? (uint32_t)t->par->nranks : 1;
 	res->windows = t->par != NULL ? t->par->windows : 0;
 	res->lookahead = t->par != NULL ? t->par->lookahead : 0;
+	res->lcore_sleeps = t->par != NULL ? t->par->sleeps : 0;
+	res->steals = t->par != NULL ? t->par->steals : 0;
 	for (uint32_t i = 0; t->par != NULL && i < t->par->n; i++) {
 		const struct dp_part *pt = &t->par->p[i];
 		double b = (double)(pt->here ? pt->busy_ns : pt->m_busy_ns) / 1e9;

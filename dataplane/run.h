@@ -135,6 +135,10 @@ struct dp_run_result {
 	dp_time_t lookahead;			/**< partitions: the windows' length */
 	double busy_s, busy_max_s;		/**< partitions: wall time spent running events,
 						 *   all together and the busiest one's */
+	uint64_t lcore_sleeps;			/**< partitions: times an lcore slept waiting for
+						 *   another, its spin over (gate.h) */
+	uint64_t steals;			/**< partitions: partitions an lcore ran for one
+						 *   that was late */
 };
 
 /**

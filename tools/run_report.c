@@ -573,6 +573,8 @@ run_json(struct results *res, const struct outcome *r, uint32_t run_id, bool eve
 	json_object_set_new(o, "lookahead_ns", num((double)r->res.lookahead / 1e3));
 	json_object_set_new(o, "partitions_busy_s", json_real(r->res.busy_s));
 	json_object_set_new(o, "partition_busiest_s", json_real(r->res.busy_max_s));
+	json_object_set_new(o, "lcore_sleeps", json_integer((json_int_t)r->res.lcore_sleeps));
+	json_object_set_new(o, "partition_steals", json_integer((json_int_t)r->res.steals));
 	json_object_set_new(o, "elements", elems_json(&r->res));
 	if (r->res.has_module)
 		json_object_set_new(o, "module_binding",

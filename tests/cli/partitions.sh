@@ -14,8 +14,9 @@ se=$(realpath "$1")
 quick=${2:-}
 command -v python3 >/dev/null || skip "python3 is not installed"
 # two lcores (a CPU each where there are two): the partitions share them as they would anywhere
-eal="--no-huge --no-pci --no-shconf --iova-mode=va --log-level=*:error -l 0-1"
-[ "$(nproc)" -ge 2 ] || eal="--no-huge --no-pci --no-shconf --iova-mode=va --log-level=*:error --lcores 0@0,1@0"
+base="--no-huge --no-pci --no-shconf --iova-mode=va --log-level=*:error"
+eal="$base -l 0-1"
+[ "$(nproc)" -ge 2 ] || eal="$base --lcores 0@0,1@0"
 
 
 # same LABEL "CAPTURE" ARGS...: partitions 1 (the reference), 2, 3 and 8, each in a directory of
@@ -100,6 +101,21 @@ pl = lambda k: [(r["partitions"], r["lcores"]) for r in json.load(open(d + "/%s/
 assert pl(4) == (4, 1), pl(4)
 assert pl("auto") == (min(cpus, 8), min(cpus, 8)), pl("auto")
 assert pl(4096)[0] == 8, pl(4096)
+PY
+# two lcores on one CPU (as when other work holds the CPUs): an lcore waiting for one the
+# kernel has descheduled sleeps once its spin is over (it cannot spin the other onto the CPU), and
+# the lcore that runs takes the other's partitions; the report is still one engine's
+mkdir -p "$d/one_cpu"
+expect_rc 0 "two partitions, two lcores on one CPU" -- "$se" run -q --json -v A -n 2 \
+	--set run.partitions=2 --eal "$base --lcores 0@0,1@0"
+cp "$tmp/out" "$d/one_cpu/r.json"
+why=$(python3 "$cli/same_report.py" "$d/1/r.json" "$d/one_cpu/r.json" partitions 2>&1) &&
+	ok "two lcores on one CPU: the report of one" || bad "two lcores on one CPU: the report $why"
+python3 - "$d/one_cpu/r.json" <<'PY' && ok "two lcores on one CPU: the waits slept (lcore_sleeps), partitions were taken over" || bad "two lcores on one CPU: $(head -c 300 "$d/one_cpu/r.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+assert (r["partitions"], r["lcores"]) == (2, 2), (r["partitions"], r["lcores"])
+assert r["lcore_sleeps"] > 0 and r["partition_steals"] >= 0, (r["lcore_sleeps"], r["partition_steals"])
 PY
 # a WAN with no delay beyond the intra-DC latency (a star's links: 0 and 0): nothing to look ahead
 # by, so one engine, not a failed build

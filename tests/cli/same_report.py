@@ -8,7 +8,8 @@ import json
 import sys
 
 HOW = {"wall_s", "mframes_per_s", "partitions", "lcores", "ranks", "windows", "lookahead_ns",
-       "partitions_busy_s", "partition_busiest_s"}
+       "partitions_busy_s", "partition_busiest_s", "lcore_sleeps", "partition_steals",
+       "partitions_auto"}
 
 
 def clean(o):
