@@ -136,7 +136,7 @@ struct runner {
 	uint32_t partitions;		/**< [run] partitions (0: auto): with the default EAL
 					 *   arguments, an lcore per partition up to the CPUs */
 	uint32_t lcores;		/**< lcores the EAL has (after runner_start()) */
-	char eal_buf[512];
+	char eal_buf[4096];		/**< the default EAL arguments made (dp_eal_default()) */
 	bool apart;			/**< a file prefix of its own (dp_eal_init_apart()) */
 	uint32_t mbufs;			/**< pool size; 0: from the plans */
 	struct rte_mempool *pool;

@@ -469,7 +469,7 @@ main(int argc, char **argv)
 	struct shape psh[SHAPES_MAX];
 	struct par_result pr[SHAPES_MAX][3];
 	uint32_t npsh = 0, npr[SHAPES_MAX] = { 0 };
-	char eal[256];
+	char eal[1024];
 	char err[256], cpu[160];
 	bool json = false;
 	int i, rc;
@@ -553,15 +553,20 @@ main(int argc, char **argv)
 		}
 		sh[i] = best;
 	}
-	/* an lcore per CPU, up to PAR_MAX, for the partitions (the rest runs on the first) */
+	/* an lcore per CPU the process may run on, up to PAR_MAX, for the partitions (the rest
+	 * runs on the first) */
 	{
-		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-		uint32_t nl = cpus < 1 ? 1 : cpus > PAR_MAX ? PAR_MAX : (uint32_t)cpus;
+		uint32_t cpus = 1;
 
-		snprintf(eal, sizeof(eal), DP_EAL_DEFAULT_NO_L " -l 0-%u -m %u", nl - 1,
-			 dp_pool_mem_mb(POOL_N, 9000 + SM_ETH_HDR) + 64);
+		if (dp_eal_cpus(eal, sizeof(eal), &cpus) != 0 || cpus < 1)
+			cpus = 1;
+		rc = dp_eal_default(eal, sizeof(eal), cpus > PAR_MAX ? PAR_MAX : cpus,
+				    dp_pool_mem_mb(POOL_N, 9000 + SM_ETH_HDR) + 64);
 	}
-	rc = dp_eal_init(eal, 0, err, sizeof(err));
+	if (rc == 0)
+		rc = dp_eal_init(eal, 0, err, sizeof(err));
+	else
+		snprintf(err, sizeof(err), "the CPUs this process may run on: %s", strerror(-rc));
 	if (rc != 0) {
 		fprintf(stderr, "vt_bench: %s\n", err);
 		return 1;
