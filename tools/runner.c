@@ -20,6 +20,7 @@
 #include <rte_errno.h>
 #include <rte_lcore.h>
 
+#include "autopart.h"
 #include "bgsizes.h"
 #include "eal.h"
 #include "fpool.h"
@@ -400,6 +401,8 @@ runner_run(struct runner *r, const struct sc_scenario *sc, const struct contende
 	rp.lcores = r->lcores;
 	if (rp.bg_only)
 		rp.steps = 0;
+	o->auto_on = sc->run.partitions == 0 && dp_ranks_size() == 1 && r->rt == NULL &&
+		     rp.bg_only == 0;
 	pg.r = r;
 	pg.label = c->label;
 	pg.run_id = rp.run_id;
@@ -430,6 +433,8 @@ runner_run(struct runner *r, const struct sc_scenario *sc, const struct contende
 		return o->rc;
 	}
 	rp.sink = &sink;
+	if (o->auto_on)	/* one engine or a partition per lcore: a calibration says */
+		rp.partitions = dp_auto_partitions(&rp, r->lcores, r->stop, &o->autop);
 	start = wall_now();
 	pg.t0 = pg.last = start;
 	o->rc = dp_run(&rp, &o->res, o->err, sizeof(o->err));

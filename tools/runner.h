@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "autopart.h"
 #include "capture.h"
 #include "kernel.h"
 #include "packet.h"
@@ -96,6 +97,8 @@ struct outcome {
 	char err[512];
 	struct dp_run_result res;	/**< totals only: the steps went to the statistics below */
 	double wall;		/**< s */
+	bool auto_on;		/**< run.partitions = auto, chosen by a calibration: */
+	struct dp_auto autop;	/**< what it found (autopart.h) */
 	/* the steps kept for the report: the first keep, and the last keep in a ring */
 	struct kept_step *first, *last;
 	uint32_t nfirst, nlast, keep;

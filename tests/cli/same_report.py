@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """same_report.py REF.json GOT.json [partitions|ranks]: is GOT (a `syncemu run --json` report)
-REF's, less what says how the run ran (wall time, frame rate, partitions, lcores, ranks, windows),
+REF's, less what says how the run ran (wall time, frame rate, partitions, lcores, ranks, windows,
+what auto chose),
 and (with partitions or ranks) did GOT really run cut into partitions or over MPI ranks?
 Prints "same" or "differs: WHY"; exits 0 for same, 1 else."""
 import json
@@ -16,7 +17,8 @@ def clean(o):
     if isinstance(o, dict):
         return {k: clean(v) for k, v in o.items() if k not in HOW}
     if isinstance(o, list):
-        return [clean(x) for x in o if not (isinstance(x, str) and x.startswith("engine: "))]
+        return [clean(x) for x in o
+                if not (isinstance(x, str) and x.startswith(("engine: ", "partitions = auto: ")))]
     return o
 
 
