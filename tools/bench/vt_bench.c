@@ -35,12 +35,15 @@
  * machine may be busy with other work: CPU time, not wall time, and the best of a few runs.
  *
  * Usage: vt_bench [--steps N] [--repeat N] [--json] [--shapes DxN[:STEPS],... | --shapes none]
- *                 [--partitions DxN:STEPS,... | --partitions none]
+ *                 [--partitions DxN:STEPS,... | --partitions none] [--busy N]
+ * --busy N: N processes spin on the CPUs while the partitions are measured (a shared machine).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -393,6 +396,7 @@ run_shape(const char *self, struct shape *x)
 #define PAR_SHAPES_DEFAULT "8x8:10,16x16:2"
 #define PAR_REPEAT_MAX 100
 #define PROBE_WRITES 4000000
+#define BUSY_MAX 64
 
 struct par_result {
 	uint32_t d, n, steps, parts, lcores;
@@ -518,6 +522,32 @@ spread(const double *v, uint32_t n, double *lo, double *med, double *hi)
 	*hi = s[n - 1];
 }
 
+/* @p n processes that spin until busy_stop() (or this one ends): other work on the CPUs. */
+static void
+busy_start(pid_t *pid, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		pid[i] = fork();
+		if (pid[i] == 0) {
+			volatile uint64_t x = 0;
+
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				x++;
+		}
+	}
+}
+
+static void
+busy_stop(pid_t *pid, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (pid[i] > 0) {
+			kill(pid[i], SIGKILL);
+			waitpid(pid[i], NULL, 0);
+		}
+}
+
 struct probe_arg {
 	int cpu;
 	uint8_t *buf;
@@ -618,6 +648,8 @@ main(int argc, char **argv)
 	char eal[1024];
 	char err[256], cpu[160];
 	bool json = false;
+	uint32_t busy = 0;
+	pid_t busy_pid[BUSY_MAX];
 	int i, rc;
 
 	if (argc >= 5 && strcmp(argv[1], "--child") == 0)
@@ -635,11 +667,18 @@ main(int argc, char **argv)
 			pshapes = argv[++i];
 		else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc)
 			repeat = (uint32_t)strtoul(argv[++i], NULL, 10);
+		else if (strcmp(argv[i], "--busy") == 0 && i + 1 < argc)
+			busy = (uint32_t)strtoul(argv[++i], NULL, 10);
 		else {
 			fprintf(stderr, "usage: vt_bench [--steps N] [--repeat N] [--json] "
-				"[--shapes DxN[:STEPS],...|none] [--partitions DxN:STEPS,...|none]\n");
+				"[--shapes DxN[:STEPS],...|none] [--partitions DxN:STEPS,...|none] "
+				"[--busy N]\n");
 			return 2;
 		}
+	}
+	if (busy > BUSY_MAX) {
+		fprintf(stderr, "vt_bench: --busy must be in 0..%d\n", BUSY_MAX);
+		return 2;
 	}
 	if (steps < 1 || steps > 100000) {
 		fprintf(stderr, "vt_bench: --steps must be in 1..100000\n");
@@ -745,8 +784,10 @@ main(int argc, char **argv)
 		rc = engine_best(pool, true, pool, 9000, 8192, 4 * steps, repeat, &r[3]);
 	if (rc == 0)
 		rc = engine_best(whole, true, whole, 9000, 8192, 4 * steps, repeat, &r[4]);
+	busy_start(busy_pid, busy);
 	for (i = 0; rc == 0 && i < (int)npsh; i++)
 		rc = par_shape(psh[i].d, psh[i].n, psh[i].steps, repeat, pr[i], &npr[i], &au[i]);
+	busy_stop(busy_pid, busy);
 	machine(cpu, sizeof(cpu));
 	if (rc == 0 && json) {
 		printf("{\"machine\": \"%s\", \"results\": [", cpu);
@@ -809,7 +850,7 @@ main(int argc, char **argv)
 				printf("%s%.4f", k ? ", " : "", a->cost[k]);
 			printf("], \"measured_speedup\": %.3f}", pr[i][0].wall / pr[i][1].wall);
 		}
-		printf("], \"line_probe\": %.3f}\n", probe);
+		printf("], \"line_probe\": %.3f, \"busy\": %u}\n", probe, busy);
 	} else if (rc == 0) {
 		printf("virtual-time engine, 2 DC x 4 AdamW, 100 GbE WAN, one core (%s)\n", cpu);
 		printf("  %-20s %-8s %6s %10s %8s %12s %12s %8s\n", "frames", "bytes", "steps",
@@ -863,7 +904,10 @@ main(int argc, char **argv)
 	}
 	if (rc == 0 && !json && npsh > 0) {
 		printf("\npartitions: AdamW, phase sync, 8192-byte payloads, no trace, wall time, "
-		       "least of %u (runs alternating), %u lcores\n", repeat, rte_lcore_count());
+		       "least of %u (runs alternating), %u lcores", repeat, rte_lcore_count());
+		if (busy > 0)
+			printf(", %u other processes busy on the CPUs meanwhile", busy);
+		printf("\n");
 		printf("  %-8s %5s %6s %6s %10s %8s %8s %6s %9s %10s %10s %9s\n", "D x N", "steps",
 		       "parts", "lcores", "frames", "wall s", "speedup", "effic.", "windows",
 		       "win/step", "frames/win", "busiest");
