@@ -12,12 +12,12 @@
 /* Events per frame, about (2.1 at 2 x 4 to 32 x 32: README "Performance"). */
 #define EVENTS_PER_FRAME 2
 /* A sample: this share of the run's expected events, within these bounds. */
-#define SAMPLE_SHARE 100
+#define SAMPLE_SHARE 400
 #define SAMPLE_MIN (UINT64_C(1) << 17)
 #define SAMPLE_MAX (UINT64_C(1) << 20)
 /* A first pair this far from a gain of DP_AUTO_GAIN decides alone. */
-#define CLEAR_ABOVE 1.40
-#define CLEAR_BELOW 0.90
+#define CLEAR_ABOVE 1.30
+#define CLEAR_BELOW 0.95
 
 uint64_t
 dp_run_frames(const struct dp_run_params *p)

@@ -8,12 +8,14 @@
  * (the lookahead against the traffic), and the machine (on a 2-vCPU VM the same run in two
  * partitions ran 1.7 times as fast as one engine on some hours and 0.5 times on others, and
  * with other processes busy on the CPUs two lcores buy nothing).  So the calibration measures:
- * the run's first events (1 % of those it is expected to have, 2^17 to 2^20), as one engine and
- * in a partition per lcore, one after the other, twice unless the first pair is clear, each
- * sample's events over the wall time it spent running them (its graph's build apart); the
- * partitions are chosen if they ran at least DP_AUTO_GAIN times as fast.  A run expected to
- * have fewer than DP_AUTO_MIN_EVENTS events (a few tenths of a second in one engine) is not
- * worth it: one engine, no sample.  Nor is a run on one lcore.
+ * the run's first events (a 400th of those it is expected to have, 2^17 to 2^20), as one engine
+ * and in a partition per lcore, one after the other, twice if the first pair's speedup is near
+ * the threshold (0.95 to 1.30), each sample's events over the wall time it spent running them
+ * (its graph's build apart); the partitions are chosen if they ran at least DP_AUTO_GAIN times
+ * as fast.  A run expected to have fewer than DP_AUTO_MIN_EVENTS events (a quarter of a second
+ * to a second in one engine) is not worth it: one engine, no sample.  Nor is a run on one lcore.
+ * The calibration costs its samples and their graphs' builds: 2 to 6 % of the runs it was
+ * measured on at the threshold, about 1 % of a long run.
  */
 #ifndef DP_AUTOPART_H
 #define DP_AUTOPART_H
@@ -24,7 +26,7 @@
 #include "run.h"
 
 /** Runs expected to have fewer events than this run in one engine without a calibration. */
-#define DP_AUTO_MIN_EVENTS (UINT64_C(1) << 22)
+#define DP_AUTO_MIN_EVENTS (UINT64_C(1) << 23)
 /** The partitions' rate over one engine's from which they are chosen. */
 #define DP_AUTO_GAIN 1.10
 

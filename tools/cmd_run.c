@@ -222,7 +222,7 @@ run_usage(FILE *f)
 		   "trace and report of one, byte for byte; the default EAL flags then take an lcore\n"
 		   "per partition, up to the CPUs the process may run on (taskset). A note says\n"
 		   "the windows and lookahead. run.partitions=auto: one per lcore if a calibration\n"
-		   "on the run's first events (1 %%, a few hundredths of a second) finds them faster\n"
+		   "on the run's first events (a few hundredths of a second) finds them faster\n"
 		   "than one engine, else one engine; runs too short to gain skip it.\n"
 		   "Across processes or hosts: mpirun -np R syncemu run ... gives each MPI rank a\n"
 		   "block of the partitions (at least one per rank; auto: an lcore's worth each);\n"

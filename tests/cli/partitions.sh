@@ -119,17 +119,17 @@ r = json.load(open(sys.argv[1]))["runs"][0]
 assert (r["partitions"], r["lcores"]) == (2, 2), (r["partitions"], r["lcores"])
 assert r["lcore_sleeps"] > 0 and r["partition_steals"] >= 0, (r["lcore_sleeps"], r["partition_steals"])
 PY
-# auto on a run long enough to calibrate (about 2.2 M frames: 4.3 M events expected, over the
-# threshold of 2^22): the first events as one engine and in a partition per lcore, the faster
+# auto on a run long enough to calibrate (about 4.3 M frames: 8.7 M events expected, over the
+# threshold of 2^23): the first events as one engine and in a partition per lcore, the faster
 # chosen; whichever it is, the trace and report are one engine's (the sanitizer build: the
 # calibration alone, its samples ended in mid-step, for memory errors)
 if [ "$(nproc)" -ge 2 ]; then
 	mkdir -p "$d/cal1" "$d/calauto"
-	(cd "$d/calauto" && "$se" run -q --json -v A -n 40 --trace t.pcapng -c wan \
+	(cd "$d/calauto" && "$se" run -q --json -v A -n 80 --trace t.pcapng -c wan \
 		--set run.partitions=auto >r.json 2>err) ||
 		bad "auto, calibrated: $(head -c 300 "$d/calauto/err")"
 	if [ "$quick" != quick ]; then
-		(cd "$d/cal1" && "$se" run -q --json -v A -n 40 --trace t.pcapng -c wan \
+		(cd "$d/cal1" && "$se" run -q --json -v A -n 80 --trace t.pcapng -c wan \
 			--set run.partitions=1 >r.json 2>err) ||
 			bad "auto, the reference: $(head -c 300 "$d/cal1/err")"
 		why=$(python3 "$cli/same_report.py" "$d/cal1/r.json" "$d/calauto/r.json" 2>&1) &&

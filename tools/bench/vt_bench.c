@@ -393,7 +393,7 @@ run_shape(const char *self, struct shape *x)
 }
 
 #define PAR_MAX 4
-#define PAR_SHAPES_DEFAULT "8x8:10,16x16:2"
+#define PAR_SHAPES_DEFAULT "8x8:10,16x16:4"
 #define PAR_REPEAT_MAX 100
 #define PROBE_WRITES 4000000
 #define BUSY_MAX 64
