@@ -347,7 +347,9 @@ static const struct sc_key keys[] = {
 	      "virtual time: engines the network is cut into, run side by side on the EAL's "
 	      "lcores (--eal \"-l 0-3\"), with results identical to one: whole data centres "
 	      "first (cut at the WAN links), then groups of workers (cut at their NIC links); "
-	      "at most the workers; auto = one per lcore"),
+	      "at most the workers; auto = one per lcore if a calibration on the run's first "
+	      "events finds that faster than one engine, else one (the report says which and "
+	      "why)"),
 	UINT("run", "warmup", run.warmup, SC_UNIT_COUNT, 0, 1000000,
 	     "steps left out of the steady-state statistics (the WAN queue fills up from "
 	     "empty)"),

@@ -11,6 +11,7 @@
  */
 #define ALLOW_EXPERIMENTAL_API	/* rte_intr_instance_alloc and its kin */
 #include <dirent.h>
+#include <sched.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -39,16 +40,91 @@ static bool eal_ending;	/* dp_eal_fini() is next: leave the pools to it */
 /* an own prefix's runtime directory and its telemetry socket, "" if none (for the cleanup) */
 static char own_dir[PATH_MAX], own_sock[PATH_MAX + sizeof(TELEMETRY_SOCKET)];
 
+int
+dp_eal_cpus(char *buf, size_t len, uint32_t *n)
+{
+	cpu_set_t set;
+	size_t at = 0;
+	int c, first = -1;
+
+	*n = 0;
+	if (len == 0)
+		return -E2BIG;
+	buf[0] = '\0';
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return -errno;
+	for (c = 0; c <= CPU_SETSIZE; c++) {
+		bool in = c < CPU_SETSIZE && CPU_ISSET(c, &set);
+		int k;
+
+		if (in) {
+			(*n)++;
+			if (first < 0)
+				first = c;
+			continue;
+		}
+		if (first < 0)
+			continue;
+		k = first == c - 1 ? snprintf(buf + at, len - at, "%s%d", at ? "," : "", first)
+				   : snprintf(buf + at, len - at, "%s%d-%d", at ? "," : "", first,
+					      c - 1);
+		if (k < 0 || (size_t)k >= len - at)
+			return -E2BIG;
+		at += (size_t)k;
+		first = -1;
+	}
+	return *n > 0 ? 0 : -ENODEV;
+}
+
+int
+dp_eal_default(char *buf, size_t len, uint32_t lcores, uint32_t mem_mb)
+{
+	char cpus[256];
+	uint32_t n, i;
+	size_t at;
+	int k, rc;
+
+	rc = dp_eal_cpus(cpus, sizeof(cpus), &n);
+	if (rc != 0)
+		return rc;
+	k = snprintf(buf, len, "%s --lcores ", DP_EAL_DEFAULT_NO_L);
+	if (k < 0 || (size_t)k >= len)
+		return -E2BIG;
+	at = (size_t)k;
+	for (i = 0; i < (lcores ? lcores : 1); i++) {
+		k = snprintf(buf + at, len - at, "%s%u@(%s)", i ? "," : "", i, cpus);
+		if (k < 0 || (size_t)k >= len - at)
+			return -E2BIG;
+		at += (size_t)k;
+	}
+	if (mem_mb > 0) {
+		k = snprintf(buf + at, len - at, " -m %u", mem_mb);
+		if (k < 0 || (size_t)k >= len - at)
+			return -E2BIG;
+	}
+	return 0;
+}
+
 static int
 eal_start(const char *args, uint32_t mem_mb, bool apart, char *err, size_t errlen)
 {
-	char *buf, *argv[MAX_ARGS + 2], *tok, *save = NULL, mem[32], prefix[48];
+	char *buf, *argv[MAX_ARGS + 2], *tok, *save = NULL, prefix[48], def[512];
 	bool has_prefix = false;
 	int argc = 0, rc, i;
 
 	if (eal_up)
 		return -EALREADY;
-	buf = strdup(args != NULL ? args : DP_EAL_DEFAULT);
+	if (args == NULL) {
+		/* one lcore, on the CPUs the process may run on */
+		rc = dp_eal_default(def, sizeof(def), 1, mem_mb);
+		if (rc != 0) {
+			snprintf(err, errlen, "the CPUs this process may run on: %s (give the EAL's "
+				 "flags with --eal)", strerror(-rc));
+			return rc;
+		}
+		args = def;
+	}
+	buf = strdup(args);
 	if (buf == NULL)
 		return -ENOMEM;
 	argv[argc++] = (char *)"syncemu";
@@ -62,11 +138,6 @@ eal_start(const char *args, uint32_t mem_mb, bool apart, char *err, size_t errle
 	}
 	for (i = 1; i < argc; i++)
 		has_prefix |= strncmp(argv[i], "--file-prefix", 13) == 0;
-	if (args == NULL && mem_mb > 0) {
-		snprintf(mem, sizeof(mem), "%u", mem_mb);
-		argv[argc++] = (char *)"-m";
-		argv[argc++] = mem;
-	}
 	apart = apart && !has_prefix;
 	if (apart) {
 		snprintf(prefix, sizeof(prefix), "--file-prefix=syncemu-%d", (int)getpid());
@@ -77,8 +148,7 @@ eal_start(const char *args, uint32_t mem_mb, bool apart, char *err, size_t errle
 	free(buf);
 	if (rc < 0) {
 		snprintf(err, errlen, "the EAL did not start (%s); flags: %s%s", rte_strerror(rte_errno),
-			 args != NULL ? args : DP_EAL_DEFAULT,
-			 args != NULL ? "" : " (override with --eal)");
+			 args, args == def ? " (override with --eal)" : "");
 		return -(rte_errno ? rte_errno : EINVAL);
 	}
 	eal_up = 1;

@@ -11,16 +11,33 @@
 
 #include <rte_mempool.h>
 
-/** The EAL flags used unless the user gives their own: no hugepages, no PCI, one lcore, virtual
- *  addresses as IO addresses (no page-map lookups while the pool is built), and only errors
- *  logged (the EAL's informational lines would mix with the report). */
+/** The EAL flags used unless the user gives their own: no hugepages, no PCI, virtual addresses
+ *  as IO addresses (no page-map lookups while the pool is built), and only errors logged (the
+ *  EAL's informational lines would mix with the report); then the lcores (dp_eal_default()). */
 #define DP_EAL_DEFAULT_NO_L "--no-huge --no-pci --no-shconf --iova-mode=va --log-level=*:error"
-#define DP_EAL_DEFAULT DP_EAL_DEFAULT_NO_L " -l 0"
+/** The defaults as --help shows them. */
+#define DP_EAL_DEFAULT DP_EAL_DEFAULT_NO_L " --lcores 0@(CPUS), CPUS those the process may run on"
+
+/**
+ * The CPUs this process may run on (sched_getaffinity(): taskset, a cgroup's cpuset, mpirun's
+ * binding) as a DPDK CPU list, "0-3,6", in @p buf; their number in *@p n.  0, or -E2BIG (the
+ * list does not fit) or -errno.
+ */
+int dp_eal_cpus(char *buf, size_t len, uint32_t *n);
+
+/**
+ * The default EAL flags for @p lcores lcores (0: one) in @p buf: DP_EAL_DEFAULT_NO_L, then each
+ * lcore free to run on any of the process's CPUs ("--lcores 0@(S),1@(S),..."), so that a run
+ * started under taskset stays on its CPUs and runs started side by side are spread by the kernel,
+ * not all pinned to CPU 0; then "-m @p mem_mb" if not 0.  0, or -E2BIG (@p len is too short)
+ * or -errno.
+ */
+int dp_eal_default(char *buf, size_t len, uint32_t lcores, uint32_t mem_mb);
 
 /**
  * Initialise the EAL once per process.
  *
- * @param args    EAL arguments separated by blanks; NULL for DP_EAL_DEFAULT
+ * @param args    EAL arguments separated by blanks; NULL for dp_eal_default() of one lcore
  * @param mem_mb  memory to ask for with -m when @p args is NULL (0: DPDK's default)
  * @return 0, -EALREADY if it is already up, or -errno with a message (the EAL's own log goes to
  *         stderr)

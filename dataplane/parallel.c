@@ -3,8 +3,9 @@
  * The partitions' runner (parallel.h): windows, frames across cuts, the barrier across
  * partitions, and the merge of what the partitions record.
  *
- * A window is three phases, each partition's work done by the lcore it is given (partition k by
- * lcore k mod nl), with a spin barrier between them:
+ * A window is three phases, each partition's work done by the lcore that takes it (its own,
+ * partition k for lcore k mod nl, unless that lcore is late: "the lcores" below), the caller's
+ * lcore waiting for every partition between them:
  *   run     each partition runs its events up to its bound (dp_part.until), queueing the frames
  *           that cross into its boxes;
  *   take    each partition takes the frames sent to it into its far ends (xin.h);
@@ -263,7 +264,7 @@ dp_par_init(struct dp_par *x, uint32_t n, uint32_t max_elems, struct rte_mempool
 	int rc;
 
 	memset(x, 0, sizeof(*x));
-	x->p = aligned_alloc(RTE_CACHE_LINE_SIZE, n * sizeof(*x->p));
+	x->p = aligned_alloc(DP_PART_ALIGN, n * sizeof(*x->p));
 	if (x->p == NULL)
 		return -ENOMEM;
 	memset(x->p, 0, n * sizeof(*x->p));
@@ -275,11 +276,14 @@ dp_par_init(struct dp_par *x, uint32_t n, uint32_t max_elems, struct rte_mempool
 		struct dp_part *pt = &x->p[i];
 
 		rc = dp_engine_init(&pt->eng, max_elems, pool, t0);
-		pt->out = calloc(n, sizeof(*pt->out));
+		/* its boxes on lines of their own: the receivers' lcores take from them */
+		pt->out = aligned_alloc(RTE_CACHE_LINE_SIZE,
+					RTE_ALIGN_CEIL(n * sizeof(*pt->out), RTE_CACHE_LINE_SIZE));
 		if (rc != 0 || pt->out == NULL) {
 			dp_par_fini(x);
 			return -ENOMEM;
 		}
+		memset(pt->out, 0, n * sizeof(*pt->out));
 		pt->eng.part = pt;
 		pt->eng.gid_next = &x->gid_next;
 		pt->eng.cap_ctx = cap;
@@ -294,7 +298,8 @@ dp_par_init(struct dp_par *x, uint32_t n, uint32_t max_elems, struct rte_mempool
 	x->mine = calloc(n, sizeof(*x->mine));
 	x->slen = calloc((size_t)x->nranks, sizeof(*x->slen));
 	x->rlen = calloc((size_t)x->nranks, sizeof(*x->rlen));
-	if (x->mine == NULL || x->slen == NULL || x->rlen == NULL) {
+	x->claim = aligned_alloc(RTE_CACHE_LINE_SIZE, n * sizeof(*x->claim));
+	if (x->mine == NULL || x->slen == NULL || x->rlen == NULL || x->claim == NULL) {
 		dp_par_fini(x);
 		return -ENOMEM;
 	}
@@ -338,6 +343,7 @@ dp_par_fini(struct dp_par *x)
 		dp_fpool_free(pt->own_pool);	/* every frame is back by now */
 	}
 	free(x->p);
+	free(x->claim);
 	free(x->mine);
 	free(x->sbuf);
 	free(x->rbuf);
@@ -447,36 +453,90 @@ part_next(const struct dp_par *x, const struct dp_part *pt)
 	return t;
 }
 
-static void
-spin_barrier(struct dp_par *x)
-{
-	unsigned int gen = atomic_load_explicit(&x->b_gen, memory_order_acquire);
+/* ---- the lcores ----
+ *
+ * The caller's lcore (index 0) decides each window, opens it (go), runs its share and waits for
+ * every partition to be done; the other lcores wait for go, run their share and wait again.  A
+ * share is taken, not given: an lcore takes its own partitions (k mod nl: their memory stays in
+ * its cache) and then any that no lcore has taken yet, each partition once per window
+ * (dp_claim).  An lcore that the kernel has descheduled (other work on the CPUs) then delays no
+ * one: the others run its partitions, and it finds none left when it comes back.  Waits spin a
+ * while, then sleep (gate.h).  Which lcore runs a partition changes no result: in a window the
+ * partitions share nothing but what crossed before it.
+ */
 
-	if (atomic_fetch_add_explicit(&x->b_count, 1, memory_order_acq_rel) + 1 == x->nl) {
-		atomic_store_explicit(&x->b_count, 0, memory_order_relaxed);
-		atomic_store_explicit(&x->b_gen, gen + 1, memory_order_release);
-		return;
-	}
-	while (atomic_load_explicit(&x->b_gen, memory_order_acquire) == gen)
-		rte_pause();
+#define GO(gen, cmd) ((uint32_t)(gen) << 2 | (uint32_t)(cmd))
+#define GO_CMD(go) ((go) & 3)
+#define GO_WIN(go) ((go) >> 2)
+
+/*
+ * Take partition @k (of this rank's) for window @w (30 bits, as go carries it): false if an
+ * lcore has it already, in this window or (an lcore late by a window or more) a later one.
+ */
+static bool
+claim(struct dp_par *x, uint32_t k, uint32_t w)
+{
+	atomic_uint *c = &x->claim[k].window;
+	uint32_t old = atomic_load_explicit(c, memory_order_relaxed);
+
+	while ((int32_t)((w - old) << 2) > 0)
+		if (atomic_compare_exchange_weak_explicit(c, &old, w, memory_order_acq_rel,
+							  memory_order_relaxed))
+			return true;
+	return false;
+}
+
+/* Partition @k's window: take what was sent to it in the window before, then run. */
+static void
+window_part(struct dp_par *x, uint32_t k)
+{
+	phase_take(x, &x->p[x->mine[k]]);
+	phase_run(&x->p[x->mine[k]]);
 }
 
 /*
- * The window for the partitions of lcore index @li: each takes what was sent to it in the window
- * before (its senders now fill the boxes' other side), then runs; then the lcores wait for each
- * other.
+ * Window @w for lcore index @li: its own partitions, then those left; each counted done.  One
+ * lcore: every partition in order.
  */
 static void
-window_share(struct dp_par *x, uint32_t li)
+window_share(struct dp_par *x, uint32_t li, uint32_t w)
 {
 	uint32_t k;
 
-	for (k = li; k < x->n_mine; k += x->nl) {
-		phase_take(x, &x->p[x->mine[k]]);
-		phase_run(&x->p[x->mine[k]]);
+	if (x->nl == 1) {
+		for (k = 0; k < x->n_mine; k++)
+			window_part(x, k);
+		return;
 	}
-	if (x->nl > 1)
-		spin_barrier(x);
+	for (k = li; k < x->n_mine; k += x->nl)
+		if (claim(x, k, w)) {
+			window_part(x, k);
+			dp_gate_add(&x->done, 1);
+		}
+	for (k = 0; k < x->n_mine; k++)
+		if (k % x->nl != li && claim(x, k, w)) {
+			window_part(x, k);
+			x->waiter[li].steals++;
+			dp_gate_add(&x->done, 1);
+		}
+}
+
+/* The caller's lcore: wait until gate @g reaches @want. */
+static void
+wait_for(struct dp_par *x, struct dp_gate *g, uint32_t want)
+{
+	uint32_t v = dp_gate_get(g);
+
+	while (v != want)
+		v = dp_gate_wait(g, v, &x->waiter[0]);
+}
+
+/* The caller's lcore: open the lcores' next command. */
+static void
+go(struct dp_par *x, uint32_t cmd)
+{
+	x->wgen++;
+	dp_gate_set(&x->go, GO(x->wgen, cmd));
 }
 
 struct lcore_arg {
@@ -493,17 +553,22 @@ lcore_main(void *arg)
 {
 	struct lcore_arg *a = arg;
 	struct dp_par *x = a->x;
+	uint32_t seen = GO(0, CMD_WINDOW);
 
 	for (;;) {
-		spin_barrier(x);	/* the caller has set the command */
-		if (x->cmd == CMD_QUIT)
+		seen = dp_gate_wait(&x->go, seen, &x->waiter[a->li]);
+		switch (GO_CMD(seen)) {
+		case CMD_QUIT:
 			return 0;
-		if (x->cmd == CMD_RT) {
+		case CMD_RT:
 			rt_share(x, a->li);
-			spin_barrier(x);	/* halted: the caller merges */
-			continue;
+			dp_gate_add(&x->halted, 1);	/* halted: the caller merges */
+			break;
+		default:
+			/* (late, it may find every partition of that window taken) */
+			window_share(x, a->li, GO_WIN(seen));
+			break;
 		}
-		window_share(x, a->li);
 	}
 }
 
@@ -514,6 +579,7 @@ dp_par_start(struct dp_par *x, uint32_t lcores)
 
 	x->nl = 1;
 	x->lcore[0] = rte_lcore_id();
+	dp_waiter_init(&x->waiter[0]);
 	if (lcores > x->n_mine)
 		lcores = x->n_mine;
 	RTE_LCORE_FOREACH_WORKER(lc) {
@@ -525,9 +591,16 @@ dp_par_start(struct dp_par *x, uint32_t lcores)
 	}
 	if (x->nl == 1)
 		return;
-	atomic_store(&x->b_count, 0);
-	atomic_store(&x->b_gen, 0);
+	x->wgen = 0;
+	x->done_want = 0;
+	x->halted_want = 0;
+	dp_gate_init(&x->go, GO(0, CMD_WINDOW));
+	dp_gate_init(&x->done, 0);
+	dp_gate_init(&x->halted, 0);
+	for (uint32_t k = 0; k < x->n_mine; k++)
+		atomic_init(&x->claim[k].window, 0);
 	for (uint32_t i = 1; i < x->nl; i++) {
+		dp_waiter_init(&x->waiter[i]);
 		lcore_args[x->lcore[i]] = (struct lcore_arg){ x, i };
 		if (rte_eal_remote_launch(lcore_main, &lcore_args[x->lcore[i]],
 					  x->lcore[i]) != 0) {
@@ -545,10 +618,13 @@ dp_par_stop(struct dp_par *x)
 	dp_par_rt_halt(x);
 	if (!x->launched)
 		return;
-	x->cmd = CMD_QUIT;
-	spin_barrier(x);
+	go(x, CMD_QUIT);
 	for (uint32_t i = 1; i < x->nl; i++)
 		rte_eal_wait_lcore(x->lcore[i]);
+	for (uint32_t i = 0; i < x->nl; i++) {
+		x->sleeps += x->waiter[i].sleeps;
+		x->steals += x->waiter[i].steals;
+	}
 	x->launched = false;
 	x->nl = 1;
 }
@@ -1356,11 +1432,13 @@ dp_par_run(struct dp_par *x, bool (*done)(void *arg), void *arg)
 			return rc;
 		if (done != NULL && done(arg))
 			return 0;
+		if (x->nl > 1)
+			go(x, CMD_WINDOW);	/* the lcores go */
+		window_share(x, 0, GO_WIN(GO(x->wgen, CMD_WINDOW)));
 		if (x->nl > 1) {
-			x->cmd = CMD_WINDOW;
-			spin_barrier(x);	/* the lcores go */
+			x->done_want += x->n_mine;
+			wait_for(x, &x->done, x->done_want);
 		}
-		window_share(x, 0);
 		if (x->nranks > 1)
 			exchange_boxes(x);	/* an error goes with the state, to every rank */
 		x->windows++;
@@ -1576,10 +1654,8 @@ rt_go(struct dp_par *x)
 	atomic_store(&x->rt_fired, x->fired);
 	atomic_store(&x->rt_stop, false);
 	x->rt_on = true;
-	if (x->nl > 1) {
-		x->cmd = CMD_RT;
-		spin_barrier(x);	/* the lcores go */
-	}
+	if (x->nl > 1)
+		go(x, CMD_RT);		/* the lcores go */
 }
 
 bool
@@ -1600,8 +1676,11 @@ dp_par_rt_halt(struct dp_par *x)
 		return;
 	dp_par_rt_resume(x);	/* (a paused lcore waits for that word before it sees stop) */
 	atomic_store_explicit(&x->rt_stop, true, memory_order_release);
-	if (x->nl > 1)
-		spin_barrier(x);	/* every lcore is out of its turns */
+	if (x->nl > 1) {
+		/* every lcore is out of its turns */
+		x->halted_want += x->nl - 1;
+		wait_for(x, &x->halted, x->halted_want);
+	}
 	rc = merge_steps(x);	/* with the steps published (rt_on), then all is this lcore's */
 	x->rt_on = false;
 	if (rc == 0)

@@ -17,6 +17,7 @@
 #include <rte_ring.h>
 
 #include "../models/variant.h"
+#include "clock.h"
 #include "fpool.h"
 #include "rt.h"
 #include "run.h"
@@ -296,6 +297,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	struct retirer rtr;
 	enum sm_resource module_res;
 	dp_time_t watchdog = 0;		/* virtual time: stalls are found exactly */
+	uint64_t run_t0;
 	uint32_t seen = 0;
 	bool stalled = false, fpool = p->pool != NULL && dp_fpool_of(p->pool) != NULL;
 	uint64_t in_use0 = fpool ? dp_fpool_in_use(p->pool) : 0;
@@ -343,6 +345,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		rc = dp_topo_build(t, &tp, err, errlen);
 		if (rc != 0)
 			goto out;
+		t->ev_stop = p->rt == NULL ? p->max_events : 0;
 	}
 	if (p->rt != NULL) {
 		rc = dp_rt_begin(p->rt, t, p->run_id, err, errlen);
@@ -400,7 +403,10 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		publish_all(&ctl);
 		atomic_store(&p->status->running, 1);
 	}
-	DP_USDT_RUN_START(p->run_id, p->var, dp_usdt_mflops(p->budget), p->steps, t->w_count);
+	if (p->max_events == 0)	/* (a sample is no run of the probes') */
+		DP_USDT_RUN_START(p->run_id, p->var, dp_usdt_mflops(p->budget), p->steps,
+				  t->w_count);
+	run_t0 = dp_clock_raw_ns();
 	dp_topo_start(t, p->bg_only > 0);
 	if (p->bg_only > 0) {
 		/* background alone for a while, then it stops and drains */
@@ -413,6 +419,11 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		/* virtual time: until a step is done or nothing of the sync is left in progress
 		 * (however long a step takes); real time: [ports] wait without a step */
 		rc = dp_topo_advance(t, watchdog);
+		if (rc == 2 && t->ev_stop != 0 && t->eng.events >= t->ev_stop) {
+			rc = 0;
+			res->sampled = true;	/* a sample: it ends here, in its step */
+			break;
+		}
 		if (rc == 2) {		/* a long step goes on */
 			rc = 0;
 			if (p->progress != NULL)
@@ -449,6 +460,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	}
 	if (p->bg_only == 0 && seen != p->steps)
 		dp_topo_stop(t);	/* stalled or failed: the background stops too */
+	res->run_s = (double)(dp_clock_raw_ns() - run_t0) / 1e9;
 	{
 		/* ranks: every element's counters where the checks and the summary read them */
 		int rc2 = dp_topo_gather_end(t);
@@ -476,7 +488,8 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 			 "pending at %.12g s of virtual time, so no step can finish", where,
 			 (double)(t->eng.now - p->t0) / 1e12);
 		rc = -EPROTO;
-	} else if (rc == 0 && !res->interrupted) {	/* frames are in flight when interrupted */
+	} else if (rc == 0 && !res->interrupted && !res->sampled) {
+		/* (frames are in flight when interrupted or sampled) */
 		rc = dp_topo_check(t, err, errlen);
 		/* the pools a frame pool grew, and its payload segments, too */
 		if (rc == 0 && fpool && dp_fpool_in_use(p->pool) != in_use0) {
@@ -513,9 +526,13 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		res->step[s].share[module_res] += res->step[s].module_share;
 	res->partitions = t->par != NULL ? t->par->n : 1;
 	res->lcores = t->par != NULL ? t->par->nl : 1;
+	if (t->par != NULL)
+		dp_par_stop(t->par);	/* the lcores' counts are final */
 	res->ranks = t->par != NULL ? (uint32_t)t->par->nranks : 1;
 	res->windows = t->par != NULL ? t->par->windows : 0;
 	res->lookahead = t->par != NULL ? t->par->lookahead : 0;
+	res->lcore_sleeps = t->par != NULL ? t->par->sleeps : 0;
+	res->steals = t->par != NULL ? t->par->steals : 0;
 	for (uint32_t i = 0; t->par != NULL && i < t->par->n; i++) {
 		const struct dp_part *pt = &t->par->p[i];
 		double b = (double)(pt->here ? pt->busy_ns : pt->m_busy_ns) / 1e9;
@@ -529,7 +546,8 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		rc = -ENOMEM;
 	}
 	dp_topo_free(t);
-	DP_USDT_RUN_END(p->run_id, res->t_end);	/* after the links' last busy_end */
+	if (p->max_events == 0)
+		DP_USDT_RUN_END(p->run_id, res->t_end);	/* after the links' last busy_end */
 out:
 	sm_program_free(prog);
 	free(prog);

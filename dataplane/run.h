@@ -75,6 +75,10 @@ struct dp_run_params {
 						 *   0, 1: one); virtual time */
 	uint32_t lcores;			/**< lcores the partitions share (0, 1: the
 						 *   caller's alone) */
+	uint64_t max_events;			/**< virtual time, > 0: a sample, ended once this
+						 *   many events have run (in partitions, at the
+						 *   window's end): dp_run_result.sampled, nothing
+						 *   checked; 0: the whole run */
 };
 
 /** One step as emulated. */
@@ -125,6 +129,9 @@ struct dp_run_result {
 	struct dp_rt_report rt;			/**< real time: the clock, ports, lateness */
 	bool interrupted;			/**< ended by dp_run_params.stop before its
 						 *   steps were done (steps: those done) */
+	bool sampled;				/**< ended at dp_run_params.max_events */
+	double run_s;				/**< wall time running the events (the graph's
+						 *   build and summary apart) */
 	uint32_t nchanges;			/**< changes applied during the run */
 	struct dp_change *changes;		/**< [nchanges] (owned) */
 	uint32_t record_slots;			/**< steps the record held at once, at most */
@@ -135,6 +142,10 @@ struct dp_run_result {
 	dp_time_t lookahead;			/**< partitions: the windows' length */
 	double busy_s, busy_max_s;		/**< partitions: wall time spent running events,
 						 *   all together and the busiest one's */
+	uint64_t lcore_sleeps;			/**< partitions: times an lcore slept waiting for
+						 *   another, its spin over (gate.h) */
+	uint64_t steals;			/**< partitions: partitions an lcore ran for one
+						 *   that was late */
 };
 
 /**

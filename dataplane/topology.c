@@ -942,11 +942,20 @@ rt_advanced(void *arg)
 	return t->rec.steps_done != a->seen;
 }
 
+/* Where a virtual-time advance returns for progress (or a sample's end: dp_topo.ev_stop). */
+static uint64_t
+ev_end(const struct dp_topo *t)
+{
+	uint64_t e = t->eng.events + DP_ADVANCE_EVENTS;
+
+	return t->ev_stop != 0 && t->ev_stop < e ? t->ev_stop : e;
+}
+
 static int
 par_advance(struct dp_topo *t)
 {
 	struct advance a = { .t = t, .seen = t->rec.steps_done, .exact = true,
-			     .ev_end = t->eng.events + DP_ADVANCE_EVENTS };
+			     .ev_end = ev_end(t) };
 	int rc = dp_par_run(t->par, par_advanced, &a);
 
 	par_view(t);
@@ -973,7 +982,7 @@ int
 dp_topo_advance(struct dp_topo *t, dp_time_t watchdog)
 {
 	struct advance a = { .t = t, .seen = t->rec.steps_done, .exact = t->eng.rt == NULL,
-			     .ev_end = t->eng.events + DP_ADVANCE_EVENTS };
+			     .ev_end = ev_end(t) };
 	dp_time_t until = DP_NEVER;
 	int rc;
 

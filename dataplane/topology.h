@@ -103,6 +103,10 @@ struct dp_topo {
 	struct dp_elem **all;					/* every element by gid */
 	uint32_t n_all;
 	uint32_t lcores;					/* partitions run on */
+	uint64_t ev_stop;					/* dp_topo_advance() returns
+								 * 2 from this many events
+								 * on (0: every
+								 * DP_ADVANCE_EVENTS) */
 };
 
 /** Whether data centre @p d runs in this process. */
@@ -133,8 +137,8 @@ void dp_topo_stop(struct dp_topo *t);
  * @p watchdog ps of emulated time has stalled.
  *
  * @return 1 (a step more is done), 0 (no step: stalled, or nothing left to run), 2 (virtual time:
- *         DP_ADVANCE_EVENTS events run and the step goes on; call again), or the engine's
- *         error (< 0)
+ *         DP_ADVANCE_EVENTS events run, or dp_topo.ev_stop reached, and the step goes on; call
+ *         again), or the engine's error (< 0)
  */
 int dp_topo_advance(struct dp_topo *t, dp_time_t watchdog);
 

@@ -210,6 +210,21 @@ summary_zero(struct outcome *runs, unsigned int n, const struct sc_scenario *sc)
 				   runs[i].res.busy_max_s, runs[i].wall);
 			break;
 		}
+	for (i = 0; i < n; i++)
+		if (runs[i].auto_on) {
+			const struct dp_auto *a = &runs[i].autop;
+
+			if (a->pairs > 0)
+				table_note(t, "partitions = auto: %u (%s, over the run's first %" PRIu64
+					   " events as one engine and in %u partitions on %u lcores; "
+					   "the calibration took %.3f s)%s", a->partitions, a->why,
+					   a->sample_events, a->tried, a->lcores, a->cost_s,
+					   n > 1 ? " (the first run's; each run has its own)" : "");
+			else
+				table_note(t, "partitions = auto: %u (%s)%s", a->partitions, a->why,
+					   n > 1 ? " (the first run's; each run has its own)" : "");
+			break;
+		}
 	table_note(t, "packet model: the packet-level closed form (models/packet.c); fluid: the "
 		   "deck's model; bound: how far the packet step may exceed the fluid one (payload "
 		   "accounting, phase sync)");
@@ -573,6 +588,20 @@ run_json(struct results *res, const struct outcome *r, uint32_t run_id, bool eve
 	json_object_set_new(o, "lookahead_ns", num((double)r->res.lookahead / 1e3));
 	json_object_set_new(o, "partitions_busy_s", json_real(r->res.busy_s));
 	json_object_set_new(o, "partition_busiest_s", json_real(r->res.busy_max_s));
+	json_object_set_new(o, "lcore_sleeps", json_integer((json_int_t)r->res.lcore_sleeps));
+	json_object_set_new(o, "partition_steals", json_integer((json_int_t)r->res.steals));
+	if (r->auto_on) {
+		const struct dp_auto *a = &r->autop;
+
+		json_object_set_new(o, "partitions_auto", json_pack(
+			"{s:i, s:s, s:i, s:i, s:I, s:I, s:i, s:o, s:o, s:o, s:f}",
+			"partitions", (int)a->partitions, "why", a->why, "tried", (int)a->tried,
+			"lcores", (int)a->lcores, "expected_events", (json_int_t)a->expected_events,
+			"sample_events", (json_int_t)a->sample_events, "pairs", (int)a->pairs,
+			"one_engine_events_per_s", num(a->pairs ? a->one_rate : NAN),
+			"partitions_events_per_s", num(a->pairs ? a->part_rate : NAN),
+			"speedup", num(a->pairs ? a->gain : NAN), "calibration_s", a->cost_s));
+	}
 	json_object_set_new(o, "elements", elems_json(&r->res));
 	if (r->res.has_module)
 		json_object_set_new(o, "module_binding",

@@ -20,6 +20,7 @@
 #include <rte_errno.h>
 #include <rte_lcore.h>
 
+#include "autopart.h"
 #include "bgsizes.h"
 #include "eal.h"
 #include "fpool.h"
@@ -120,38 +121,6 @@ runner_note_long(const struct sc_scenario *sc, const struct contender *c, unsign
 	return s;
 }
 
-/* The CPUs this process may run on, as "0-3,6" in @buf ("0" if unknown or too long). */
-static void
-cpus_of_self(char *buf, size_t len)
-{
-	cpu_set_t set;
-	size_t n = 0;
-	int c, first = -1;
-
-	snprintf(buf, len, "0");
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
-		return;
-	for (c = 0; c <= CPU_SETSIZE; c++) {
-		bool in = c < CPU_SETSIZE && CPU_ISSET(c, &set);
-		int k;
-
-		if (in && first < 0)
-			first = c;
-		if (in || first < 0)
-			continue;
-		k = first == c - 1 ? snprintf(buf + n, len - n, "%s%d", n ? "," : "", first)
-				   : snprintf(buf + n, len - n, "%s%d-%d", n ? "," : "", first, c - 1);
-		if (k < 0 || (size_t)k >= len - n) {
-			snprintf(buf, len, "0");
-			return;
-		}
-		n += (size_t)k;
-		first = -1;
-	}
-	if (n == 0)
-		snprintf(buf, len, "0");
-}
-
 int
 runner_start(struct runner *r, uint32_t need, uint32_t frame_max, char *err, size_t errlen)
 {
@@ -159,28 +128,27 @@ runner_start(struct runner *r, uint32_t need, uint32_t frame_max, char *err, siz
 
 	if (r->mbufs)
 		need = r->mbufs;
-	if (r->eal == NULL && dp_ranks_size() > 1) {
-		/* a rank: one lcore, on the CPUs the launcher gave the process (Open MPI binds
-		 * each rank to a core unless oversubscribed); DPDK's telemetry is one socket per
-		 * file prefix, which the ranks of one host would share */
-		int k = snprintf(r->eal_buf, sizeof(r->eal_buf), DP_EAL_DEFAULT_NO_L
-				 " --no-telemetry -m %u --lcores 0@(", dp_pool_mem_mb(need, frame_max) +
-				 r->extra_mb);
+	if (r->eal == NULL && (dp_ranks_size() > 1 || r->partitions != 1)) {
+		/* the lcores on the CPUs the process may run on (taskset, a cpuset, the launcher's
+		 * binding): a rank, one (Open MPI binds each rank to a core unless oversubscribed;
+		 * DPDK's telemetry is one socket per file prefix, which the ranks of one host would
+		 * share); partitions, one each, as many as there are CPUs (auto: all of them) */
+		uint32_t n = 1, cpus;
+		size_t k = 0;
 
-		cpus_of_self(r->eal_buf + k, sizeof(r->eal_buf) - (size_t)k - 1);
-		strcat(r->eal_buf, ")");
-		r->eal = r->eal_buf;
-	} else if (r->eal == NULL && r->partitions != 1) {
-		/* partitions: an lcore each, as many as there are CPUs (auto: all of them) */
-		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-		uint32_t n = cpus > 0 ? (uint32_t)cpus : 1;
-
-		if (r->partitions != 0 && r->partitions < n)
-			n = r->partitions;
+		if (dp_ranks_size() > 1)
+			k = (size_t)snprintf(r->eal_buf, sizeof(r->eal_buf), "--no-telemetry ");
+		else if (dp_eal_cpus(r->eal_buf, sizeof(r->eal_buf), &cpus) == 0)
+			n = r->partitions != 0 && r->partitions < cpus ? r->partitions : cpus;
 		if (n > RTE_MAX_LCORE)
 			n = RTE_MAX_LCORE;
-		snprintf(r->eal_buf, sizeof(r->eal_buf), DP_EAL_DEFAULT_NO_L " -l 0-%u -m %u", n - 1,
-			 dp_pool_mem_mb(need, frame_max) + r->extra_mb);
+		rc = dp_eal_default(r->eal_buf + k, sizeof(r->eal_buf) - k, n,
+				    dp_pool_mem_mb(need, frame_max) + r->extra_mb);
+		if (rc != 0) {
+			snprintf(err, errlen, "the CPUs this process may run on: %s (give the EAL's "
+				 "flags with --eal)", strerror(-rc));
+			return rc;
+		}
 		r->eal = r->eal_buf;
 	}
 	rc = (r->apart ? dp_eal_init_apart : dp_eal_init)(r->eal, dp_pool_mem_mb(need, frame_max) +
@@ -469,6 +437,8 @@ runner_run(struct runner *r, const struct sc_scenario *sc, const struct contende
 	rp.lcores = r->lcores;
 	if (rp.bg_only)
 		rp.steps = 0;
+	o->auto_on = sc->run.partitions == 0 && dp_ranks_size() == 1 && r->rt == NULL &&
+		     rp.bg_only == 0;
 	pg.r = r;
 	pg.label = c->label;
 	pg.run_id = rp.run_id;
@@ -499,6 +469,8 @@ runner_run(struct runner *r, const struct sc_scenario *sc, const struct contende
 		return o->rc;
 	}
 	rp.sink = &sink;
+	if (o->auto_on)	/* one engine or a partition per lcore: a calibration says */
+		rp.partitions = dp_auto_partitions(&rp, r->lcores, r->stop, &o->autop);
 	start = wall_now();
 	pg.t0 = pg.last = start;
 	o->rc = dp_run(&rp, &o->res, o->err, sizeof(o->err));

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "autopart.h"
 #include "capture.h"
 #include "kernel.h"
 #include "packet.h"
@@ -96,6 +97,8 @@ struct outcome {
 	char err[512];
 	struct dp_run_result res;	/**< totals only: the steps went to the statistics below */
 	double wall;		/**< s */
+	bool auto_on;		/**< run.partitions = auto, chosen by a calibration: */
+	struct dp_auto autop;	/**< what it found (autopart.h) */
 	/* the steps kept for the report: the first keep, and the last keep in a ring */
 	struct kept_step *first, *last;
 	uint32_t nfirst, nlast, keep;
@@ -136,7 +139,7 @@ struct runner {
 	uint32_t partitions;		/**< [run] partitions (0: auto): with the default EAL
 					 *   arguments, an lcore per partition up to the CPUs */
 	uint32_t lcores;		/**< lcores the EAL has (after runner_start()) */
-	char eal_buf[512];
+	char eal_buf[4096];		/**< the default EAL arguments made (dp_eal_default()) */
 	bool apart;			/**< a file prefix of its own (dp_eal_init_apart()) */
 	uint32_t mbufs;			/**< pool size; 0: from the plans */
 	struct rte_mempool *pool;

@@ -14,8 +14,9 @@ se=$(realpath "$1")
 quick=${2:-}
 command -v python3 >/dev/null || skip "python3 is not installed"
 # two lcores (a CPU each where there are two): the partitions share them as they would anywhere
-eal="--no-huge --no-pci --no-shconf --iova-mode=va --log-level=*:error -l 0-1"
-[ "$(nproc)" -ge 2 ] || eal="--no-huge --no-pci --no-shconf --iova-mode=va --log-level=*:error --lcores 0@0,1@0"
+base="--no-huge --no-pci --no-shconf --iova-mode=va --log-level=*:error"
+eal="$base -l 0-1"
+[ "$(nproc)" -ge 2 ] || eal="$base --lcores 0@0,1@0"
 
 
 # same LABEL "CAPTURE" ARGS...: partitions 1 (the reference), 2, 3 and 8, each in a directory of
@@ -73,8 +74,8 @@ fi
 same "3x5 star load 0.4, no sync" wan,rx,bg -n 2 -v A --set topology.data_centres=3 \
 	--set topology.workers_per_dc=5 --set topology.wan=star --set run.sync=none --load 0.4
 
-# more partitions than lcores (one lcore), auto (one per lcore), more than the workers (as
-# many as workers): each the report of one engine
+# more partitions than lcores (one lcore), auto (a run too short to gain: one engine, and it says
+# so), more than the workers (as many as workers): each the report of one engine
 d=$tmp/run
 rm -rf "$d"
 mkdir -p "$d/1" "$d/4" "$d/auto" "$d/4096"
@@ -93,14 +94,62 @@ for p in 4 auto 4096; do
 	why=$(python3 "$cli/same_report.py" "$d/1/r.json" "$d/$p/r.json" 2>&1) &&
 		ok "partitions $p: the report of one" || bad "partitions $p: the report $why"
 done
-python3 - "$d" "$(nproc)" <<'PY' && ok "4 on 1 lcore; auto: an lcore per CPU, a partition each; 4096 of 8 workers: 8" || bad "partitions and lcores: $(head -c 300 "$d/auto/r.json")"
+python3 - "$d" "$(nproc)" <<'PY' && ok "4 on 1 lcore; auto on a short run: one engine, saying why; 4096 of 8 workers: 8" || bad "partitions and lcores: $(head -c 300 "$d/auto/r.json")"
 import json, sys
 d, cpus = sys.argv[1], int(sys.argv[2])
 pl = lambda k: [(r["partitions"], r["lcores"]) for r in json.load(open(d + "/%s/r.json" % k))["runs"]][0]
 assert pl(4) == (4, 1), pl(4)
-assert pl("auto") == (min(cpus, 8), min(cpus, 8)), pl("auto")
+assert pl("auto") == (1, 1), pl("auto")
+a = json.load(open(d + "/auto/r.json"))["runs"][0]["partitions_auto"]
+assert a["partitions"] == 1 and a["pairs"] == 0 and "too short" in a["why"], a
 assert pl(4096)[0] == 8, pl(4096)
 PY
+# two lcores on one CPU (as when other work holds the CPUs): an lcore waiting for one the
+# kernel has descheduled sleeps once its spin is over (it cannot spin the other onto the CPU), and
+# the lcore that runs takes the other's partitions; the report is still one engine's
+mkdir -p "$d/one_cpu"
+expect_rc 0 "two partitions, two lcores on one CPU" -- "$se" run -q --json -v A -n 2 \
+	--set run.partitions=2 --eal "$base --lcores 0@0,1@0"
+cp "$tmp/out" "$d/one_cpu/r.json"
+why=$(python3 "$cli/same_report.py" "$d/1/r.json" "$d/one_cpu/r.json" partitions 2>&1) &&
+	ok "two lcores on one CPU: the report of one" || bad "two lcores on one CPU: the report $why"
+python3 - "$d/one_cpu/r.json" <<'PY' && ok "two lcores on one CPU: the waits slept (lcore_sleeps), partitions were taken over" || bad "two lcores on one CPU: $(head -c 300 "$d/one_cpu/r.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+assert (r["partitions"], r["lcores"]) == (2, 2), (r["partitions"], r["lcores"])
+assert r["lcore_sleeps"] > 0 and r["partition_steals"] >= 0, (r["lcore_sleeps"], r["partition_steals"])
+PY
+# auto on a run long enough to calibrate (about 4.3 M frames: 8.7 M events expected, over the
+# threshold of 2^23): the first events as one engine and in a partition per lcore, the faster
+# chosen; whichever it is, the trace and report are one engine's (the sanitizer build: the
+# calibration alone, its samples ended in mid-step, for memory errors)
+if [ "$(nproc)" -ge 2 ]; then
+	mkdir -p "$d/cal1" "$d/calauto"
+	(cd "$d/calauto" && "$se" run -q --json -v A -n 80 --trace t.pcapng -c wan \
+		--set run.partitions=auto >r.json 2>err) ||
+		bad "auto, calibrated: $(head -c 300 "$d/calauto/err")"
+	if [ "$quick" != quick ]; then
+		(cd "$d/cal1" && "$se" run -q --json -v A -n 80 --trace t.pcapng -c wan \
+			--set run.partitions=1 >r.json 2>err) ||
+			bad "auto, the reference: $(head -c 300 "$d/cal1/err")"
+		why=$(python3 "$cli/same_report.py" "$d/cal1/r.json" "$d/calauto/r.json" 2>&1) &&
+			ok "auto, calibrated: the report of one" || bad "auto, calibrated: the report $why"
+		cmp -s "$d/cal1/t.pcapng" "$d/calauto/t.pcapng" &&
+			ok "auto, calibrated: the trace of one" || bad "auto, calibrated: the trace differs"
+	fi
+	python3 - "$d/calauto/r.json" <<'PY' && ok "auto, calibrated: its verdict, the speedup it saw and why, in the JSON" || bad "auto, calibrated: $(head -c 400 "$d/calauto/r.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+a = r["partitions_auto"]
+assert a["pairs"] >= 1 and a["tried"] == 2 and a["lcores"] == 2, a
+assert a["sample_events"] >= 1 << 17 and a["calibration_s"] > 0, a
+g = a["speedup"]
+assert a["partitions"] == (2 if g >= 1.10 else 1) == r["partitions"], (a, r["partitions"])
+assert "times as fast as one engine" in a["why"], a
+assert any(n.startswith("partitions = auto: %d (" % a["partitions"])
+           for n in json.load(open(sys.argv[1]))["summary"]["notes"]), "no note"
+PY
+fi
 # a WAN with no delay beyond the intra-DC latency (a star's links: 0 and 0): nothing to look ahead
 # by, so one engine, not a failed build
 expect_rc 0 "a WAN link without delay" -- "$se" run -q --json -v A -n 1 --set run.partitions=3 \

@@ -1,21 +1,24 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """same_report.py REF.json GOT.json [partitions|ranks]: is GOT (a `syncemu run --json` report)
-REF's, less what says how the run ran (wall time, frame rate, partitions, lcores, ranks, windows),
+REF's, less what says how the run ran (wall time, frame rate, partitions, lcores, ranks, windows,
+what auto chose),
 and (with partitions or ranks) did GOT really run cut into partitions or over MPI ranks?
 Prints "same" or "differs: WHY"; exits 0 for same, 1 else."""
 import json
 import sys
 
 HOW = {"wall_s", "mframes_per_s", "partitions", "lcores", "ranks", "windows", "lookahead_ns",
-       "partitions_busy_s", "partition_busiest_s"}
+       "partitions_busy_s", "partition_busiest_s", "lcore_sleeps", "partition_steals",
+       "partitions_auto"}
 
 
 def clean(o):
     if isinstance(o, dict):
         return {k: clean(v) for k, v in o.items() if k not in HOW}
     if isinstance(o, list):
-        return [clean(x) for x in o if not (isinstance(x, str) and x.startswith("engine: "))]
+        return [clean(x) for x in o
+                if not (isinstance(x, str) and x.startswith(("engine: ", "partitions = auto: ")))]
     return o
 
 

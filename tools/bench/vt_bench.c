@@ -25,17 +25,25 @@
  *    frames per window and how busy the busiest partition was: what the design predicts for more
  *    cores follows from these.  Wall time here, for that is what more cores buy; the runs of a
  *    shape alternate (1, 2, 4, 1, 2, 4, ...) so that a slow spell of the machine hits them alike,
- *    and each keeps its least.
+ *    and each keeps its least.  After each round, what run.partitions = auto's calibration
+ *    (autopart.h) chooses for the shape, and the speedup it saw, beside the one measured; and,
+ *    before all, how much two of the CPUs slow each other writing neighbouring cache lines (on
+ *    the 2-vCPU VMs this decides what partitions gain).
  *
  * Every measure is taken --repeat times (3) and the least disturbed kept: the best rate of the
  * engine and of the floor each, the least CPU time of a shape (with the largest peak RSS).  The
  * machine may be busy with other work: CPU time, not wall time, and the best of a few runs.
  *
  * Usage: vt_bench [--steps N] [--repeat N] [--json] [--shapes DxN[:STEPS],... | --shapes none]
- *                 [--partitions DxN:STEPS,... | --partitions none]
+ *                 [--partitions DxN:STEPS,... | --partitions none] [--busy N]
+ * --busy N: N processes spin on the CPUs while the partitions are measured (a shared machine).
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +56,7 @@
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
+#include "autopart.h"
 #include "eal.h"
 #include "fpool.h"
 #include "frame.h"
@@ -384,7 +393,10 @@ run_shape(const char *self, struct shape *x)
 }
 
 #define PAR_MAX 4
-#define PAR_SHAPES_DEFAULT "8x8:10,16x16:2"
+#define PAR_SHAPES_DEFAULT "8x8:10,16x16:4"
+#define PAR_REPEAT_MAX 100
+#define PROBE_WRITES 4000000
+#define BUSY_MAX 64
 
 struct par_result {
 	uint32_t d, n, steps, parts, lcores;
@@ -393,6 +405,29 @@ struct par_result {
 	dp_time_t lookahead;
 	int ok;
 };
+
+/* What run.partitions = auto chose for a shape, each time it was asked (autopart.h). */
+struct par_auto {
+	uint32_t n;
+	uint32_t chose[PAR_REPEAT_MAX];
+	double gain[PAR_REPEAT_MAX];	/* the calibration's speedup (0: no sample) */
+	double cost[PAR_REPEAT_MAX];	/* its wall time, s */
+	char why[160];			/* the last one's */
+};
+
+/* The parameters of @p x's shape (its partitions apart). */
+static void
+par_params(const struct par_result *x, struct sm_params *p, struct sm_packet *pk,
+	   struct dp_run_params *rp)
+{
+	sm_params_default(p);
+	sm_packet_default(pk);
+	p->topo.n_dc = x->d;
+	p->topo.per_dc = x->n;
+	pk->mtu = 9000;
+	pk->payload = 8192;
+	run_params(rp, p, pk, x->steps);
+}
 
 /* One run of @p x's shape in x->parts partitions on up to @p lcores lcores. */
 static int
@@ -406,13 +441,7 @@ par_run(struct par_result *x, uint32_t lcores)
 	double t0;
 	int rc;
 
-	sm_params_default(&p);
-	sm_packet_default(&pk);
-	p.topo.n_dc = x->d;
-	p.topo.per_dc = x->n;
-	pk.mtu = 9000;
-	pk.payload = 8192;
-	run_params(&rp, &p, &pk, x->steps);
+	par_params(x, &p, &pk, &rp);
 	rp.partitions = x->parts;
 	rp.lcores = lcores;
 	t0 = now_s();
@@ -433,16 +462,26 @@ par_run(struct par_result *x, uint32_t lcores)
 	return 0;
 }
 
-/* The shape @p d x @p n in 1, 2 and 4 partitions, alternating, each its least wall of @p repeat. */
+/*
+ * The shape @p d x @p n in 1, 2 and 4 partitions, alternating, each its least wall of @p repeat;
+ * and after each round what run.partitions = auto's calibration chooses for it, in @p au.
+ */
 static int
 par_shape(uint32_t d, uint32_t n, uint32_t steps, uint32_t repeat, struct par_result *out,
-	  uint32_t *nout)
+	  uint32_t *nout, struct par_auto *au)
 {
 	static const uint32_t parts[] = { 1, 2, 4 };
 	uint32_t lcores = rte_lcore_count(), k, i;
 
 	*nout = RTE_DIM(parts);
-	for (k = 0; k < repeat; k++)
+	memset(au, 0, sizeof(*au));
+	for (k = 0; k < repeat; k++) {
+		struct par_result c = { .d = d, .n = n, .steps = steps };
+		struct sm_params p;
+		struct sm_packet pk;
+		struct dp_run_params rp;
+		struct dp_auto a;
+
 		for (i = 0; i < *nout; i++) {
 			struct par_result x = { .d = d, .n = n, .steps = steps, .parts = parts[i],
 						.ok = 1 };
@@ -452,7 +491,142 @@ par_shape(uint32_t d, uint32_t n, uint32_t steps, uint32_t repeat, struct par_re
 			if (k == 0 || x.wall < out[i].wall)
 				out[i] = x;
 		}
+		par_params(&c, &p, &pk, &rp);
+		au->chose[au->n] = dp_auto_partitions(&rp, lcores, NULL, &a);
+		au->gain[au->n] = a.gain;
+		au->cost[au->n] = a.cost_s;
+		snprintf(au->why, sizeof(au->why), "%s", a.why);
+		au->n++;
+	}
 	return 0;
+}
+
+static int
+dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Of @p n values: the least, the median and the largest. */
+static void
+spread(const double *v, uint32_t n, double *lo, double *med, double *hi)
+{
+	double s[PAR_REPEAT_MAX];
+
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), dbl_cmp);
+	*lo = s[0];
+	*med = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	*hi = s[n - 1];
+}
+
+/* @p n processes that spin until busy_stop() (or this one ends): other work on the CPUs. */
+static void
+busy_start(pid_t *pid, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		pid[i] = fork();
+		if (pid[i] == 0) {
+			volatile uint64_t x = 0;
+
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				x++;
+		}
+	}
+}
+
+static void
+busy_stop(pid_t *pid, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (pid[i] > 0) {
+			kill(pid[i], SIGKILL);
+			waitpid(pid[i], NULL, 0);
+		}
+}
+
+struct probe_arg {
+	int cpu;
+	uint8_t *buf;
+	size_t len, gran;
+	uint32_t part;
+	double s;
+};
+
+/* Random writes to the blocks of @gran bytes with index % 2 == part of the buffer. */
+static void *
+probe_thread(void *arg)
+{
+	struct probe_arg *a = arg;
+	uint64_t x = 88172645463325252ULL + a->part, blocks = a->len / a->gran / 2;
+	cpu_set_t set;
+	double t0;
+
+	CPU_ZERO(&set);
+	CPU_SET(a->cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	t0 = now_s();
+	for (uint32_t i = 0; i < PROBE_WRITES; i++) {
+		uint64_t b;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		b = (x % blocks) * 2 + a->part;
+		((volatile uint64_t *)(a->buf + b * a->gran))[(x >> 40) % (a->gran / 8)] += i;
+	}
+	a->s = now_s() - t0;
+	return NULL;
+}
+
+/*
+ * How much two CPUs writing neighbouring cache lines slow each other: the time of two threads,
+ * on the first two CPUs the process may run on, writing at random into interleaved 64-byte
+ * lines, over the same into interleaved pages.  About 1: the CPUs share their caches (or
+ * interfere not); about 2: a line one CPU writes is taken from the other's cache, and
+ * partitions on them pay for every line they share or neighbour.  0 if there are not two CPUs.
+ */
+static double
+line_probe(void)
+{
+	size_t len = 4u << 20, g;
+	double t[2] = { 0, 0 };
+	cpu_set_t set;
+	int cpus[2], n = 0;
+	uint8_t *buf;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return 0;
+	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	buf = aligned_alloc(4096, len);
+	if (n < 2 || buf == NULL) {
+		free(buf);
+		return 0;
+	}
+	memset(buf, 1, len);
+	for (g = 0; g < 2; g++) {
+		struct probe_arg a[2];
+		pthread_t th;
+
+		for (int i = 0; i < 2; i++)
+			a[i] = (struct probe_arg){ .cpu = cpus[i], .buf = buf, .len = len,
+						   .gran = g == 0 ? 64 : 4096, .part = (uint32_t)i };
+		if (pthread_create(&th, NULL, probe_thread, &a[1]) != 0) {
+			free(buf);
+			return 0;
+		}
+		probe_thread(&a[0]);
+		pthread_join(th, NULL);
+		t[g] = RTE_MAX(a[0].s, a[1].s);
+	}
+	free(buf);
+	sched_setaffinity(0, sizeof(set), &set);	/* this thread's own, back */
+	return t[1] > 0 ? t[0] / t[1] : 0;
 }
 
 int
@@ -468,10 +642,14 @@ main(int argc, char **argv)
 	const char *shapes = SHAPES_DEFAULT, *pshapes = PAR_SHAPES_DEFAULT;
 	struct shape psh[SHAPES_MAX];
 	struct par_result pr[SHAPES_MAX][3];
+	static struct par_auto au[SHAPES_MAX];
 	uint32_t npsh = 0, npr[SHAPES_MAX] = { 0 };
-	char eal[256];
+	double probe = 0;
+	char eal[1024];
 	char err[256], cpu[160];
 	bool json = false;
+	uint32_t busy = 0;
+	pid_t busy_pid[BUSY_MAX];
 	int i, rc;
 
 	if (argc >= 5 && strcmp(argv[1], "--child") == 0)
@@ -489,17 +667,24 @@ main(int argc, char **argv)
 			pshapes = argv[++i];
 		else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc)
 			repeat = (uint32_t)strtoul(argv[++i], NULL, 10);
+		else if (strcmp(argv[i], "--busy") == 0 && i + 1 < argc)
+			busy = (uint32_t)strtoul(argv[++i], NULL, 10);
 		else {
 			fprintf(stderr, "usage: vt_bench [--steps N] [--repeat N] [--json] "
-				"[--shapes DxN[:STEPS],...|none] [--partitions DxN:STEPS,...|none]\n");
+				"[--shapes DxN[:STEPS],...|none] [--partitions DxN:STEPS,...|none] "
+				"[--busy N]\n");
 			return 2;
 		}
+	}
+	if (busy > BUSY_MAX) {
+		fprintf(stderr, "vt_bench: --busy must be in 0..%d\n", BUSY_MAX);
+		return 2;
 	}
 	if (steps < 1 || steps > 100000) {
 		fprintf(stderr, "vt_bench: --steps must be in 1..100000\n");
 		return 2;
 	}
-	if (repeat < 1 || repeat > 100) {
+	if (repeat < 1 || repeat > PAR_REPEAT_MAX) {
 		fprintf(stderr, "vt_bench: --repeat must be in 1..100\n");
 		return 2;
 	}
@@ -553,15 +738,23 @@ main(int argc, char **argv)
 		}
 		sh[i] = best;
 	}
-	/* an lcore per CPU, up to PAR_MAX, for the partitions (the rest runs on the first) */
+	/* before the EAL gives this thread an lcore's CPUs */
+	if (npsh > 0)
+		probe = line_probe();
+	/* an lcore per CPU the process may run on, up to PAR_MAX, for the partitions (the rest
+	 * runs on the first) */
 	{
-		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-		uint32_t nl = cpus < 1 ? 1 : cpus > PAR_MAX ? PAR_MAX : (uint32_t)cpus;
+		uint32_t cpus = 1;
 
-		snprintf(eal, sizeof(eal), DP_EAL_DEFAULT_NO_L " -l 0-%u -m %u", nl - 1,
-			 dp_pool_mem_mb(POOL_N, 9000 + SM_ETH_HDR) + 64);
+		if (dp_eal_cpus(eal, sizeof(eal), &cpus) != 0 || cpus < 1)
+			cpus = 1;
+		rc = dp_eal_default(eal, sizeof(eal), cpus > PAR_MAX ? PAR_MAX : cpus,
+				    dp_pool_mem_mb(POOL_N, 9000 + SM_ETH_HDR) + 64);
 	}
-	rc = dp_eal_init(eal, 0, err, sizeof(err));
+	if (rc == 0)
+		rc = dp_eal_init(eal, 0, err, sizeof(err));
+	else
+		snprintf(err, sizeof(err), "the CPUs this process may run on: %s", strerror(-rc));
 	if (rc != 0) {
 		fprintf(stderr, "vt_bench: %s\n", err);
 		return 1;
@@ -591,8 +784,10 @@ main(int argc, char **argv)
 		rc = engine_best(pool, true, pool, 9000, 8192, 4 * steps, repeat, &r[3]);
 	if (rc == 0)
 		rc = engine_best(whole, true, whole, 9000, 8192, 4 * steps, repeat, &r[4]);
+	busy_start(busy_pid, busy);
 	for (i = 0; rc == 0 && i < (int)npsh; i++)
-		rc = par_shape(psh[i].d, psh[i].n, psh[i].steps, repeat, pr[i], &npr[i]);
+		rc = par_shape(psh[i].d, psh[i].n, psh[i].steps, repeat, pr[i], &npr[i], &au[i]);
+	busy_stop(busy_pid, busy);
 	machine(cpu, sizeof(cpu));
 	if (rc == 0 && json) {
 		printf("{\"machine\": \"%s\", \"results\": [", cpu);
@@ -639,7 +834,23 @@ main(int argc, char **argv)
 				       x->parts, x->lcores, x->frames, x->wall, pr[i][0].wall / x->wall,
 				       x->windows, x->lookahead / 1e3, x->busy, x->busy_max);
 			}
-		printf("]}\n");
+		printf("], \"partitions_auto\": [");
+		for (i = 0; i < (int)npsh; i++) {
+			const struct par_auto *a = &au[i];
+
+			printf("%s{\"d\": %u, \"n\": %u, \"steps\": %u, \"chose\": [", i ? ", " : "",
+			       psh[i].d, psh[i].n, psh[i].steps);
+			for (uint32_t k = 0; k < a->n; k++)
+				printf("%s%u", k ? ", " : "", a->chose[k]);
+			printf("], \"calibrated_speedup\": [");
+			for (uint32_t k = 0; k < a->n; k++)
+				printf("%s%.3f", k ? ", " : "", a->gain[k]);
+			printf("], \"calibration_s\": [");
+			for (uint32_t k = 0; k < a->n; k++)
+				printf("%s%.4f", k ? ", " : "", a->cost[k]);
+			printf("], \"measured_speedup\": %.3f}", pr[i][0].wall / pr[i][1].wall);
+		}
+		printf("], \"line_probe\": %.3f, \"busy\": %u}\n", probe, busy);
 	} else if (rc == 0) {
 		printf("virtual-time engine, 2 DC x 4 AdamW, 100 GbE WAN, one core (%s)\n", cpu);
 		printf("  %-20s %-8s %6s %10s %8s %12s %12s %8s\n", "frames", "bytes", "steps",
@@ -693,7 +904,10 @@ main(int argc, char **argv)
 	}
 	if (rc == 0 && !json && npsh > 0) {
 		printf("\npartitions: AdamW, phase sync, 8192-byte payloads, no trace, wall time, "
-		       "least of %u (runs alternating), %u lcores\n", repeat, rte_lcore_count());
+		       "least of %u (runs alternating), %u lcores", repeat, rte_lcore_count());
+		if (busy > 0)
+			printf(", %u other processes busy on the CPUs meanwhile", busy);
+		printf("\n");
 		printf("  %-8s %5s %6s %6s %10s %8s %8s %6s %9s %10s %10s %9s\n", "D x N", "steps",
 		       "parts", "lcores", "frames", "wall s", "speedup", "effic.", "windows",
 		       "win/step", "frames/win", "busiest");
@@ -717,6 +931,30 @@ main(int argc, char **argv)
 		       "delay, or the NIC links' with more partitions than data centres); busiest: "
 		       "the busiest partition's time running events, of the wall time: the rest "
 		       "is waiting for the others and the windows' bookkeeping)\n");
+		printf("\nrun.partitions = auto: its calibration after each round (autopart.h), "
+		       "against the speedup measured above\n");
+		for (i = 0; i < (int)npsh; i++) {
+			const struct par_auto *a = &au[i];
+			double sp = pr[i][0].wall / pr[i][1].wall, lo, med, hi, clo, cmed, chi;
+			uint32_t parts = 0;
+			char name[24];
+
+			for (uint32_t k = 0; k < a->n; k++)
+				parts += a->chose[k] > 1;
+			spread(a->gain, a->n, &lo, &med, &hi);
+			spread(a->cost, a->n, &clo, &cmed, &chi);
+			snprintf(name, sizeof(name), "%ux%u", psh[i].d, psh[i].n);
+			printf("  %-8s chose partitions %u of %u times, one engine %u (calibrated "
+			       "speedup %.2f / %.2f / %.2f min / median / max, %.3f s each at the "
+			       "median); measured %.2f: %s\n", name, parts, a->n, a->n - parts, lo,
+			       med, hi, cmed, sp,
+			       (sp >= DP_AUTO_GAIN) == (parts * 2 > a->n) ? "agrees" : "disagrees");
+		}
+		if (probe > 0)
+			printf("  (two CPUs writing neighbouring cache lines took %.2f times as long as "
+			       "pages apart: about 1, the CPUs share their caches; about 2, every line "
+			       "the partitions share or neighbour costs, and their events cost more)\n",
+			       probe);
 	}
 	dp_fpool_free(pool);
 	dp_fpool_free(whole);
