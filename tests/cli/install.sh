@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # meson install --destdir into a scratch directory: the programs, the scenarios, the sample
-# link kernels, the Wireshark dissector, wan-delays, a man page per command (man -l reads each)
-# and the bash and zsh completions (they complete a command, an option and a scenario key);
-# syncemu --version and syncemu version agree.
+# link kernels, the Wireshark dissector, wan-delays, a man page per command and
+# syncemu-scenario(5) (man -l reads each), the scenario keys page, and the bash and zsh
+# completions (they complete a command, an option and a scenario key); syncemu --version and
+# syncemu version agree.
 # Usage: install.sh BUILD_DIR
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -90,6 +91,18 @@ else
 	[ "$n_pages" -eq "$pages" ] && ok "no man page for a command syncemu does not have" ||
 		bad "$n_pages pages installed, $pages commands"
 fi
+
+# the scenario keys: syncemu-scenario(5), and the page of the keys
+p=$prefix/share/man/man5/syncemu-scenario.5
+if [ -f "$p" ] && MANWIDTH=100 man -l "$p" >"$tmp/man" 2>/dev/null && grep -q '^KEYS' "$tmp/man" &&
+	grep -q '^ *bandwidth ' "$tmp/man"; then
+	ok "man -l reads syncemu-scenario(5)"
+else
+	bad "syncemu-scenario(5): not installed, or man -l cannot read it"
+fi
+cmp -s "$prefix/share/doc/syncemu/scenario-keys.md" <("$se" scenario keys --markdown) &&
+	ok "share/doc/syncemu/scenario-keys.md is the installed syncemu's keys" ||
+	bad "share/doc/syncemu/scenario-keys.md: missing, or not 'syncemu scenario keys --markdown'"
 
 # completions
 bc=$prefix/share/bash-completion/completions/syncemu
