@@ -13,7 +13,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -32,6 +31,7 @@
 #include <cmocka.h>
 #include <pcap/pcap.h>
 
+#include "common.h"
 #include "pcapng.h"
 
 #define NS UINT64_C(1000000000)
@@ -919,29 +919,17 @@ test_stream(void **state)
 }
 
 static int
-rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
-static int
 group_setup(void **state)
 {
-	const char *tmp = getenv("TMPDIR");
-
 	(void)state;
-	snprintf(dir, sizeof(dir), "%s/test_pcapng.XXXXXX", tmp != NULL ? tmp : "/tmp");
-	return mkdtemp(dir) != NULL ? 0 : -1;
+	return tc_tmpdir(dir, sizeof(dir), "test_pcapng");
 }
 
 static int
 group_teardown(void **state)
 {
 	(void)state;
-	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return tc_rmtree(dir);
 }
 
 int

@@ -20,7 +20,6 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -39,6 +38,7 @@
 #include <pcap/pcap.h>
 #include <zlib.h>
 
+#include "common.h"
 #include "pcapng.h"
 #include "reader.h"
 
@@ -1522,29 +1522,17 @@ test_null_args(void **state)
 }
 
 static int
-rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
-static int
 group_setup(void **state)
 {
-	const char *tmp = getenv("TMPDIR");
-
 	(void)state;
-	snprintf(dir, sizeof(dir), "%s/test_reader.XXXXXX", tmp != NULL ? tmp : "/tmp");
-	return mkdtemp(dir) != NULL ? 0 : -1;
+	return tc_tmpdir(dir, sizeof(dir), "test_reader");
 }
 
 static int
 group_teardown(void **state)
 {
 	(void)state;
-	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return tc_rmtree(dir);
 }
 
 int

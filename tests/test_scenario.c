@@ -21,60 +21,33 @@
 
 #include <cmocka.h>
 
+#include "common.h"
 #include "scenario.h"
 #include "../models/packet.h"
 #include "../models/presets.h"
 #include "../models/variant.h"
 
 #define ERRLEN 2048
-#define MAX_FILES 256
 
-static char tmpdir[64];
-static char *files[MAX_FILES];
-static unsigned int n_files;
-
-#define assert_has(hay, needle)							\
-	do {									\
-		if (strstr((hay), (needle)) == NULL)				\
-			fail_msg("'%s' not in message '%s'", (needle), (hay));	\
-	} while (0)
+static struct tc_files fx;	/* the mkdtemp() directory and the fixtures in it */
 
 static int
 setup(void **state)
 {
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_scenario.XXXXXX");
-	return mkdtemp(tmpdir) == NULL ? -1 : 0;
+	return tc_files_init(&fx, "test_scenario");
 }
 
 static int
 teardown(void **state)
 {
-	unsigned int i;
-
-	for (i = 0; i < n_files; i++) {
-		unlink(files[i]);
-		free(files[i]);
-	}
-	n_files = 0;
-	return rmdir(tmpdir);
+	return tc_files_remove(&fx);
 }
 
 /* Write @p len bytes into a new file of the temporary directory; returns its path. */
 static const char *
 write_file(const char *text, size_t len)
 {
-	char path[128];
-	FILE *f;
-
-	assert_true(n_files < MAX_FILES);
-	snprintf(path, sizeof(path), "%s/f%03u.ini", tmpdir, n_files);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	assert_int_equal(fwrite(text, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-	files[n_files] = strdup(path);
-	assert_non_null(files[n_files]);
-	return files[n_files++];
+	return tc_write_file(&fx, NULL, text, len);
 }
 
 static const char *
@@ -271,11 +244,11 @@ text_tails_zero(struct sc_scenario *s)
 static void
 round_trip(const struct sc_scenario *s)
 {
-	char path[128], err[ERRLEN] = "";
+	char path[192], err[ERRLEN] = "";
 	struct sc_scenario back, want;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/dump.ini", tmpdir);
+	snprintf(path, sizeof(path), "%s/dump.ini", fx.dir);
 	f = fopen(path, "w");
 	assert_non_null(f);
 	assert_int_equal(sc_scenario_dump(s, f), 0);
