@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -84,6 +85,38 @@ tc_files_remove(struct tc_files *f)
 	}
 	f->n = 0;
 	return rmdir(f->dir);
+}
+
+uint8_t *
+tc_slurp(const char *path, size_t *size)
+{
+	struct stat st;
+	uint8_t *buf;
+	FILE *f;
+
+	assert_int_equal(stat(path, &st), 0);
+	buf = malloc((size_t)st.st_size + 1);
+	assert_non_null(buf);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(buf, 1, (size_t)st.st_size, f), (size_t)st.st_size);
+	fclose(f);
+	*size = (size_t)st.st_size;
+	return buf;
+}
+
+void
+tc_put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+void
+tc_put32(uint8_t *p, uint32_t v)
+{
+	tc_put16(p, (uint16_t)(v >> 16));
+	tc_put16(p + 2, (uint16_t)v);
 }
 
 struct sm_params

@@ -56,6 +56,13 @@ const char *tc_write_file(struct tc_files *f, const char *name, const void *text
  */
 int tc_files_remove(struct tc_files *f);
 
+/** The whole file @p path (malloc'd, one byte spare), its size in @p size; fails the test if not. */
+uint8_t *tc_slurp(const char *path, size_t *size);
+
+/** @p v into @p p in network byte order. */
+void tc_put16(uint8_t *p, uint16_t v);
+void tc_put32(uint8_t *p, uint32_t v);
+
 /** The deck's defaults with the deck's topology @p name applied (test failed if none is). */
 struct sm_params tc_topology(const char *name);
 

@@ -111,24 +111,6 @@ dir_entries(const char *d, unsigned int *n_tmp)
 	return n;
 }
 
-static uint8_t *
-slurp(const char *path, size_t *size)
-{
-	struct stat st;
-	uint8_t *buf;
-	FILE *f;
-
-	assert_int_equal(stat(path, &st), 0);
-	buf = malloc((size_t)st.st_size + 1);
-	assert_non_null(buf);
-	f = fopen(path, "rb");
-	assert_non_null(f);
-	assert_int_equal(fread(buf, 1, (size_t)st.st_size, f), (size_t)st.st_size);
-	fclose(f);
-	*size = (size_t)st.st_size;
-	return buf;
-}
-
 static void
 spew(const char *path, const char *text)
 {
@@ -415,7 +397,7 @@ test_blocks(void **state)
 	(void)state;
 	assert_non_null(t);
 	write_ref(path_in(path, "blocks.pcapng"));
-	f = slurp(path, &size);
+	f = tc_slurp(path, &size);
 	parse(f, size, t);
 	assert_true(t->has_app);
 	assert_string_equal(t->app, APP);
@@ -485,7 +467,7 @@ test_long_comment(void **state)
 	assert_int_equal(tr_pcapng_write(w, 0, 42, "abcd", 4, 4), 0);
 	assert_int_equal(tr_pcapng_close(w), 0);
 
-	f = slurp(path, &size);
+	f = tc_slurp(path, &size);
 	parse(f, size, t);
 	assert_false(t->has_app);
 	assert_true(t->n_comments >= 6);
@@ -540,7 +522,7 @@ test_minimal(void **state)
 	assert_int_equal(tr_pcapng_add_if(w, "big", NULL), 0);
 	assert_int_equal(tr_pcapng_write(w, 0, 3 * NS + 5, big, 300000, 300000), 0);
 	assert_int_equal(tr_pcapng_close(w), 0);
-	f = slurp(path, &size);
+	f = tc_slurp(path, &size);
 	parse(f, size, t);
 	assert_false(t->has_app);
 	assert_int_equal(t->n_comments, 0);
@@ -570,8 +552,8 @@ test_deterministic(void **state)
 	(void)state;
 	write_ref(path_in(a, "det1.pcapng"));
 	write_ref(path_in(b, "det2.pcapng"));
-	fa = slurp(a, &na);
-	fb = slurp(b, &nb);
+	fa = tc_slurp(a, &na);
+	fb = tc_slurp(b, &nb);
 	assert_true(na > 0);
 	assert_int_equal(na, nb);
 	assert_memory_equal(fa, fb, na);
@@ -736,7 +718,7 @@ test_abort_keeps_existing(void **state)
 	assert_int_equal(tr_pcapng_add_if(w, "w0.tx", NULL), 0);
 	write_many(w, 0, 2000);
 	tr_pcapng_abort(w);
-	f = slurp(path, &size);
+	f = tc_slurp(path, &size);
 	assert_int_equal(size, strlen("the previous trace\n"));
 	assert_memory_equal(f, "the previous trace\n", size);
 	free(f);
@@ -766,7 +748,7 @@ test_close_replaces(void **state)
 	assert_int_equal(tr_pcapng_add_if(w, "w0.tx", NULL), 0);
 	write_many(w, 0, 2000);
 	assert_int_equal(tr_pcapng_close(w), 0);
-	f = slurp(path, &size);
+	f = tc_slurp(path, &size);
 	assert_int_equal(rd32(f), 0x0A0D0D0A);
 	assert_int_equal(size, 28 + 44 + 2000 * (32 + 1000));	/* SHB, IDB, EPBs */
 	free(f);
@@ -820,7 +802,7 @@ test_failed_close_keeps_existing(void **state)
 	assert_int_equal(rc_again, -EFBIG);
 	assert_int_equal(rc_if, -EFBIG);
 	assert_int_equal(tr_pcapng_close(w), -EFBIG);
-	f = slurp(path, &size);
+	f = tc_slurp(path, &size);
 	assert_int_equal(size, strlen("the previous trace\n"));
 	assert_memory_equal(f, "the previous trace\n", size);
 	free(f);
