@@ -386,6 +386,31 @@ frame_check(const struct tr_syncs_limits *lim, uint64_t frame, uint32_t run_id, 
 	return 0;
 }
 
+/* Room in @p st's per-round arrays for round @p round (doubling); 0 or -ENOMEM. */
+static int
+step_rounds_grow(struct tr_step *st, uint32_t round)
+{
+	uint32_t cap = st->round_cap ? st->round_cap : 16, k;
+	uint64_t *re, *dep;
+
+	while (cap <= round)
+		cap *= 2;
+	re = realloc(st->round_end, cap * sizeof(*re));
+	if (re != NULL)
+		st->round_end = re;
+	dep = realloc(st->round_dep, cap * sizeof(*dep));
+	if (dep != NULL)
+		st->round_dep = dep;
+	if (re == NULL || dep == NULL)
+		return -ENOMEM;
+	for (k = st->round_cap; k < cap; k++) {
+		st->round_end[k] = 0;
+		st->round_dep[k] = UINT64_MAX;
+	}
+	st->round_cap = cap;
+	return 0;
+}
+
 int
 tr_syncs_read(struct tr_reader *rd, const struct tr_syncs_limits *lim, struct tr_syncs *out,
 	      char *err, size_t errlen)
@@ -500,27 +525,9 @@ tr_syncs_read(struct tr_reader *rd, const struct tr_syncs_limits *lim, struct tr
 			st->first_dep_ns = sm_se_departure_ns(h);
 		if (round + 1 > st->rounds)
 			st->rounds = round + 1;
-		if (round >= st->round_cap) {
-			uint32_t cap = st->round_cap ? st->round_cap : 16, k;
-			uint64_t *re, *dep;
-
-			while (cap <= round)
-				cap *= 2;
-			re = realloc(st->round_end, cap * sizeof(*re));
-			if (re != NULL)
-				st->round_end = re;
-			dep = realloc(st->round_dep, cap * sizeof(*dep));
-			if (dep != NULL)
-				st->round_dep = dep;
-			if (re == NULL || dep == NULL) {
-				rc = -ENOMEM;
-				break;
-			}
-			for (k = st->round_cap; k < cap; k++) {
-				st->round_end[k] = 0;
-				st->round_dep[k] = UINT64_MAX;
-			}
-			st->round_cap = cap;
+		if (round >= st->round_cap && step_rounds_grow(st, round) != 0) {
+			rc = -ENOMEM;
+			break;
 		}
 		if (sm_se_departure_ns(h) < st->round_dep[round])
 			st->round_dep[round] = sm_se_departure_ns(h);
