@@ -48,6 +48,16 @@ tc_rmtree(const char *dir)
 }
 
 int
+tc_group_result(int rc, const char *dir)
+{
+	if (rc == 0 && access(dir, F_OK) == 0) {
+		fprintf(stderr, "the group's directory %s was left behind\n", dir);
+		return 1;
+	}
+	return rc;
+}
+
+int
 tc_files_init(struct tc_files *f, const char *name)
 {
 	f->n = 0;
@@ -74,8 +84,8 @@ tc_write_file(struct tc_files *f, const char *name, const void *text, size_t len
 	return f->path[f->n++];
 }
 
-int
-tc_files_remove(struct tc_files *f)
+void
+tc_files_unlink(struct tc_files *f)
 {
 	unsigned int i;
 
@@ -84,6 +94,12 @@ tc_files_remove(struct tc_files *f)
 		free(f->path[i]);
 	}
 	f->n = 0;
+}
+
+int
+tc_files_remove(struct tc_files *f)
+{
+	tc_files_unlink(f);
 	return rmdir(f->dir);
 }
 

@@ -30,6 +30,12 @@ int tc_tmpdir(char *dir, size_t len, const char *name);
 /** Remove @p dir and everything below it (links not followed); 0 or -1. */
 int tc_rmtree(const char *dir);
 
+/**
+ * The result of cmocka_run_group_tests() @p rc for a group whose teardown removes @p dir: 1 if
+ * @p dir is still there (cmocka 1.1 reports a failed group teardown but does not count it).
+ */
+int tc_group_result(int rc, const char *dir);
+
 #define TC_FILES_MAX 256
 
 /** A temporary directory and the files a test wrote into it. */
@@ -49,6 +55,9 @@ int tc_files_init(struct tc_files *f, const char *name);
  * @return the file's path, valid until tc_files_remove()
  */
 const char *tc_write_file(struct tc_files *f, const char *name, const void *text, size_t len);
+
+/** Remove the files written (the directory stays). */
+void tc_files_unlink(struct tc_files *f);
 
 /**
  * Remove the files written and then the directory: -1 if it cannot be removed (something else

@@ -47,9 +47,10 @@ teardown(void **state)
 {
 	char sub[160];
 
+	tc_files_unlink(&fx);
 	snprintf(sub, sizeof(sub), "%s/sub", fx.dir);
 	rmdir(sub);
-	return tc_files_remove(&fx);
+	return rmdir(fx.dir);
 }
 
 /* Write @p len bytes into the directory as @p name (NULL: a new name); returns its path. */
@@ -596,5 +597,5 @@ main(void)
 		cmocka_unit_test(test_keys_listing),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return tc_group_result(cmocka_run_group_tests(tests, setup, teardown), fx.dir);
 }

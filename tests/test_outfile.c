@@ -576,5 +576,5 @@ main(void)
 		cmocka_unit_test(test_changed_meanwhile),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return tc_group_result(cmocka_run_group_tests(tests, group_setup, group_teardown), dir);
 }

@@ -594,5 +594,5 @@ main(void)
 		cmocka_unit_test(test_stream),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return tc_group_result(cmocka_run_group_tests(tests, group_setup, group_teardown), dir);
 }

@@ -621,5 +621,5 @@ main(void)
 		cmocka_unit_test(test_port_links),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return tc_group_result(cmocka_run_group_tests(tests, setup, teardown), fx.dir);
 }
