@@ -49,7 +49,7 @@ dp_flow_init(struct dp_flow *f, uint32_t n_per_dc, uint32_t run_id, uint32_t ste
 	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)f->hdr;
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(f->hdr + SM_ETH_HDR);
 	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(f->hdr + SM_ETH_HDR + SM_IP_HDR);
-	struct dp_se_hdr *se = (struct dp_se_hdr *)(f->hdr + SM_ETH_HDR + SM_IP_HDR + SM_UDP_HDR);
+	struct sm_se_hdr *se = (struct sm_se_hdr *)(f->hdr + SM_SE_AT);
 	uint8_t dst_base = kind == DP_KIND_MODULE ? 100 : kind == DP_KIND_SINK ? 200 : 0;
 	uint8_t src_base = flags & DP_SE_F_BG ? 200 : 0;
 
@@ -61,10 +61,10 @@ dp_flow_init(struct dp_flow *f, uint32_t n_per_dc, uint32_t run_id, uint32_t ste
 	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
 	ip->time_to_live = 64;
 	ip->next_proto_id = IPPROTO_UDP;
-	udp->src_port = rte_cpu_to_be_16(DP_SE_UDP_SRC);
-	udp->dst_port = rte_cpu_to_be_16(DP_SE_UDP_DST);
-	se->magic = rte_cpu_to_be_32(DP_SE_MAGIC);
-	se->version = DP_SE_VERSION;
+	udp->src_port = rte_cpu_to_be_16(SM_SE_UDP_SRC);
+	udp->dst_port = rte_cpu_to_be_16(SM_SE_UDP_DST);
+	se->magic = rte_cpu_to_be_32(SM_SE_MAGIC);
+	se->version = SM_SE_VERSION;
 	se->flags = flags;
 	se->round = rte_cpu_to_be_16(round);
 	se->run_id = rte_cpu_to_be_32(run_id);
@@ -121,7 +121,7 @@ dp_frame_make(struct rte_mempool *pool, const struct dp_flow *f, uint64_t offset
 	struct dp_fpool_set *fs = dp_fpool_of(pool);
 	struct rte_mbuf *m;
 	uint8_t *p;
-	struct dp_se_hdr *se;
+	struct sm_se_hdr *se;
 	struct dp_meta *meta;
 
 	m = frame_alloc(pool, fs, payload, &p);
@@ -130,7 +130,7 @@ dp_frame_make(struct rte_mempool *pool, const struct dp_flow *f, uint64_t offset
 	memcpy(p, f->hdr, SM_HDR_BYTES);
 	if (payload != f->full)
 		set_lengths(p, payload);
-	se = (struct dp_se_hdr *)(p + SM_ETH_HDR + SM_IP_HDR + SM_UDP_HDR);
+	se = (struct sm_se_hdr *)(p + SM_SE_AT);
 	if (last)
 		se->flags |= DP_SE_F_LAST;
 	se->offset = rte_cpu_to_be_64(offset);
@@ -172,18 +172,18 @@ dp_frame_parse(struct rte_mbuf *m)
 	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)p;
 	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(p + SM_ETH_HDR);
 	const struct rte_udp_hdr *udp = (const struct rte_udp_hdr *)(p + SM_ETH_HDR + SM_IP_HDR);
-	const struct dp_se_hdr *se;
+	const struct sm_se_hdr *se;
 	struct dp_meta *meta = dp_meta(m);
 	uint32_t payload;
 
 	if (m->data_len < SM_HDR_BYTES || m->nb_segs != 1 ||
 	    eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
 	    ip->version_ihl != RTE_IPV4_VHL_DEF || ip->next_proto_id != IPPROTO_UDP ||
-	    udp->dst_port != rte_cpu_to_be_16(DP_SE_UDP_DST))
+	    udp->dst_port != rte_cpu_to_be_16(SM_SE_UDP_DST))
 		return -EINVAL;
-	se = (const struct dp_se_hdr *)(p + SM_ETH_HDR + SM_IP_HDR + SM_UDP_HDR);
+	se = (const struct sm_se_hdr *)(p + SM_SE_AT);
 	payload = rte_be_to_cpu_32(se->payload_len);
-	if (se->magic != rte_cpu_to_be_32(DP_SE_MAGIC) || se->version != DP_SE_VERSION ||
+	if (se->magic != rte_cpu_to_be_32(SM_SE_MAGIC) || se->version != SM_SE_VERSION ||
 	    SM_HDR_BYTES + (uint64_t)payload != m->pkt_len || se->kind > DP_KIND_SINK)
 		return -EINVAL;
 	meta->payload = payload;
@@ -199,7 +199,7 @@ dp_frame_parse(struct rte_mbuf *m)
 void
 dp_pkt_of_mbuf(struct rte_mbuf *m, struct dp_pkt *p)
 {
-	const struct dp_se_hdr *se = rte_pktmbuf_mtod_offset(m, const struct dp_se_hdr *,
+	const struct sm_se_hdr *se = rte_pktmbuf_mtod_offset(m, const struct sm_se_hdr *,
 							     SM_ETH_HDR + SM_IP_HDR + SM_UDP_HDR);
 
 	p->m = m;

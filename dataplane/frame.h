@@ -1,31 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The syncemu wire format: Ethernet / IPv4 / UDP / syncemu header / payload.
- *
- * Standard headers make traces open in Wireshark and filter with tcpdump expressions
- * ("udp dst port 47110").  The syncemu header follows the UDP header, all fields in network byte
- * order:
- *
- *   offset size field
- *    0     4   magic        0x53594e43 ("SYNC")
- *    4     1   version      1
- *    5     1   flags        0x01 background, 0x02 last frame of its chunk, 0x04 dense (to a module)
- *    6     2   round        round of the step program (0-based)
- *    8     4   run_id       which run of the invocation (one per variant and budget)
- *   12     4   step         training step (0-based)
- *   16     2   src          sending worker (or background host)
- *   18     2   dst          receiving worker (or the worker whose module receives)
- *   20     1   phase        phase of the collective (index into its plan)
- *   21     1   kind         what dst names: 0 worker, 1 module, 2 background sink
- *   22     2   chunk        which shard of the gradient the payload belongs to
- *   24     8   offset       byte offset of the payload within the round's chunk
- *   32     4   seq          frame number within the round
- *   36     4   payload_len  gradient bytes in the frame
- *   40     8   departure_ns when the sender queued the frame, ns of the run's clock
- *
- * Addresses: worker i of data centre d has MAC 02:53:45:d:i/256:i%256 and IPv4 10.d.i/250.i%250+1;
- * its module 10.(100+d).i/250.i%250+1; background hosts 10.(200+d).x.y.  UDP source port 47111,
- * destination 47110.  IPv4 DF set, identification 0 (RFC 6864), no UDP checksum.
+ * Frames of the syncemu wire format (its layout: models/wire.h) as elements pass them on.
  */
 #ifndef DP_FRAME_H
 #define DP_FRAME_H
@@ -43,14 +18,10 @@
 #include "engine.h"
 #include "fpool.h"
 
-#define DP_SE_MAGIC 0x53594e43u
-#define DP_SE_VERSION 1
-#define DP_SE_UDP_DST 47110
-#define DP_SE_UDP_SRC 47111
-
-#define DP_SE_F_BG 0x01
-#define DP_SE_F_LAST 0x02
-#define DP_SE_F_DENSE 0x04
+/* The header's flags (wire.h), in dp_meta.flags too. */
+#define DP_SE_F_BG SM_SE_F_BG
+#define DP_SE_F_LAST SM_SE_F_LAST
+#define DP_SE_F_DENSE SM_SE_F_DENSE
 /*
  * Not a header flag: dp_meta.flags of a frame that is not syncemu's at all (any frame a bridge
  * carries, bridge.h).  It is no part of the sync: a queue drops it as it drops background, and a
@@ -59,28 +30,10 @@
 #define DP_SE_F_RAW 0x80
 
 enum dp_kind {
-	DP_KIND_WORKER = 0,
-	DP_KIND_MODULE = 1,
-	DP_KIND_SINK = 2,
+	DP_KIND_WORKER = SM_SE_KIND_WORKER,
+	DP_KIND_MODULE = SM_SE_KIND_MODULE,
+	DP_KIND_SINK = SM_SE_KIND_SINK,
 };
-
-struct dp_se_hdr {
-	rte_be32_t magic;
-	uint8_t version;
-	uint8_t flags;
-	rte_be16_t round;
-	rte_be32_t run_id;
-	rte_be32_t step;
-	rte_be16_t src;
-	rte_be16_t dst;
-	uint8_t phase;
-	uint8_t kind;
-	rte_be16_t chunk;
-	rte_be64_t offset;
-	rte_be32_t seq;
-	rte_be32_t payload_len;
-	rte_be64_t departure_ns;
-} __rte_packed;
 
 /** What elements read from a frame, kept in the mbuf's private area so no one parses it twice. */
 struct dp_meta {

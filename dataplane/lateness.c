@@ -8,6 +8,8 @@
 
 #include "lateness.h"
 
+#include "../models/stream.h"
+
 void
 dp_lateness_add(struct dp_lateness *l, uint64_t real, uint64_t at)
 {
@@ -37,22 +39,6 @@ dp_lateness_add(struct dp_lateness *l, uint64_t real, uint64_t at)
 		l->ns[(l->rng >> 7) % DP_LATE_MAX] = ns;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-quantile(const double *x, uint64_t n, double q)
-{
-	uint64_t i = (uint64_t)(q * (double)(n - 1) + 0.5);
-
-	return x[i < n ? i : n - 1];
-}
-
 void
 dp_lateness_stats(struct dp_lateness *l, double *median, double *p99, double *p999, double *max)
 {
@@ -60,10 +46,10 @@ dp_lateness_stats(struct dp_lateness *l, double *median, double *p99, double *p9
 	*max = l->max;
 	if (l->n == 0 || l->ns == NULL)
 		return;
-	qsort(l->ns, l->n, sizeof(*l->ns), cmp_double);
-	*median = quantile(l->ns, l->n, 0.5);
-	*p99 = quantile(l->ns, l->n, 0.99);
-	*p999 = quantile(l->ns, l->n, 0.999);
+	qsort(l->ns, l->n, sizeof(*l->ns), sm_cmp_double);
+	*median = sm_quantile_sorted(l->ns, l->n, 0.5);
+	*p99 = sm_quantile_sorted(l->ns, l->n, 0.99);
+	*p999 = sm_quantile_sorted(l->ns, l->n, 0.999);
 }
 
 void

@@ -308,8 +308,8 @@ static const struct dp_elem_ops port_ops = {
 static uint32_t
 frame_run(const struct rte_mbuf *m)
 {
-	const struct dp_se_hdr *se = rte_pktmbuf_mtod_offset(m, const struct dp_se_hdr *,
-							     SM_ETH_HDR + SM_IP_HDR + SM_UDP_HDR);
+	const struct sm_se_hdr *se = rte_pktmbuf_mtod_offset(m, const struct sm_se_hdr *,
+							     SM_SE_AT);
 
 	return rte_be_to_cpu_32(se->run_id);
 }

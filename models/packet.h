@@ -13,13 +13,9 @@
 #include "collective.h"
 #include "params.h"
 #include "step.h"
+#include "wire.h"
 
-/* Frame layout (the syncemu wire format; see dataplane/frame.h for the header fields). */
-#define SM_ETH_HDR 14u
-#define SM_IP_HDR 20u
-#define SM_UDP_HDR 8u
-#define SM_SE_HDR 48u					/**< the syncemu header */
-#define SM_HDR_BYTES (SM_ETH_HDR + SM_IP_HDR + SM_UDP_HDR + SM_SE_HDR) /**< 90 */
+/* Framing on the wire beyond the headers (wire.h). */
 #define SM_ETH_FCS 4u
 #define SM_ETH_PREAMBLE 8u				/**< preamble and start delimiter */
 #define SM_ETH_IFG 12u					/**< inter-frame gap */

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "queueing.h"
+#include "stream.h"
 
 static int
 positive_finite(double x)
@@ -211,14 +212,6 @@ sm_capacity_min_step(double bytes, double load, double bw)
 	return bytes / ((1 - load) * bw);
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Half-width of the batch-means 95 % confidence interval of the mean. */
 static double
 batch_ci(const double *x, unsigned int n)
@@ -258,12 +251,12 @@ sm_stats(const double *x, unsigned int n, struct sm_stats *out)
 	if (s == NULL)
 		return -ENOMEM;
 	memcpy(s, x, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	qsort(s, n, sizeof(*s), sm_cmp_double);
 	for (i = 0; i < n; i++)
 		sum += x[i];
 	out->n = n;
 	out->mean = sum / n;
-	out->median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	out->median = sm_median_sorted(s, n);
 	rank = (unsigned int)(((unsigned long long)n * 99 + 99) / 100);	/* ceil(0.99 n) */
 	out->p99 = s[rank - 1];
 	out->min = s[0];

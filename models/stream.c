@@ -144,12 +144,26 @@ hist_add(struct sm_sketch *q, double x)
 	return 0;
 }
 
-static int
-cmp_double(const void *a, const void *b)
+int
+sm_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
+}
+
+double
+sm_median_sorted(const double *v, uint64_t n)
+{
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double
+sm_quantile_sorted(const double *v, uint64_t n, double q)
+{
+	uint64_t i = (uint64_t)(q * (double)(n - 1) + 0.5);
+
+	return v[i < n ? i : n - 1];
 }
 
 /* Past SM_SKETCH_EXACT values: the histogram of those kept, then no more values kept. */
@@ -161,7 +175,7 @@ to_histogram(struct sm_sketch *q)
 	int rc;
 
 	/* from the largest down: the window is anchored at the top, as the cap keeps it */
-	qsort(q->exact, q->n, sizeof(*q->exact), cmp_double);
+	qsort(q->exact, q->n, sizeof(*q->exact), sm_cmp_double);
 	memset(&h, 0, sizeof(h));
 	for (k = q->n; k-- > 0;) {
 		rc = hist_add(&h, q->exact[k]);
@@ -220,7 +234,7 @@ sm_sketch_rank(struct sm_sketch *q, uint64_t k)
 		return NAN;
 	if (q->exact != NULL) {
 		if (!q->sorted) {
-			qsort(q->exact, q->n, sizeof(*q->exact), cmp_double);
+			qsort(q->exact, q->n, sizeof(*q->exact), sm_cmp_double);
 			q->sorted = true;
 		}
 		return q->exact[k - 1];

@@ -111,4 +111,21 @@ double sm_t95(unsigned int df);
 
 void sm_stream_free(struct sm_stream *s);
 
+/*
+ * Helpers for values held whole (an array): sort with qsort(v, n, sizeof(*v), sm_cmp_double),
+ * then read the median or a quantile.
+ */
+
+/** qsort(3)'s comparison of two doubles: -1, 0 or 1 for ascending order. */
+int sm_cmp_double(const void *a, const void *b);
+
+/** The median of @p v[0..n-1] sorted ascending: the mean of the middle two for even @p n; n > 0. */
+double sm_median_sorted(const double *v, uint64_t n);
+
+/**
+ * Quantile @p q (0..1) of @p v[0..n-1] sorted ascending: the value of index round(q (n - 1));
+ * n > 0.
+ */
+double sm_quantile_sorted(const double *v, uint64_t n, double q);
+
 #endif /* SM_STREAM_H */

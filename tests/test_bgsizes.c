@@ -23,69 +23,41 @@
 #include <cmocka.h>
 
 #include "bgsizes.h"
+#include "common.h"
 #include "scenario.h"
 
 #define ERRLEN 2048
 #define PATHLEN 4096
-#define MAX_FILES 64
 
-static char tmpdir[64];
-static char *files[MAX_FILES];
-static unsigned int n_files;
-
-#define assert_has(hay, needle)							\
-	do {									\
-		if (strstr((hay), (needle)) == NULL)				\
-			fail_msg("'%s' not in message '%s'", (needle), (hay));	\
-	} while (0)
+static struct tc_files fx;	/* the mkdtemp() directory and the fixtures in it */
 
 static int
 setup(void **state)
 {
-	char sub[128];
+	char sub[160];
 
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_bgsizes.XXXXXX");
-	if (mkdtemp(tmpdir) == NULL)
+	if (tc_files_init(&fx, "test_bgsizes") != 0)
 		return -1;
-	snprintf(sub, sizeof(sub), "%s/sub", tmpdir);
+	snprintf(sub, sizeof(sub), "%s/sub", fx.dir);
 	return mkdir(sub, 0700);
 }
 
 static int
 teardown(void **state)
 {
-	char sub[128];
-	unsigned int i;
+	char sub[160];
 
-	for (i = 0; i < n_files; i++) {
-		unlink(files[i]);
-		free(files[i]);
-	}
-	n_files = 0;
-	snprintf(sub, sizeof(sub), "%s/sub", tmpdir);
+	tc_files_unlink(&fx);
+	snprintf(sub, sizeof(sub), "%s/sub", fx.dir);
 	rmdir(sub);
-	return rmdir(tmpdir);
+	return rmdir(fx.dir);
 }
 
-/* Write @p len bytes into tmpdir/@p name (NULL: a new name); returns its path. */
+/* Write @p len bytes into the directory as @p name (NULL: a new name); returns its path. */
 static const char *
 write_file(const char *name, const char *text, size_t len)
 {
-	char path[256];
-	FILE *f;
-
-	assert_true(n_files < MAX_FILES);
-	if (name != NULL)
-		snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-	else
-		snprintf(path, sizeof(path), "%s/f%03u.ini", tmpdir, n_files);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	assert_int_equal(fwrite(text, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-	files[n_files] = strdup(path);
-	assert_non_null(files[n_files]);
-	return files[n_files++];
+	return tc_write_file(&fx, name, text, len);
 }
 
 static const char *
@@ -150,7 +122,7 @@ expect_bad_set(const char *ovr, ...)
 	va_end(ap);
 }
 
-/* Dump @p s into tmpdir/sub (another directory than any fixture), load it back, compare. */
+/* Dump @p s into fx.dir/sub (another directory than any fixture), load it back, compare. */
 static void
 round_trip(const struct sc_scenario *s)
 {
@@ -158,7 +130,7 @@ round_trip(const struct sc_scenario *s)
 	struct sc_scenario back, want;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/sub/dump.ini", tmpdir);
+	snprintf(path, sizeof(path), "%s/sub/dump.ini", fx.dir);
 	f = fopen(path, "w");
 	assert_non_null(f);
 	assert_int_equal(sc_scenario_dump(s, f), 0);
@@ -328,7 +300,7 @@ test_bad_values(void **state)
 
 	/* a sizes_csv that is not there: the scenario's line, and the resolved path */
 	ini = write_text(NULL, "[background]\nsizes = empirical\nsizes_csv = nope.csv\n");
-	snprintf(csv_where, sizeof(csv_where), "%s/nope.csv: cannot open", tmpdir);
+	snprintf(csv_where, sizeof(csv_where), "%s/nope.csv: cannot open", fx.dir);
 	{
 		struct sc_scenario s;
 		char err[ERRLEN];
@@ -356,7 +328,7 @@ test_bad_values(void **state)
 	}
 }
 
-/* Write @p text as tmpdir/@p name and load it with sc_sizes_load(); expect success. */
+/* Write @p text as fx.dir/@p name and load it with sc_sizes_load(); expect success. */
 static void
 csv_ok(const char *name, const char *text, struct sm_size_dist *d)
 {
@@ -423,7 +395,7 @@ csv_bad(const char *text, int rc, ...)
 	va_list ap;
 	int got;
 
-	snprintf(name, sizeof(name), "c%03u.csv", n_files);
+	snprintf(name, sizeof(name), "c%03u.csv", fx.n);
 	path = write_text(name, text);
 	memset(&d, 0x5a, sizeof(d));
 	memcpy(&before, &d, sizeof(d));
@@ -510,7 +482,7 @@ test_background_sizes(void **state)
 	assert_true(fabs(d.mean - 2434900.0) < 1e-6);
 	sm_size_free(&d);
 	/* the file went away after loading: -ENOENT, with the path */
-	snprintf(s.background.sizes_csv, sizeof(s.background.sizes_csv), "%s/gone.csv", tmpdir);
+	snprintf(s.background.sizes_csv, sizeof(s.background.sizes_csv), "%s/gone.csv", fx.dir);
 	assert_int_equal(sc_background_sizes(&s, &d, err, sizeof(err)), -ENOENT);
 	assert_has(err, "gone.csv: cannot open");
 }
@@ -538,20 +510,20 @@ test_relative_path(void **state)
 
 	/* an absolute scenario path: its directory */
 	ini = write_text("sub/a.ini", "[background]\nsizes = empirical\nsizes_csv = s.csv\n");
-	snprintf(want, sizeof(want), "%s/sub/s.csv", tmpdir);
+	snprintf(want, sizeof(want), "%s/sub/s.csv", fx.dir);
 	expect_csv_path(ini, NULL, want);
 	ini = write_text("sub/b.ini", "[background]\nsizes = empirical\nsizes_csv = ../top.csv\n");
-	snprintf(want, sizeof(want), "%s/sub/../top.csv", tmpdir);
+	snprintf(want, sizeof(want), "%s/sub/../top.csv", fx.dir);
 	expect_csv_path(ini, NULL, want);
 	/* an absolute sizes_csv stays as written */
 	snprintf(want, sizeof(want), "[background]\nsizes = empirical\nsizes_csv = %s/top.csv\n",
-		 tmpdir);
+		 fx.dir);
 	ini = write_text("sub/c.ini", want);
-	snprintf(want, sizeof(want), "%s/top.csv", tmpdir);
+	snprintf(want, sizeof(want), "%s/top.csv", fx.dir);
 	expect_csv_path(ini, NULL, want);
 
 	/* a relative scenario path: the current directory, then the file's directory */
-	assert_int_equal(chdir(tmpdir), 0);
+	assert_int_equal(chdir(fx.dir), 0);
 	assert_non_null(getcwd(here, sizeof(here)));
 	snprintf(want, sizeof(want), "%s/sub/s.csv", here);
 	expect_csv_path("sub/a.ini", NULL, want);
@@ -568,7 +540,7 @@ test_relative_path(void **state)
 	/* the bad CSV is named by its resolved path */
 	ini = write_text("sub/d.ini", "[background]\nsizes = empirical\nsizes_csv = ../top.csv\n"
 			 "[run]\nsteps = 5\n");
-	snprintf(want, sizeof(want), "%s/sub/../top.csv:1:", tmpdir);
+	snprintf(want, sizeof(want), "%s/sub/../top.csv:1:", fx.dir);
 	write_text("top.csv", "15OO\n");
 	{
 		struct sc_scenario s;
@@ -625,5 +597,5 @@ main(void)
 		cmocka_unit_test(test_keys_listing),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return tc_group_result(cmocka_run_group_tests(tests, setup, teardown), fx.dir);
 }

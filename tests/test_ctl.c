@@ -34,13 +34,8 @@
 
 #include <rte_ring.h>
 
+#include "common.h"
 #include "ctl.h"
-
-#define assert_has(hay, needle)							\
-	do {									\
-		if (strstr((hay), (needle)) == NULL)				\
-			fail_msg("'%s' not in '%s'", (needle), (hay));		\
-	} while (0)
 
 struct fixture {
 	char dir[64], path[128];

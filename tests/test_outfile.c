@@ -23,7 +23,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -42,6 +41,7 @@
 
 #include <cmocka.h>
 
+#include "common.h"
 #include "outfile.h"
 
 static char dir[256];		/* the group's mkdtemp() directory */
@@ -544,29 +544,17 @@ test_changed_meanwhile(void **state)
 }
 
 static int
-rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
-static int
 group_setup(void **state)
 {
-	const char *tmp = getenv("TMPDIR");
-
 	(void)state;
-	snprintf(dir, sizeof(dir), "%s/test_outfile.XXXXXX", tmp != NULL ? tmp : "/tmp");
-	return mkdtemp(dir) != NULL ? 0 : -1;
+	return tc_tmpdir(dir, sizeof(dir), "test_outfile");
 }
 
 static int
 group_teardown(void **state)
 {
 	(void)state;
-	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return tc_rmtree(dir);
 }
 
 int
@@ -588,5 +576,5 @@ main(void)
 		cmocka_unit_test(test_changed_meanwhile),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return tc_group_result(cmocka_run_group_tests(tests, group_setup, group_teardown), dir);
 }

@@ -12,23 +12,10 @@
 
 #include <cmocka.h>
 
+#include "common.h"
 #include "packet.h"
 #include "presets.h"
 #include "variant.h"
-
-static struct sm_params
-topology(const char *name)
-{
-	struct sm_params p;
-	unsigned int i, n;
-	const struct sm_deck_topology *t = sm_deck_topologies(&n);
-
-	sm_params_default(&p);
-	for (i = 0; i < n; i++)
-		if (strcmp(t[i].name, name) == 0)
-			sm_apply_topology(&p, &t[i]);
-	return p;
-}
 
 static void
 test_framing(void **state)
@@ -74,7 +61,8 @@ test_packet_check(void **state)
 static void
 test_programs(void **state)
 {
-	struct sm_params p2 = topology("2dc4-100g"), p1 = topology("1dc8"), p8 = topology("8dc1-100g");
+	struct sm_params p2 = tc_topology("2dc4-100g"), p1 = tc_topology("1dc8");
+	struct sm_params p8 = tc_topology("8dc1-100g");
 	struct sm_program prog = { 0 };
 	unsigned int i;
 
@@ -112,7 +100,7 @@ test_programs(void **state)
 static void
 test_links(void **state)
 {
-	struct sm_params p = topology("2dc4-100g");
+	struct sm_params p = tc_topology("2dc4-100g");
 	struct sm_links l;
 	char err[200];
 
@@ -186,7 +174,7 @@ test_packet_against_fluid(void **state)
 static void
 test_overlap_detected(void **state)
 {
-	struct sm_params p = topology("2dc4-8g");
+	struct sm_params p = tc_topology("2dc4-8g");
 	struct sm_packet pk;
 	struct sm_packet_step ps[3];
 	int rc;

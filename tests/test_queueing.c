@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "common.h"
 #include "presets.h"
 #include "queueing.h"
 #include "rng.h"
@@ -33,14 +34,8 @@
 static struct sm_params
 topology(const char *name)
 {
-	struct sm_params p;
-	unsigned int i, n;
-	const struct sm_deck_topology *t = sm_deck_topologies(&n);
+	struct sm_params p = tc_topology(name);
 
-	sm_params_default(&p);
-	for (i = 0; i < n; i++)
-		if (strcmp(t[i].name, name) == 0)
-			assert_int_equal(sm_apply_topology(&p, &t[i]), 0);
 	assert_true(strncmp(name, "8dc1", 4) != 0 || p.topo.n_dc == 8);
 	return p;
 }

@@ -23,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "common.h"
 #include "scenario.h"
 #include "units.h"
 #include "../dataplane/run.h"
@@ -31,12 +32,6 @@
 #include "../models/variant.h"
 
 #define ERRLEN 2048
-
-#define assert_has(hay, needle)							\
-	do {									\
-		if (strstr((hay), (needle)) == NULL)				\
-			fail_msg("'%s' not in message '%s'", (needle), (hay));	\
-	} while (0)
 
 static struct sc_scenario sc;
 

@@ -21,6 +21,7 @@
 #include <cmocka.h>
 #include <rte_mempool.h>
 
+#include "common.h"
 #include "eal.h"
 #include "packet.h"
 #include "presets.h"
@@ -40,19 +41,9 @@ static struct sm_packet PK0;
 static int
 setup(void **state)
 {
-	char err[256];
-	int rc = dp_eal_init(NULL, dp_pool_mem_mb(POOL_N, SM_HDR_BYTES + 8192) + 64, err,
-			     sizeof(err));
-
-	if (rc != 0) {
-		fprintf(stderr, "EAL: %s\n", err);
+	pool = tc_eal_pool("stall_frames", POOL_N, SM_HDR_BYTES + 8192);
+	if (pool == NULL)
 		return -1;
-	}
-	pool = dp_pool_create("stall_frames", POOL_N, SM_HDR_BYTES + 8192, err, sizeof(err));
-	if (pool == NULL) {
-		fprintf(stderr, "pool: %s\n", err);
-		return -1;
-	}
 	sm_params_default(&P0);
 	sm_packet_default(&PK0);
 	return 0;
@@ -61,8 +52,7 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	rte_mempool_free(pool);
-	dp_eal_fini();
+	tc_eal_fini(pool);
 	return 0;
 }
 

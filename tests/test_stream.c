@@ -20,14 +20,6 @@
 #include "rng.h"
 #include "stream.h"
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* A stream of x[0..n-1] expecting n values gives sm_stats() exactly (the sketch is exact). */
 static void
 same_as_sm_stats(const double *x, unsigned int n)
@@ -85,7 +77,7 @@ within_alpha(const char *what, double *x, unsigned int n)
 		assert_int_equal(sm_stream_add(&s, x[i]), 0);
 	assert_false(sm_sketch_is_exact(&s.q));
 	assert_true(s.q.nb <= SM_SKETCH_BUCKETS);
-	qsort(x, n, sizeof(*x), cmp_double);
+	qsort(x, n, sizeof(*x), sm_cmp_double);
 	for (k = 0; k < sizeof(qs) / sizeof(qs[0]); k++) {
 		uint64_t rank = (uint64_t)ceil(qs[k] * n);
 		double got = sm_sketch_rank(&s.q, rank), want = x[rank - 1];
@@ -229,6 +221,34 @@ test_unknown_length_ci(void **state)
 	}
 }
 
+/* The helpers for values held whole: order, median, the nearest-index quantile. */
+static void
+test_sorted_helpers(void **state)
+{
+	double v[] = { 3, -1, 2, 0.5, -0.0, 0.0 }, q[1000], a = 1, b = 2;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(sm_cmp_double(&a, &b), -1);
+	assert_int_equal(sm_cmp_double(&b, &a), 1);
+	assert_int_equal(sm_cmp_double(&a, &a), 0);
+	qsort(v, 6, sizeof(*v), sm_cmp_double);
+	for (i = 1; i < 6; i++)
+		assert_true(v[i - 1] <= v[i]);
+	assert_true(sm_median_sorted(v, 6) == 0.25);	/* (0 + 0.5) / 2 */
+	assert_true(sm_median_sorted(v, 5) == 0);
+	assert_true(sm_median_sorted(v + 1, 1) == v[1]);
+	for (i = 0; i < 1000; i++)
+		q[i] = i;
+	/* index round(q (n - 1)): 499.5 -> 500, 989.01 -> 989, 998.001 -> 998 */
+	assert_true(sm_quantile_sorted(q, 1000, 0.5) == 500);
+	assert_true(sm_quantile_sorted(q, 1000, 0.99) == 989);
+	assert_true(sm_quantile_sorted(q, 1000, 0.999) == 998);
+	assert_true(sm_quantile_sorted(q, 1000, 0) == 0);
+	assert_true(sm_quantile_sorted(q, 1000, 1) == 999);
+	assert_true(sm_quantile_sorted(q, 1, 0.99) == 0);
+}
+
 static void
 test_stream_rejects(void **state)
 {
@@ -257,6 +277,7 @@ main(void)
 		cmocka_unit_test(test_sketch_error_bound),
 		cmocka_unit_test(test_sketch_bounded),
 		cmocka_unit_test(test_unknown_length_ci),
+		cmocka_unit_test(test_sorted_helpers),
 		cmocka_unit_test(test_stream_rejects),
 	};
 

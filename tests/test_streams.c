@@ -24,6 +24,7 @@
 #include <cmocka.h>
 #include <pcap/pcap.h>
 
+#include "common.h"
 #include "appsteps.h"
 #include "reader.h"
 #include "streams.h"
@@ -68,20 +69,6 @@ cap_close(struct cap *c)
 	pcap_close(c->p);
 }
 
-static void
-put16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	put16(p, v >> 16);
-	put16(p + 2, v);
-}
-
 /* Ethernet + IPv4 (+ @p l4) of @p l4len bytes from @p src to @p dst, @p caplen captured. */
 static void
 cap_ip(struct cap *c, uint64_t ts, const uint8_t *src, const uint8_t *dst, uint8_t proto,
@@ -94,7 +81,7 @@ cap_ip(struct cap *c, uint64_t ts, const uint8_t *src, const uint8_t *dst, uint8
 	memset(f, 0, 14 + 20 + l4hdr);
 	f[12] = 0x08;				/* IPv4 */
 	f[14] = 0x45;
-	put16(f + 16, 20 + l4len);
+	tc_put16(f + 16, 20 + l4len);
 	f[22] = 64;
 	f[23] = proto;
 	memcpy(f + 26, src, 4);
@@ -117,9 +104,9 @@ cap_tcp(struct cap *c, uint64_t ts, int dir, uint16_t sport, uint16_t dport, uin
 {
 	uint8_t t[20] = { 0 };
 
-	put16(t, sport);
-	put16(t + 2, dport);
-	put32(t + 4, seq);
+	tc_put16(t, sport);
+	tc_put16(t + 2, dport);
+	tc_put32(t + 4, seq);
 	t[12] = 5 << 4;
 	t[13] = flags;
 	cap_ip(c, ts, dir ? host_b : host_a, dir ? host_a : host_b, 6, t, 20, 20 + len, snap);
@@ -491,9 +478,9 @@ cap_roce(struct cap *c, uint64_t ts, int dir, uint32_t psn, uint8_t opcode, uint
 {
 	uint8_t u[8 + 12] = { 0 };
 
-	put16(u, 49152);
-	put16(u + 2, TR_ROCE_PORT);
-	put16(u + 4, 8 + 12 + len + 4);
+	tc_put16(u, 49152);
+	tc_put16(u + 2, TR_ROCE_PORT);
+	tc_put16(u + 4, 8 + 12 + len + 4);
 	u[8] = opcode;
 	u[8 + 5] = 0;
 	u[8 + 6] = 0x12;
@@ -527,9 +514,9 @@ test_roce_and_udp(void **state)
 			{
 				uint8_t u[8] = { 0 };
 
-				put16(u, 7000);
-				put16(u + 2, 7001);
-				put16(u + 4, 8 + 1024);
+				tc_put16(u, 7000);
+				tc_put16(u + 2, 7001);
+				tc_put16(u + 4, 8 + 1024);
 				cap_ip(&c, t + 5000, host_b, host_a, 17, u, 8, 8 + 1024, 0);
 			}
 		}

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "common.h"
 #include "units.h"
 
 struct ok_case {
@@ -29,12 +30,6 @@ struct bad_case {
 	const char *text;
 	const char *why;	/* a substring the message must hold */
 };
-
-#define assert_has(hay, needle)							\
-	do {									\
-		if (strstr((hay), (needle)) == NULL)				\
-			fail_msg("'%s' not in message '%s'", (needle), (hay));	\
-	} while (0)
 
 static bool
 same_bits(double a, double b)

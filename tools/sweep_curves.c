@@ -17,6 +17,7 @@
 #include "runstats.h"
 #include "sharedwan.h"
 #include "step.h"
+#include "stream.h"
 #include "sweep.h"
 #include "variant.h"
 
@@ -54,14 +55,6 @@ numeric_range(const struct sweep *sw, double *lo, double *hi, bool *ints)
 			*hi = p->x;
 	}
 	return *hi > *lo;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 bool
@@ -150,7 +143,7 @@ sweep_curves_json(const struct sweep *sw, const struct sweep_load *ld)
 		xs[i] = logx ? lo * pow(hi / lo, (double)i / (n - 1)) : lo + (hi - lo) * i / (n - 1);
 	for (i = 0; i < sw->nvalues; i++)
 		xs[n + i] = sw->pt[i].x;
-	qsort(xs, n + sw->nvalues, sizeof(*xs), cmp_double);
+	qsort(xs, n + sw->nvalues, sizeof(*xs), sm_cmp_double);
 	for (i = 0; i < n + sw->nvalues; i++) {
 		double x = ints ? round(xs[i]) : xs[i];
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stream.h"
 #include "validate.h"
 
 /* The directions are said to take turns below this overlap, to carry data at once above the
@@ -18,21 +19,13 @@
 #define TURNS_PCT 20.0
 #define DUPLEX_PCT 60.0
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static double
 median_of(double *v, uint32_t n)
 {
 	if (n == 0)
 		return NAN;
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	qsort(v, n, sizeof(*v), sm_cmp_double);
+	return sm_median_sorted(v, n);
 }
 
 static bool

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stream.h"
 #include "streams.h"
 #include "streams_impl.h"
 
@@ -373,20 +374,12 @@ longest_gap(const struct tr_dir *d, uint64_t a, uint64_t b)
 	return best;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The median of @p v[0..n-1] (sorted in place); n > 0. */
 static double
 median(double *v, uint32_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	qsort(v, n, sizeof(*v), sm_cmp_double);
+	return sm_median_sorted(v, n);
 }
 
 /* Cut @p n steps of @p v bytes from @p lo: each interior cut at the longest idle gap within

@@ -2,7 +2,7 @@
 /*
  * Rebuilding syncs from a capture.
  *
- * syncemu frames: UDP to port 47110 with the syncemu header (README, "Traces and the wire
+ * syncemu frames: UDP to port 47110 with the syncemu header (wire.h; README, "Traces and the wire
  * format").  A run is the frames with one run id; a step ends when its last frame reaches a
  * worker ("wN.rx" capture points), which is exactly when the data plane ends it (the step's last
  * round is complete at its last worker); without rx points the last record of the step is used
@@ -25,23 +25,7 @@
 #include "reader.h"
 #include "select.h"
 #include "syncs.h"
-
-#define SE_PORT 47110
-#define SE_MAGIC 0x53594e43u
-#define SE_HDR 48
-#define F_BG 0x01
-#define KIND_SINK 2
-
-static uint64_t
-be(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
+#include "wire.h"
 
 /* ---- frames waiting at a queue's ".in" for their ".out": an open-addressing table ---- */
 
@@ -402,6 +386,31 @@ frame_check(const struct tr_syncs_limits *lim, uint64_t frame, uint32_t run_id, 
 	return 0;
 }
 
+/* Room in @p st's per-round arrays for round @p round (doubling); 0 or -ENOMEM. */
+static int
+step_rounds_grow(struct tr_step *st, uint32_t round)
+{
+	uint32_t cap = st->round_cap ? st->round_cap : 16, k;
+	uint64_t *re, *dep;
+
+	while (cap <= round)
+		cap *= 2;
+	re = realloc(st->round_end, cap * sizeof(*re));
+	if (re != NULL)
+		st->round_end = re;
+	dep = realloc(st->round_dep, cap * sizeof(*dep));
+	if (dep != NULL)
+		st->round_dep = dep;
+	if (re == NULL || dep == NULL)
+		return -ENOMEM;
+	for (k = st->round_cap; k < cap; k++) {
+		st->round_end[k] = 0;
+		st->round_dep[k] = UINT64_MAX;
+	}
+	st->round_cap = cap;
+	return 0;
+}
+
 int
 tr_syncs_read(struct tr_reader *rd, const struct tr_syncs_limits *lim, struct tr_syncs *out,
 	      char *err, size_t errlen)
@@ -440,20 +449,19 @@ tr_syncs_read(struct tr_reader *rd, const struct tr_syncs_limits *lim, struct tr
 		pt->frames++;
 		pt->bytes += p.len;
 		if (tr_decode_ip(p.linktype, p.data, p.caplen, &ip) != 0 || ip.proto != 17 ||
-		    ip.dport != SE_PORT || ip.l4_data == NULL || ip.l4_caplen < SE_HDR ||
-		    be(ip.l4_data, 4) != SE_MAGIC) {
+		    ip.dport != SM_SE_UDP_DST || ip.l4_data == NULL || ip.l4_caplen < SM_SE_HDR ||
+		    sm_se_magic(ip.l4_data) != SM_SE_MAGIC) {
 			out->other++;
 			continue;
 		}
 		out->se_frames++;
 		h = ip.l4_data;
-		bg = (h[5] & F_BG) || h[21] == KIND_SINK;
-		step = (uint32_t)be(h + 12, 4);
-		round = (uint32_t)be(h + 6, 2);
+		bg = (sm_se_flags(h) & SM_SE_F_BG) || sm_se_kind(h) == SM_SE_KIND_SINK;
+		step = sm_se_step(h);
+		round = sm_se_round(h);
 		if (!bg) {
-			rc = frame_check(lim, p.frame, (uint32_t)be(h + 8, 4), step, round,
-					 (uint32_t)be(h + 16, 2), (uint32_t)be(h + 18, 2), err,
-					 errlen);
+			rc = frame_check(lim, p.frame, sm_se_run_id(h), step, round, sm_se_src(h),
+					 sm_se_dst(h), err, errlen);
 			if (rc != 0)
 				break;
 		}
@@ -462,9 +470,9 @@ tr_syncs_read(struct tr_reader *rd, const struct tr_syncs_limits *lim, struct tr
 			pt->bg_bytes += p.len;
 		}
 		/* queueing delay between ".in" and ".out" of one queue */
-		key = mix(be(h + 8, 4) << 40 ^ (uint64_t)h[5] << 56 ^ be(h + 16, 2) << 24 ^
-			  (uint64_t)step << 7 ^ (uint64_t)round << 48 ^ be(h + 32, 4) ^
-			  (uint64_t)be(h + 24, 8) * 31);
+		key = mix((uint64_t)sm_se_run_id(h) << 40 ^ (uint64_t)sm_se_flags(h) << 56 ^
+			  (uint64_t)sm_se_src(h) << 24 ^ (uint64_t)step << 7 ^
+			  (uint64_t)round << 48 ^ sm_se_seq(h) ^ sm_se_offset(h) * 31);
 		if (pi[p.ifid].role == R_IN) {
 			if (table_put(&pend, mix(key ^ p.ifid), p.ts_ns, !bg) != 0)
 				rc = -ENOMEM;
@@ -487,7 +495,7 @@ tr_syncs_read(struct tr_reader *rd, const struct tr_syncs_limits *lim, struct tr
 		}
 		if (rc != 0)
 			break;
-		run = run_of(out, &bld, (uint32_t)be(h + 8, 4));
+		run = run_of(out, &bld, sm_se_run_id(h));
 		if (run == NULL) {
 			rc = -ENOMEM;
 			break;
@@ -513,34 +521,16 @@ tr_syncs_read(struct tr_reader *rd, const struct tr_syncs_limits *lim, struct tr
 		run->frames++;
 		if (p.ts_ns < st->first_ns)
 			st->first_ns = p.ts_ns;
-		if (be(h + 40, 8) < st->first_dep_ns)
-			st->first_dep_ns = be(h + 40, 8);
+		if (sm_se_departure_ns(h) < st->first_dep_ns)
+			st->first_dep_ns = sm_se_departure_ns(h);
 		if (round + 1 > st->rounds)
 			st->rounds = round + 1;
-		if (round >= st->round_cap) {
-			uint32_t cap = st->round_cap ? st->round_cap : 16, k;
-			uint64_t *re, *dep;
-
-			while (cap <= round)
-				cap *= 2;
-			re = realloc(st->round_end, cap * sizeof(*re));
-			if (re != NULL)
-				st->round_end = re;
-			dep = realloc(st->round_dep, cap * sizeof(*dep));
-			if (dep != NULL)
-				st->round_dep = dep;
-			if (re == NULL || dep == NULL) {
-				rc = -ENOMEM;
-				break;
-			}
-			for (k = st->round_cap; k < cap; k++) {
-				st->round_end[k] = 0;
-				st->round_dep[k] = UINT64_MAX;
-			}
-			st->round_cap = cap;
+		if (round >= st->round_cap && step_rounds_grow(st, round) != 0) {
+			rc = -ENOMEM;
+			break;
 		}
-		if (be(h + 40, 8) < st->round_dep[round])
-			st->round_dep[round] = be(h + 40, 8);
+		if (sm_se_departure_ns(h) < st->round_dep[round])
+			st->round_dep[round] = sm_se_departure_ns(h);
 		if (pi[p.ifid].role == R_RX || !out->has_rx) {
 			if (p.ts_ns > st->end_ns)
 				st->end_ns = p.ts_ns;
@@ -549,7 +539,7 @@ tr_syncs_read(struct tr_reader *rd, const struct tr_syncs_limits *lim, struct tr
 		}
 		if (pi[p.ifid].role == R_TX || !any_tx) {
 			st->frames++;
-			st->bytes += be(h + 36, 4);
+			st->bytes += sm_se_payload_len(h);
 		}
 	}
 	if (rc == 0)

@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_common.h"
 #include "appsteps.h"
 #include "reader.h"
 #include "streams.h"
@@ -32,21 +33,6 @@
 #define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static int
-write_all(int fd, const uint8_t *d, size_t n)
-{
-	ssize_t k;
-
-	while (n > 0) {
-		k = write(fd, d, n);
-		if (k <= 0)
-			return -1;
-		d += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
 
 /* Read every packet of an open trace; @return the result of the last tr_reader_next(). */
 static int
@@ -224,7 +210,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int fd;
 
 	fd = memfd_create("fuzz-trace", MFD_CLOEXEC);
-	if (fd < 0 || write_all(fd, data, size) != 0) {
+	if (fd < 0 || fz_write_all(fd, data, size) != 0) {
 		if (fd >= 0)
 			close(fd);
 		return 0;

@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_common.h"
 #include "scenario.h"
 
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "fuzz_scenario: %s failed: %s\n", #c, err); \
@@ -37,22 +38,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static struct sc_scenario s1, s2;
 static char err[4096];
 
-static int
-write_all(int fd, const void *p, size_t n)
-{
-	const char *d = p;
-	ssize_t k;
-
-	while (n > 0) {
-		k = write(fd, d, n);
-		if (k <= 0)
-			return -1;
-		d += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 /* A memfd holding @p n bytes at @p d; its path in @p path.  -1 on failure. */
 static int
 memfile(const void *d, size_t n, char *path, size_t len)
@@ -61,7 +46,7 @@ memfile(const void *d, size_t n, char *path, size_t len)
 
 	if (fd < 0)
 		return -1;
-	if (write_all(fd, d, n) != 0) {
+	if (fz_write_all(fd, d, n) != 0) {
 		close(fd);
 		return -1;
 	}

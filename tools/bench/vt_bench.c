@@ -63,6 +63,7 @@
 #include "packet.h"
 #include "presets.h"
 #include "run.h"
+#include "stream.h"
 
 #define POOL_N 40000
 #define BURST 32
@@ -501,14 +502,6 @@ par_shape(uint32_t d, uint32_t n, uint32_t steps, uint32_t repeat, struct par_re
 	return 0;
 }
 
-static int
-dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Of @p n values: the least, the median and the largest. */
 static void
 spread(const double *v, uint32_t n, double *lo, double *med, double *hi)
@@ -516,9 +509,9 @@ spread(const double *v, uint32_t n, double *lo, double *med, double *hi)
 	double s[PAR_REPEAT_MAX];
 
 	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), dbl_cmp);
+	qsort(s, n, sizeof(*s), sm_cmp_double);
 	*lo = s[0];
-	*med = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	*med = sm_median_sorted(s, n);
 	*hi = s[n - 1];
 }
 

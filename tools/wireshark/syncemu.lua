@@ -2,6 +2,7 @@
 -- Wireshark / tshark dissector for the syncemu header (UDP port 47110).
 -- Use: tshark -X lua_script:tools/wireshark/syncemu.lua -r trace.pcapng -Y 'syncemu.round == 3'
 -- or copy it to ~/.local/lib/wireshark/plugins/.
+-- The header's layout is models/wire.h's; the test cli-wire holds these offsets to it.
 local p = Proto("syncemu", "syncemu gradient sync")
 
 local kinds = { [0] = "worker", [1] = "module", [2] = "background sink" }
