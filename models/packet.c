@@ -34,6 +34,7 @@
 
 #include "check.h"
 #include "packet.h"
+#include "ring.h"
 #include "variant.h"
 
 void
@@ -491,18 +492,11 @@ src_push(struct pmodel *m, uint32_t from, const struct pframe *fr)
 	uint32_t n = q->tail - q->head;
 
 	if (q->a == NULL || n > q->mask) {
-		uint32_t size = q->a == NULL ? 64 : 2 * (q->mask + 1), i;
-		struct pframe *a = size > q->mask ? malloc((size_t)size * sizeof(*a)) : NULL;
+		struct pframe *a = sm_ring_grow(q->a, &q->mask, &q->head, &q->tail, sizeof(*a), 64, 0);
 
 		if (a == NULL)
 			return -ENOMEM;
-		for (i = 0; i < n; i++)
-			a[i] = q->a[(q->head + i) & q->mask];
-		free(q->a);
 		q->a = a;
-		q->head = 0;
-		q->tail = n;
-		q->mask = size - 1;
 	}
 	q->a[q->tail++ & q->mask] = *fr;
 	return n == 0 ? heap_push(m, fr->t, from) : 0;
