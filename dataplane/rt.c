@@ -11,6 +11,7 @@
 
 #include <rte_ethdev.h>
 
+#include "../models/bits.h"
 #include "capture.h"
 #include "parallel.h"
 #include "ranks.h"
@@ -69,24 +70,6 @@ scope_busy(void *arg)
 		if (dp_port_backlog(sc->port[i]) > 0)
 			return true;
 	return false;
-}
-
-static uint64_t
-dbits(double x)
-{
-	uint64_t b;
-
-	memcpy(&b, &x, sizeof(b));
-	return b;
-}
-
-static double
-bitsd(uint64_t b)
-{
-	double x;
-
-	memcpy(&x, &b, sizeof(x));
-	return x;
 }
 
 /* A split run's record holds every step (record.h): slot i is step i. */
@@ -161,10 +144,10 @@ rt_portrep_pack(const struct dp_rt_port_report *r, uint64_t *v)
 	v[n++] = r->rx_other;
 	v[n++] = r->rx_stale;
 	v[n++] = r->late_n;
-	v[n++] = dbits(r->late_median_ns);
-	v[n++] = dbits(r->late_p99_ns);
-	v[n++] = dbits(r->late_p999_ns);
-	v[n++] = dbits(r->late_max_ns);
+	v[n++] = sm_double_bits(r->late_median_ns);
+	v[n++] = sm_double_bits(r->late_p99_ns);
+	v[n++] = sm_double_bits(r->late_p999_ns);
+	v[n++] = sm_double_bits(r->late_max_ns);
 	v[n++] = r->hw_ts;
 	v[n++] = r->dev_rx_dropped;
 	v[n++] = r->dev_tx_errors;
@@ -187,10 +170,10 @@ rt_portrep_unpack(struct dp_rt_port_report *r, uint32_t dc, const uint64_t *v, u
 	r->rx_other = v[5];
 	r->rx_stale = v[6];
 	r->late_n = v[7];
-	r->late_median_ns = bitsd(v[8]);
-	r->late_p99_ns = bitsd(v[9]);
-	r->late_p999_ns = bitsd(v[10]);
-	r->late_max_ns = bitsd(v[11]);
+	r->late_median_ns = sm_bits_double(v[8]);
+	r->late_p99_ns = sm_bits_double(v[9]);
+	r->late_p999_ns = sm_bits_double(v[10]);
+	r->late_max_ns = sm_bits_double(v[11]);
 	r->hw_ts = v[12] != 0;
 	r->dev_rx_dropped = v[13];
 	r->dev_tx_errors = v[14];

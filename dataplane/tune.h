@@ -9,9 +9,12 @@
 #define DP_TUNE_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "../models/bits.h"
 #include "../models/params.h"
 #include "engine.h"
 
@@ -76,10 +79,7 @@ struct dp_status {
 static inline void
 dp_status_publish(struct dp_status *st, enum dp_param p, double v)
 {
-	uint64_t bits;
-
-	memcpy(&bits, &v, sizeof(bits));
-	atomic_store(&st->value_bits[p], bits);
+	atomic_store(&st->value_bits[p], sm_double_bits(v));
 }
 
 struct dp_topo;
