@@ -62,16 +62,21 @@ publish_all(struct runctl *rc)
 				  i == DP_P_WAN_QUEUE ? wan_queue(rc->t) : dp_param_get(&rc->model, i));
 }
 
-static void
-apply(struct runctl *rc, struct dp_tune_req *req, dp_time_t now)
+static int
+run_tune(void *arg, enum dp_param p, double v, dp_time_t now, double *old, char *msg, size_t len)
 {
-	struct dp_tune_resp *resp = calloc(1, sizeof(*resp));
-	double old = 0;
-	int r;
+	struct runctl *rc = arg;
 
-	r = dp_topo_tune(rc->t, &rc->model, rc->p->budget_kind, req->param, req->value, now, &old,
-			 resp ? resp->msg : NULL, resp ? sizeof(resp->msg) : 0);
-	if (r == 0 && rc->n == rc->cap) {
+	return dp_topo_tune(rc->t, &rc->model, rc->p->budget_kind, p, v, now, old, msg, len);
+}
+
+/* A change applied, for the report and the steps it falls in. */
+static bool
+run_keep(void *arg, enum dp_param p, double old, double v, dp_time_t now)
+{
+	struct runctl *rc = arg;
+
+	if (rc->n == rc->cap) {
 		uint32_t cap = rc->cap ? 2 * rc->cap : 16;
 		struct dp_change *c = realloc(rc->ch, cap * sizeof(*c));
 
@@ -80,26 +85,24 @@ apply(struct runctl *rc, struct dp_tune_req *req, dp_time_t now)
 			rc->cap = cap;
 		}
 	}
-	if (r == 0 && rc->n < rc->cap) {
-		char note[160];
+	if (rc->n == rc->cap)
+		return false;
+	rc->ch[rc->n++] = (struct dp_change){ now, p, old, v, UINT32_MAX };
+	return true;
+}
 
-		rc->ch[rc->n++] = (struct dp_change){ now, req->param, old, req->value, UINT32_MAX };
-		snprintf(note, sizeof(note), "syncemu set %s %.12g (was %.12g) in run %u",
-			 dp_param_key(req->param), req->value, old, rc->p->run_id);
-		dp_capture_note(&rc->t->eng, note, now);
-		dp_status_publish(rc->p->status, req->param, req->value);
-		atomic_fetch_add(&rc->p->status->changes, 1);
-	}
-	if (resp != NULL) {
-		resp->id = req->id;
-		resp->rc = r;
-		resp->run_id = rc->p->run_id;
-		resp->at = now;
-		resp->old = old;
-		if (rte_ring_enqueue(rc->p->ctl_resp, resp) != 0)
-			free(resp);	/* nobody is reading: never wait for the control plane */
-	}
-	free(req);
+static void
+apply(struct runctl *rc, struct dp_tune_req *req, dp_time_t now)
+{
+	char where[24];
+	const struct dp_tune_target tg = {
+		.tune = run_tune, .keep = run_keep, .arg = rc, .eng = &rc->t->eng,
+		.status = rc->p->status, .resp = rc->p->ctl_resp, .run_id = rc->p->run_id,
+		.where = where,
+	};
+
+	snprintf(where, sizeof(where), "run %u", rc->p->run_id);
+	dp_tune_serve(&tg, req, now);
 }
 
 static bool

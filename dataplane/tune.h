@@ -105,4 +105,27 @@ double dp_param_get(const struct sm_params *model, enum dp_param p);
  */
 int dp_param_set(struct sm_params *model, enum dp_param p, double value);
 
+/** What a control request is applied to (a run's topology, the bridge), for dp_tune_serve(). */
+struct dp_tune_target {
+	/** Apply @p p = @p v at @p now: 0, with the value before in *@p old, or -errno, with why
+	 *  in @p msg (NULL: not wanted) */
+	int (*tune)(void *arg, enum dp_param p, double v, dp_time_t now, double *old, char *msg,
+		    size_t len);
+	/** Record a change applied; false if it could not (out of memory): it is then not noted */
+	bool (*keep)(void *arg, enum dp_param p, double old, double v, dp_time_t now);
+	void *arg;
+	struct dp_engine *eng;		/**< whose trace gets the change's note */
+	struct dp_status *status;	/**< the value in force, published */
+	struct rte_ring *resp;		/**< the answers */
+	uint32_t run_id;		/**< the answer's */
+	const char *where;		/**< the note's end: "run 2", "the bridge" */
+};
+
+/**
+ * Apply control request @p req (freed here) to @p tg at @p now: record and note the change,
+ * publish the value in force, and answer on @p tg->resp (an answer nobody reads is dropped:
+ * the data plane never waits for the control plane).
+ */
+void dp_tune_serve(const struct dp_tune_target *tg, struct dp_tune_req *req, dp_time_t now);
+
 #endif /* DP_TUNE_H */
