@@ -175,17 +175,8 @@ bridge_keep(void *arg, enum dp_param p, double old, double v, dp_time_t now)
 {
 	struct dp_bridge *b = arg;
 
-	if (b->nchanges == b->chcap) {
-		uint32_t cap = b->chcap ? 2 * b->chcap : 16;
-		struct dp_bridge_change *c = realloc(b->changes, cap * sizeof(*c));
-
-		if (c != NULL) {
-			b->changes = c;
-			b->chcap = cap;
-		}
-	}
-	if (b->nchanges < b->chcap)
-		b->changes[b->nchanges++] = (struct dp_bridge_change){ now, p, old, v };
+	dp_change_add(&b->changes, &b->nchanges, &b->chcap,
+		      &(struct dp_change){ now, p, old, v, UINT32_MAX });
 	return true;
 }
 

@@ -76,19 +76,8 @@ run_keep(void *arg, enum dp_param p, double old, double v, dp_time_t now)
 {
 	struct runctl *rc = arg;
 
-	if (rc->n == rc->cap) {
-		uint32_t cap = rc->cap ? 2 * rc->cap : 16;
-		struct dp_change *c = realloc(rc->ch, cap * sizeof(*c));
-
-		if (c != NULL) {
-			rc->ch = c;
-			rc->cap = cap;
-		}
-	}
-	if (rc->n == rc->cap)
-		return false;
-	rc->ch[rc->n++] = (struct dp_change){ now, p, old, v, UINT32_MAX };
-	return true;
+	return dp_change_add(&rc->ch, &rc->n, &rc->cap,
+			     &(struct dp_change){ now, p, old, v, UINT32_MAX });
 }
 
 static void

@@ -198,6 +198,22 @@ dp_topo_tune(struct dp_topo *t, struct sm_params *model, int budget_kind, enum d
 	return 0;
 }
 
+bool
+dp_change_add(struct dp_change **v, uint32_t *n, uint32_t *cap, const struct dp_change *c)
+{
+	if (*n == *cap) {
+		uint32_t room = *cap ? 2 * *cap : 16;
+		struct dp_change *nv = realloc(*v, room * sizeof(*nv));
+
+		if (nv == NULL)
+			return false;
+		*v = nv;
+		*cap = room;
+	}
+	(*v)[(*n)++] = *c;
+	return true;
+}
+
 void
 dp_tune_serve(const struct dp_tune_target *tg, struct dp_tune_req *req, dp_time_t now)
 {

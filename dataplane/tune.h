@@ -65,6 +65,12 @@ struct dp_change {
 				 *   UINT32_MAX: after the last step done */
 };
 
+/**
+ * Append change @p c to the array *@p v of *@p n changes, room for *@p cap, which doubles when
+ * full (16 at first): false if out of memory (the array is then unchanged).
+ */
+bool dp_change_add(struct dp_change **v, uint32_t *n, uint32_t *cap, const struct dp_change *c);
+
 /** What the telemetry endpoints read: written by the data plane, read by any thread. */
 struct dp_status {
 	_Atomic uint32_t running;	/**< a run is in progress */
