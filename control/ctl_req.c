@@ -13,19 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../models/bits.h"
 #include "../models/kernel.h"
 #include "../models/variant.h"
 #include "ctl_impl.h"
 #include "scenario.h"
-
-static double
-bits_double(uint64_t b)
-{
-	double d;
-
-	memcpy(&d, &b, sizeof(d));
-	return d;
-}
 
 /* Escape @p s for a JSON string (whole, or cut at a character when @p len is short). */
 static void
@@ -86,7 +78,7 @@ do_status(const struct ctl_params *p, char *out, size_t len)
 			     (unsigned long)atomic_load(&st->changes));
 	for (i = 0; i < DP_P_COUNT && k < len; i++)
 		k += (size_t)snprintf(out + k, len - k, ", \"%s\": %.12g", dp_param_key(i),
-				      bits_double(atomic_load(&st->value_bits[i])));
+				      sm_bits_double(atomic_load(&st->value_bits[i])));
 	if (k < len)
 		snprintf(out + k, len - k, "}\n");
 }
@@ -211,7 +203,7 @@ do_get(const struct ctl_params *p, const char *key, char *out, size_t len)
 	}
 	json_str(k2, sizeof(k2), key);
 	snprintf(out, len, "{\"ok\": true, \"key\": \"%s\", \"value\": %.12g, \"running\": %u}\n",
-		 k2, bits_double(atomic_load(&p->status->value_bits[prm])),
+		 k2, sm_bits_double(atomic_load(&p->status->value_bits[prm])),
 		 atomic_load(&p->status->running));
 }
 

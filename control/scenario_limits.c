@@ -33,6 +33,7 @@
 
 #include <rte_cfgfile.h>
 
+#include "../models/bits.h"
 #include "../models/kernel.h"
 #include "../models/variant.h"
 #include "bgsizes.h"
@@ -663,25 +664,6 @@ all_hold(const struct lim_load *ld, const struct sc_scenario *t)
 	return true;
 }
 
-/* Doubles >= 0 are ordered as their bits. */
-static uint64_t
-bits(double x)
-{
-	uint64_t b;
-
-	memcpy(&b, &x, sizeof(b));
-	return b;
-}
-
-static double
-from_bits(uint64_t b)
-{
-	double x;
-
-	memcpy(&x, &b, sizeof(x));
-	return x;
-}
-
 /*
  * A value of @p def on the @p dir side of @p x0 (smaller for dir > 0) that holds(): the end of
  * the key's range, else the first of x0 divided (or multiplied) by 1024 over and over that does
@@ -749,18 +731,19 @@ boundary(const struct lim_load *ld, const struct limit *l, struct sc_scenario *t
 				hi = mid;
 		}
 		*out = dir > 0 ? lo : hi;
-	} else {
-		uint64_t lo = bits(dir > 0 ? good : x0), hi = bits(dir > 0 ? x0 : good);
+	} else {	/* doubles >= 0 are ordered as their bits */
+		uint64_t lo = sm_double_bits(dir > 0 ? good : x0);
+		uint64_t hi = sm_double_bits(dir > 0 ? x0 : good);
 
 		while (hi - lo > 1) {
 			uint64_t mid = lo + (hi - lo) / 2;
 
-			if (holds(ld, l, t, def, dir, from_bits(mid)) == (dir > 0))
+			if (holds(ld, l, t, def, dir, sm_bits_double(mid)) == (dir > 0))
 				lo = mid;
 			else
 				hi = mid;
 		}
-		*out = from_bits(dir > 0 ? lo : hi);
+		*out = sm_bits_double(dir > 0 ? lo : hi);
 	}
 	return true;
 }

@@ -18,6 +18,7 @@
 
 #include <rte_telemetry.h>
 
+#include "../models/bits.h"
 #include "../models/kernel.h"
 #include "../models/variant.h"
 #include "ctl.h"
@@ -72,9 +73,8 @@ tel_params(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_start_dict(d);
 	for (i = 0; i < DP_P_COUNT; i++) {
 		const char *key = dp_param_key(i), *dot = strchr(key, '.');
-		uint64_t b = atomic_load(&status->value_bits[i]);
+		double x = sm_bits_double(atomic_load(&status->value_bits[i]));
 		char v[40], section[32];
-		double x;
 
 		if (dot == NULL || (size_t)(dot - key) >= sizeof(section))
 			continue;
@@ -88,7 +88,6 @@ tel_params(const char *cmd, const char *params, struct rte_tel_data *d)
 			rte_tel_data_start_dict(sec[n]);
 			snprintf(names[n++], sizeof(names[0]), "%s", section);
 		}
-		memcpy(&x, &b, sizeof(x));
 		snprintf(v, sizeof(v), "%.12g", x);
 		rte_tel_data_add_dict_string(sec[j], dot + 1, v);
 	}

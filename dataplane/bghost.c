@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../models/ring.h"
 #include "bghost.h"
 #include "capture.h"
 #include "frame.h"
@@ -51,18 +52,12 @@ enqueue_xfer(struct dp_bghost *h, dp_time_t now)
 	double bytes = sm_size_sample(h->sizes, &h->rng);
 
 	if (h->qtail - h->qhead > h->qmask) {
-		uint32_t size = h->qmask + 1, n = h->qtail - h->qhead, i;
-		struct dp_bgxfer *q = malloc(2 * (size_t)size * sizeof(*q));
+		struct dp_bgxfer *q = sm_ring_grow(h->q, &h->qmask, &h->qhead, &h->qtail, sizeof(*q),
+						   0, 0);
 
 		if (q == NULL)
 			return -ENOMEM;
-		for (i = 0; i < n; i++)
-			q[i] = h->q[(h->qhead + i) & h->qmask];
-		free(h->q);
 		h->q = q;
-		h->qhead = 0;
-		h->qtail = n;
-		h->qmask = 2 * size - 1;
 	}
 	x = &h->q[h->qtail++ & h->qmask];
 	x->id = h->next_id++;

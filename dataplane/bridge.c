@@ -109,9 +109,9 @@ retune_background(struct dp_bridge *b, double load, dp_time_t now)
 
 /* Apply one change at @p now: 0, or -EINVAL / -ENOTSUP with the reason in @p msg. */
 static int
-tune(struct dp_bridge *b, enum dp_param p, double v, dp_time_t now, double *old, char *msg,
-     size_t len)
+tune(void *arg, enum dp_param p, double v, dp_time_t now, double *old, char *msg, size_t len)
 {
+	struct dp_bridge *b = arg;
 	int d;
 
 	if (!isfinite(v)) {
@@ -169,48 +169,26 @@ tune(struct dp_bridge *b, enum dp_param p, double v, dp_time_t now, double *old,
 	}
 }
 
+/* A change applied, for the report (noted even if out of memory for its record). */
+static bool
+bridge_keep(void *arg, enum dp_param p, double old, double v, dp_time_t now)
+{
+	struct dp_bridge *b = arg;
+
+	dp_change_add(&b->changes, &b->nchanges, &b->chcap,
+		      &(struct dp_change){ now, p, old, v, UINT32_MAX });
+	return true;
+}
+
 static void
 apply(struct dp_bridge *b, struct dp_tune_req *req, dp_time_t now)
 {
-	struct dp_tune_resp *resp = calloc(1, sizeof(*resp));
-	char msg[160];
-	double old = 0;
-	int r;
+	const struct dp_tune_target tg = {
+		.tune = tune, .keep = bridge_keep, .arg = b, .eng = &b->eng,
+		.status = b->p.status, .resp = b->p.ctl_resp, .run_id = 1, .where = "the bridge",
+	};
 
-	r = tune(b, req->param, req->value, now, &old, msg, sizeof(msg));
-	if (r == 0 && b->nchanges == b->chcap) {
-		uint32_t cap = b->chcap ? 2 * b->chcap : 16;
-		struct dp_bridge_change *c = realloc(b->changes, cap * sizeof(*c));
-
-		if (c != NULL) {
-			b->changes = c;
-			b->chcap = cap;
-		}
-	}
-	if (r == 0) {
-		char note[160];
-
-		if (b->nchanges < b->chcap)
-			b->changes[b->nchanges++] = (struct dp_bridge_change){ now, req->param, old,
-									       req->value };
-		snprintf(note, sizeof(note), "syncemu set %s %.12g (was %.12g) in the bridge",
-			 dp_param_key(req->param), req->value, old);
-		dp_capture_note(&b->eng, note, now);
-		dp_status_publish(b->p.status, req->param, req->value);
-		atomic_fetch_add(&b->p.status->changes, 1);
-	}
-	if (resp != NULL) {
-		resp->id = req->id;
-		resp->rc = r;
-		resp->run_id = 1;
-		resp->at = now;
-		resp->old = old;
-		if (r != 0)
-			snprintf(resp->msg, sizeof(resp->msg), "%s", msg);
-		if (rte_ring_enqueue(b->p.ctl_resp, resp) != 0)
-			free(resp);	/* nobody is reading: never wait for the control plane */
-	}
-	free(req);
+	dp_tune_serve(&tg, req, now);
 }
 
 static void

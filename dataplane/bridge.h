@@ -120,13 +120,6 @@ struct dp_bridge_report {
 	struct dp_bridge_dir_report dir[2];
 };
 
-/** A live change, as the report lists it. */
-struct dp_bridge_change {
-	dp_time_t at;
-	enum dp_param param;
-	double old, value;
-};
-
 struct dp_bridge {
 	struct dp_engine eng;
 	struct dp_clock clk;
@@ -149,7 +142,7 @@ struct dp_bridge {
 	uint64_t nsample;
 	uint32_t polls;
 	const volatile sig_atomic_t *stop;
-	struct dp_bridge_change *changes;
+	struct dp_change *changes;		/**< the live changes (step: UINT32_MAX) */
 	uint32_t nchanges, chcap;
 	dp_time_t end;			/**< emulated time the run ended (0: running) */
 	/* polls further apart than DP_BRIDGE_HOLD_NS of real time: the host held the bridge */

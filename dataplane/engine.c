@@ -33,8 +33,6 @@
 
 #include "engine.h"
 
-RTE_LOG_REGISTER_DEFAULT(dp_logtype, NOTICE);
-
 #define WARM_MIN 128	/* elements from which to warm the next events': fewer fit the cache */
 #define WARM_AHEAD 4	/* due events warmed ahead of the one running */
 #define BUCKET_MIN 16	/* ids a bucket first has room for */

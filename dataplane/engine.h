@@ -17,17 +17,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <rte_log.h>
 #include <rte_mbuf.h>
 
 /** Time in picoseconds (virtual time; 2^64 ps is 213 days). */
 typedef uint64_t dp_time_t;
 #define DP_NEVER UINT64_MAX
-
-extern int dp_logtype;
-#define DP_LOG(level, fmt, ...)							\
-	rte_log(RTE_LOG_##level, dp_logtype, "syncemu: %s(): " fmt "\n", __func__,	\
-		##__VA_ARGS__)
 
 struct dp_elem;
 struct dp_engine;

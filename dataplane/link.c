@@ -13,6 +13,7 @@
 
 #include <rte_prefetch.h>
 
+#include "../models/ring.h"
 #include "capture.h"
 #include "fpool.h"
 #include "frame.h"
@@ -85,20 +86,15 @@ link_held(const struct dp_elem *e)
 static int
 grow(struct dp_link *l)
 {
-	uint32_t size = l->mask + 1, n = l->tail - l->head, i;
-	struct dp_link_slot *r = aligned_alloc(64, 2 * (size_t)size * sizeof(*r));
+	uint32_t head = l->head;
+	struct dp_link_slot *r = sm_ring_grow(l->ring, &l->mask, &l->head, &l->tail, sizeof(*r), 0,
+					      64);
 
 	if (r == NULL)
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		r[i] = l->ring[(l->head + i) & l->mask];
-	l->qhead -= l->head;
-	l->ohead -= l->head;
-	l->head = 0;
-	l->tail = n;
-	free(l->ring);
 	l->ring = r;
-	l->mask = 2 * size - 1;
+	l->qhead -= head;
+	l->ohead -= head;
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../models/ring.h"
 #include "capture.h"
 #include "frame.h"
 #include "kernel_prog.h"
@@ -114,19 +115,14 @@ dp_module_binding(const struct dp_module *mod)
 static int
 grow(struct dp_module *mod)
 {
-	uint32_t size = mod->mask + 1, n = mod->tail - mod->head, i;
-	struct dp_module_slot *r = malloc(2 * (size_t)size * sizeof(*r));
+	uint32_t head = mod->head;
+	struct dp_module_slot *r = sm_ring_grow(mod->ring, &mod->mask, &mod->head, &mod->tail,
+						sizeof(*r), 0, 0);
 
 	if (r == NULL)
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		r[i] = mod->ring[(mod->head + i) & mod->mask];
-	mod->started -= mod->head;
-	mod->head = 0;
-	mod->tail = n;
-	free(mod->ring);
 	mod->ring = r;
-	mod->mask = 2 * size - 1;
+	mod->started -= head;
 	return 0;
 }
 

@@ -21,6 +21,7 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_ring.h>
 
+#include "../models/ring.h"
 #include "capture.h"
 #include "eal.h"
 #include "frame.h"
@@ -75,22 +76,14 @@ fifo_at(const struct dp_port_fifo *f, uint32_t i)
 int
 dp_port_fifo_room(struct dp_port_fifo *f)
 {
-	uint32_t size = f->mask + 1, n = fifo_len(f), i;
 	struct dp_port_arrival *a;
 
-	if (f->a != NULL && n <= f->mask)
+	if (f->a != NULL && fifo_len(f) <= f->mask)
 		return 0;
-	size = f->a == NULL ? QUEUE_MIN : 2 * size;
-	a = malloc((size_t)size * sizeof(*a));
+	a = sm_ring_grow(f->a, &f->mask, &f->head, &f->tail, sizeof(*a), QUEUE_MIN, 0);
 	if (a == NULL)
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		a[i] = *fifo_at(f, f->head + i);
-	free(f->a);
 	f->a = a;
-	f->head = 0;
-	f->tail = n;
-	f->mask = size - 1;
 	return 0;
 }
 

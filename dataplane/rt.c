@@ -1,55 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Real time: the clock, the ports, and the control of a run split over MPI ranks or two
- * processes (rt.h).
+ * Real time: the engine's hooks (the clock, the ports), the ports' opening and a run's begin
+ * and end (rt.h); a run split over two processes speaks rt_peer.c's protocol, over MPI ranks
+ * rt_mpi.c's (rt_impl.h).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_byteorder.h>
 #include <rte_ethdev.h>
 
+#include "../models/bits.h"
 #include "capture.h"
 #include "parallel.h"
 #include "ranks.h"
 #include "record.h"
 #include "rt.h"
+#include "rt_impl.h"
 #include "topology.h"
-
-#define RT_MAGIC 0x54524553u	/* "SERT" little-endian */
-#define RT_VERSION 1
-#define RT_HDR 48
-#define RT_VALS ((DP_CTL_MAX - RT_HDR) / 8)
-#define RT_PINGS 32
-
-enum rt_type {
-	RT_HELLO = 1,		/* a: config hash, b: DCs here, c: 1 if the peer's HELLO was heard */
-	RT_PING,		/* a: sender's clock */
-	RT_PONG,		/* a: the PING's a, b: responder's clock */
-	RT_START,		/* a: real start, on the receiver's clock */
-	RT_START_ACK,
-	RT_ARRIVED,		/* gen: barrier generation */
-	RT_DONE,		/* a: data frames sent through the ports this run */
-	RT_PORTREP,		/* gen: DC, v: a port's figures */
-	RT_RESULT,		/* gen: array, a: offset, count: values in v */
-	RT_RESULT_END,		/* a: values sent */
-	RT_RESULT_ACK,
-};
-
-struct rt_msg {
-	uint32_t magic;
-	uint8_t version;
-	uint8_t type;
-	uint16_t count;
-	uint32_t run_id;
-	uint32_t gen;
-	uint64_t a, b, c, d;
-	uint64_t v[RT_VALS];
-};
-
-_Static_assert(offsetof(struct rt_msg, v) == RT_HDR, "rt_msg header");
 
 /* ---- the engine's hooks ---- */
 
@@ -61,8 +30,6 @@ rt_now(void *arg)
 	return dp_clock_emu(&rt->clk, dp_clock_ns(&rt->clk));
 }
 
-static void mpi_take(struct dp_rt *rt, dp_time_t now);
-
 static void
 rt_poll(void *arg, dp_time_t now)
 {
@@ -73,7 +40,7 @@ rt_poll(void *arg, dp_time_t now)
 		if (rt->opened[i] && rt->port[i].e.eng != NULL)
 			dp_port_poll(&rt->port[i], now);
 	if (rt->mpi && rt->topo != NULL)
-		mpi_take(rt, now);
+		rt_mpi_take(rt, now);
 }
 
 /* A partition's: its own ports alone (each port is polled by the lcore of its engine). */
@@ -105,88 +72,15 @@ scope_busy(void *arg)
 	return false;
 }
 
-/* ---- messages ---- */
-
-static int
-send_msg(struct dp_rt *rt, uint8_t type, uint32_t run_id, uint32_t gen, uint64_t a, uint64_t b,
-	 uint64_t c, const uint64_t *v, uint16_t count)
-{
-	struct rt_msg m;
-	uint16_t i;
-
-	memset(&m, 0, RT_HDR);
-	m.magic = rte_cpu_to_le_32(RT_MAGIC);
-	m.version = RT_VERSION;
-	m.type = type;
-	m.count = rte_cpu_to_le_16(count);
-	m.run_id = rte_cpu_to_le_32(run_id);
-	m.gen = rte_cpu_to_le_32(gen);
-	m.a = rte_cpu_to_le_64(a);
-	m.b = rte_cpu_to_le_64(b);
-	m.c = rte_cpu_to_le_64(c);
-	for (i = 0; i < count && i < RT_VALS; i++)
-		m.v[i] = rte_cpu_to_le_64(v[i]);
-	return dp_port_send_ctl(rt->ctl, &m, RT_HDR + 8u * count);
-}
-
-/* Decode @p raw into @p m; false if it is not one of ours. */
-static bool
-decode(const uint8_t *raw, uint32_t len, struct rt_msg *m)
-{
-	uint16_t i;
-
-	if (len < RT_HDR)
-		return false;
-	memcpy(m, raw, RT_HDR);
-	if (rte_le_to_cpu_32(m->magic) != RT_MAGIC || m->version != RT_VERSION)
-		return false;
-	m->count = rte_le_to_cpu_16(m->count);
-	m->run_id = rte_le_to_cpu_32(m->run_id);
-	m->gen = rte_le_to_cpu_32(m->gen);
-	m->a = rte_le_to_cpu_64(m->a);
-	m->b = rte_le_to_cpu_64(m->b);
-	m->c = rte_le_to_cpu_64(m->c);
-	if (m->count > RT_VALS || len < RT_HDR + 8u * m->count)
-		return false;
-	for (i = 0; i < m->count; i++) {
-		uint64_t x;
-
-		memcpy(&x, raw + RT_HDR + 8u * i, 8);
-		m->v[i] = rte_le_to_cpu_64(x);
-	}
-	return true;
-}
-
-static uint64_t
-dbits(double x)
-{
-	uint64_t b;
-
-	memcpy(&b, &x, sizeof(b));
-	return b;
-}
-
-static double
-bitsd(uint64_t b)
-{
-	double x;
-
-	memcpy(&x, &b, sizeof(x));
-	return x;
-}
-
-/* The record's arrays, as the follower sends them and the leader merges them. */
-enum rt_array { A_COMPUTE, A_ROUND, A_STEP, A_FRAMES, A_GATHERED, A_FINISHED, A_COUNT };
-
 /* A split run's record holds every step (record.h): slot i is step i. */
-static uint64_t
-array_len(const struct dp_record *r, int a)
+uint64_t
+rt_array_len(const struct dp_record *r, int a)
 {
 	return a == A_ROUND ? (uint64_t)r->slots * r->rounds : r->slots;
 }
 
-static uint64_t
-array_get(const struct dp_record *r, int a, uint64_t i)
+uint64_t
+rt_array_get(const struct dp_record *r, int a, uint64_t i)
 {
 	switch (a) {
 	case A_COMPUTE: return r->compute_end[i];
@@ -199,8 +93,8 @@ array_get(const struct dp_record *r, int a, uint64_t i)
 }
 
 /* Both sides' figure: the latest time, the sum of counts. */
-static void
-array_merge(struct dp_record *r, int a, uint64_t i, uint64_t v)
+void
+rt_array_merge(struct dp_record *r, int a, uint64_t i, uint64_t v)
 {
 	switch (a) {
 	case A_COMPUTE: dp_record_max(&r->compute_end[i], v); break;
@@ -212,8 +106,8 @@ array_merge(struct dp_record *r, int a, uint64_t i, uint64_t v)
 	}
 }
 
-static void
-port_report(const struct dp_port *p, struct dp_rt_port_report *r)
+void
+rt_port_report(const struct dp_port *p, struct dp_rt_port_report *r)
 {
 	struct dp_lateness l = p->late;	/* sorted in place: a copy of the pointer is fine */
 
@@ -237,8 +131,8 @@ port_report(const struct dp_port *p, struct dp_rt_port_report *r)
 }
 
 /* A port's figures as RT_PORTREP values, and back. */
-static uint16_t
-portrep_pack(const struct dp_rt_port_report *r, uint64_t *v)
+uint16_t
+rt_portrep_pack(const struct dp_rt_port_report *r, uint64_t *v)
 {
 	uint16_t n = 0;
 
@@ -250,18 +144,18 @@ portrep_pack(const struct dp_rt_port_report *r, uint64_t *v)
 	v[n++] = r->rx_other;
 	v[n++] = r->rx_stale;
 	v[n++] = r->late_n;
-	v[n++] = dbits(r->late_median_ns);
-	v[n++] = dbits(r->late_p99_ns);
-	v[n++] = dbits(r->late_p999_ns);
-	v[n++] = dbits(r->late_max_ns);
+	v[n++] = sm_double_bits(r->late_median_ns);
+	v[n++] = sm_double_bits(r->late_p99_ns);
+	v[n++] = sm_double_bits(r->late_p999_ns);
+	v[n++] = sm_double_bits(r->late_max_ns);
 	v[n++] = r->hw_ts;
 	v[n++] = r->dev_rx_dropped;
 	v[n++] = r->dev_tx_errors;
 	return n;
 }
 
-static void
-portrep_unpack(struct dp_rt_port_report *r, uint32_t dc, const uint64_t *v, uint16_t n)
+void
+rt_portrep_unpack(struct dp_rt_port_report *r, uint32_t dc, const uint64_t *v, uint16_t n)
 {
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "dc%u.eth", dc);
@@ -276,585 +170,16 @@ portrep_unpack(struct dp_rt_port_report *r, uint32_t dc, const uint64_t *v, uint
 	r->rx_other = v[5];
 	r->rx_stale = v[6];
 	r->late_n = v[7];
-	r->late_median_ns = bitsd(v[8]);
-	r->late_p99_ns = bitsd(v[9]);
-	r->late_p999_ns = bitsd(v[10]);
-	r->late_max_ns = bitsd(v[11]);
+	r->late_median_ns = sm_bits_double(v[8]);
+	r->late_p99_ns = sm_bits_double(v[9]);
+	r->late_p999_ns = sm_bits_double(v[10]);
+	r->late_max_ns = sm_bits_double(v[11]);
 	r->hw_ts = v[12] != 0;
 	r->dev_rx_dropped = v[13];
 	r->dev_tx_errors = v[14];
 }
 
 /* Every control message, in the engine (at @p now) or outside it (now 0). */
-static void
-on_msg(void *arg, struct dp_port *p, const uint8_t *raw, uint32_t len, dp_time_t now)
-{
-	struct dp_rt *rt = arg;
-	struct rt_msg m;
-	uint16_t i;
-
-	(void)p;
-	if (!decode(raw, len, &m)) {
-		rt->seen_other++;
-		return;
-	}
-	switch (m.type) {
-	case RT_HELLO:
-		if (m.a != rt->config) {
-			/* let the peer see the difference too before this side gives up */
-			send_msg(rt, RT_HELLO, 0, 0, rt->config, rt->local, 1, NULL, 0);
-			snprintf(rt->why, sizeof(rt->why), "the peer runs another scenario or other "
-				 "options (its hash %016llx, ours %016llx): give both the same "
-				 "scenario, --set, steps, variants and budgets",
-				 (unsigned long long)m.a, (unsigned long long)rt->config);
-			return;
-		}
-		if ((m.b & rt->local) != 0 || ((m.b | rt->local) != (1u << rt->n_dc) - 1)) {
-			send_msg(rt, RT_HELLO, 0, 0, rt->config, rt->local, 1, NULL, 0);
-			snprintf(rt->why, sizeof(rt->why), "the data centres here (mask %#x) and the "
-				 "peer's (%#llx) must split the %u of the scenario between them",
-				 rt->local, (unsigned long long)m.b, rt->n_dc);
-			return;
-		}
-		if (!rt->got_hello || m.c == 0)	/* let it hear ours */
-			send_msg(rt, RT_HELLO, 0, 0, rt->config, rt->local, 1, NULL, 0);
-		rt->got_hello = true;
-		if (m.c != 0)
-			rt->peer_has_ours = true;
-		break;
-	case RT_PING:
-		send_msg(rt, RT_PONG, 0, 0, m.a, dp_clock_ns(&rt->clk), 0, NULL, 0);
-		break;
-	case RT_PONG:
-		if (m.a == rt->pong_sent) {
-			rt->got_pong = true;
-			rt->pong_peer = m.b;
-		}
-		break;
-	case RT_START:
-		if (m.run_id == rt->run_id) {
-			rt->got_start = true;
-			rt->start_ns = m.a;
-			send_msg(rt, RT_START_ACK, m.run_id, 0, 0, 0, 0, NULL, 0);
-		}
-		break;
-	case RT_START_ACK:
-		if (m.run_id == rt->run_id)
-			rt->got_ack = true;
-		break;
-	case RT_ARRIVED:
-		if (m.run_id == rt->run_id && rt->topo != NULL)
-			dp_barrier_peer(&rt->topo->barrier, m.gen, now);
-		break;
-	case RT_DONE:
-		if (m.run_id == rt->run_id) {
-			rt->peer_done = true;
-			rt->peer_tx = m.a;
-		}
-		break;
-	case RT_PORTREP:
-		if (m.run_id == rt->run_id && rt->n_peer_ports < DP_RT_DC_MAX)
-			portrep_unpack(&rt->peer_port[rt->n_peer_ports++], m.gen, m.v, m.count);
-		break;
-	case RT_RESULT:
-		if (m.run_id != rt->run_id || rt->topo == NULL || m.gen >= A_COUNT)
-			break;
-		for (i = 0; i < m.count; i++)
-			if (m.a + i < array_len(&rt->topo->rec, (int)m.gen))
-				array_merge(&rt->topo->rec, (int)m.gen, m.a + i, m.v[i]);
-		rt->results += m.count;
-		break;
-	case RT_RESULT_END:
-		if (m.run_id == rt->run_id) {
-			rt->results_end = true;
-			rt->results_want = m.a;
-		}
-		break;
-	case RT_RESULT_ACK:
-		if (m.run_id == rt->run_id)
-			rt->got_ack = true;
-		break;
-	default:
-		rt->seen_other++;
-	}
-}
-
-/*
- * Outside the engine: control messages for up to @p ms, or until *@p flag, from every port (the
- * peer sends on its first port, which may be the far end of any of ours).
- */
-static void
-wait_for(struct dp_rt *rt, int ms, const volatile bool *flag)
-{
-	static const volatile bool never;
-	const volatile bool *stop = flag != NULL ? flag : &never;
-	uint64_t end = dp_clock_raw_ns() + (uint64_t)ms * 1000000;
-	uint32_t d;
-
-	do {
-		for (d = 0; d < rt->n_dc && !*stop; d++)
-			if (rt->opened[d])
-				dp_port_ctl_wait(&rt->port[d], 0, on_msg, rt, stop);
-	} while (!*stop && dp_clock_raw_ns() < end);
-}
-
-static void
-arrived(void *arg, uint32_t generation, dp_time_t now)
-{
-	struct dp_rt *rt = arg;
-	int rc;
-
-	(void)now;
-	if (!rt->mpi) {
-		send_msg(rt, RT_ARRIVED, rt->run_id, generation, 0, 0, 0, NULL, 0);
-		return;
-	}
-	rc = dp_ranks_post(rt->run_id, generation);
-	if (rc != 0)
-		dp_engine_fail(&rt->topo->eng, rc, "MPI: telling the other ranks that this one's "
-			       "workers are in failed: %s", strerror(-rc));
-}
-
-/* ---- the control over MPI (rt.h) ---- */
-
-/* The other ranks' ARRIVED: those of this run (an earlier run's late word is dropped). */
-static void
-mpi_take(struct dp_rt *rt, dp_time_t now)
-{
-	uint64_t run, gen;
-	int rc;
-
-	while ((rc = dp_ranks_take(&run, &gen)) == 1)
-		if (run == rt->run_id)
-			dp_barrier_peer(&rt->topo->barrier, (uint32_t)gen, now);
-	if (rc < 0)
-		dp_engine_fail(&rt->topo->eng, rc, "MPI: taking another rank's word failed: %s",
-			       strerror(-rc));
-}
-
-/* Every rank gives @p len bytes at @p mine and gets all of them, rank by rank, in @p *all
- * (freed by the caller); 0 or -errno. */
-static int
-mpi_all(const void *mine, size_t len, void **all)
-{
-	size_t cap = 0, *lens = calloc((size_t)dp_ranks_size(), sizeof(*lens));
-	uint8_t *buf = NULL;
-	int rc = lens != NULL ? dp_ranks_allgatherv(mine, len, &buf, &cap, lens) : -ENOMEM;
-
-	for (int r = 0; rc == 0 && r < dp_ranks_size(); r++)
-		if (lens[r] != len)
-			rc = -EPROTO;
-	free(lens);
-	if (rc != 0) {
-		free(buf);
-		return rc;
-	}
-	*all = buf;
-	return 0;
-}
-
-struct mpi_hello {
-	int32_t rc;			/* this rank's start: 0 or -errno, why */
-	uint32_t local;
-	uint64_t config;
-	char why[256];
-};
-
-/*
- * After the ports: every rank's start-up, scenario and data centres, gathered by every rank; the
- * same verdict everywhere.  @p rc: this rank's start so far (its message in @p err).
- */
-static int
-mpi_hello(struct dp_rt *rt, int rc, char *err, size_t errlen)
-{
-	struct mpi_hello me = { .rc = rc, .local = rt->local, .config = rt->config }, *all = NULL;
-	uint32_t seen = 0, every = (1u << rt->n_dc) - 1;
-	int r, rc2;
-
-	if (rc != 0)
-		snprintf(me.why, sizeof(me.why), "%s", err);
-	rc2 = mpi_all(&me, sizeof(me), (void **)&all);
-	if (rc2 != 0) {
-		snprintf(err, errlen, "gathering the ranks' start over MPI failed: %s",
-			 strerror(-rc2));
-		return rc2;
-	}
-	/* the cause first: a rank that timed out waiting (for a port) may have waited for the
-	 * one that failed for a reason of its own */
-	for (int bad = 0, pick = -1, pass = 0; pass < 2; pass++) {
-		for (r = 0; r < rt->nranks; r++) {
-			bad += pass == 0 && all[r].rc != 0;
-			if (pick < 0 && all[r].rc != 0 && (pass == 1 || (all[r].rc != -ETIMEDOUT &&
-								     all[r].rc != -ENOLINK)))
-				pick = r;
-		}
-		if (pick >= 0) {
-			rc = all[pick].rc;
-			snprintf(err, errlen, "rank %d: %s%s", pick, all[pick].why,
-				 bad > 1 ? " (and more ranks failed, waiting for it)" : "");
-			goto out;
-		}
-	}
-	for (r = 1; r < rt->nranks; r++)
-		if (all[r].config != all[0].config) {
-			rc = -EPROTO;
-			snprintf(err, errlen, "rank %d runs another scenario or other options than "
-				 "rank 0 (its hash %016llx, rank 0's %016llx): give every rank the "
-				 "same scenario, --set, steps, variants and budgets", r,
-				 (unsigned long long)all[r].config, (unsigned long long)all[0].config);
-			goto out;
-		}
-	for (r = 0; r < rt->nranks; r++) {
-		if (all[r].local & seen) {
-			rc = -EINVAL;
-			snprintf(err, errlen, "[ports] local: data centres %#x of rank %d run on an "
-				 "earlier rank too: each data centre runs on one rank",
-				 all[r].local & seen, r);
-			goto out;
-		}
-		seen |= all[r].local;
-	}
-	if (seen != every) {
-		rc = -EINVAL;
-		snprintf(err, errlen, "[ports] local: the ranks run data centres %#x of the "
-			 "scenario's %u (mask %#x): give every data centre a rank", seen, rt->n_dc,
-			 every);
-	}
-out:
-	free(all);
-	return rc;
-}
-
-static uint64_t
-clock_of(void *arg)
-{
-	struct dp_rt *rt = arg;
-
-	return dp_clock_ns(&rt->clk);
-}
-
-struct mpi_clock {
-	int64_t off;			/* rank 0's clock minus this rank's */
-	uint64_t rtt, late;
-};
-
-/* Before run @p run_id: the clocks compared with rank 0's, the start from rank 0, on our clock. */
-static int
-mpi_start(struct dp_rt *rt, uint32_t run_id, uint64_t *start, char *err, size_t errlen)
-{
-	struct mpi_clock me = { 0 }, *all = NULL;
-	uint64_t s0 = 0, now, margin, rtt_max = 0;
-	int64_t far = 0;
-	int r, rc;
-
-	/* the offsets again: the clocks drift apart between runs */
-	dp_clock_rebase(&rt->clk);
-	rc = dp_ranks_offset(clock_of, rt, 8, &me.off, &me.rtt);
-	rt->off0 = me.off;
-	if (rc == 0)
-		rc = mpi_all(&me, sizeof(me), (void **)&all);
-	if (rc != 0) {
-		snprintf(err, errlen, "comparing the ranks' clocks over MPI before run %u failed: "
-			 "%s", run_id, strerror(-rc));
-		return rc;
-	}
-	for (r = 1; r < rt->nranks; r++) {
-		if (all[r].rtt > rtt_max)
-			rtt_max = all[r].rtt;
-		if (llabs(all[r].off) >= llabs(far))
-			far = all[r].off;
-	}
-	free(all);
-	all = NULL;
-	rt->rtt_ns = rtt_max;
-	rt->offset_ns = -far;	/* the report's: the peer's clock minus ours (rank 0's) */
-	margin = 100000000 + 20 * rtt_max;
-	if (rt->rank == 0)
-		s0 = dp_clock_ns(&rt->clk) + margin;
-	rc = dp_ranks_bcast(&s0, sizeof(s0));
-	if (rc != 0) {
-		snprintf(err, errlen, "the start of run %u over MPI failed: %s", run_id,
-			 strerror(-rc));
-		return rc;
-	}
-	*start = rt->clk.realtime ? s0 : (uint64_t)((int64_t)s0 - rt->off0);
-	now = dp_clock_ns(&rt->clk);
-	me.late = now > *start ? now - *start : 0;
-	rc = mpi_all(&me, sizeof(me), (void **)&all);
-	if (rc != 0) {
-		snprintf(err, errlen, "the start of run %u over MPI failed: %s", run_id,
-			 strerror(-rc));
-		return rc;
-	}
-	for (r = 0; r < rt->nranks; r++)
-		if (all[r].late > 0) {
-			snprintf(err, errlen, "run %u was to start %.3f ms before rank %d had word "
-				 "of it: the clocks disagree or the start came late", run_id,
-				 all[r].late / 1e6, r);
-			rc = -ETIME;
-			break;
-		}
-	free(all);
-	return rc;
-}
-
-/*
- * The end of a run over MPI: once idle, the ranks sum the data frames sent and received through
- * their ports, round after round (an all-reduce that does not stop the engine); done when two
- * rounds in a row have the same sums and as many received as sent (no frame was in flight at
- * either: the four-counter rule).  Every rank reads the same sums, so all end at the same round.
- */
-static bool
-mpi_drained(struct dp_rt *rt, struct dp_engine *eng, bool idle, uint64_t tx, uint64_t rx)
-{
-	uint64_t v[2] = { tx, rx }, sum[2];
-	int rc;
-
-	if (rt->sum_pending) {
-		rc = dp_ranks_sum_done(sum);
-		if (rc == 0)
-			return false;
-		rt->sum_pending = false;
-		if (rc < 0) {
-			dp_engine_fail(eng, rc, "MPI: summing the ranks' frames failed: %s",
-				       strerror(-rc));
-			return false;
-		}
-		if (sum[0] == sum[1] && rt->sum_valid && sum[0] == rt->sum_last[0]) {
-			rt->drain_done = true;
-			return true;
-		}
-		rt->sum_valid = sum[0] == sum[1];
-		rt->sum_last[0] = sum[0];
-		rt->sum_last[1] = sum[1];
-	}
-	if (!idle)
-		return false;
-	rc = dp_ranks_sum_start(v, 2);
-	if (rc != 0)
-		dp_engine_fail(eng, rc, "MPI: summing the ranks' frames failed: %s", strerror(-rc));
-	rt->sum_pending = rc == 0;
-	return false;
-}
-
-/* A rank's trace interfaces, as sent to rank 0 before its held records. */
-struct mpi_if {
-	uint32_t kind;
-	char name[DP_CAP_NAME_MAX];
-	uint32_t pad;
-};
-
-/* One rank's held records, read in time order. */
-struct mpi_stream {
-	const uint8_t *p, *end;
-	int *map;			/* its interface ids as rank 0's; -1: not traced there */
-	uint32_t nif;
-};
-
-/* Rank 0: the ranks' held records merged in time order into the trace. */
-static int
-mpi_merge_trace(struct dp_rt *rt, struct dp_capture *c, const uint8_t *buf, const size_t *lens,
-		char *err, size_t errlen)
-{
-	struct mpi_stream *st = calloc((size_t)rt->nranks, sizeof(*st));
-	size_t off = 0;
-	int r, rc = 0;
-
-	if (st == NULL) {
-		snprintf(err, errlen, "trace: out of memory merging the ranks' records");
-		return -ENOMEM;
-	}
-	for (r = 0; r < rt->nranks && rc == 0; off += lens[r], r++) {
-		const uint8_t *b = buf + off;
-		uint64_t nif;
-
-		if (r == 0) {	/* ours: its own numbering */
-			st[0] = (struct mpi_stream){ c->held, c->held + c->held_len, NULL, c->nif };
-			continue;
-		}
-		memcpy(&nif, b, sizeof(nif));
-		if (lens[r] < 8 || nif > DP_CAP_IF_MAX || 8 + nif * sizeof(struct mpi_if) > lens[r]) {
-			snprintf(err, errlen, "trace: rank %d's records of run %u are malformed", r,
-				 rt->run_id);
-			rc = -EPROTO;
-			break;
-		}
-		st[r].map = malloc((nif ? nif : 1) * sizeof(int));
-		if (st[r].map == NULL) {
-			snprintf(err, errlen, "trace: out of memory merging the ranks' records");
-			rc = -ENOMEM;
-			break;
-		}
-		for (uint64_t i = 0; i < nif; i++) {
-			struct mpi_if f;
-
-			memcpy(&f, b + 8 + i * sizeof(f), sizeof(f));
-			f.name[DP_CAP_NAME_MAX - 1] = '\0';
-			/* the same name, or a new interface here (another rank's port) */
-			st[r].map[i] = dp_capture_point(c, (enum dp_cap_kind)f.kind, f.name);
-		}
-		st[r].nif = (uint32_t)nif;
-		st[r].p = b + 8 + nif * sizeof(struct mpi_if);
-		st[r].end = b + lens[r];
-	}
-	while (rc == 0) {
-		const struct dp_cap_held *best = NULL;
-		int from = -1, id;
-
-		for (r = 0; r < rt->nranks; r++) {
-			struct dp_cap_held h;
-
-			if (st[r].p >= st[r].end)
-				continue;
-			memcpy(&h, st[r].p, sizeof(h));
-			if ((size_t)(st[r].end - st[r].p) < sizeof(h) || h.ifid >= st[r].nif ||
-			    dp_cap_held_size(&h) > (size_t)(st[r].end - st[r].p)) {
-				snprintf(err, errlen, "trace: rank %d's records of run %u are "
-					 "malformed", r, rt->run_id);
-				rc = -EPROTO;
-				break;
-			}
-			if (best == NULL || h.ts_ns < best->ts_ns) {
-				best = (const struct dp_cap_held *)(const void *)st[r].p;
-				from = r;
-			}
-		}
-		if (rc != 0 || best == NULL)
-			break;
-		id = st[from].map != NULL ? st[from].map[best->ifid] : (int)best->ifid;
-		if (id >= 0)
-			rc = dp_capture_put(c, (uint32_t)id, best->ts_ns, best + 1, best->len,
-					    best->orig);
-		if (rc != 0)
-			snprintf(err, errlen, "trace: writing interface %s failed: %s",
-				 c->names[id], strerror(-rc));
-		st[from].p += dp_cap_held_size(best);
-	}
-	for (r = 0; r < rt->nranks; r++)
-		free(st[r].map);
-	free(st);
-	return rc;
-}
-
-/*
- * The trace of a run over ranks: every rank's held records (and its interfaces' names, for
- * its ports are not rank 0's) to rank 0, which merges them in time order.  Every rank takes part,
- * with or without a trace of its own.
- */
-static int
-mpi_trace(struct dp_rt *rt, struct dp_capture *c, char *err, size_t errlen)
-{
-	uint64_t nif = c != NULL && c->hold ? c->nif : 0;
-	size_t held = c != NULL && c->hold ? c->held_len : 0, cap = 0;
-	size_t len = 8 + nif * sizeof(struct mpi_if) + held;
-	size_t *lens = calloc((size_t)rt->nranks, sizeof(*lens));
-	uint8_t *mine = rt->rank != 0 ? malloc(len) : NULL, *buf = NULL;
-	int rc;
-
-	if (lens == NULL || (rt->rank != 0 && mine == NULL)) {
-		free(lens);
-		free(mine);
-		snprintf(err, errlen, "trace: out of memory for the records of run %u", rt->run_id);
-		return -ENOMEM;
-	}
-	if (mine != NULL) {	/* (rank 0 keeps its own where they are) */
-		memcpy(mine, &nif, 8);
-		for (uint64_t i = 0; i < nif; i++) {
-			struct mpi_if f = { .kind = c->kinds[i] };
-
-			snprintf(f.name, sizeof(f.name), "%s", c->names[i]);
-			memcpy(mine + 8 + i * sizeof(f), &f, sizeof(f));
-		}
-		if (held > 0)
-			memcpy(mine + 8 + nif * sizeof(struct mpi_if), c->held, held);
-	}
-	rc = dp_ranks_gatherv(mine != NULL ? mine : (const void *)&nif, mine != NULL ? len : 8,
-			      &buf, &cap, lens);
-	if (rc != 0)
-		snprintf(err, errlen, "gathering the ranks' trace records of run %u over MPI "
-			 "failed: %s", rt->run_id, strerror(-rc));
-	else if (rt->rank == 0 && c != NULL && c->hold && c->w != NULL)
-		rc = mpi_merge_trace(rt, c, buf, lens, err, errlen);
-	if (c != NULL)
-		c->held_len = 0;
-	free(buf);
-	free(lens);
-	free(mine);
-	return rc;
-}
-
-/* Rank 0 gathers every rank's port figures and per-step record, and merges them. */
-static int
-mpi_results(struct dp_rt *rt, struct dp_topo *t, char *err, size_t errlen)
-{
-	uint64_t alen = 0, *mine, *v, np = 0, k = 0;
-	size_t cap = 0, *lens = calloc((size_t)rt->nranks, sizeof(*lens)), off = 0;
-	uint8_t *buf = NULL;
-	uint32_t d;
-	int a, r, rc;
-
-	for (a = 0; a < A_COUNT; a++)
-		alen += array_len(&t->rec, a);
-	for (d = 0; d < rt->n_dc; d++)
-		np += rt->dc_port[d] != NULL;
-	mine = malloc((1 + 16 * np + alen) * sizeof(*mine));
-	if (mine == NULL || lens == NULL) {
-		free(mine);
-		free(lens);
-		snprintf(err, errlen, "out of memory for the record of run %u", rt->run_id);
-		return -ENOMEM;
-	}
-	mine[k++] = np;
-	for (d = 0; d < rt->n_dc; d++)
-		if (rt->dc_port[d] != NULL) {
-			struct dp_rt_port_report pr;
-
-			port_report(rt->dc_port[d], &pr);
-			mine[k++] = d;
-			portrep_pack(&pr, mine + k);
-			k += 15;
-		}
-	for (a = 0; a < A_COUNT; a++)
-		for (uint64_t i = 0; i < array_len(&t->rec, a); i++)
-			mine[k++] = array_get(&t->rec, a, i);
-	rc = dp_ranks_gatherv(mine, k * sizeof(*mine), &buf, &cap, lens);
-	if (rc != 0)
-		snprintf(err, errlen, "gathering the ranks' records of run %u over MPI failed: %s",
-			 rt->run_id, strerror(-rc));
-	for (r = 0; rc == 0 && rt->rank == 0 && r < rt->nranks; off += lens[r], r++) {
-		uint64_t n, want;
-
-		if (r == 0)
-			continue;	/* ours is the record merged into */
-		v = (uint64_t *)(void *)(buf + off);
-		n = lens[r] >= 8 ? v[0] : UINT64_MAX;
-		want = n <= DP_RT_DC_MAX ? 8 * (1 + 16 * n + alen) : 0;
-		if (lens[r] != want) {
-			snprintf(err, errlen, "rank %d's record of run %u is %zu bytes, not the %llu "
-				 "of its %llu ports and %llu values", r, rt->run_id, lens[r],
-				 (unsigned long long)want, (unsigned long long)n,
-				 (unsigned long long)alen);
-			rc = -EPROTO;
-			break;
-		}
-		v++;
-		for (uint64_t i = 0; i < n; i++, v += 16)
-			if (rt->n_peer_ports < DP_RT_DC_MAX) {
-				struct dp_rt_port_report *pr = &rt->peer_port[rt->n_peer_ports++];
-
-				portrep_unpack(pr, (uint32_t)v[0], v + 1, 15);
-				snprintf(pr->dev, sizeof(pr->dev), "(rank %d's)", r);
-			}
-		for (a = 0; a < A_COUNT; a++)
-			for (uint64_t i = 0; i < array_len(&t->rec, a); i++)
-				array_merge(&t->rec, a, i, *v++);
-	}
-	free(buf);
-	free(lens);
-	free(mine);
-	return rc;
-}
-
 /* ---- open, close ---- */
 
 /* A memif port that connects to a server (the other end closes first, MPI below). */
@@ -914,58 +239,6 @@ open_port(struct dp_rt *rt, const struct dp_rt_params *p, uint32_t i, const char
 
 	rt->opened[i] = rc == 0;
 	return rc;
-}
-
-/* The peer's clock less ours: from the ping-pong of @p n with the smallest round trip. */
-static int
-measure_offset(struct dp_rt *rt, int n, uint64_t end, char *err, size_t errlen)
-{
-	uint64_t best = UINT64_MAX;
-	int i;
-
-	for (i = 0; i < n && dp_clock_raw_ns() < end; i++) {
-		uint64_t t0 = dp_clock_ns(&rt->clk), t1;
-
-		rt->got_pong = false;
-		rt->pong_sent = t0;
-		send_msg(rt, RT_PING, 0, 0, t0, 0, 0, NULL, 0);
-		wait_for(rt, 50, &rt->got_pong);
-		t1 = dp_clock_ns(&rt->clk);
-		if (rt->got_pong && t1 - t0 < best) {
-			best = t1 - t0;
-			rt->rtt_ns = best;
-			rt->offset_ns = (int64_t)rt->pong_peer - (int64_t)(t0 + (t1 - t0) / 2);
-		}
-	}
-	if (best == UINT64_MAX) {
-		snprintf(err, errlen, "the peer does not answer PING on %s", rt->ctl->dev);
-		return -ETIMEDOUT;
-	}
-	return 0;
-}
-
-static int
-hello(struct dp_rt *rt, char *err, size_t errlen)
-{
-	uint64_t end = dp_clock_raw_ns() + (uint64_t)rt->wait_ms * 1000000;
-
-	while (!(rt->got_hello && rt->peer_has_ours) && rt->why[0] == '\0') {
-		if (dp_clock_raw_ns() > end) {
-			snprintf(err, errlen, "no word from the peer process on %s in %d ms (start "
-				 "the other side with the same scenario; check [ports])",
-				 rt->ctl->dev, rt->wait_ms);
-			return -ETIMEDOUT;
-		}
-		send_msg(rt, RT_HELLO, 0, 0, rt->config, rt->local, rt->got_hello, NULL, 0);
-		wait_for(rt, 20, NULL);
-	}
-	if (rt->why[0] != '\0') {
-		snprintf(err, errlen, "%s", rt->why);
-		return -EPROTO;
-	}
-	if (!rt->leader)
-		return 0;
-	return measure_offset(rt, RT_PINGS, end, err, errlen);
 }
 
 /* Check the data centres and their ports, calibrate the clock, open the ports. */
@@ -1040,7 +313,7 @@ open_all(struct dp_rt *rt, const struct dp_rt_params *p, char *err, size_t errle
 		if (rc != 0)
 			return rc;
 		rt->dc_port[d] = &rt->port[d];
-		rt->port[d].on_ctl = on_msg;
+		rt->port[d].on_ctl = rt_on_msg;
 		rt->port[d].ctl_arg = rt;
 		if (rt->ctl == NULL)
 			rt->ctl = &rt->port[d];
@@ -1102,13 +375,13 @@ dp_rt_open(struct dp_rt *rt, const struct dp_rt_params *p, char *err, size_t err
 	if (p->agreed != NULL)
 		*p->agreed = false;
 	if (rt->mpi) {	/* every rank learns every rank's start, and all agree on it */
-		rc = mpi_hello(rt, rc, err, errlen);
+		rc = rt_mpi_hello(rt, rc, err, errlen);
 		rt->clean = true;
 		if (p->agreed != NULL)
 			*p->agreed = rc != 0;	/* (a later failure may be this rank's alone) */
 	}
 	else if (rc == 0 && rt->split)
-		rc = hello(rt, err, errlen);
+		rc = rt_hello(rt, err, errlen);
 	if (rc != 0)
 		dp_rt_close(rt);
 	return rc;
@@ -1134,14 +407,14 @@ dp_rt_begin(struct dp_rt *rt, struct dp_topo *t, uint32_t run_id, char *err, siz
 	rt->clean = false;	/* (until the run ends well: a rank that failed alone closes alone) */
 	if (rt->split) {
 		t->barrier.peers = rt->mpi ? (uint32_t)rt->nranks - 1 : 1;
-		t->barrier.arrived = arrived;
+		t->barrier.arrived = rt_arrived;
 		t->barrier.peer_arg = rt;
 	}
 	if (!rt->split) {
 		dp_clock_rebase(&rt->clk);
 		start = dp_clock_ns(&rt->clk) + 20000000;	/* 20 ms to settle */
 	} else if (rt->mpi) {
-		int rc = mpi_start(rt, run_id, &start, err, errlen);
+		int rc = rt_mpi_start(rt, run_id, &start, err, errlen);
 
 		if (rc != 0)
 			return rc;
@@ -1152,7 +425,7 @@ dp_rt_begin(struct dp_rt *rt, struct dp_topo *t, uint32_t run_id, char *err, siz
 
 		/* the offset again: the two clocks drift apart between runs */
 		dp_clock_rebase(&rt->clk);
-		rc = measure_offset(rt, 8, dp_clock_raw_ns() + (uint64_t)rt->wait_ms * 1000000,
+		rc = rt_measure_offset(rt, 8, dp_clock_raw_ns() + (uint64_t)rt->wait_ms * 1000000,
 				    err, errlen);
 		if (rc != 0)
 			return rc;
@@ -1165,13 +438,13 @@ dp_rt_begin(struct dp_rt *rt, struct dp_topo *t, uint32_t run_id, char *err, siz
 					 "%u in %.0f ms", run_id, margin / 1e6 * 0.75);
 				return -ETIMEDOUT;
 			}
-			send_msg(rt, RT_START, run_id, 0, (uint64_t)((int64_t)start + off), 0, 0,
+			rt_send_msg(rt, RT_START, run_id, 0, (uint64_t)((int64_t)start + off), 0, 0,
 				 NULL, 0);
-			wait_for(rt, 10, &rt->got_ack);
+			rt_wait_for(rt, 10, &rt->got_ack);
 		}
 	} else {
 		dp_clock_rebase(&rt->clk);
-		wait_for(rt, rt->wait_ms, &rt->got_start);
+		rt_wait_for(rt, rt->wait_ms, &rt->got_start);
 		if (!rt->got_start) {
 			snprintf(err, errlen, "the leading process did not start run %u in %d ms",
 				 run_id, rt->wait_ms);
@@ -1253,13 +526,13 @@ drained(void *arg)
 	idle = idle && link_short(rt) < 0;
 	port_totals(rt, &tx, &rx);
 	if (rt->mpi)
-		return rt->drain_done || mpi_drained(rt, &dr->t->eng, idle, tx, rx);
+		return rt->drain_done || rt_mpi_drained(rt, &dr->t->eng, idle, tx, rx);
 	if (!idle)
 		return false;
 	if (!rt->split)
 		return rx == tx;	/* the ports are each other's ends */
 	if (!rt->sent_done) {
-		send_msg(rt, RT_DONE, rt->run_id, 0, tx, 0, 0, NULL, 0);
+		rt_send_msg(rt, RT_DONE, rt->run_id, 0, tx, 0, 0, NULL, 0);
 		rt->sent_done = true;
 	}
 	return rt->peer_done && rx >= rt->peer_tx;
@@ -1277,42 +550,6 @@ par_drained(void *arg)
 		return false;
 	port_totals(dr->rt, &tx, &rx);
 	return rx == tx;
-}
-
-static int
-send_results(struct dp_rt *rt, const struct dp_topo *t)
-{
-	uint64_t v[RT_VALS], total = 0;
-	uint32_t d;
-	int a, rc;
-
-	for (d = 0; d < rt->n_dc; d++)
-		if (rt->dc_port[d] != NULL) {
-			struct dp_rt_port_report r;
-			uint16_t n;
-
-			port_report(rt->dc_port[d], &r);
-			n = portrep_pack(&r, v);
-			send_msg(rt, RT_PORTREP, rt->run_id, d, 0, 0, 0, v, n);
-		}
-	for (a = 0; a < A_COUNT; a++) {
-		uint64_t len = array_len(&t->rec, a), i = 0;
-
-		while (i < len) {
-			uint16_t n = 0;
-
-			while (n < RT_VALS && i + n < len) {
-				v[n] = array_get(&t->rec, a, i + n);
-				n++;
-			}
-			rc = send_msg(rt, RT_RESULT, rt->run_id, (uint32_t)a, i, 0, 0, v, n);
-			if (rc != 0)
-				return rc;
-			i += n;
-			total += n;
-		}
-	}
-	return send_msg(rt, RT_RESULT_END, rt->run_id, 0, total, 0, 0, NULL, 0);
 }
 
 int
@@ -1368,16 +605,16 @@ dp_rt_end(struct dp_rt *rt, struct dp_topo *t, struct dp_rt_report *rep, char *e
 		return -EPROTO;
 	}
 	if (rt->mpi) {
-		rc = mpi_results(rt, t, err, errlen);
+		rc = rt_mpi_results(rt, t, err, errlen);
 		if (rc == 0)
-			rc = mpi_trace(rt, t->eng.cap_ctx, err, errlen);
+			rc = rt_mpi_trace(rt, t->eng.cap_ctx, err, errlen);
 		if (rc != 0)
 			return rc;
 	} else if (rt->split && !rt->leader) {
-		rc = send_results(rt, t);
+		rc = rt_send_results(rt, t);
 		if (rc == 0) {
 			rt->got_ack = false;
-			wait_for(rt, rt->wait_ms, &rt->got_ack);
+			rt_wait_for(rt, rt->wait_ms, &rt->got_ack);
 			rc = rt->got_ack ? 0 : -ETIMEDOUT;
 		}
 		if (rc != 0) {
@@ -1390,17 +627,17 @@ dp_rt_end(struct dp_rt *rt, struct dp_topo *t, struct dp_rt_report *rep, char *e
 		int a;
 
 		for (a = 0; a < A_COUNT; a++)
-			want += array_len(&t->rec, a);
-		wait_for(rt, rt->wait_ms, &rt->results_end);
+			want += rt_array_len(&t->rec, a);
+		rt_wait_for(rt, rt->wait_ms, &rt->results_end);
 		while (rt->results_end && rt->results < rt->results_want)
-			wait_for(rt, 10, NULL);	/* cannot happen on a FIFO link; be sure */
+			rt_wait_for(rt, 10, NULL);	/* cannot happen on a FIFO link; be sure */
 		if (!rt->results_end || rt->results != want) {
 			snprintf(err, errlen, "the follower's record of run %u did not arrive (%llu "
 				 "of %llu values)", rt->run_id, (unsigned long long)rt->results,
 				 (unsigned long long)want);
 			return -EPROTO;
 		}
-		send_msg(rt, RT_RESULT_ACK, rt->run_id, 0, 0, 0, 0, NULL, 0);
+		rt_send_msg(rt, RT_RESULT_ACK, rt->run_id, 0, 0, 0, 0, NULL, 0);
 	}
 	memset(rep, 0, sizeof(*rep));
 	rep->on = true;
@@ -1424,7 +661,7 @@ dp_rt_end(struct dp_rt *rt, struct dp_topo *t, struct dp_rt_report *rep, char *e
 	rt->clean = true;
 	for (d = 0; d < DP_RT_PORT_MAX; d++)
 		if (rt->opened[d])
-			port_report(&rt->port[d], &rep->port[rep->n_ports++]);
+			rt_port_report(&rt->port[d], &rep->port[rep->n_ports++]);
 	rep->n_peer_ports = rt->n_peer_ports;
 	memcpy(rep->peer_port, rt->peer_port, sizeof(rep->peer_port));
 	rt->topo = NULL;

@@ -28,7 +28,7 @@
  * each side says ARRIVED when its workers are in.  At the end each side says DONE (frames sent
  * through its ports) once idle, waits until it has received as many, and the follower sends its
  * per-step record (RESULT), which the leader merges into its own.  Messages are UDP to port
- * 47113, little-endian (struct rt_msg in rt.c).
+ * 47113, little-endian (struct rt_msg in rt_peer.c).
  */
 #ifndef DP_RT_H
 #define DP_RT_H

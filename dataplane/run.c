@@ -62,44 +62,36 @@ publish_all(struct runctl *rc)
 				  i == DP_P_WAN_QUEUE ? wan_queue(rc->t) : dp_param_get(&rc->model, i));
 }
 
+static int
+run_tune(void *arg, enum dp_param p, double v, dp_time_t now, double *old, char *msg, size_t len)
+{
+	struct runctl *rc = arg;
+
+	return dp_topo_tune(rc->t, &rc->model, rc->p->budget_kind, p, v, now, old, msg, len);
+}
+
+/* A change applied, for the report and the steps it falls in. */
+static bool
+run_keep(void *arg, enum dp_param p, double old, double v, dp_time_t now)
+{
+	struct runctl *rc = arg;
+
+	return dp_change_add(&rc->ch, &rc->n, &rc->cap,
+			     &(struct dp_change){ now, p, old, v, UINT32_MAX });
+}
+
 static void
 apply(struct runctl *rc, struct dp_tune_req *req, dp_time_t now)
 {
-	struct dp_tune_resp *resp = calloc(1, sizeof(*resp));
-	double old = 0;
-	int r;
+	char where[24];
+	const struct dp_tune_target tg = {
+		.tune = run_tune, .keep = run_keep, .arg = rc, .eng = &rc->t->eng,
+		.status = rc->p->status, .resp = rc->p->ctl_resp, .run_id = rc->p->run_id,
+		.where = where,
+	};
 
-	r = dp_topo_tune(rc->t, &rc->model, rc->p->budget_kind, req->param, req->value, now, &old,
-			 resp ? resp->msg : NULL, resp ? sizeof(resp->msg) : 0);
-	if (r == 0 && rc->n == rc->cap) {
-		uint32_t cap = rc->cap ? 2 * rc->cap : 16;
-		struct dp_change *c = realloc(rc->ch, cap * sizeof(*c));
-
-		if (c != NULL) {
-			rc->ch = c;
-			rc->cap = cap;
-		}
-	}
-	if (r == 0 && rc->n < rc->cap) {
-		char note[160];
-
-		rc->ch[rc->n++] = (struct dp_change){ now, req->param, old, req->value, UINT32_MAX };
-		snprintf(note, sizeof(note), "syncemu set %s %.12g (was %.12g) in run %u",
-			 dp_param_key(req->param), req->value, old, rc->p->run_id);
-		dp_capture_note(&rc->t->eng, note, now);
-		dp_status_publish(rc->p->status, req->param, req->value);
-		atomic_fetch_add(&rc->p->status->changes, 1);
-	}
-	if (resp != NULL) {
-		resp->id = req->id;
-		resp->rc = r;
-		resp->run_id = rc->p->run_id;
-		resp->at = now;
-		resp->old = old;
-		if (rte_ring_enqueue(rc->p->ctl_resp, resp) != 0)
-			free(resp);	/* nobody is reading: never wait for the control plane */
-	}
-	free(req);
+	snprintf(where, sizeof(where), "run %u", rc->p->run_id);
+	dp_tune_serve(&tg, req, now);
 }
 
 static bool
@@ -288,6 +280,153 @@ ports_say(const struct dp_rt *rt, char *err, size_t errlen)
 		snprintf(err + n, errlen - n, ")");
 }
 
+/* The run's hooks: the sink's samples and transfers, the control plane's poll and status. */
+static void
+run_hooks(const struct dp_run_params *p, struct dp_topo *t, struct runctl *ctl)
+{
+	if (p->sink != NULL && t->probe != NULL && p->sink->sample != NULL) {
+		t->probe->on_sample = p->sink->sample;
+		t->probe->arg = p->sink->arg;
+	}
+	if (p->sink != NULL && t->par != NULL && p->sink->sample != NULL) {
+		/* each partition's samples, merged in order, go to the sink */
+		t->par->on_sample = p->sink->sample;
+		t->par->sample_arg = p->sink->arg;
+		for (uint32_t i = 0; i < t->par->n; i++)
+			if (t->par->p[i].probe != NULL) {
+				t->par->p[i].probe->on_sample = dp_par_sample;
+				t->par->p[i].probe->arg = &t->par->p[i];
+			}
+	}
+	if (p->sink != NULL && p->sink->transfer != NULL) {
+		t->bgstats.on_done = p->sink->transfer;
+		t->bgstats.arg = p->sink->arg;
+	}
+	if (p->ctl_req != NULL || p->status != NULL) {
+		t->eng.poll = run_poll;
+		t->eng.poll_wants = run_wants;
+		t->eng.poll_arg = ctl;
+		t->eng.poll_mask = 1023;
+	}
+	if (p->status != NULL) {
+		atomic_store(&p->status->run_id, p->run_id);
+		atomic_store(&p->status->var, p->var);
+		atomic_store(&p->status->budget, (uint32_t)p->budget_kind);
+		atomic_store(&p->status->steps, p->steps);
+		atomic_store(&p->status->steps_done, 0);
+		atomic_store(&p->status->changes, 0);
+		atomic_store(&p->status->frames, 0);
+		atomic_store(&p->status->drops, 0);
+		atomic_store(&p->status->binding, -1);
+		atomic_store(&p->status->budget_flops, (uint64_t)(p->budget + 0.5));
+		publish_all(ctl);
+		atomic_store(&p->status->running, 1);
+	}
+}
+
+/*
+ * The steps, until the last is done (then the run's end), a stall, a failure, a stop or the end
+ * of a sample: 0 or the error; *@p seen the steps done, *@p stalled if it stalled.
+ */
+static int
+run_steps(const struct dp_run_params *p, struct dp_topo *t, struct dp_run_result *res,
+	  dp_time_t watchdog, uint32_t *seen, bool *stalled, char *err, size_t errlen)
+{
+	int rc;
+
+	for (;;) {
+		/* virtual time: until a step is done or nothing of the sync is left in progress
+		 * (however long a step takes); real time: [ports] wait without a step */
+		rc = dp_topo_advance(t, watchdog);
+		if (rc == 2 && t->ev_stop != 0 && t->eng.events >= t->ev_stop) {
+			rc = 0;
+			res->sampled = true;	/* a sample: it ends here, in its step */
+			break;
+		}
+		if (rc == 2) {		/* a long step goes on */
+			rc = 0;
+			if (p->progress != NULL)
+				p->progress(p->progress_arg, *seen, p->steps,
+					    dp_topo_frames_made(t));
+			if (p->stop != NULL && *p->stop) {
+				res->interrupted = true;	/* the step in progress left out */
+				break;
+			}
+			continue;
+		}
+		if (rc <= 0) {
+			*stalled = rc == 0;
+			break;
+		}
+		rc = 0;
+		*seen = t->rec.steps_done;
+		if (p->progress != NULL)
+			p->progress(p->progress_arg, *seen, p->steps, dp_topo_frames_made(t));
+		if (*seen < p->steps && p->stop != NULL && *p->stop) {
+			res->interrupted = true;	/* the steps done stand */
+			break;
+		}
+		if (*seen == p->steps) {
+			/* the sync is done: the barrier's event has stopped the background (or
+			 * will, at the end of the picosecond), what is in flight drains (in real
+			 * time also what the ports still bring, and the peer's record) */
+			if (p->rt != NULL)
+				rc = dp_rt_end(p->rt, t, &res->rt, err, errlen);
+			else
+				rc = dp_topo_drain(t);
+			break;
+		}
+	}
+	return rc;
+}
+
+/* The resource the module is charged to: its busiest stage if it has one, else the program's. */
+static enum sm_resource
+run_binding(const struct dp_topo *t, const struct sm_program *prog, struct dp_run_result *res)
+{
+	enum sm_resource module_res = prog->module_res;
+
+	if (t->mod != NULL) {
+		dp_time_t busy[SM_STAGE_COUNT] = { 0 };
+		uint32_t w;
+		int s;
+
+		for (w = 0; w < t->w_count; w++)
+			for (s = 0; s < SM_STAGE_COUNT; s++)
+				busy[s] += t->mod[w].stage_busy[s];
+		res->has_module = true;
+		res->binding = SM_STAGE_OPTICS;
+		for (s = 1; s < SM_STAGE_COUNT; s++)
+			if (busy[s] > busy[res->binding])
+				res->binding = (enum sm_stage)s;
+		module_res = dp_stage_res(res->binding);
+	}
+	return module_res;
+}
+
+/* The partitions' figures; their lcores stop (their counts are final). */
+static void
+run_partitions(struct dp_topo *t, struct dp_run_result *res)
+{
+	res->partitions = t->par != NULL ? t->par->n : 1;
+	res->lcores = t->par != NULL ? t->par->nl : 1;
+	if (t->par != NULL)
+		dp_par_stop(t->par);	/* the lcores' counts are final */
+	res->ranks = t->par != NULL ? (uint32_t)t->par->nranks : 1;
+	res->windows = t->par != NULL ? t->par->windows : 0;
+	res->lookahead = t->par != NULL ? t->par->lookahead : 0;
+	res->lcore_sleeps = t->par != NULL ? t->par->sleeps : 0;
+	res->steals = t->par != NULL ? t->par->steals : 0;
+	for (uint32_t i = 0; t->par != NULL && i < t->par->n; i++) {
+		const struct dp_part *pt = &t->par->p[i];
+		double b = (double)(pt->here ? pt->busy_ns : pt->m_busy_ns) / 1e9;
+
+		res->busy_s += b;
+		if (b > res->busy_max_s)
+			res->busy_max_s = b;
+	}
+}
+
 int
 dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size_t errlen)
 {
@@ -365,44 +504,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	rtr = (struct retirer){ .p = p, .prog = prog, .res = res, .ctl = &ctl };
 	t->rec.retire = retire;
 	t->rec.retire_arg = &rtr;
-	if (p->sink != NULL && t->probe != NULL && p->sink->sample != NULL) {
-		t->probe->on_sample = p->sink->sample;
-		t->probe->arg = p->sink->arg;
-	}
-	if (p->sink != NULL && t->par != NULL && p->sink->sample != NULL) {
-		/* each partition's samples, merged in order, go to the sink */
-		t->par->on_sample = p->sink->sample;
-		t->par->sample_arg = p->sink->arg;
-		for (uint32_t i = 0; i < t->par->n; i++)
-			if (t->par->p[i].probe != NULL) {
-				t->par->p[i].probe->on_sample = dp_par_sample;
-				t->par->p[i].probe->arg = &t->par->p[i];
-			}
-	}
-	if (p->sink != NULL && p->sink->transfer != NULL) {
-		t->bgstats.on_done = p->sink->transfer;
-		t->bgstats.arg = p->sink->arg;
-	}
-	if (p->ctl_req != NULL || p->status != NULL) {
-		t->eng.poll = run_poll;
-		t->eng.poll_wants = run_wants;
-		t->eng.poll_arg = &ctl;
-		t->eng.poll_mask = 1023;
-	}
-	if (p->status != NULL) {
-		atomic_store(&p->status->run_id, p->run_id);
-		atomic_store(&p->status->var, p->var);
-		atomic_store(&p->status->budget, (uint32_t)p->budget_kind);
-		atomic_store(&p->status->steps, p->steps);
-		atomic_store(&p->status->steps_done, 0);
-		atomic_store(&p->status->changes, 0);
-		atomic_store(&p->status->frames, 0);
-		atomic_store(&p->status->drops, 0);
-		atomic_store(&p->status->binding, -1);
-		atomic_store(&p->status->budget_flops, (uint64_t)(p->budget + 0.5));
-		publish_all(&ctl);
-		atomic_store(&p->status->running, 1);
-	}
+	run_hooks(p, t, &ctl);
 	if (p->max_events == 0)	/* (a sample is no run of the probes') */
 		DP_USDT_RUN_START(p->run_id, p->var, dp_usdt_mflops(p->budget), p->steps,
 				  t->w_count);
@@ -415,49 +517,8 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		if (rc == 0)
 			rc = dp_engine_run(&t->eng, DP_NEVER, NULL, NULL);
 	}
-	while (p->bg_only == 0) {
-		/* virtual time: until a step is done or nothing of the sync is left in progress
-		 * (however long a step takes); real time: [ports] wait without a step */
-		rc = dp_topo_advance(t, watchdog);
-		if (rc == 2 && t->ev_stop != 0 && t->eng.events >= t->ev_stop) {
-			rc = 0;
-			res->sampled = true;	/* a sample: it ends here, in its step */
-			break;
-		}
-		if (rc == 2) {		/* a long step goes on */
-			rc = 0;
-			if (p->progress != NULL)
-				p->progress(p->progress_arg, seen, p->steps,
-					    dp_topo_frames_made(t));
-			if (p->stop != NULL && *p->stop) {
-				res->interrupted = true;	/* the step in progress left out */
-				break;
-			}
-			continue;
-		}
-		if (rc <= 0) {
-			stalled = rc == 0;
-			break;
-		}
-		rc = 0;
-		seen = t->rec.steps_done;
-		if (p->progress != NULL)
-			p->progress(p->progress_arg, seen, p->steps, dp_topo_frames_made(t));
-		if (seen < p->steps && p->stop != NULL && *p->stop) {
-			res->interrupted = true;	/* the steps done stand */
-			break;
-		}
-		if (seen == p->steps) {
-			/* the sync is done: the barrier's event has stopped the background (or
-			 * will, at the end of the picosecond), what is in flight drains (in real
-			 * time also what the ports still bring, and the peer's record) */
-			if (p->rt != NULL)
-				rc = dp_rt_end(p->rt, t, &res->rt, err, errlen);
-			else
-				rc = dp_topo_drain(t);
-			break;
-		}
-	}
+	if (p->bg_only == 0)
+		rc = run_steps(p, t, res, watchdog, &seen, &stalled, err, errlen);
 	if (p->bg_only == 0 && seen != p->steps)
 		dp_topo_stop(t);	/* stalled or failed: the background stops too */
 	res->run_s = (double)(dp_clock_raw_ns() - run_t0) / 1e9;
@@ -502,45 +563,14 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	rc = dp_topo_agree(t, rc, err, errlen);	/* ranks: the first failure of any */
 	if (rc != 0 && p->rt != NULL)
 		ports_say(p->rt, err, errlen);
-	module_res = prog->module_res;
-	if (t->mod != NULL) {
-		dp_time_t busy[SM_STAGE_COUNT] = { 0 };
-		uint32_t w;
-		int s;
-
-		for (w = 0; w < t->w_count; w++)
-			for (s = 0; s < SM_STAGE_COUNT; s++)
-				busy[s] += t->mod[w].stage_busy[s];
-		res->has_module = true;
-		res->binding = SM_STAGE_OPTICS;
-		for (s = 1; s < SM_STAGE_COUNT; s++)
-			if (busy[s] > busy[res->binding])
-				res->binding = (enum sm_stage)s;
-		module_res = dp_stage_res(res->binding);
-	}
+	module_res = run_binding(t, prog, res);
 	res->steps = t->rec.steps_done;
 	res->record_slots = t->rec.slots_max;
 	res->changes = ctl.ch;
 	res->nchanges = ctl.n;
 	for (uint32_t s = 0; res->step != NULL && s < res->steps; s++)
 		res->step[s].share[module_res] += res->step[s].module_share;
-	res->partitions = t->par != NULL ? t->par->n : 1;
-	res->lcores = t->par != NULL ? t->par->nl : 1;
-	if (t->par != NULL)
-		dp_par_stop(t->par);	/* the lcores' counts are final */
-	res->ranks = t->par != NULL ? (uint32_t)t->par->nranks : 1;
-	res->windows = t->par != NULL ? t->par->windows : 0;
-	res->lookahead = t->par != NULL ? t->par->lookahead : 0;
-	res->lcore_sleeps = t->par != NULL ? t->par->sleeps : 0;
-	res->steals = t->par != NULL ? t->par->steals : 0;
-	for (uint32_t i = 0; t->par != NULL && i < t->par->n; i++) {
-		const struct dp_part *pt = &t->par->p[i];
-		double b = (double)(pt->here ? pt->busy_ns : pt->m_busy_ns) / 1e9;
-
-		res->busy_s += b;
-		if (b > res->busy_max_s)
-			res->busy_max_s = b;
-	}
+	run_partitions(t, res);
 	if ((take_background(t, res) != 0 || summarise(t, res) != 0) && rc == 0) {
 		snprintf(err, errlen, "out of memory");
 		rc = -ENOMEM;

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Building the element graph and checking it at the end of a run.
+ * Building the element graph (cutting it into partitions: topo_part.c; advancing a run and
+ * telling a stall: topo_advance.c; the checks at its end: topo_check.c).
  *
  * Elements are added in a fixed order (workers, port caps, NICs, switches, down links, module
  * links, WAN links, modules); their ids order events that fall on the same picosecond, so frames
  * reaching a switch at the same time from several NICs are queued in worker order, which is the
- * order the packet-level closed form assumes.
+ * order the packet-level closed form assumes.  dp_topo_build() is that order, step by step, each
+ * reading what the one before made: it stays one function of about 270 lines so that the order
+ * reads top to bottom.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,55 +23,17 @@
 #include "kernel_prog.h"
 #include "portcap.h"
 #include "ranks.h"
+#include "topo_impl.h"
 #include "topology.h"
 #include "wan.h"
-
-static void
-release(void *arg, uint32_t w, dp_time_t now)
-{
-	struct dp_topo *t = arg;
-
-	dp_worker_release(&t->workers[w], now);
-}
-
-/* Every worker is done: the background hosts and the probe of the barrier's engine stop. */
-static void
-finish(void *arg, dp_time_t now)
-{
-	struct dp_topo *t = arg;
-	uint32_t d;
-
-	(void)now;
-	for (d = 0; t->bg != NULL && d < t->d; d++)
-		if (t->bg[d].link != NULL && (t->par == NULL || t->bg[d].e.eng->part != NULL))
-			dp_bghost_stop(&t->bg[d]);
-	if (t->probe != NULL)
-		dp_probe_stop(t->probe);
-}
-
-/* A partition's copy of finish(): its own hosts and probe (the others' are not its to touch). */
-static void
-finish_part(void *arg, dp_time_t now)
-{
-	struct dp_part *pt = arg;
-	struct dp_topo *t = pt->par->topo;
-	uint32_t d;
-
-	(void)now;
-	for (d = 0; t->bg != NULL && d < t->d; d++)
-		if (t->bg[d].link != NULL && t->bg[d].e.eng == &pt->eng)
-			dp_bghost_stop(&t->bg[d]);
-	if (pt->probe != NULL)
-		dp_probe_stop(pt->probe);
-}
 
 /*
  * @n zeroed elements of @size bytes, on a cache line of their own each (the element types are
  * cache-line aligned): elements run by different partitions, on different lcores, then never
  * share a line, which each would take from the other's cache at every frame.
  */
-static void *
-zalloc_lines(size_t n, size_t size)
+void *
+dp_topo_zalloc_lines(size_t n, size_t size)
 {
 	size_t len = RTE_ALIGN_CEIL(n * size, RTE_CACHE_LINE_SIZE);
 	void *p;
@@ -263,7 +228,7 @@ probes_apart(struct dp_topo *t, const struct dp_bg_params *bg, struct dp_link *c
 			}
 		if (n == 0)
 			continue;
-		pt->probe = zalloc_lines(1, sizeof(*pt->probe));
+		pt->probe = dp_topo_zalloc_lines(1, sizeof(*pt->probe));
 		if (pt->probe == NULL)
 			return -ENOMEM;
 		x->gid_next = g;	/* every copy has the one probe's id */
@@ -312,7 +277,7 @@ build_background(struct dp_topo *t, const struct dp_topo_params *p)
 			if (rc != 0)
 				return rc;
 		} else {
-			t->probe = zalloc_lines(1, sizeof(*t->probe));
+			t->probe = dp_topo_zalloc_lines(1, sizeof(*t->probe));
 			if (t->probe == NULL)
 				return -ENOMEM;
 			rc = dp_probe_init(t->probe, &t->eng, "wanprobe", bg->probe_every, wl, nl);
@@ -323,9 +288,9 @@ build_background(struct dp_topo *t, const struct dp_topo_params *p)
 	t->bg_load = bg->load;
 	if (t->d < 2 || !(bg->load > 0))
 		return 0;
-	t->bg = zalloc_lines(t->d, sizeof(*t->bg));
-	t->bglink = zalloc_lines(t->d, sizeof(*t->bglink));
-	t->sink = zalloc_lines(t->d, sizeof(*t->sink));
+	t->bg = dp_topo_zalloc_lines(t->d, sizeof(*t->bg));
+	t->bglink = dp_topo_zalloc_lines(t->d, sizeof(*t->bglink));
+	t->sink = dp_topo_zalloc_lines(t->d, sizeof(*t->sink));
 	if (t->bg == NULL || t->bglink == NULL || t->sink == NULL)
 		return -ENOMEM;
 	for (d = 0; d < t->d; d++) {
@@ -377,186 +342,6 @@ through_port(const struct dp_topo *t, uint32_t d)
 
 	return t->dc_port != NULL && t->dc_port[d] != NULL &&
 	       (!dp_topo_here(t, next) || (t->dc_port[next] != NULL && t->local == all_dcs(t->d)));
-}
-
-/*
- * Which partition runs each worker and each switch (parallel.h).  Up to one partition per data
- * centre: whole data centres, in contiguous blocks, cut at the WAN links.  Beyond that each data
- * centre has a share of the partitions: its workers in contiguous groups, the switch with the
- * first group, cut at the workers' NIC links, the switch's links down to them and to their
- * modules.  Every partition has workers.  Returns the partitions used: fewer than asked if there
- * are fewer workers, or if a link to cut has no delay (nothing to look ahead by).
- */
-static uint32_t
-assign(struct dp_topo *t, uint32_t np, bool in_net)
-{
-	uint32_t d, i, off = 0;
-
-	if (np > t->w_count)
-		np = t->w_count;
-	if (np > t->d && (t->links.nic_delay == 0 || t->links.down_delay == 0 ||
-			  (in_net && t->links.mlink_delay == 0)))
-		np = t->d;
-	for (d = 0; np > 1 && d < t->n_wan; d++)
-		if (sm_wan_link_delay(t->shape, t->d, d, t->links.wan_delay) == 0)
-			np = 1;		/* a WAN link to cut has no delay: one engine */
-	for (d = 0; d < t->d; d++) {
-		uint32_t k = np <= t->d ? 1 : np / t->d + (d < np % t->d);
-		uint32_t first = np <= t->d ? d * np / t->d : off;
-
-		t->part_sw[d] = first;
-		for (i = 0; i < t->n; i++)
-			t->part_w[d * t->n + i] = first + (uint32_t)((uint64_t)i * k / t->n);
-		off += k;
-	}
-	if (t->n_sw > t->d)
-		t->part_sw[t->d] = t->part_sw[0];	/* the star's core */
-	return np;
-}
-
-/* Cut into @np partitions: the engines, their records and barriers' workers.  0 or -errno. */
-static int
-partitions_make(struct dp_topo *t, const struct dp_topo_params *p, uint32_t np)
-{
-	const struct sm_program *prog = p->prog;
-	uint32_t i, w, per;
-	int rc;
-
-	t->par = calloc(1, sizeof(*t->par));
-	if (t->par == NULL)
-		return -ENOMEM;
-	/* a partition holds its workers' elements, a DC's shared ones, and cut links' far ends */
-	per = 9 * ((t->w_count + np - 1) / np + t->n) + 6 * t->d + 4 + 2 * t->n_wan;
-	rc = dp_par_init(t->par, np, per, p->pool, p->t0, p->cap);
-	if (rc != 0) {
-		free(t->par);
-		t->par = NULL;
-		return rc;
-	}
-	t->par->topo = t;
-	t->par->rec = &t->rec;
-	t->par->bg = &t->bgstats;
-	t->cap_xin = 3 * t->w_count + t->n_wan;
-	t->xin = zalloc_lines(t->cap_xin, sizeof(*t->xin));
-	if (t->xin == NULL)
-		return -ENOMEM;
-	for (i = 0; i < np; i++) {
-		struct dp_part *pt = &t->par->p[i];
-		struct dp_fpool_params fp;
-
-		pt->eng.bytes = t->eng.bytes;
-		if (i > 0 && pt->here && t->eng.bytes && p->pool != NULL &&
-		    dp_fpool_params_of(p->pool, &fp) == 0) {
-			/* a frame pool is one lcore's: each partition has its own like it */
-			char pname[RTE_MEMPOOL_NAMESIZE];
-
-			snprintf(pname, sizeof(pname), "part%u", i);
-			pt->own_pool = dp_fpool_create(pname, &fp);
-			if (pt->own_pool == NULL)
-				return -rte_errno;
-			pt->eng.pool = pt->own_pool;
-		}
-		pt->who = calloc(t->w_count, sizeof(*pt->who));
-		if (pt->who == NULL)
-			return -ENOMEM;
-		for (w = 0; w < t->w_count; w++)
-			if (t->part_w[w] == i)
-				pt->who[pt->n_who++] = w;
-		/* every step held: merged into the run's record once all partitions have it */
-		rc = dp_record_init(&pt->rec, p->steps, prog->n, pt->n_who, true,
-				    p->pk->sync != SM_SYNC_NONE);
-		if (rc != 0)
-			return rc;
-		pt->rec.t0 = p->t0;
-		pt->rec.last_end = p->t0;
-		pt->rec.budget = prog->budget;
-		pt->bg.on_done = dp_par_transfer;
-		pt->bg.arg = pt;
-	}
-	return 0;
-}
-
-/* The barrier, last of all elements (its id the largest): one, or a copy per partition. */
-static int
-barriers_make(struct dp_topo *t)
-{
-	uint32_t i, g;
-	int rc;
-
-	if (t->par == NULL) {
-		rc = dp_barrier_init(&t->barrier, &t->eng, "barrier", t->n_local, t->local_w);
-		t->barrier.release = release;
-		t->barrier.finish = finish;
-		t->barrier.arg = t;
-		t->barrier.finish_arg = t;
-		return rc;
-	}
-	g = t->par->gid_next;
-	for (i = 0; i < t->par->n; i++) {
-		struct dp_part *pt = &t->par->p[i];
-
-		t->par->gid_next = g;	/* every copy has the barrier's id */
-		rc = dp_barrier_init(&pt->bar, &pt->eng, "barrier", pt->n_who, pt->who);
-		if (rc != 0)
-			return rc;
-		pt->bar.release = release;
-		pt->bar.finish = finish_part;
-		pt->bar.arg = t;
-		pt->bar.finish_arg = pt;
-		pt->bar.local_done = dp_par_local_done;
-		pt->bar.local_arg = pt;
-	}
-	t->par->gid_next = g + 1;
-	return 0;
-}
-
-/*
- * Every element once, by gid: one engine's list, or the partitions' merged (a cut link's far
- * end is its link's; copies of the barrier and the probe are one).
- */
-static int
-all_make(struct dp_topo *t)
-{
-	uint32_t n = 0, i, *at;
-
-	if (t->par == NULL) {
-		t->all = malloc(t->eng.n * sizeof(*t->all));
-		if (t->all == NULL)
-			return -ENOMEM;
-		memcpy(t->all, t->eng.elems, t->eng.n * sizeof(*t->all));
-		t->n_all = t->eng.n;
-		return 0;
-	}
-	t->all = calloc(t->par->gid_next, sizeof(*t->all));
-	at = calloc(t->par->n, sizeof(*at));
-	if (t->all == NULL || at == NULL) {
-		free(at);
-		return -ENOMEM;
-	}
-	for (;;) {	/* each partition's elements are in gid order: a merge */
-		struct dp_elem *best = NULL;
-
-		for (i = 0; i < t->par->n; i++) {
-			const struct dp_engine *e = &t->par->p[i].eng;
-
-			while (at[i] < e->n && e->elems[at[i]]->ops == &dp_xin_ops)
-				at[i]++;
-			if (at[i] < e->n && (best == NULL || e->elems[at[i]]->gid < best->gid))
-				best = e->elems[at[i]];
-		}
-		if (best == NULL)
-			break;
-		for (i = 0; i < t->par->n; i++) {
-			const struct dp_engine *e = &t->par->p[i].eng;
-
-			if (at[i] < e->n && e->elems[at[i]]->gid == best->gid)
-				at[i]++;	/* its copies */
-		}
-		t->all[n++] = best;
-	}
-	free(at);
-	t->n_all = n;
-	return 0;
 }
 
 /* The record and the barrier worker @w reports to. */
@@ -622,7 +407,7 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 		if (dp_topo_here(t, w / t->n))
 			t->local_w[t->n_local++] = w;
 	/* real time: whole data centres, cut only where their WAN links cross ports */
-	np = assign(t, p->partitions <= 1 ? 1 : p->realtime && p->partitions > t->d ? t->d :
+	np = dp_topo_assign(t, p->partitions <= 1 ? 1 : p->realtime && p->partitions > t->d ? t->d :
 		    p->partitions, in_net);
 	for (d = 0; p->realtime && np > 1 && d < t->n_wan; d++) {
 		uint32_t from, to;
@@ -653,18 +438,18 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	/* bytes only where something reads them: a trace, a DPDK port */
 	t->eng.bytes = p->cap != NULL || p->dc_port != NULL || p->n_link_ports > 0 || p->bytes;
 	if (np > 1) {
-		rc = partitions_make(t, p, np);
+		rc = dp_topo_partitions_make(t, p, np);
 		if (rc != 0)
 			goto fail;
 	}
-	t->workers = zalloc_lines(t->w_count, sizeof(*t->workers));
-	t->nic = zalloc_lines(t->w_count, sizeof(*t->nic));
-	t->down = zalloc_lines(t->w_count, sizeof(*t->down));
-	t->sw = zalloc_lines(t->n_sw, sizeof(*t->sw));
-	t->wan = t->n_wan > 0 ? zalloc_lines(t->n_wan, sizeof(*t->wan)) : NULL;
-	t->port = pluggable ? zalloc_lines(t->w_count, sizeof(*t->port)) : NULL;
-	t->mlink = in_net ? zalloc_lines(t->w_count, sizeof(*t->mlink)) : NULL;
-	t->mod = pluggable || in_net ? zalloc_lines(t->w_count, sizeof(*t->mod)) : NULL;
+	t->workers = dp_topo_zalloc_lines(t->w_count, sizeof(*t->workers));
+	t->nic = dp_topo_zalloc_lines(t->w_count, sizeof(*t->nic));
+	t->down = dp_topo_zalloc_lines(t->w_count, sizeof(*t->down));
+	t->sw = dp_topo_zalloc_lines(t->n_sw, sizeof(*t->sw));
+	t->wan = t->n_wan > 0 ? dp_topo_zalloc_lines(t->n_wan, sizeof(*t->wan)) : NULL;
+	t->port = pluggable ? dp_topo_zalloc_lines(t->w_count, sizeof(*t->port)) : NULL;
+	t->mlink = in_net ? dp_topo_zalloc_lines(t->w_count, sizeof(*t->mlink)) : NULL;
+	t->mod = pluggable || in_net ? dp_topo_zalloc_lines(t->w_count, sizeof(*t->mod)) : NULL;
 	if (t->workers == NULL || t->nic == NULL || t->down == NULL || t->sw == NULL ||
 	    (t->d > 1 && t->wan == NULL) || (pluggable && t->port == NULL) ||
 	    (in_net && t->mlink == NULL) || ((pluggable || in_net) && t->mod == NULL))
@@ -827,9 +612,9 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 		if (rc != 0)
 			goto fail;
 	}
-	rc = barriers_make(t);
+	rc = dp_topo_barriers_make(t);
 	if (rc == 0)
-		rc = all_make(t);
+		rc = dp_topo_all_make(t);
 	if (rc != 0)
 		goto fail;
 	return 0;
@@ -875,435 +660,6 @@ dp_topo_stop(struct dp_topo *t)
 	for (d = 0; t->par != NULL && d < t->par->n; d++)
 		if (t->par->p[d].probe != NULL)
 			dp_probe_stop(t->par->p[d].probe);
-}
-
-/* Partitions: the topology's engine shows what they add up to (the run reads it). */
-static void
-par_view(struct dp_topo *t)
-{
-	dp_par_totals(t->par, &t->eng.events, &t->eng.sync_wip, &t->eng.now);
-	if (t->par->error != 0 && t->eng.error == 0) {
-		t->eng.error = t->par->error;
-		snprintf(t->eng.errmsg, sizeof(t->eng.errmsg), "%s", t->par->errmsg);
-	}
-}
-
-struct advance {
-	const struct dp_topo *t;
-	uint32_t seen;		/* steps done when it began */
-	bool exact;		/* virtual time: stop when nothing of the sync is in progress */
-	uint64_t ev_end;	/* virtual time: return after this many events, for progress */
-	uint32_t polls;		/* real time in partitions: calls, for the control plane's turn */
-};
-
-static bool
-advanced(void *arg)
-{
-	const struct advance *a = arg;
-
-	return a->t->rec.steps_done != a->seen ||
-	       (a->exact && (a->t->eng.sync_wip == 0 || a->t->eng.events >= a->ev_end));
-}
-
-/* Partitions: after a window, as advanced() after an event; the control plane's turn. */
-static bool
-par_advanced(void *arg)
-{
-	struct advance *a = arg;
-	struct dp_topo *t = (struct dp_topo *)a->t;
-
-	par_view(t);
-	if (t->eng.poll != NULL)
-		t->eng.poll(t->eng.poll_arg, t->par->tmin);
-	return t->rec.steps_done != a->seen || t->eng.sync_wip == 0 || t->eng.events >= a->ev_end;
-}
-
-/*
- * Real time, partitions: a step retired (merged from every partition).  And the control plane's
- * turn every 256 calls: the status as it stands, and a waiting change with every lcore paused
- * (the elements it changes are theirs), at the latest time a partition has reached.
- */
-static bool
-rt_advanced(void *arg)
-{
-	struct advance *a = arg;
-	struct dp_topo *t = (struct dp_topo *)a->t;
-
-	if (t->eng.poll != NULL && (++a->polls & 255) == 0) {
-		if (t->eng.poll_wants != NULL && t->eng.poll_wants(t->eng.poll_arg)) {
-			dp_time_t now = dp_par_rt_pause(t->par);
-
-			t->eng.poll(t->eng.poll_arg, now);
-			dp_par_rt_resume(t->par);
-		} else {
-			t->eng.poll(t->eng.poll_arg, t->eng.rt->now(t->eng.rt->arg));
-		}
-	}
-	return t->rec.steps_done != a->seen;
-}
-
-/* Where a virtual-time advance returns for progress (or a sample's end: dp_topo.ev_stop). */
-static uint64_t
-ev_end(const struct dp_topo *t)
-{
-	uint64_t e = t->eng.events + DP_ADVANCE_EVENTS;
-
-	return t->ev_stop != 0 && t->ev_stop < e ? t->ev_stop : e;
-}
-
-static int
-par_advance(struct dp_topo *t)
-{
-	struct advance a = { .t = t, .seen = t->rec.steps_done, .exact = true,
-			     .ev_end = ev_end(t) };
-	int rc = dp_par_run(t->par, par_advanced, &a);
-
-	par_view(t);
-	if (rc != 0)
-		return rc;
-	if (t->rec.steps_done != a.seen)
-		return 1;
-	return t->eng.sync_wip != 0 && t->eng.events >= a.ev_end ? 2 : 0;
-}
-
-int
-dp_topo_drain(struct dp_topo *t)
-{
-	int rc;
-
-	if (t->par == NULL)
-		return dp_engine_run(&t->eng, DP_NEVER, NULL, NULL);
-	rc = dp_par_run(t->par, NULL, NULL);
-	par_view(t);
-	return rc;
-}
-
-int
-dp_topo_advance(struct dp_topo *t, dp_time_t watchdog)
-{
-	struct advance a = { .t = t, .seen = t->rec.steps_done, .exact = t->eng.rt == NULL,
-			     .ev_end = ev_end(t) };
-	dp_time_t until = DP_NEVER;
-	int rc;
-
-	if (t->par != NULL && !a.exact) {
-		/* real time: the partitions on their lcores until a step is done or the watchdog */
-		rc = dp_par_run_rt(t->par, watchdog, rt_advanced, &a);
-		if (t->rec.steps_done == a.seen)
-			dp_par_rt_halt(t->par);	/* the watchdog (an error halted them already) */
-		if (!t->par->rt_on)
-			par_view(t);	/* running on, the partitions are their lcores' */
-		if (rc != 0)
-			return rc;
-		return t->rec.steps_done != a.seen;
-	}
-	if (t->par != NULL)
-		return par_advance(t);
-	if (!a.exact)
-		until = t->eng.now < DP_NEVER - watchdog ? t->eng.now + watchdog : DP_NEVER;
-	rc = dp_engine_run(&t->eng, until, advanced, &a);
-	if (rc != 0)
-		return rc;
-	if (t->rec.steps_done != a.seen)
-		return 1;
-	/* the sync goes on (a long step): not a stall */
-	return a.exact && t->eng.sync_wip != 0 && t->eng.events >= a.ev_end ? 2 : 0;
-}
-
-uint64_t
-dp_topo_frames_made(const struct dp_topo *t)
-{
-	uint64_t n = 0;
-	uint32_t i;
-
-	for (i = 0; i < t->w_count; i++)
-		n += t->workers[i].frames_made;
-	return n;
-}
-
-int
-dp_topo_waiting(const struct dp_topo *t, char *buf, size_t len)
-{
-	const struct dp_worker *first = NULL, *in_round = NULL;
-	uint32_t i, left = 0;
-	char where[200];
-
-	for (i = 0; i < t->w_count; i++) {
-		const struct dp_worker *w = &t->workers[i];
-
-		if (!dp_topo_here(t, i / t->n) || w->state == DP_W_DONE)
-			continue;	/* another process runs it, or it is done */
-		left++;
-		if (first == NULL)
-			first = w;
-		if (in_round == NULL && w->state == DP_W_ROUND)
-			in_round = w;
-	}
-	if (first == NULL)
-		return snprintf(buf, len, "every worker is done");
-	dp_worker_describe(in_round != NULL ? in_round : first, where, sizeof(where));
-	if (left == 1)
-		return snprintf(buf, len, "%s", where);
-	return snprintf(buf, len, "%s (%u workers not done)", where, left);
-}
-
-/* rx = tx + drop + held, and nothing held at the end. */
-static int
-check_elem(const struct dp_elem *e, char *err, size_t errlen)
-{
-	uint64_t held = e->ops->held(e);
-
-	if (held != 0) {
-		snprintf(err, errlen, "invariant: %s %s still holds %" PRIu64 " frames at the end",
-			 e->ops->kind, e->name, held);
-		return -EPROTO;
-	}
-	if (e->c.rx != e->c.tx + e->c.drop) {
-		snprintf(err, errlen, "invariant: %s %s received %" PRIu64 " frames but sent %"
-			 PRIu64 " and dropped %" PRIu64, e->ops->kind, e->name, e->c.rx, e->c.tx,
-			 e->c.drop);
-		return -EPROTO;
-	}
-	return 0;
-}
-
-int
-dp_topo_check(const struct dp_topo *t, char *err, size_t errlen)
-{
-	uint64_t made = 0, got = 0, consumed = 0, dropped = 0, wire_in = 0, wire_out = 0;
-	uint32_t i;
-	int rc;
-
-	for (i = 0; t->dc_port != NULL && i < t->d; i++)
-		if (t->dc_port[i] != NULL) {
-			wire_in += t->dc_port[i]->rx;
-			wire_out += t->dc_port[i]->tx;
-		}
-	for (i = 0; i < t->n_link_ports; i++) {
-		wire_in += t->link_port[i].rx->rx;
-		wire_out += t->link_port[i].tx->tx;
-	}
-	for (i = 0; i < t->w_count; i++) {
-		const struct dp_worker *w = &t->workers[i];
-
-		if (!dp_topo_here(t, i / t->n))
-			continue;	/* another process runs it */
-		if (w->state != DP_W_DONE && (t->par == NULL || t->par->p[t->part_w[i]].here)) {
-			char where[240];
-
-			dp_topo_waiting(t, where, sizeof(where));
-			snprintf(err, errlen, "the run stalled: %s", where);
-			return -EPROTO;
-		}
-		made += w->e.c.tx;
-		got += w->e.c.rx - w->e.c.drop;
-		dropped += w->e.c.drop;
-	}
-	for (i = 0; i < t->n_xin; i++) {	/* cut links' far ends: the link counts */
-		if (t->xin[i].tail != t->xin[i].head) {
-			snprintf(err, errlen, "invariant: the far end of link %s still holds %u "
-				 "frames at the end", t->xin[i].e.name,
-				 t->xin[i].tail - t->xin[i].head);
-			return -EPROTO;
-		}
-	}
-	for (i = 0; i < t->n_all; i++) {
-		const struct dp_elem *e = t->all[i];
-
-		if (strcmp(e->ops->kind, "worker") == 0)
-			continue;
-		if (strcmp(e->ops->kind, "bghost") == 0) {
-			made += e->c.tx;	/* a source */
-			continue;
-		}
-		rc = check_elem(e, err, errlen);
-		if (rc != 0)
-			return rc;
-		dropped += e->c.drop;
-		if (strcmp(e->ops->kind, "module") == 0 || strcmp(e->ops->kind, "sink") == 0)
-			consumed += e->c.tx;
-	}
-	if (made + wire_in != got + consumed + dropped + wire_out) {
-		snprintf(err, errlen, "invariant: workers made %" PRIu64 " frames and %" PRIu64
-			 " came in through ports; received %" PRIu64 ", modules consumed %" PRIu64
-			 ", dropped %" PRIu64 ", %" PRIu64 " went out through ports", made, wire_in,
-			 got, consumed, dropped, wire_out);
-		return -EPROTO;
-	}
-	if (t->eng.rt == NULL && t->eng.sync_wip != 0) {
-		snprintf(err, errlen, "invariant: the sync's work in progress is %" PRId64 " at the "
-			 "end, not 0 (frames made and not received, or events pending)",
-			 t->eng.sync_wip);
-		return -EPROTO;
-	}
-	for (i = 0; t->par != NULL && i < t->par->n; i++)
-		if (t->par->p[i].own_pool != NULL &&
-		    dp_fpool_frames_in_use(t->par->p[i].own_pool) != 0) {
-			snprintf(err, errlen, "invariant: partition %u's frame pool has %" PRIu64
-				 " frames taken at the end", i,
-				 dp_fpool_frames_in_use(t->par->p[i].own_pool));
-			return -EPROTO;
-		}
-	if (t->pool != NULL && rte_mempool_avail_count(t->pool) != t->pool->size) {
-		snprintf(err, errlen, "invariant: the mbuf pool has %u of %u mbufs back",
-			 rte_mempool_avail_count(t->pool), t->pool->size);
-		return -EPROTO;
-	}
-	return 0;
-}
-
-/* An element's counters as they cross between ranks. */
-struct wire_elem {
-	uint32_t gid, pad;
-	struct dp_counters c;
-	uint64_t max_qbytes, fg_over, bg_drop;
-	dp_time_t busy_ps;
-	dp_time_t stage_busy[SM_STAGE_COUNT];
-};
-
-/* The element of @e's kind that holds more counters: a link's or a module's place, or -1. */
-static int
-mod_index(const struct dp_topo *t, const struct dp_elem *e)
-{
-	uintptr_t d;
-
-	if (t->mod == NULL || (uintptr_t)e < (uintptr_t)&t->mod[0].e)
-		return -1;
-	d = (uintptr_t)e - (uintptr_t)&t->mod[0].e;
-	if (d % sizeof(t->mod[0]) != 0 || d / sizeof(t->mod[0]) >= t->w_count)
-		return -1;
-	return (int)(d / sizeof(t->mod[0]));
-}
-
-int
-dp_topo_gather_end(struct dp_topo *t)
-{
-	struct wire_elem *mine = NULL;
-	uint8_t *all = NULL;
-	size_t cap = 0, *lens = NULL, n = 0, total = 0;
-	int rc;
-
-	if (t->par != NULL && t->par->rt_on) {
-		dp_par_rt_halt(t->par);		/* real time: what the lcores ran, now this one's */
-		par_view(t);
-	} else if (t->par != NULL && t->eng.rt != NULL) {
-		par_view(t);
-	}
-	if (t->par == NULL || t->par->nranks == 1)
-		return 0;
-	rc = dp_par_gather_end(t->par);
-	mine = calloc(t->n_all ? t->n_all : 1, sizeof(*mine));
-	lens = calloc((size_t)t->par->nranks, sizeof(*lens));
-	if ((mine == NULL || lens == NULL) && rc == 0)
-		rc = -ENOMEM;
-	for (uint32_t i = 0; mine != NULL && i < t->n_all; i++) {
-		const struct dp_elem *e = t->all[i];
-		struct wire_elem *w = &mine[n];
-		int m;
-
-		if (e == NULL || e->eng->part == NULL || !e->eng->part->here)
-			continue;
-		n++;
-		w->gid = e->gid;
-		w->c = e->c;
-		if (e->ops == &dp_link_ops) {
-			const struct dp_link *l = (const struct dp_link *)e;
-
-			w->max_qbytes = l->max_qbytes;
-			w->fg_over = l->fg_over;
-			w->bg_drop = l->bg_drop;
-			w->busy_ps = l->busy_ps;
-		}
-		m = mod_index(t, e);
-		if (m >= 0)
-			memcpy(w->stage_busy, t->mod[m].stage_busy, sizeof(w->stage_busy));
-	}
-	/* every rank takes part, whatever failed here */
-	{
-		int rc2 = dp_ranks_allgatherv(mine, rc == 0 ? n * sizeof(*mine) : 0, &all, &cap,
-					      lens);
-
-		if (rc == 0)
-			rc = rc2;
-	}
-	for (int r = 0; rc == 0 && r < t->par->nranks; r++)
-		total += lens[r];
-	for (size_t at = 0; rc == 0 && at + sizeof(struct wire_elem) <= total;
-	     at += sizeof(struct wire_elem)) {
-		struct wire_elem w;
-		struct dp_elem *e;
-		int m;
-
-		memcpy(&w, all + at, sizeof(w));
-		if (w.gid >= t->n_all || t->all[w.gid] == NULL) {
-			rc = -EPROTO;
-			break;
-		}
-		e = t->all[w.gid];
-		if (e->eng->part != NULL && e->eng->part->here)
-			continue;
-		e->c = w.c;
-		if (e->ops == &dp_link_ops) {
-			struct dp_link *l = (struct dp_link *)e;
-
-			l->max_qbytes = w.max_qbytes;
-			l->fg_over = w.fg_over;
-			l->bg_drop = w.bg_drop;
-			l->busy_ps = w.busy_ps;
-		}
-		m = mod_index(t, e);
-		if (m >= 0)
-			memcpy(t->mod[m].stage_busy, w.stage_busy, sizeof(w.stage_busy));
-	}
-	free(all);
-	free(lens);
-	free(mine);
-	return rc;
-}
-
-struct wire_outcome {
-	int32_t rc;
-	char err[500];
-};
-
-int
-dp_topo_agree(const struct dp_topo *t, int rc, char *err, size_t errlen)
-{
-	struct wire_outcome mine = { .rc = rc };
-	uint8_t *all = NULL;
-	size_t cap = 0, *lens;
-	int out = rc;
-
-	if (t->par == NULL || t->par->nranks == 1)
-		return rc;
-	lens = calloc((size_t)t->par->nranks, sizeof(*lens));
-	if (lens == NULL)
-		return rc != 0 ? rc : -ENOMEM;	/* the others wait: mpirun ends them */
-	if (rc != 0)
-		snprintf(mine.err, sizeof(mine.err), "%s", err);
-	if (dp_ranks_allgatherv(&mine, sizeof(mine), &all, &cap, lens) != 0) {
-		if (out == 0) {
-			snprintf(err, errlen, "the ranks could not agree on the run's outcome");
-			out = -EIO;
-		}
-	} else {
-		for (int r = 0; r < t->par->nranks; r++) {
-			struct wire_outcome w;
-
-			memcpy(&w, all + (size_t)r * sizeof(w), sizeof(w));
-			if (w.rc == 0)
-				continue;
-			out = w.rc;
-			w.err[sizeof(w.err) - 1] = '\0';
-			if (r == t->par->rank)
-				break;	/* its own message is in err */
-			snprintf(err, errlen, "rank %d: %s", r, w.err);
-			break;
-		}
-	}
-	free(all);
-	free(lens);
-	return out;
 }
 
 void

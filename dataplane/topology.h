@@ -181,6 +181,9 @@ int dp_topo_agree(const struct dp_topo *t, int rc, char *err, size_t errlen);
  */
 int dp_topo_drain(struct dp_topo *t);
 
+/** Partitions: the topology's engine shows what they add up to (events, work, time, error). */
+void dp_topo_par_view(struct dp_topo *t);
+
 /** Free everything (frames still held are returned to the pool). */
 void dp_topo_free(struct dp_topo *t);
 

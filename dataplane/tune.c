@@ -11,10 +11,14 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <rte_ring.h>
 
 #include "../models/kernel.h"
 #include "../models/packet.h"
+#include "capture.h"
 #include "kernel_prog.h"
 #include "topology.h"
 #include "tune.h"
@@ -192,4 +196,50 @@ dp_topo_tune(struct dp_topo *t, struct sm_params *model, int budget_kind, enum d
 	if (p == DP_P_WAN_BW)
 		retune_background(t, t->bg_load, now);	/* the load is a fraction of the rate */
 	return 0;
+}
+
+bool
+dp_change_add(struct dp_change **v, uint32_t *n, uint32_t *cap, const struct dp_change *c)
+{
+	if (*n == *cap) {
+		uint32_t room = *cap ? 2 * *cap : 16;
+		struct dp_change *nv = realloc(*v, room * sizeof(*nv));
+
+		if (nv == NULL)
+			return false;
+		*v = nv;
+		*cap = room;
+	}
+	(*v)[(*n)++] = *c;
+	return true;
+}
+
+void
+dp_tune_serve(const struct dp_tune_target *tg, struct dp_tune_req *req, dp_time_t now)
+{
+	struct dp_tune_resp *resp = calloc(1, sizeof(*resp));
+	double old = 0;
+	int r;
+
+	r = tg->tune(tg->arg, req->param, req->value, now, &old, resp ? resp->msg : NULL,
+		     resp ? sizeof(resp->msg) : 0);
+	if (r == 0 && tg->keep(tg->arg, req->param, old, req->value, now)) {
+		char note[160];
+
+		snprintf(note, sizeof(note), "syncemu set %s %.12g (was %.12g) in %s",
+			 dp_param_key(req->param), req->value, old, tg->where);
+		dp_capture_note(tg->eng, note, now);
+		dp_status_publish(tg->status, req->param, req->value);
+		atomic_fetch_add(&tg->status->changes, 1);
+	}
+	if (resp != NULL) {
+		resp->id = req->id;
+		resp->rc = r;
+		resp->run_id = tg->run_id;
+		resp->at = now;
+		resp->old = old;
+		if (rte_ring_enqueue(tg->resp, resp) != 0)
+			free(resp);	/* nobody is reading: never wait for the control plane */
+	}
+	free(req);
 }

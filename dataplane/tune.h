@@ -9,9 +9,12 @@
 #define DP_TUNE_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "../models/bits.h"
 #include "../models/params.h"
 #include "engine.h"
 
@@ -62,6 +65,12 @@ struct dp_change {
 				 *   UINT32_MAX: after the last step done */
 };
 
+/**
+ * Append change @p c to the array *@p v of *@p n changes, room for *@p cap, which doubles when
+ * full (16 at first): false if out of memory (the array is then unchanged).
+ */
+bool dp_change_add(struct dp_change **v, uint32_t *n, uint32_t *cap, const struct dp_change *c);
+
 /** What the telemetry endpoints read: written by the data plane, read by any thread. */
 struct dp_status {
 	_Atomic uint32_t running;	/**< a run is in progress */
@@ -76,10 +85,7 @@ struct dp_status {
 static inline void
 dp_status_publish(struct dp_status *st, enum dp_param p, double v)
 {
-	uint64_t bits;
-
-	memcpy(&bits, &v, sizeof(bits));
-	atomic_store(&st->value_bits[p], bits);
+	atomic_store(&st->value_bits[p], sm_double_bits(v));
 }
 
 struct dp_topo;
@@ -104,5 +110,28 @@ double dp_param_get(const struct sm_params *model, enum dp_param p);
  * queues.wan, which are not in the model.
  */
 int dp_param_set(struct sm_params *model, enum dp_param p, double value);
+
+/** What a control request is applied to (a run's topology, the bridge), for dp_tune_serve(). */
+struct dp_tune_target {
+	/** Apply @p p = @p v at @p now: 0, with the value before in *@p old, or -errno, with why
+	 *  in @p msg (NULL: not wanted) */
+	int (*tune)(void *arg, enum dp_param p, double v, dp_time_t now, double *old, char *msg,
+		    size_t len);
+	/** Record a change applied; false if it could not (out of memory): it is then not noted */
+	bool (*keep)(void *arg, enum dp_param p, double old, double v, dp_time_t now);
+	void *arg;
+	struct dp_engine *eng;		/**< whose trace gets the change's note */
+	struct dp_status *status;	/**< the value in force, published */
+	struct rte_ring *resp;		/**< the answers */
+	uint32_t run_id;		/**< the answer's */
+	const char *where;		/**< the note's end: "run 2", "the bridge" */
+};
+
+/**
+ * Apply control request @p req (freed here) to @p tg at @p now: record and note the change,
+ * publish the value in force, and answer on @p tg->resp (an answer nobody reads is dropped:
+ * the data plane never waits for the control plane).
+ */
+void dp_tune_serve(const struct dp_tune_target *tg, struct dp_tune_req *req, dp_time_t now);
 
 #endif /* DP_TUNE_H */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../models/ring.h"
 #include "xin.h"
 
 #define RING_MIN 64
@@ -59,18 +60,12 @@ dp_xin_put(struct dp_xin *x, const struct dp_pkt *p, dp_time_t arrive)
 	struct dp_xin_slot *s;
 
 	if (x->tail - x->head > x->mask) {	/* full: double it, keeping the order */
-		uint32_t size = x->mask + 1, n = x->tail - x->head, i;
-		struct dp_xin_slot *r = aligned_alloc(RTE_CACHE_LINE_SIZE, 2 * (size_t)size * sizeof(*r));
+		struct dp_xin_slot *r = sm_ring_grow(x->ring, &x->mask, &x->head, &x->tail,
+						     sizeof(*r), 0, RTE_CACHE_LINE_SIZE);
 
 		if (r == NULL)
 			return -ENOMEM;
-		for (i = 0; i < n; i++)
-			r[i] = x->ring[(x->head + i) & x->mask];
-		free(x->ring);
 		x->ring = r;
-		x->head = 0;
-		x->tail = n;
-		x->mask = 2 * size - 1;
 	}
 	s = &x->ring[x->tail++ & x->mask];
 	s->p = *p;

@@ -398,8 +398,7 @@ sm_round_load(const struct sm_params *p, unsigned int ring, unsigned int stride,
 			unsigned int j;
 
 			for (j = a * n; j < (a + 1) * n; j++) {
-				unsigned int pos = (j / stride) % ring;
-				unsigned int v = j - pos * stride + ((pos + shift) % ring) * stride;
+				unsigned int v = sm_ring_peer(j, ring, stride, shift, +1);
 
 				load_pair(p, a, v / n, 1, load, diff, out);
 			}
@@ -471,10 +470,7 @@ sm_phase_sends(const struct sm_phase *ph, unsigned int k, uint32_t w, uint32_t *
 	unsigned int n = 0, t, c;
 
 	if (ph->tree == SM_TREE_NONE) {
-		uint32_t pos = (w / ph->stride) % ph->ring;
-
-		dst[0] = w - pos * ph->stride +
-			 ((pos + sm_phase_shift(ph, k)) % ph->ring) * ph->stride;
+		dst[0] = sm_ring_peer(w, ph->ring, ph->stride, sm_phase_shift(ph, k), +1);
 		if (tree != NULL)
 			tree[0] = 0;
 		return 1;

@@ -71,6 +71,20 @@ struct sm_phase {
 
 #define SM_PHASES_MAX 8
 
+/**
+ * The worker that @p w sends to (@p dir = +1) or receives from (-1) in rings of @p ring workers
+ * @p stride apart, @p shift places on around its ring.
+ */
+static inline uint32_t
+sm_ring_peer(uint32_t w, uint32_t ring, uint32_t stride, uint32_t shift, int dir)
+{
+	uint32_t pos = (w / stride) % ring;
+	uint32_t base = w - pos * stride;
+
+	pos = dir > 0 ? (pos + shift) % ring : (pos + ring - shift % ring) % ring;
+	return base + pos * stride;
+}
+
 /** How far on around its ring round @p k of phase @p ph sends. */
 static inline unsigned int
 sm_phase_shift(const struct sm_phase *ph, unsigned int k)

@@ -148,11 +148,7 @@ void sm_program_free(struct sm_program *prog);
 static inline uint32_t
 sm_round_peer(const struct sm_round *r, uint32_t w, int dir)
 {
-	uint32_t pos = (w / r->stride) % r->ring;
-	uint32_t base = w - pos * r->stride;
-
-	pos = dir > 0 ? (pos + r->shift) % r->ring : (pos + r->ring - r->shift % r->ring) % r->ring;
-	return base + pos * r->stride;
+	return sm_ring_peer(w, r->ring, r->stride, r->shift, dir);
 }
 
 /** Frames of a @p bytes chunk and the payload of its last frame. */
