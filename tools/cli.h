@@ -12,6 +12,7 @@
 #endif
 
 #include "exitcodes.h"
+#include "opts.h"
 
 #define CLI_MAX_SETS 64
 
@@ -33,6 +34,17 @@ struct cli_sets {
  */
 int cli_sets_key(struct cli_sets *s, const char *key, const char *arg, char *err,
 		 size_t errlen);
+
+/** Option targets (opts.h's OPT_TARGET) over these: a struct cli_sets, the key in data. */
+int cli_opt_key(void *target, const char *arg, const void *key, char *err, size_t errlen);
+/** --set into a struct cli_sets. */
+int cli_opt_set(void *target, const char *arg, const void *data, char *err, size_t errlen);
+/** cli_parse_variants() and cli_parse_budgets() into an unsigned int. */
+int cli_opt_variants(void *target, const char *arg, const void *data, char *err, size_t errlen);
+int cli_opt_budgets(void *target, const char *arg, const void *data, char *err, size_t errlen);
+
+/** --mbufs' range: the first frame pool's mbufs (run, sweep). */
+extern const struct opts_range cli_mbufs_range;
 
 /** Free what cli_sets_key() allocated. */
 void cli_sets_free(struct cli_sets *s);

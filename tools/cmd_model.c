@@ -59,13 +59,15 @@ struct model_opts {
 enum { O_SET, O_VARIANT, O_BUDGET, O_TABLE, O_JSON, O_HELP };
 
 static const struct opt model_optv[] = {
-	{ "set", 's', "SECTION.KEY=VALUE", "override a scenario key (repeatable)", O_SET },
-	{ "variant", 'v', "LIST", "variants: A,B,C,E,C',E' or all [scenario's report]", O_VARIANT },
+	{ "set", 's', "SECTION.KEY=VALUE", "override a scenario key (repeatable)", .id = O_SET },
+	{ "variant", 'v', "LIST", "variants: A,B,C,E,C',E' or all [scenario's report]",
+	  .id = O_VARIANT },
 	{ "budget", 'b', "LIST", "module budgets: low,high,free or all [scenario's report]",
-	  O_BUDGET },
-	{ "table", 't', "LIST", "tables to print, or all [all but terms]; see below", O_TABLE },
-	{ "json", 'j', NULL, "print JSON instead of text", O_JSON },
-	{ "help", 'h', NULL, "show this help", O_HELP },
+	  .id = O_BUDGET },
+	{ "table", 't', "LIST", "tables to print, or all [all but terms]; see below",
+	  .id = O_TABLE },
+	{ "json", 'j', NULL, "print JSON instead of text", .id = O_JSON },
+	{ "help", 'h', NULL, "show this help", .id = O_HELP },
 };
 
 #define N_OPTS (sizeof(model_optv) / sizeof(model_optv[0]))

@@ -35,10 +35,10 @@ enum { O_OUT, O_TITLE, O_CHARTJS, O_HELP };
 
 static const struct opt report_optv[] = {
 	{ "out", 'o', "FILE", "write the page to FILE (.html; - for stdout) (required)",
-	  O_OUT },
-	{ "title", 't', "TEXT", "the page's title [syncemu report: the scenarios]", O_TITLE },
-	{ "chart-js", 0, "FILE", "Chart.js 3 to inline [" SYNCEMU_CHARTJS "]", O_CHARTJS },
-	{ "help", 'h', NULL, "show this help", O_HELP },
+	  .id = O_OUT },
+	{ "title", 't', "TEXT", "the page's title [syncemu report: the scenarios]", .id = O_TITLE },
+	{ "chart-js", 0, "FILE", "Chart.js 3 to inline [" SYNCEMU_CHARTJS "]", .id = O_CHARTJS },
+	{ "help", 'h', NULL, "show this help", .id = O_HELP },
 };
 
 #define N_OPTS (sizeof(report_optv) / sizeof(report_optv[0]))

@@ -23,9 +23,10 @@ struct scenario_opts {
 enum { O_SET, O_MARKDOWN, O_HELP };
 
 static const struct opt scenario_optv[] = {
-	{ "set", 's', "SECTION.KEY=VALUE", "check, dump: override a key (repeatable)", O_SET },
-	{ "markdown", 'm', NULL, "keys: print a markdown table", O_MARKDOWN },
-	{ "help", 'h', NULL, "show this help", O_HELP },
+	{ "set", 's', "SECTION.KEY=VALUE", "check, dump: override a key (repeatable)",
+	  .id = O_SET },
+	{ "markdown", 'm', NULL, "keys: print a markdown table", .id = O_MARKDOWN },
+	{ "help", 'h', NULL, "show this help", .id = O_HELP },
 };
 
 #define N_OPTS (sizeof(scenario_optv) / sizeof(scenario_optv[0]))

@@ -49,27 +49,33 @@ struct sweep_opts {
 	bool json, quiet, help;
 };
 
-enum { O_SET, O_KEY, O_VALUES, O_RANGE, O_VARIANT, O_BUDGET, O_STEPS, O_OUT, O_TABLES, O_JSON,
-       O_QUIET, O_EAL, O_MBUFS, O_HELP };
+enum { O_SET, O_KEY, O_VALUES, O_RANGE, O_STEPS };
 
 static const struct opt sweep_optv[] = {
-	{ "key", 'k', "SECTION.KEY", "the scenario key to sweep (required)", O_KEY },
-	{ "values", 'V', "LIST", "its values, comma-separated, with units: 1GB/s,3GB/s", O_VALUES },
+	{ "key", 'k', "SECTION.KEY", "the scenario key to sweep (required)", .id = O_KEY },
+	{ "values", 'V', "LIST", "its values, comma-separated, with units: 1GB/s,3GB/s",
+	  .id = O_VALUES },
 	{ "range", 'r', "FROM:TO:STEP", "or evenly spaced values: 0:0.9:0.1, 1GB/s:12GB/s:1GB/s",
-	  O_RANGE },
-	{ "set", 's', "SECTION.KEY=VALUE", "override another key (repeatable)", O_SET },
-	{ "variant", 'v', "LIST", "variants [scenario's report]", O_VARIANT },
-	{ "budget", 'b', "LIST", "module budgets [scenario's report]", O_BUDGET },
-	{ "steps", 'n', "N", "steps per run [run.steps]", O_STEPS },
+	  .id = O_RANGE },
+	{ "set", 's', "SECTION.KEY=VALUE", "override another key (repeatable)", .id = O_SET },
+	{ "variant", 'v', "LIST", "variants [scenario's report]",
+	  OPT_TARGET(cli_opt_variants, struct sweep_opts, variants) },
+	{ "budget", 'b', "LIST", "module budgets [scenario's report]",
+	  OPT_TARGET(cli_opt_budgets, struct sweep_opts, budgets) },
+	{ "steps", 'n', "N", "steps per run [run.steps]", .id = O_STEPS },
 	{ "out", 'o', "DIR", "write DIR/sweep.csv, .json, .svg, .png, .gp, .dat [sweep-KEY]",
-	  O_OUT },
+	  OPT_TARGET(opts_set_string, struct sweep_opts, out) },
 	{ "tables", 0, "DIR", "also write every table as DIR/<table id>.csv (DIR made if missing)",
-	  O_TABLES },
-	{ "json", 'j', NULL, "print the JSON on stdout too", O_JSON },
-	{ "quiet", 'q', NULL, "no progress on stderr", O_QUIET },
-	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults", O_EAL | OPT_DASH_VALUE },
-	{ "mbufs", 0, "N", "mbufs of the first frame pool (more are added as frames queue up; with ports: the whole pool) [from the plans, at most 16384]", O_MBUFS },
-	{ "help", 'h', NULL, "show this help", O_HELP },
+	  OPT_TARGET(opts_set_string, struct sweep_opts, tables) },
+	{ "json", 'j', NULL, "print the JSON on stdout too",
+	  OPT_TARGET(opts_set_flag, struct sweep_opts, json) },
+	{ "quiet", 'q', NULL, "no progress on stderr",
+	  OPT_TARGET(opts_set_flag, struct sweep_opts, quiet) },
+	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults",
+	  .id = OPT_DASH_VALUE, OPT_TARGET(opts_set_string, struct sweep_opts, eal) },
+	{ "mbufs", 0, "N", "mbufs of the first frame pool (more are added as frames queue up; with ports: the whole pool) [from the plans, at most 16384]",
+	  OPT_TARGET(opts_set_count_u32, struct sweep_opts, mbufs), .data = &cli_mbufs_range },
+	{ "help", 'h', NULL, "show this help", OPT_TARGET(opts_set_flag, struct sweep_opts, help) },
 };
 
 #define N_OPTS (sizeof(sweep_optv) / sizeof(sweep_optv[0]))
@@ -158,7 +164,6 @@ sweep_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 	struct sweep_opts *o = ctx;
 	const char *p, *q;
 	char *s, *f;
-	unsigned long v;
 	int rc;
 
 	switch (id) {
@@ -189,10 +194,6 @@ sweep_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 				return rc;
 		}
 		return 0;
-	case O_VARIANT:
-		return cli_parse_variants(arg, &o->variants, err, errlen);
-	case O_BUDGET:
-		return cli_parse_budgets(arg, &o->budgets, err, errlen);
 	case O_STEPS:
 		if (o->nowned + 2 > sizeof(o->owned) / sizeof(o->owned[0])) {
 			snprintf(err, errlen, "too many overrides");
@@ -206,29 +207,6 @@ sweep_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 		if (o->nsets < CLI_MAX_SETS)
 			o->from[o->nsets] = f;
 		return cli_add_set(o->sets, &o->nsets, s, err, errlen);
-	case O_OUT:
-		o->out = arg;
-		return 0;
-	case O_TABLES:
-		o->tables = arg;
-		return 0;
-	case O_JSON:
-		o->json = true;
-		return 0;
-	case O_QUIET:
-		o->quiet = true;
-		return 0;
-	case O_EAL:
-		o->eal = arg;
-		return 0;
-	case O_MBUFS:
-		if (opts_count("mbufs", arg, 1024, 100000000, &v, err, errlen) != 0)
-			return -EINVAL;
-		o->mbufs = (uint32_t)v;
-		return 0;
-	case O_HELP:
-		o->help = true;
-		return 0;
 	}
 	return -EINVAL;
 }

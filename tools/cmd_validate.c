@@ -53,50 +53,53 @@ enum { O_SCEN, O_SET, O_GENERIC, O_FILTER, O_HOSTS, O_PORTS, O_STEPS, O_COLL, O_
 
 static const struct opt val_optv[] = {
 	{ "scenario", 's', "FILE", "the model's scenario [a syncemu trace's own; else none]",
-	  O_SCEN },
-	{ "set", 0, "SECTION.KEY=VALUE", "override a scenario key (repeatable)", O_SET },
-	{ "generic", 'g', NULL, "ignore syncemu headers: cut the trace into bursts", O_GENERIC },
+	  .id = O_SCEN },
+	{ "set", 0, "SECTION.KEY=VALUE", "override a scenario key (repeatable)", .id = O_SET },
+	{ "generic", 'g', NULL, "ignore syncemu headers: cut the trace into bursts",
+	  .id = O_GENERIC },
 	{ "filter", 'f', "BPF", "select packets with a libpcap filter, e.g. 'tcp and host 10.0.0.1'",
-	  O_FILTER },
-	{ "hosts", 0, "A,B,...", "select packets between these IPv4/IPv6 addresses", O_HOSTS },
+	  .id = O_FILTER },
+	{ "hosts", 0, "A,B,...", "select packets between these IPv4/IPv6 addresses",
+	  .id = O_HOSTS },
 	{ "interface", 'i', "NAME,...", "only packets of these pcapng interfaces, e.g. "
-	  "wan.ab.out,wan.ba.out (a bridge's trace) [all]", O_IFACE },
-	{ "ports", 0, "P,Q,...", "select packets to or from these ports (0..65535)", O_PORTS },
+	  "wan.ab.out,wan.ba.out (a bridge's trace) [all]", .id = O_IFACE },
+	{ "ports", 0, "P,Q,...", "select packets to or from these ports (0..65535)",
+	  .id = O_PORTS },
 	{ "steps", 'n', "N", "the capture holds N steps: cut each direction's stream into N equal "
-	  "volumes", O_STEPS },
+	  "volumes", .id = O_STEPS },
 	{ "collective", 'c', "NAME", "or the step's volume from this collective: allreduce, "
-	  "allgather, reducescatter or alltoall (needs --ranks, --bytes)", O_COLL },
-	{ "ranks", 0, "N", "the collective's ranks, the same number on each host", O_RANKS },
+	  "allgather, reducescatter or alltoall (needs --ranks, --bytes)", .id = O_COLL },
+	{ "ranks", 0, "N", "the collective's ranks, the same number on each host", .id = O_RANKS },
 	{ "placement", 0, "block|cyclic", "ranks in blocks on the hosts (mpirun's default) or "
-	  "dealt round robin (--map-by node) [block]", O_PLACE },
+	  "dealt round robin (--map-by node) [block]", .id = O_PLACE },
 	{ "bytes", 0, "SIZE", "the collective's buffer (e.g. 4MiB; allgather: the gathered one)",
-	  O_SIZE },
+	  .id = O_SIZE },
 	{ "background", 0, "BPF", "packets of other traffic sharing the link: their share of "
-	  "each step", O_BG },
+	  "each step", .id = O_BG },
 	{ "rate", 0, "RATE", "the link's rate, frame bytes (e.g. 400Mbit/s), for the duplex and "
-	  "serialised predictions [the directions' rate while busy]", O_RATE },
+	  "serialised predictions [the directions' rate while busy]", .id = O_RATE },
 	{ "idle", 0, "TIME", "a gap between a direction's data packets over this is idle "
-	  "[10 x its median gap, at least 50us]", O_IDLE },
+	  "[10 x its median gap, at least 50us]", .id = O_IDLE },
 	{ "steps-csv", 0, "FILE[:COLUMN]", "the application's step times (step,start_ns,end_ns; "
 	  "the step's column named COLUMN, else 'step', else the first) to hold the wire's "
-	  "against", O_CSV },
+	  "against", .id = O_CSV },
 	{ "clock-offset", 0, "TIME", "add this to the times of --steps-csv (another clock than "
-	  "the capture's) [0]", O_OFFSET },
+	  "the capture's) [0]", .id = O_OFFSET },
 	{ "gap", 0, "TIME|auto", "cut into bursts at idle gaps this long instead of by the "
-	  "streams", O_GAP },
-	{ "period", 0, "TIME", "or into periods of this length (not with --gap)", O_PERIOD },
+	  "streams", .id = O_GAP },
+	{ "period", 0, "TIME", "or into periods of this length (not with --gap)", .id = O_PERIOD },
 	{ "count", 0, "wire|payload", "bursts: count frame bytes or TCP/UDP payload [wire]",
-	  O_COUNT },
-	{ "alpha", 0, "TIME", "latency of a given alpha-beta model [fitted]", O_ALPHA },
-	{ "beta", 0, "RATE", "bandwidth of a given alpha-beta model [fitted]", O_BETA },
+	  .id = O_COUNT },
+	{ "alpha", 0, "TIME", "latency of a given alpha-beta model [fitted]", .id = O_ALPHA },
+	{ "beta", 0, "RATE", "bandwidth of a given alpha-beta model [fitted]", .id = O_BETA },
 	{ "variant", 'v', "V", "compare bursts with this variant's sync (needs --scenario)",
-	  O_VARIANT },
-	{ "budget", 'b', "B", "its module budget (needs --variant) [free]", O_BUDGET },
-	{ "tolerance", 't', "PERCENT", "exit 4 if any step or burst is off by more", O_TOL },
-	{ "json", 'j', NULL, "print JSON instead of text", O_JSON },
+	  .id = O_VARIANT },
+	{ "budget", 'b', "B", "its module budget (needs --variant) [free]", .id = O_BUDGET },
+	{ "tolerance", 't', "PERCENT", "exit 4 if any step or burst is off by more", .id = O_TOL },
+	{ "json", 'j', NULL, "print JSON instead of text", .id = O_JSON },
 	{ "tables", 0, "DIR", "also write every table as DIR/<table id>.csv (DIR made if missing)",
-	  O_TABLES },
-	{ "help", 'h', NULL, "show this help", O_HELP },
+	  .id = O_TABLES },
+	{ "help", 'h', NULL, "show this help", .id = O_HELP },
 };
 
 #define N_OPTS (sizeof(val_optv) / sizeof(val_optv[0]))

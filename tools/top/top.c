@@ -53,19 +53,21 @@ enum { O_PID, O_INTERVAL, O_DURATION, O_JSON, O_SCENARIO, O_SET, O_BUSY, O_CHECK
        O_VERBOSE, O_HELP };
 
 static const struct opt top_optv[] = {
-	{ "pid", 'p', "PID", "the syncemu process to watch (required)", O_PID },
-	{ "interval", 'i', "TIME", "refresh every TIME [1s]", O_INTERVAL },
+	{ "pid", 'p', "PID", "the syncemu process to watch (required)", .id = O_PID },
+	{ "interval", 'i', "TIME", "refresh every TIME [1s]", .id = O_INTERVAL },
 	{ "duration", 'd', "TIME", "stop after TIME [at SIGINT, or when the process ends]",
-	  O_DURATION },
-	{ "json", 'j', NULL, "no live screen: only the JSON summary at exit", O_JSON },
+	  .id = O_DURATION },
+	{ "json", 'j', NULL, "no live screen: only the JSON summary at exit", .id = O_JSON },
 	{ "scenario", 0, "FILE", "the run's scenario, for the model's shares [built-in default]",
-	  O_SCENARIO },
+	  .id = O_SCENARIO },
 	{ "set", 's', "SECTION.KEY=VALUE", "override a key of that scenario, as the run did "
-	  "(repeatable)", O_SET },
-	{ "busy", 'b', NULL, "count the links' busy periods too (costly: see above)", O_BUSY },
-	{ "check", 0, NULL, "only check that the BPF programs load here (exit 0 if so)", O_CHECK },
-	{ "verbose", 'v', NULL, "show libbpf's messages", O_VERBOSE },
-	{ "help", 'h', NULL, "show this help", O_HELP },
+	  "(repeatable)", .id = O_SET },
+	{ "busy", 'b', NULL, "count the links' busy periods too (costly: see above)",
+	  .id = O_BUSY },
+	{ "check", 0, NULL, "only check that the BPF programs load here (exit 0 if so)",
+	  .id = O_CHECK },
+	{ "verbose", 'v', NULL, "show libbpf's messages", .id = O_VERBOSE },
+	{ "help", 'h', NULL, "show this help", .id = O_HELP },
 };
 
 #define N_OPTS (sizeof(top_optv) / sizeof(top_optv[0]))
