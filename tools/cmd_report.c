@@ -31,40 +31,18 @@ struct report_opts {
 	bool help;
 };
 
-enum { O_OUT, O_TITLE, O_CHARTJS, O_HELP };
-
 static const struct opt report_optv[] = {
 	{ "out", 'o', "FILE", "write the page to FILE (.html; - for stdout) (required)",
-	  .id = O_OUT },
-	{ "title", 't', "TEXT", "the page's title [syncemu report: the scenarios]", .id = O_TITLE },
-	{ "chart-js", 0, "FILE", "Chart.js 3 to inline [" SYNCEMU_CHARTJS "]", .id = O_CHARTJS },
-	{ "help", 'h', NULL, "show this help", .id = O_HELP },
+	  OPT_TARGET(opts_set_string, struct report_opts, out) },
+	{ "title", 't', "TEXT", "the page's title [syncemu report: the scenarios]",
+	  OPT_TARGET(opts_set_string, struct report_opts, title) },
+	{ "chart-js", 0, "FILE", "Chart.js 3 to inline [" SYNCEMU_CHARTJS "]",
+	  OPT_TARGET(opts_set_string, struct report_opts, chartjs) },
+	{ "help", 'h', NULL, "show this help",
+	  OPT_TARGET(opts_set_flag, struct report_opts, help) },
 };
 
 #define N_OPTS (sizeof(report_optv) / sizeof(report_optv[0]))
-
-static int
-report_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
-{
-	struct report_opts *o = ctx;
-
-	switch (id) {
-	case O_OUT:
-		o->out = arg;
-		return 0;
-	case O_TITLE:
-		o->title = arg;
-		return 0;
-	case O_CHARTJS:
-		o->chartjs = arg;
-		return 0;
-	case O_HELP:
-		o->help = true;
-		return 0;
-	}
-	snprintf(err, errlen, "%s: unknown option", opts_spelling());
-	return -EINVAL;
-}
 
 static void
 report_usage(FILE *f)
@@ -112,7 +90,7 @@ cmd_report(int argc, char **argv)
 	int npos, i, status = CLI_EXIT_OK, rc;
 
 	memset(in, 0, sizeof(in));
-	npos = opts_parse(argc, argv, report_optv, N_OPTS, report_opt, &o, pos, MAX_INPUTS + 1,
+	npos = opts_parse(argc, argv, report_optv, N_OPTS, NULL, &o, pos, MAX_INPUTS + 1,
 			  err, sizeof(err));
 	if (npos < 0) {
 		fprintf(stderr, "syncemu report: %s\n(try 'syncemu report --help')\n", err);

@@ -46,17 +46,17 @@ struct val_opts {
 	unsigned int variants, budgets;
 };
 
-enum { O_SCEN, O_SET, O_GENERIC, O_FILTER, O_HOSTS, O_PORTS, O_STEPS, O_COLL, O_RANKS, O_PLACE,
+enum { O_SET, O_FILTER, O_HOSTS, O_PORTS, O_STEPS, O_COLL, O_RANKS, O_PLACE,
        O_SIZE,
        O_BG, O_RATE, O_IDLE, O_CSV, O_OFFSET, O_GAP, O_PERIOD, O_COUNT, O_ALPHA, O_BETA,
-       O_VARIANT, O_BUDGET, O_TOL, O_JSON, O_TABLES, O_IFACE, O_HELP };
+       O_VARIANT, O_BUDGET, O_TOL, O_TABLES, O_IFACE };
 
 static const struct opt val_optv[] = {
 	{ "scenario", 's', "FILE", "the model's scenario [a syncemu trace's own; else none]",
-	  .id = O_SCEN },
+	  OPT_TARGET(opts_set_string, struct val_opts, scenario) },
 	{ "set", 0, "SECTION.KEY=VALUE", "override a scenario key (repeatable)", .id = O_SET },
 	{ "generic", 'g', NULL, "ignore syncemu headers: cut the trace into bursts",
-	  .id = O_GENERIC },
+	  OPT_TARGET(opts_set_flag, struct val_opts, generic) },
 	{ "filter", 'f', "BPF", "select packets with a libpcap filter, e.g. 'tcp and host 10.0.0.1'",
 	  .id = O_FILTER },
 	{ "hosts", 0, "A,B,...", "select packets between these IPv4/IPv6 addresses",
@@ -96,10 +96,11 @@ static const struct opt val_optv[] = {
 	  .id = O_VARIANT },
 	{ "budget", 'b', "B", "its module budget (needs --variant) [free]", .id = O_BUDGET },
 	{ "tolerance", 't', "PERCENT", "exit 4 if any step or burst is off by more", .id = O_TOL },
-	{ "json", 'j', NULL, "print JSON instead of text", .id = O_JSON },
+	{ "json", 'j', NULL, "print JSON instead of text",
+	  OPT_TARGET(opts_set_flag, struct val_opts, json) },
 	{ "tables", 0, "DIR", "also write every table as DIR/<table id>.csv (DIR made if missing)",
 	  .id = O_TABLES },
-	{ "help", 'h', NULL, "show this help", .id = O_HELP },
+	{ "help", 'h', NULL, "show this help", OPT_TARGET(opts_set_flag, struct val_opts, help) },
 };
 
 #define N_OPTS (sizeof(val_optv) / sizeof(val_optv[0]))
@@ -217,14 +218,8 @@ val_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 	char *end;
 
 	switch (id) {
-	case O_SCEN:
-		o->scenario = arg;
-		return 0;
 	case O_SET:
 		return cli_add_set(o->sets, &o->nsets, arg, err, errlen);
-	case O_GENERIC:
-		o->generic = true;
-		return 0;
 	case O_FILTER:
 		if (filter_check(arg, err, errlen) != 0)
 			return -EINVAL;
@@ -371,9 +366,6 @@ val_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 			return -EINVAL;
 		}
 		return 0;
-	case O_JSON:
-		o->json = true;
-		return 0;
 	case O_TABLES:
 		o->tables = arg;
 		return results_csv_dir_check(arg, err, errlen);
@@ -385,9 +377,6 @@ val_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 			return -EINVAL;
 		}
 		o->ifaces = arg;
-		return 0;
-	case O_HELP:
-		o->help = true;
 		return 0;
 	}
 	return -EINVAL;

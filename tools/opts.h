@@ -55,10 +55,11 @@ struct opt {
 typedef int (*opt_cb)(void *ctx, int id, const char *arg, char *err, size_t errlen);
 
 /**
- * Parse @p argv against @p tab.  Options and positional arguments may be mixed; "--" ends
- * options.  Positionals are moved to @p pos (at most @p maxpos).  An empty positional, and
- * an empty value of an option whose placeholder is FILE, DIR or SOCKET that its callback let
- * through, are refused: '' is no file name.
+ * Parse @p argv against @p tab: each option's value into its target (struct opt's parse),
+ * or through @p cb (NULL when every entry has a target).  Options and positional arguments
+ * may be mixed; "--" ends options.  Positionals are moved to @p pos (at most @p maxpos).  An
+ * empty positional, and an empty value of an option whose placeholder is FILE, DIR or SOCKET
+ * that its parser or callback let through, are refused: '' is no file name.
  *
  * @return the number of positionals, or -EINVAL with a message in @p err
  */
