@@ -186,29 +186,3 @@ cli_sets_free(struct cli_sets *o)
 	o->nowned = 0;
 }
 
-volatile sig_atomic_t cli_stop;
-
-static void
-on_stop(int sig)
-{
-	if (cli_stop) {
-		outfile_signal_cleanup();
-		dp_eal_signal_cleanup();
-		signal(sig, SIG_DFL);
-		raise(sig);
-		return;
-	}
-	cli_stop = sig;
-}
-
-void
-cli_catch_stop(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}

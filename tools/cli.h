@@ -50,12 +50,10 @@ extern const struct opts_range cli_mbufs_range;
 void cli_sets_free(struct cli_sets *s);
 
 /**
- * The signal that asked the command to stop (SIGINT, SIGTERM), 0 until one does.  After
- * cli_catch_stop(), the first sets it; a second one removes the temporary files and the EAL's
- * runtime directory and ends the process by the signal.
+ * The signal that asked the command to stop (SIGINT, SIGTERM), 0 until one does: set after
+ * session_catch_stop() (session.h).
  */
 extern volatile sig_atomic_t cli_stop;
-void cli_catch_stop(void);
 
 /** Append an override "section.key=value" (--set) to @p sets; -EINVAL past CLI_MAX_SETS. */
 int cli_add_set(const char **sets, unsigned int *n, const char *arg, char *err, size_t errlen);

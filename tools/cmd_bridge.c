@@ -29,6 +29,7 @@
 #include "outputs.h"
 #include "pcapng.h"
 #include "scenario.h"
+#include "session.h"
 #include "units.h"
 
 struct bridge_opts {
@@ -467,6 +468,11 @@ either(double v, double dflt)
 	return v == SC_AUTO ? dflt : v;
 }
 
+/* a second signal also removes the EAL's runtime directory */
+static const struct session bridge_session = {
+	.who = "syncemu bridge", .stop_cleanup = dp_eal_signal_cleanup,
+};
+
 int
 cmd_bridge(int argc, char **argv)
 {
@@ -494,10 +500,9 @@ cmd_bridge(int argc, char **argv)
 		status = CLI_EXIT_FAIL;
 		goto out;
 	}
-	npos = opts_parse(argc, argv, bridge_optv, N_OPTS, bridge_opt, &o, pos, 1, err,
-			  sizeof(err));
+	npos = session_options(&bridge_session, argc, argv, bridge_optv, N_OPTS, bridge_opt, &o,
+			       pos, 1);
 	if (npos < 0) {
-		fprintf(stderr, "syncemu bridge: %s\n(try 'syncemu bridge --help')\n", err);
 		status = CLI_EXIT_USAGE;
 		goto out;
 	}
@@ -505,11 +510,9 @@ cmd_bridge(int argc, char **argv)
 		bridge_usage(stdout);
 		goto out;
 	}
-	if (o.ctl != NULL && ctl_path_check(o.ctl, err, sizeof(err)) != 0) {
-		fprintf(stderr, "syncemu bridge: %s\n", err);
-		status = CLI_EXIT_USAGE;
+	if (o.ctl != NULL &&
+	    (status = session_ctl_check(&bridge_session, o.ctl)) != CLI_EXIT_OK)
 		goto out;
-	}
 	if (sc_scenario_load_link(sc, npos ? pos[0] : NULL, o.kv.sets, o.kv.from, o.kv.nsets, err,
 				  sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu bridge: %s\n", err);
@@ -543,7 +546,7 @@ cmd_bridge(int argc, char **argv)
 
 		outs[0].path = outputs_trace_file(sc);
 		outs[0].code = o.trace_cli ? CLI_EXIT_USAGE : CLI_EXIT_INPUT;
-		cli_catch_stop();
+		session_catch_stop(&bridge_session);
 		status = outputs_open(outs, 1, in, 2, "syncemu bridge", &cli_stop, err,
 				      sizeof(err));
 		if (status != CLI_EXIT_OK) {

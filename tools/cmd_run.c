@@ -30,6 +30,7 @@
 #include "run_report.h"
 #include "run_plot.h"
 #include "runner.h"
+#include "session.h"
 #include "table.h"
 #include "units.h"
 #include "variant.h"
@@ -490,6 +491,11 @@ write_tables(const struct run_opts *o, const struct sc_scenario *sc, const char 
 	return results_csv_exit(rc);
 }
 
+/* run's messages say "syncemu run"; a second signal also removes the EAL's runtime directory */
+static const struct session run_session = {
+	.who = "syncemu run", .stop_cleanup = dp_eal_signal_cleanup,
+};
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -518,9 +524,8 @@ cmd_run(int argc, char **argv)
 		status = CLI_EXIT_FAIL;
 		goto out;
 	}
-	npos = opts_parse(argc, argv, run_optv, N_OPTS, run_opt, &o, pos, 1, err, sizeof(err));
+	npos = session_options(&run_session, argc, argv, run_optv, N_OPTS, run_opt, &o, pos, 1);
 	if (npos < 0) {
-		fprintf(stderr, "syncemu run: %s\n(try 'syncemu run --help')\n", err);
 		status = CLI_EXIT_USAGE;
 		goto out;
 	}
@@ -545,11 +550,8 @@ cmd_run(int argc, char **argv)
 		goto out;
 	}
 	/* the --ctl path is the command line's: refused before anything runs */
-	if (o.ctl != NULL && ctl_path_check(o.ctl, err, sizeof(err)) != 0) {
-		fprintf(stderr, "syncemu run: %s\n", err);
-		status = CLI_EXIT_USAGE;
+	if (o.ctl != NULL && (status = session_ctl_check(&run_session, o.ctl)) != CLI_EXIT_OK)
 		goto out;
-	}
 	if (sc_scenario_load_run(sc, npos ? pos[0] : NULL, o.kv.sets, o.kv.from, o.kv.nsets, o.variants,
 				 o.budgets, err, sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu run: %s\n", err);
@@ -601,8 +603,9 @@ cmd_run(int argc, char **argv)
 	r.progress = !o.quiet;
 	r.tty = isatty(STDERR_FILENO);
 	r.stop = &cli_stop;
+	/* under mpirun, the launcher ends the ranks (no report) */
 	if (dp_ranks_size() == 1)
-		cli_catch_stop();	/* under mpirun, the launcher ends the ranks (no report) */
+		session_catch_stop(&run_session);
 	if (dp_ranks_rank() != 0) {
 		status = shadow_outputs(&o, sc, &r);
 		goto agree;
@@ -656,10 +659,7 @@ agree:
 	r.keep = RUNNER_KEEP;
 	r.queue_points = o.json;
 	r.extra_mb = runner_rt_mem_mb(sc);
-	if (runner_start(&r, need, SM_HDR_BYTES + sc->run.pk.payload, err, sizeof(err)) != 0) {
-		fprintf(stderr, "syncemu run: %s\n", err);
-		status = CLI_EXIT_FAIL;
-	}
+	status = session_runner_start(&run_session, &r, need, SM_HDR_BYTES + sc->run.pk.payload);
 	status = dp_ranks_first(status);
 	if (status != CLI_EXIT_OK)
 		goto out;

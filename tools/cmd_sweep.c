@@ -23,6 +23,7 @@
 #include "results.h"
 #include "runner.h"
 #include "scenario.h"
+#include "session.h"
 #include "sweep.h"
 #include "sweep_plot.h"
 #include "variant.h"
@@ -260,41 +261,13 @@ sweep_usage(FILE *f)
  * and ends the process at once, as the default action would.  A signal ignored from the start
  * (nohup, a script's background job) stays ignored.
  */
-static volatile sig_atomic_t stop_flag;
-
-static void
-on_stop(int sig)
-{
-	static const char msg[] = "syncemu sweep: interrupted: the runs done are written after "
-				  "the run in progress (a second signal ends it at once)\n";
-
-	if (stop_flag || sig == SIGHUP) {
-		outfile_signal_cleanup();
-		sweep_plot_signal_kill();
-		signal(sig, SIG_DFL);
-		raise(sig);
-		return;
-	}
-	stop_flag = sig;
-	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
-		/* nothing to be done about it here */
-	}
-}
-
-static void
-catch_stop(void)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa, old;
-	unsigned int i;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-			sigaction(sigs[i], &sa, NULL);
-}
+static const struct session sweep_session = {
+	.who = "syncemu sweep",
+	.stop_note = "syncemu sweep: interrupted: the runs done are written after the run in "
+		     "progress (a second signal ends it at once)\n",
+	.stop_hup = true,
+	.stop_cleanup = sweep_plot_signal_kill,
+};
 
 /*
  * --out DIR: a directory (made if missing: *@p made, and removed again if the sweep writes
@@ -338,7 +311,7 @@ open_files(const char *dir, const struct sc_scenario *sc, const char *scenario,
 					   CLI_EXIT_USAGE };
 	}
 	rc = outputs_open(outs, SW_FILES, in, sizeof(in) / sizeof(in[0]), "syncemu sweep",
-			  &stop_flag,
+			  &cli_stop,
 			  err, sizeof(err));
 	if (rc != 0)
 		fprintf(stderr, "syncemu sweep: %s\n", err);
@@ -441,10 +414,10 @@ cmd_sweep(int argc, char **argv)
 	struct results *res = NULL;
 	FILE *f;
 
-	catch_stop();
-	npos = opts_parse(argc, argv, sweep_optv, N_OPTS, sweep_opt, &o, pos, 1, err, sizeof(err));
+	session_catch_stop(&sweep_session);
+	npos = session_options(&sweep_session, argc, argv, sweep_optv, N_OPTS, sweep_opt, &o, pos,
+			       1);
 	if (npos < 0) {
-		fprintf(stderr, "syncemu sweep: %s\n(try 'syncemu sweep --help')\n", err);
 		status = CLI_EXIT_USAGE;
 		goto out;
 	}
@@ -562,20 +535,18 @@ cmd_sweep(int argc, char **argv)
 	r.eal = o.eal;
 	r.partitions = pt[0].sc->run.partitions;
 	r.mbufs = o.mbufs;
-	r.stop = &stop_flag;
-	if (runner_start(&r, need, frame, err, sizeof(err)) != 0) {
-		fprintf(stderr, "syncemu sweep: %s\n", err);
-		status = CLI_EXIT_FAIL;
+	r.stop = &cli_stop;
+	status = session_runner_start(&sweep_session, &r, need, frame);
+	if (status != CLI_EXIT_OK)
 		goto out;
-	}
 	t0 = wall_now();
 	/* after a signal no run starts; the one in progress ends after its step */
-	for (i = 0; i < o.nvalues && !stop_flag; i++) {
+	for (i = 0; i < o.nvalues && !cli_stop; i++) {
 		char who[160];
 
 		snprintf(who, sizeof(who), "syncemu sweep: %s=%s", o.key, pt[i].value);
 		runner_note_long(pt[i].sc, pt[i].c, pt[i].nc, who, stderr);
-		for (j = 0; j < pt[i].nc && !stop_flag; j++) {
+		for (j = 0; j < pt[i].nc && !cli_stop; j++) {
 			struct outcome *q = &pt[i].o[j];
 			double el;
 
@@ -606,16 +577,16 @@ cmd_sweep(int argc, char **argv)
 		}
 	}
 	partial = done < total || cut != NULL;
-	if (stop_flag && done == 0) {
+	if (cli_stop && done == 0) {
 		fprintf(stderr, "syncemu sweep: interrupted (signal %d) before the first run: "
-			"nothing written, %s %s\n", (int)stop_flag, made ?
+			"nothing written, %s %s\n", (int)cli_stop, made ?
 			"and the directory it made removed:" : "the files as they were in", dir);
 		status = CLI_EXIT_INTERRUPTED;
 		goto out;
 	}
 	if (partial) {
 		fprintf(stderr, "syncemu sweep: interrupted (signal %d): %u of %u runs done",
-			(int)stop_flag, done, total);
+			(int)cli_stop, done, total);
 		if (cut != NULL)
 			fprintf(stderr, ", the last (%s=%s %s) up to its last whole step, %u of %u",
 				o.key, cut_pt->value, cut->c.label, cut->res.steps,
@@ -625,7 +596,7 @@ cmd_sweep(int argc, char **argv)
 			 cut != NULL ? ", the last cut short" : "");
 	}
 	sw = (struct sweep){ .key = o.key, .nvalues = o.nvalues, .pt = pt, .loaded = loaded };
-	if (!stop_flag) {
+	if (!cli_stop) {
 		struct sweep_load ld = { .scenario = npos ? pos[0] : NULL, .sets = sets,
 					 .from = from, .nsets = o.nsets, .variants = o.variants,
 					 .budgets = o.budgets };
@@ -679,7 +650,7 @@ cmd_sweep(int argc, char **argv)
 
 		const struct results_csv_dir d = { .dir = o.tables, .in = in,
 						   .n_in = sizeof(in) / sizeof(in[0]),
-						   .cmd = "syncemu sweep", .stop = &stop_flag };
+						   .cmd = "syncemu sweep", .stop = &cli_stop };
 
 		rc = results_csv_write_dir(res, &d, err, sizeof(err));
 		if (rc != 0) {
@@ -694,10 +665,10 @@ cmd_sweep(int argc, char **argv)
 		text_lines(res, &sw, dir, cut_pt, cut, done, total, written);
 		results_text_write(res, stdout);
 	}
-	if (stop_flag && !partial)
+	if (cli_stop && !partial)
 		fprintf(stderr, "syncemu sweep: interrupted (signal %d) after the last run: its "
-			"files are whole\n", (int)stop_flag);
-	if (stop_flag && status == CLI_EXIT_OK)
+			"files are whole\n", (int)cli_stop);
+	if (cli_stop && status == CLI_EXIT_OK)
 		status = CLI_EXIT_INTERRUPTED;
 out:
 	outputs_abort(outs, SW_FILES);
