@@ -43,7 +43,7 @@
 #define TIME_PS_LIMIT 0x1p63
 /* The data plane's clock: a run's virtual time at zero load within half of it. */
 #define HORIZON_PS 0x1p63
-/* Between two runs of one invocation the next starts up to 2 ms later (tools/runner.c). */
+/* Between two runs of one invocation the next starts up to 2 ms later (experiment/runner.c). */
 #define RUN_GAP_PS 2e9
 /* The largest frame a link charges: the largest payload, its headers, FCS, preamble and gap. */
 #define CHARGE_MAX (SM_MTU_MAX - SM_IP_HDR - SM_UDP_HDR - SM_SE_HDR + SM_HDR_BYTES + \

@@ -6,7 +6,7 @@
 set -u
 . "$(dirname "$0")/cli/lib.sh"
 
-hits=$(grep -nE '\b(exit|_exit|abort|rte_exit|rte_panic)\s*\(' models/*.c control/*.c tools/*.c \
+hits=$(grep -nE '\b(exit|_exit|abort|rte_exit|rte_panic)\s*\(' models/*.c control/*.c tools/*.c experiment/*.c \
 	dataplane/*.c traces/*.c 2>/dev/null | grep -v '^tools/syncemu.c:' || true)
 [ -z "$hits" ] && ok "no exit/abort/rte_exit/rte_panic outside main" || { bad "process exits outside main:"; echo "$hits"; }
 

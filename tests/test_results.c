@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Tier 1 tests of tools/results.c and its writers: the text keeps the items' order, the JSON
+ * Tier 1 tests of experiment/results.c and its writers: the text keeps the items' order, the JSON
  * puts each table at its place in the order its members were set, the CSV writes every cell
  * as the format says, and --tables' directory writer names, refuses and makes what it should.
  */

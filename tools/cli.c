@@ -148,6 +148,34 @@ cli_sets_key(struct cli_sets *o, const char *key, const char *arg, char *err, si
 	return cli_add_set(o->sets, &o->nsets, s, err, errlen);
 }
 
+const struct opts_range cli_mbufs_range = { 1024, 100000000 };
+
+int
+cli_opt_key(void *target, const char *arg, const void *key, char *err, size_t errlen)
+{
+	return cli_sets_key(target, key, arg, err, errlen);
+}
+
+int
+cli_opt_set(void *target, const char *arg, const void *data, char *err, size_t errlen)
+{
+	struct cli_sets *s = target;
+
+	return cli_add_set(s->sets, &s->nsets, arg, err, errlen);
+}
+
+int
+cli_opt_variants(void *target, const char *arg, const void *data, char *err, size_t errlen)
+{
+	return cli_parse_variants(arg, target, err, errlen);
+}
+
+int
+cli_opt_budgets(void *target, const char *arg, const void *data, char *err, size_t errlen)
+{
+	return cli_parse_budgets(arg, target, err, errlen);
+}
+
 void
 cli_sets_free(struct cli_sets *o)
 {
@@ -158,29 +186,3 @@ cli_sets_free(struct cli_sets *o)
 	o->nowned = 0;
 }
 
-volatile sig_atomic_t cli_stop;
-
-static void
-on_stop(int sig)
-{
-	if (cli_stop) {
-		outfile_signal_cleanup();
-		dp_eal_signal_cleanup();
-		signal(sig, SIG_DFL);
-		raise(sig);
-		return;
-	}
-	cli_stop = sig;
-}
-
-void
-cli_catch_stop(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}

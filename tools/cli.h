@@ -11,16 +11,8 @@
 #define SYNCEMU_VERSION "unknown"
 #endif
 
-/** Exit codes of every subcommand. */
-enum {
-	CLI_EXIT_OK = 0,
-	CLI_EXIT_FAIL = 1,	/**< the run failed (I/O, memory, an invariant) */
-	CLI_EXIT_USAGE = 2,	/**< bad command line */
-	CLI_EXIT_INPUT = 3,	/**< bad input file (scenario, trace) */
-	CLI_EXIT_TOLERANCE = 4,	/**< validate: an error beyond the tolerance */
-	CLI_EXIT_INTERRUPTED = 130,	/**< run: stopped by SIGINT/SIGTERM; what was done is
-					 *   reported (128 + SIGINT, as a shell says) */
-};
+#include "exitcodes.h"
+#include "opts.h"
 
 #define CLI_MAX_SETS 64
 
@@ -43,16 +35,25 @@ struct cli_sets {
 int cli_sets_key(struct cli_sets *s, const char *key, const char *arg, char *err,
 		 size_t errlen);
 
+/** Option targets (opts.h's OPT_TARGET) over these: a struct cli_sets, the key in data. */
+int cli_opt_key(void *target, const char *arg, const void *key, char *err, size_t errlen);
+/** --set into a struct cli_sets. */
+int cli_opt_set(void *target, const char *arg, const void *data, char *err, size_t errlen);
+/** cli_parse_variants() and cli_parse_budgets() into an unsigned int. */
+int cli_opt_variants(void *target, const char *arg, const void *data, char *err, size_t errlen);
+int cli_opt_budgets(void *target, const char *arg, const void *data, char *err, size_t errlen);
+
+/** --mbufs' range: the first frame pool's mbufs (run, sweep). */
+extern const struct opts_range cli_mbufs_range;
+
 /** Free what cli_sets_key() allocated. */
 void cli_sets_free(struct cli_sets *s);
 
 /**
- * The signal that asked the command to stop (SIGINT, SIGTERM), 0 until one does.  After
- * cli_catch_stop(), the first sets it; a second one removes the temporary files and the EAL's
- * runtime directory and ends the process by the signal.
+ * The signal that asked the command to stop (SIGINT, SIGTERM), 0 until one does: set after
+ * session_catch_stop() (session.h).
  */
 extern volatile sig_atomic_t cli_stop;
-void cli_catch_stop(void);
 
 /** Append an override "section.key=value" (--set) to @p sets; -EINVAL past CLI_MAX_SETS. */
 int cli_add_set(const char **sets, unsigned int *n, const char *arg, char *err, size_t errlen);

@@ -29,6 +29,7 @@
 #include "outputs.h"
 #include "pcapng.h"
 #include "scenario.h"
+#include "session.h"
 #include "units.h"
 
 struct bridge_opts {
@@ -38,27 +39,36 @@ struct bridge_opts {
 	bool json, quiet, help, trace_cli;
 };
 
-enum { O_SET, O_A, O_B, O_DURATION, O_TRACE, O_CAPTURE, O_SNAPLEN, O_LOAD, O_CTL, O_EAL,
-       O_JSON, O_QUIET, O_HELP };
+enum { O_DURATION, O_TRACE };
 
 static const struct opt bridge_optv[] = {
-	{ "set", 's', "SECTION.KEY=VALUE", "override a scenario key (repeatable)", O_SET },
-	{ "a", 'a', "DEV", "port A [bridge.a]", O_A },
-	{ "b", 'b', "DEV", "port B [bridge.b]", O_B },
-	{ "duration", 'd', "TIME", "stop after this long (e.g. 30s) [until Ctrl-C]", O_DURATION },
+	{ "set", 's', "SECTION.KEY=VALUE", "override a scenario key (repeatable)",
+	  OPT_TARGET(cli_opt_set, struct bridge_opts, kv) },
+	{ "a", 'a', "DEV", "port A [bridge.a]",
+	  OPT_TARGET(cli_opt_key, struct bridge_opts, kv), .data = "bridge.a" },
+	{ "b", 'b', "DEV", "port B [bridge.b]",
+	  OPT_TARGET(cli_opt_key, struct bridge_opts, kv), .data = "bridge.b" },
+	{ "duration", 'd', "TIME", "stop after this long (e.g. 30s) [until Ctrl-C]",
+	  .id = O_DURATION },
 	{ "trace", 't', "FILE", "write a pcapng trace: a file, a FIFO or - (stdout) [trace.file: "
-	  "none]", O_TRACE },
+	  "none]", .id = O_TRACE },
 	{ "capture", 'c', "LIST", "capture points: wan (the WAN queues' in and out), eth (the "
-	  "ports), port, bg, all [trace.capture: wan]", O_CAPTURE },
-	{ "snaplen", 0, "BYTES", "bytes kept per frame, 0 = all [trace.snaplen: 90]", O_SNAPLEN },
-	{ "load", 'l', "FRACTION", "background load on the WAN [background.load: 0]", O_LOAD },
-	{ "ctl", 0, "SOCKET", "serve runtime control on this UNIX socket (see syncemu ctl)", O_CTL },
+	  "ports), port, bg, all [trace.capture: wan]",
+	  OPT_TARGET(cli_opt_key, struct bridge_opts, kv), .data = "trace.capture" },
+	{ "snaplen", 0, "BYTES", "bytes kept per frame, 0 = all [trace.snaplen: 90]",
+	  OPT_TARGET(cli_opt_key, struct bridge_opts, kv), .data = "trace.snaplen" },
+	{ "load", 'l', "FRACTION", "background load on the WAN [background.load: 0]",
+	  OPT_TARGET(cli_opt_key, struct bridge_opts, kv), .data = "background.load" },
+	{ "ctl", 0, "SOCKET", "serve runtime control on this UNIX socket (see syncemu ctl)",
+	  OPT_TARGET(opts_set_string, struct bridge_opts, ctl) },
 	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults (" DP_EAL_DEFAULT ")",
-	  O_EAL | OPT_DASH_VALUE },
-	{ "json", 'j', NULL, "print the summary as JSON", O_JSON },
+	  .id = OPT_DASH_VALUE, OPT_TARGET(opts_set_string, struct bridge_opts, eal) },
+	{ "json", 'j', NULL, "print the summary as JSON",
+	  OPT_TARGET(opts_set_flag, struct bridge_opts, json) },
 	{ "quiet", 'q', NULL, "no progress on stderr (notes of frames lost, cut, finished or "
-	  "late still)", O_QUIET },
-	{ "help", 'h', NULL, "show this help", O_HELP },
+	  "late still)", OPT_TARGET(opts_set_flag, struct bridge_opts, quiet) },
+	{ "help", 'h', NULL, "show this help",
+	  OPT_TARGET(opts_set_flag, struct bridge_opts, help) },
 };
 
 #define N_OPTS (sizeof(bridge_optv) / sizeof(bridge_optv[0]))
@@ -69,12 +79,6 @@ bridge_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 	struct bridge_opts *o = ctx;
 
 	switch (id) {
-	case O_SET:
-		return cli_add_set(o->kv.sets, &o->kv.nsets, arg, err, errlen);
-	case O_A:
-		return cli_sets_key(&o->kv, "bridge.a", arg, err, errlen);
-	case O_B:
-		return cli_sets_key(&o->kv, "bridge.b", arg, err, errlen);
 	case O_DURATION:
 		if (sc_unit_parse(SC_UNIT_TIME, arg, &o->duration, NULL, 0) != 0 ||
 		    !(o->duration > 0) || o->duration > 1e7) {
@@ -86,27 +90,6 @@ bridge_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 	case O_TRACE:
 		o->trace_cli = true;
 		return cli_sets_key(&o->kv, "trace.file", arg, err, errlen);
-	case O_CAPTURE:
-		return cli_sets_key(&o->kv, "trace.capture", arg, err, errlen);
-	case O_SNAPLEN:
-		return cli_sets_key(&o->kv, "trace.snaplen", arg, err, errlen);
-	case O_LOAD:
-		return cli_sets_key(&o->kv, "background.load", arg, err, errlen);
-	case O_CTL:
-		o->ctl = arg;
-		return 0;
-	case O_EAL:
-		o->eal = arg;
-		return 0;
-	case O_JSON:
-		o->json = true;
-		return 0;
-	case O_QUIET:
-		o->quiet = true;
-		return 0;
-	case O_HELP:
-		o->help = true;
-		return 0;
 	}
 	return -EINVAL;
 }
@@ -485,6 +468,11 @@ either(double v, double dflt)
 	return v == SC_AUTO ? dflt : v;
 }
 
+/* a second signal also removes the EAL's runtime directory */
+static const struct session bridge_session = {
+	.who = "syncemu bridge", .stop_cleanup = dp_eal_signal_cleanup,
+};
+
 int
 cmd_bridge(int argc, char **argv)
 {
@@ -512,10 +500,9 @@ cmd_bridge(int argc, char **argv)
 		status = CLI_EXIT_FAIL;
 		goto out;
 	}
-	npos = opts_parse(argc, argv, bridge_optv, N_OPTS, bridge_opt, &o, pos, 1, err,
-			  sizeof(err));
+	npos = session_options(&bridge_session, argc, argv, bridge_optv, N_OPTS, bridge_opt, &o,
+			       pos, 1);
 	if (npos < 0) {
-		fprintf(stderr, "syncemu bridge: %s\n(try 'syncemu bridge --help')\n", err);
 		status = CLI_EXIT_USAGE;
 		goto out;
 	}
@@ -523,11 +510,9 @@ cmd_bridge(int argc, char **argv)
 		bridge_usage(stdout);
 		goto out;
 	}
-	if (o.ctl != NULL && ctl_path_check(o.ctl, err, sizeof(err)) != 0) {
-		fprintf(stderr, "syncemu bridge: %s\n", err);
-		status = CLI_EXIT_USAGE;
+	if (o.ctl != NULL &&
+	    (status = session_ctl_check(&bridge_session, o.ctl)) != CLI_EXIT_OK)
 		goto out;
-	}
 	if (sc_scenario_load_link(sc, npos ? pos[0] : NULL, o.kv.sets, o.kv.from, o.kv.nsets, err,
 				  sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu bridge: %s\n", err);
@@ -561,7 +546,7 @@ cmd_bridge(int argc, char **argv)
 
 		outs[0].path = outputs_trace_file(sc);
 		outs[0].code = o.trace_cli ? CLI_EXIT_USAGE : CLI_EXIT_INPUT;
-		cli_catch_stop();
+		session_catch_stop(&bridge_session);
 		status = outputs_open(outs, 1, in, 2, "syncemu bridge", &cli_stop, err,
 				      sizeof(err));
 		if (status != CLI_EXIT_OK) {

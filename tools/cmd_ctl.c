@@ -18,8 +18,8 @@
 enum { O_TIMEOUT, O_HELP };
 
 static const struct opt ctl_optv[] = {
-	{ "timeout", 0, "MS", "time to connect and answer, 1..600000 [5000]", O_TIMEOUT },
-	{ "help", 'h', NULL, "show this help", O_HELP },
+	{ "timeout", 0, "MS", "time to connect and answer, 1..600000 [5000]", .id = O_TIMEOUT },
+	{ "help", 'h', NULL, "show this help", .id = O_HELP },
 };
 
 #define N_OPTS (sizeof(ctl_optv) / sizeof(ctl_optv[0]))

@@ -56,16 +56,19 @@ struct model_opts {
 	bool help;
 };
 
-enum { O_SET, O_VARIANT, O_BUDGET, O_TABLE, O_JSON, O_HELP };
+enum { O_SET, O_TABLE };
 
 static const struct opt model_optv[] = {
-	{ "set", 's', "SECTION.KEY=VALUE", "override a scenario key (repeatable)", O_SET },
-	{ "variant", 'v', "LIST", "variants: A,B,C,E,C',E' or all [scenario's report]", O_VARIANT },
+	{ "set", 's', "SECTION.KEY=VALUE", "override a scenario key (repeatable)", .id = O_SET },
+	{ "variant", 'v', "LIST", "variants: A,B,C,E,C',E' or all [scenario's report]",
+	  OPT_TARGET(cli_opt_variants, struct model_opts, variants) },
 	{ "budget", 'b', "LIST", "module budgets: low,high,free or all [scenario's report]",
-	  O_BUDGET },
-	{ "table", 't', "LIST", "tables to print, or all [all but terms]; see below", O_TABLE },
-	{ "json", 'j', NULL, "print JSON instead of text", O_JSON },
-	{ "help", 'h', NULL, "show this help", O_HELP },
+	  OPT_TARGET(cli_opt_budgets, struct model_opts, budgets) },
+	{ "table", 't', "LIST", "tables to print, or all [all but terms]; see below",
+	  .id = O_TABLE },
+	{ "json", 'j', NULL, "print JSON instead of text",
+	  OPT_TARGET(opts_set_flag, struct model_opts, json) },
+	{ "help", 'h', NULL, "show this help", OPT_TARGET(opts_set_flag, struct model_opts, help) },
 };
 
 #define N_OPTS (sizeof(model_optv) / sizeof(model_optv[0]))
@@ -112,18 +115,8 @@ model_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 	switch (id) {
 	case O_SET:
 		return cli_add_set(o->sets, &o->nsets, arg, err, errlen);
-	case O_VARIANT:
-		return cli_parse_variants(arg, &o->variants, err, errlen);
-	case O_BUDGET:
-		return cli_parse_budgets(arg, &o->budgets, err, errlen);
 	case O_TABLE:
 		return parse_tables(arg, &o->tables, err, errlen);
-	case O_JSON:
-		o->json = true;
-		return 0;
-	case O_HELP:
-		o->help = true;
-		return 0;
 	}
 	return -EINVAL;
 }

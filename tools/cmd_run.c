@@ -30,6 +30,7 @@
 #include "run_report.h"
 #include "run_plot.h"
 #include "runner.h"
+#include "session.h"
 #include "table.h"
 #include "units.h"
 #include "variant.h"
@@ -69,41 +70,51 @@ sets_trace_file(const char *s)
 	return s[n] == '=';
 }
 
-enum { O_SET, O_STEPS, O_SEED, O_VARIANT, O_BUDGET, O_LOAD, O_TRACE, O_CAPTURE, O_SNAPLEN,
-       O_JSON, O_QUIET, O_EVERY, O_QCSV, O_CSV, O_PLOT, O_TABLES, O_BGONLY, O_CTL, O_EAL, O_MBUFS,
-       O_HELP };
+enum { O_SET, O_TRACE, O_CAPTURE, O_SNAPLEN,
+       O_TABLES, O_BGONLY };
 
 static const struct opt run_optv[] = {
-	{ "set", 's', "SECTION.KEY=VALUE", "override a scenario key (repeatable)", O_SET },
-	{ "steps", 'n', "N", "steps per run [run.steps: 200]", O_STEPS },
-	{ "seed", 0, "N", "seed of every random source [run.seed: 1]", O_SEED },
-	{ "variant", 'v', "LIST", "variants: A,B,C,E,C',E' or all [scenario's report]", O_VARIANT },
+	{ "set", 's', "SECTION.KEY=VALUE", "override a scenario key (repeatable)", .id = O_SET },
+	{ "steps", 'n', "N", "steps per run [run.steps: 200]",
+	  OPT_TARGET(cli_opt_key, struct run_opts, kv), .data = "run.steps" },
+	{ "seed", 0, "N", "seed of every random source [run.seed: 1]",
+	  OPT_TARGET(cli_opt_key, struct run_opts, kv), .data = "run.seed" },
+	{ "variant", 'v', "LIST", "variants: A,B,C,E,C',E' or all [scenario's report]",
+	  OPT_TARGET(cli_opt_variants, struct run_opts, variants) },
 	{ "budget", 'b', "LIST", "module budgets: low,high,free or all [scenario's report]",
-	  O_BUDGET },
-	{ "load", 'l', "FRACTION", "background load on the WAN [background.load: 0]", O_LOAD },
+	  OPT_TARGET(cli_opt_budgets, struct run_opts, budgets) },
+	{ "load", 'l', "FRACTION", "background load on the WAN [background.load: 0]",
+	  OPT_TARGET(cli_opt_key, struct run_opts, kv), .data = "background.load" },
 	{ "trace", 't', "FILE", "write a pcapng trace: a file, a FIFO or - (stdout) [trace.file: "
-	  "none]", O_TRACE },
+	  "none]", .id = O_TRACE },
 	{ "capture", 'c', "LIST", "capture points: tx,rx,nic,switch,wan,module,port,all [wan]",
-	  O_CAPTURE },
+	  .id = O_CAPTURE },
 	{ "snaplen", 0, "BYTES", "bytes kept per frame, 0 = all [trace.snaplen: 90, the headers]",
-	  O_SNAPLEN },
-	{ "json", 'j', NULL, "print JSON instead of text", O_JSON },
-	{ "quiet", 'q', NULL, "no progress on stderr", O_QUIET },
+	  .id = O_SNAPLEN },
+	{ "json", 'j', NULL, "print JSON instead of text",
+	  OPT_TARGET(opts_set_flag, struct run_opts, json) },
+	{ "quiet", 'q', NULL, "no progress on stderr",
+	  OPT_TARGET(opts_set_flag, struct run_opts, quiet) },
 	{ "every-step", 'e', NULL, "print every step (default: up to 20; past 2000, the first and "
-	  "last 1000)", O_EVERY },
+	  "last 1000)", OPT_TARGET(opts_set_flag, struct run_opts, every_step) },
 	{ "queue-csv", 0, "FILE", "write every sample of the WAN queues as CSV, as it is taken",
-	  O_QCSV },
-	{ "csv", 0, "FILE", "write every step of every run as CSV, as it ends", O_CSV },
+	  OPT_TARGET(opts_set_string, struct run_opts, queue_csv) },
+	{ "csv", 0, "FILE", "write every step of every run as CSV, as it ends",
+	  OPT_TARGET(opts_set_string, struct run_opts, steps_csv) },
 	{ "plot", 0, "FILE", "draw the steps against the models (gnuplot): FILE.svg or FILE.png",
-	  O_PLOT },
+	  OPT_TARGET(opts_set_string, struct run_opts, plot) },
 	{ "tables", 0, "DIR", "also write every table of the report as DIR/<table id>.csv",
-	  O_TABLES },
-	{ "background-only", 0, "TIME", "no sync: background alone for TIME (e.g. 2s)", O_BGONLY },
-	{ "ctl", 0, "SOCKET", "serve runtime control on this UNIX socket (see syncemu ctl)", O_CTL },
+	  .id = O_TABLES },
+	{ "background-only", 0, "TIME", "no sync: background alone for TIME (e.g. 2s)",
+	  .id = O_BGONLY },
+	{ "ctl", 0, "SOCKET", "serve runtime control on this UNIX socket (see syncemu ctl)",
+	  OPT_TARGET(opts_set_string, struct run_opts, ctl) },
 	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults (" DP_EAL_DEFAULT ")",
-	  O_EAL | OPT_DASH_VALUE },
-	{ "mbufs", 0, "N", "mbufs of the first frame pool (more are added as frames queue up; with ports: the whole pool) [from the plan, at most 16384]", O_MBUFS },
-	{ "help", 'h', NULL, "show this help", O_HELP },
+	  .id = OPT_DASH_VALUE, OPT_TARGET(opts_set_string, struct run_opts, eal) },
+	{ "mbufs", 0, "N", "mbufs of the first frame pool (more are added as frames queue up; with ports: the whole pool) [from the plan, at most 16384]",
+	  OPT_TARGET(opts_set_count_u32, struct run_opts, mbufs), .data = &cli_mbufs_range },
+	{ "help", 'h', NULL, "show this help",
+	  OPT_TARGET(opts_set_flag, struct run_opts, help) },
 };
 
 #define N_OPTS (sizeof(run_optv) / sizeof(run_optv[0]))
@@ -112,40 +123,18 @@ static int
 run_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 {
 	struct run_opts *o = ctx;
-	unsigned long v;
 
 	switch (id) {
 	case O_SET:
 		if (sets_trace_file(arg))
 			o->trace_cli = true;
 		return cli_add_set(o->kv.sets, &o->kv.nsets, arg, err, errlen);
-	case O_STEPS:
-		return cli_sets_key(&o->kv, "run.steps", arg, err, errlen);
-	case O_SEED:
-		return cli_sets_key(&o->kv, "run.seed", arg, err, errlen);
 	case O_TRACE:
 		o->trace_cli = true;
 		return cli_sets_key(&o->kv, "trace.file", arg, err, errlen);
-	case O_LOAD:
-		return cli_sets_key(&o->kv, "background.load", arg, err, errlen);
-	case O_EVERY:
-		o->every_step = true;
-		return 0;
-	case O_QCSV:
-		o->queue_csv = arg;
-		return 0;
-	case O_CSV:
-		o->steps_csv = arg;
-		return 0;
-	case O_PLOT:
-		o->plot = arg;
-		return 0;
 	case O_TABLES:
 		o->tables = arg;
 		return results_csv_dir_check(arg, err, errlen);
-	case O_CTL:
-		o->ctl = arg;
-		return 0;
 	case O_BGONLY:
 		if (sc_unit_parse(SC_UNIT_TIME, arg, &o->bg_only, err, errlen) != 0 ||
 		    !(o->bg_only > 0) || o->bg_only > 3600) {
@@ -160,27 +149,6 @@ run_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 	case O_SNAPLEN:
 		o->shaped = "--snaplen";
 		return cli_sets_key(&o->kv, "trace.snaplen", arg, err, errlen);
-	case O_VARIANT:
-		return cli_parse_variants(arg, &o->variants, err, errlen);
-	case O_BUDGET:
-		return cli_parse_budgets(arg, &o->budgets, err, errlen);
-	case O_JSON:
-		o->json = true;
-		return 0;
-	case O_QUIET:
-		o->quiet = true;
-		return 0;
-	case O_EAL:
-		o->eal = arg;
-		return 0;
-	case O_MBUFS:
-		if (opts_count("mbufs", arg, 1024, 100000000, &v, err, errlen) != 0)
-			return -EINVAL;
-		o->mbufs = (uint32_t)v;
-		return 0;
-	case O_HELP:
-		o->help = true;
-		return 0;
 	}
 	return -EINVAL;
 }
@@ -523,6 +491,11 @@ write_tables(const struct run_opts *o, const struct sc_scenario *sc, const char 
 	return results_csv_exit(rc);
 }
 
+/* run's messages say "syncemu run"; a second signal also removes the EAL's runtime directory */
+static const struct session run_session = {
+	.who = "syncemu run", .stop_cleanup = dp_eal_signal_cleanup,
+};
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -551,9 +524,8 @@ cmd_run(int argc, char **argv)
 		status = CLI_EXIT_FAIL;
 		goto out;
 	}
-	npos = opts_parse(argc, argv, run_optv, N_OPTS, run_opt, &o, pos, 1, err, sizeof(err));
+	npos = session_options(&run_session, argc, argv, run_optv, N_OPTS, run_opt, &o, pos, 1);
 	if (npos < 0) {
-		fprintf(stderr, "syncemu run: %s\n(try 'syncemu run --help')\n", err);
 		status = CLI_EXIT_USAGE;
 		goto out;
 	}
@@ -578,11 +550,8 @@ cmd_run(int argc, char **argv)
 		goto out;
 	}
 	/* the --ctl path is the command line's: refused before anything runs */
-	if (o.ctl != NULL && ctl_path_check(o.ctl, err, sizeof(err)) != 0) {
-		fprintf(stderr, "syncemu run: %s\n", err);
-		status = CLI_EXIT_USAGE;
+	if (o.ctl != NULL && (status = session_ctl_check(&run_session, o.ctl)) != CLI_EXIT_OK)
 		goto out;
-	}
 	if (sc_scenario_load_run(sc, npos ? pos[0] : NULL, o.kv.sets, o.kv.from, o.kv.nsets, o.variants,
 				 o.budgets, err, sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu run: %s\n", err);
@@ -634,8 +603,9 @@ cmd_run(int argc, char **argv)
 	r.progress = !o.quiet;
 	r.tty = isatty(STDERR_FILENO);
 	r.stop = &cli_stop;
+	/* under mpirun, the launcher ends the ranks (no report) */
 	if (dp_ranks_size() == 1)
-		cli_catch_stop();	/* under mpirun, the launcher ends the ranks (no report) */
+		session_catch_stop(&run_session);
 	if (dp_ranks_rank() != 0) {
 		status = shadow_outputs(&o, sc, &r);
 		goto agree;
@@ -689,10 +659,7 @@ agree:
 	r.keep = RUNNER_KEEP;
 	r.queue_points = o.json;
 	r.extra_mb = runner_rt_mem_mb(sc);
-	if (runner_start(&r, need, SM_HDR_BYTES + sc->run.pk.payload, err, sizeof(err)) != 0) {
-		fprintf(stderr, "syncemu run: %s\n", err);
-		status = CLI_EXIT_FAIL;
-	}
+	status = session_runner_start(&run_session, &r, need, SM_HDR_BYTES + sc->run.pk.payload);
 	status = dp_ranks_first(status);
 	if (status != CLI_EXIT_OK)
 		goto out;

@@ -20,12 +20,14 @@ struct scenario_opts {
 	bool help;
 };
 
-enum { O_SET, O_MARKDOWN, O_HELP };
+enum { O_SET, O_MARKDOWN };
 
 static const struct opt scenario_optv[] = {
-	{ "set", 's', "SECTION.KEY=VALUE", "check, dump: override a key (repeatable)", O_SET },
-	{ "markdown", 'm', NULL, "keys: print a markdown table", O_MARKDOWN },
-	{ "help", 'h', NULL, "show this help", O_HELP },
+	{ "set", 's', "SECTION.KEY=VALUE", "check, dump: override a key (repeatable)",
+	  .id = O_SET },
+	{ "markdown", 'm', NULL, "keys: print a markdown table", .id = O_MARKDOWN },
+	{ "help", 'h', NULL, "show this help",
+	  OPT_TARGET(opts_set_flag, struct scenario_opts, help) },
 };
 
 #define N_OPTS (sizeof(scenario_optv) / sizeof(scenario_optv[0]))
@@ -43,9 +45,6 @@ scenario_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 	case O_MARKDOWN:
 		snprintf(o->markdown_opt, sizeof(o->markdown_opt), "%s", opts_spelling());
 		o->markdown = true;
-		return 0;
-	case O_HELP:
-		o->help = true;
 		return 0;
 	}
 	return -EINVAL;

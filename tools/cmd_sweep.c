@@ -23,6 +23,7 @@
 #include "results.h"
 #include "runner.h"
 #include "scenario.h"
+#include "session.h"
 #include "sweep.h"
 #include "sweep_plot.h"
 #include "variant.h"
@@ -49,27 +50,33 @@ struct sweep_opts {
 	bool json, quiet, help;
 };
 
-enum { O_SET, O_KEY, O_VALUES, O_RANGE, O_VARIANT, O_BUDGET, O_STEPS, O_OUT, O_TABLES, O_JSON,
-       O_QUIET, O_EAL, O_MBUFS, O_HELP };
+enum { O_SET, O_KEY, O_VALUES, O_RANGE, O_STEPS };
 
 static const struct opt sweep_optv[] = {
-	{ "key", 'k', "SECTION.KEY", "the scenario key to sweep (required)", O_KEY },
-	{ "values", 'V', "LIST", "its values, comma-separated, with units: 1GB/s,3GB/s", O_VALUES },
+	{ "key", 'k', "SECTION.KEY", "the scenario key to sweep (required)", .id = O_KEY },
+	{ "values", 'V', "LIST", "its values, comma-separated, with units: 1GB/s,3GB/s",
+	  .id = O_VALUES },
 	{ "range", 'r', "FROM:TO:STEP", "or evenly spaced values: 0:0.9:0.1, 1GB/s:12GB/s:1GB/s",
-	  O_RANGE },
-	{ "set", 's', "SECTION.KEY=VALUE", "override another key (repeatable)", O_SET },
-	{ "variant", 'v', "LIST", "variants [scenario's report]", O_VARIANT },
-	{ "budget", 'b', "LIST", "module budgets [scenario's report]", O_BUDGET },
-	{ "steps", 'n', "N", "steps per run [run.steps]", O_STEPS },
+	  .id = O_RANGE },
+	{ "set", 's', "SECTION.KEY=VALUE", "override another key (repeatable)", .id = O_SET },
+	{ "variant", 'v', "LIST", "variants [scenario's report]",
+	  OPT_TARGET(cli_opt_variants, struct sweep_opts, variants) },
+	{ "budget", 'b', "LIST", "module budgets [scenario's report]",
+	  OPT_TARGET(cli_opt_budgets, struct sweep_opts, budgets) },
+	{ "steps", 'n', "N", "steps per run [run.steps]", .id = O_STEPS },
 	{ "out", 'o', "DIR", "write DIR/sweep.csv, .json, .svg, .png, .gp, .dat [sweep-KEY]",
-	  O_OUT },
+	  OPT_TARGET(opts_set_string, struct sweep_opts, out) },
 	{ "tables", 0, "DIR", "also write every table as DIR/<table id>.csv (DIR made if missing)",
-	  O_TABLES },
-	{ "json", 'j', NULL, "print the JSON on stdout too", O_JSON },
-	{ "quiet", 'q', NULL, "no progress on stderr", O_QUIET },
-	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults", O_EAL | OPT_DASH_VALUE },
-	{ "mbufs", 0, "N", "mbufs of the first frame pool (more are added as frames queue up; with ports: the whole pool) [from the plans, at most 16384]", O_MBUFS },
-	{ "help", 'h', NULL, "show this help", O_HELP },
+	  OPT_TARGET(opts_set_string, struct sweep_opts, tables) },
+	{ "json", 'j', NULL, "print the JSON on stdout too",
+	  OPT_TARGET(opts_set_flag, struct sweep_opts, json) },
+	{ "quiet", 'q', NULL, "no progress on stderr",
+	  OPT_TARGET(opts_set_flag, struct sweep_opts, quiet) },
+	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults",
+	  .id = OPT_DASH_VALUE, OPT_TARGET(opts_set_string, struct sweep_opts, eal) },
+	{ "mbufs", 0, "N", "mbufs of the first frame pool (more are added as frames queue up; with ports: the whole pool) [from the plans, at most 16384]",
+	  OPT_TARGET(opts_set_count_u32, struct sweep_opts, mbufs), .data = &cli_mbufs_range },
+	{ "help", 'h', NULL, "show this help", OPT_TARGET(opts_set_flag, struct sweep_opts, help) },
 };
 
 #define N_OPTS (sizeof(sweep_optv) / sizeof(sweep_optv[0]))
@@ -158,7 +165,6 @@ sweep_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 	struct sweep_opts *o = ctx;
 	const char *p, *q;
 	char *s, *f;
-	unsigned long v;
 	int rc;
 
 	switch (id) {
@@ -189,10 +195,6 @@ sweep_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 				return rc;
 		}
 		return 0;
-	case O_VARIANT:
-		return cli_parse_variants(arg, &o->variants, err, errlen);
-	case O_BUDGET:
-		return cli_parse_budgets(arg, &o->budgets, err, errlen);
 	case O_STEPS:
 		if (o->nowned + 2 > sizeof(o->owned) / sizeof(o->owned[0])) {
 			snprintf(err, errlen, "too many overrides");
@@ -206,29 +208,6 @@ sweep_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 		if (o->nsets < CLI_MAX_SETS)
 			o->from[o->nsets] = f;
 		return cli_add_set(o->sets, &o->nsets, s, err, errlen);
-	case O_OUT:
-		o->out = arg;
-		return 0;
-	case O_TABLES:
-		o->tables = arg;
-		return 0;
-	case O_JSON:
-		o->json = true;
-		return 0;
-	case O_QUIET:
-		o->quiet = true;
-		return 0;
-	case O_EAL:
-		o->eal = arg;
-		return 0;
-	case O_MBUFS:
-		if (opts_count("mbufs", arg, 1024, 100000000, &v, err, errlen) != 0)
-			return -EINVAL;
-		o->mbufs = (uint32_t)v;
-		return 0;
-	case O_HELP:
-		o->help = true;
-		return 0;
 	}
 	return -EINVAL;
 }
@@ -282,41 +261,13 @@ sweep_usage(FILE *f)
  * and ends the process at once, as the default action would.  A signal ignored from the start
  * (nohup, a script's background job) stays ignored.
  */
-static volatile sig_atomic_t stop_flag;
-
-static void
-on_stop(int sig)
-{
-	static const char msg[] = "syncemu sweep: interrupted: the runs done are written after "
-				  "the run in progress (a second signal ends it at once)\n";
-
-	if (stop_flag || sig == SIGHUP) {
-		outfile_signal_cleanup();
-		sweep_plot_signal_kill();
-		signal(sig, SIG_DFL);
-		raise(sig);
-		return;
-	}
-	stop_flag = sig;
-	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
-		/* nothing to be done about it here */
-	}
-}
-
-static void
-catch_stop(void)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa, old;
-	unsigned int i;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-			sigaction(sigs[i], &sa, NULL);
-}
+static const struct session sweep_session = {
+	.who = "syncemu sweep",
+	.stop_note = "syncemu sweep: interrupted: the runs done are written after the run in "
+		     "progress (a second signal ends it at once)\n",
+	.stop_hup = true,
+	.stop_cleanup = sweep_plot_signal_kill,
+};
 
 /*
  * --out DIR: a directory (made if missing: *@p made, and removed again if the sweep writes
@@ -360,7 +311,7 @@ open_files(const char *dir, const struct sc_scenario *sc, const char *scenario,
 					   CLI_EXIT_USAGE };
 	}
 	rc = outputs_open(outs, SW_FILES, in, sizeof(in) / sizeof(in[0]), "syncemu sweep",
-			  &stop_flag,
+			  &cli_stop,
 			  err, sizeof(err));
 	if (rc != 0)
 		fprintf(stderr, "syncemu sweep: %s\n", err);
@@ -463,10 +414,10 @@ cmd_sweep(int argc, char **argv)
 	struct results *res = NULL;
 	FILE *f;
 
-	catch_stop();
-	npos = opts_parse(argc, argv, sweep_optv, N_OPTS, sweep_opt, &o, pos, 1, err, sizeof(err));
+	session_catch_stop(&sweep_session);
+	npos = session_options(&sweep_session, argc, argv, sweep_optv, N_OPTS, sweep_opt, &o, pos,
+			       1);
 	if (npos < 0) {
-		fprintf(stderr, "syncemu sweep: %s\n(try 'syncemu sweep --help')\n", err);
 		status = CLI_EXIT_USAGE;
 		goto out;
 	}
@@ -584,20 +535,18 @@ cmd_sweep(int argc, char **argv)
 	r.eal = o.eal;
 	r.partitions = pt[0].sc->run.partitions;
 	r.mbufs = o.mbufs;
-	r.stop = &stop_flag;
-	if (runner_start(&r, need, frame, err, sizeof(err)) != 0) {
-		fprintf(stderr, "syncemu sweep: %s\n", err);
-		status = CLI_EXIT_FAIL;
+	r.stop = &cli_stop;
+	status = session_runner_start(&sweep_session, &r, need, frame);
+	if (status != CLI_EXIT_OK)
 		goto out;
-	}
 	t0 = wall_now();
 	/* after a signal no run starts; the one in progress ends after its step */
-	for (i = 0; i < o.nvalues && !stop_flag; i++) {
+	for (i = 0; i < o.nvalues && !cli_stop; i++) {
 		char who[160];
 
 		snprintf(who, sizeof(who), "syncemu sweep: %s=%s", o.key, pt[i].value);
 		runner_note_long(pt[i].sc, pt[i].c, pt[i].nc, who, stderr);
-		for (j = 0; j < pt[i].nc && !stop_flag; j++) {
+		for (j = 0; j < pt[i].nc && !cli_stop; j++) {
 			struct outcome *q = &pt[i].o[j];
 			double el;
 
@@ -628,16 +577,16 @@ cmd_sweep(int argc, char **argv)
 		}
 	}
 	partial = done < total || cut != NULL;
-	if (stop_flag && done == 0) {
+	if (cli_stop && done == 0) {
 		fprintf(stderr, "syncemu sweep: interrupted (signal %d) before the first run: "
-			"nothing written, %s %s\n", (int)stop_flag, made ?
+			"nothing written, %s %s\n", (int)cli_stop, made ?
 			"and the directory it made removed:" : "the files as they were in", dir);
 		status = CLI_EXIT_INTERRUPTED;
 		goto out;
 	}
 	if (partial) {
 		fprintf(stderr, "syncemu sweep: interrupted (signal %d): %u of %u runs done",
-			(int)stop_flag, done, total);
+			(int)cli_stop, done, total);
 		if (cut != NULL)
 			fprintf(stderr, ", the last (%s=%s %s) up to its last whole step, %u of %u",
 				o.key, cut_pt->value, cut->c.label, cut->res.steps,
@@ -647,7 +596,7 @@ cmd_sweep(int argc, char **argv)
 			 cut != NULL ? ", the last cut short" : "");
 	}
 	sw = (struct sweep){ .key = o.key, .nvalues = o.nvalues, .pt = pt, .loaded = loaded };
-	if (!stop_flag) {
+	if (!cli_stop) {
 		struct sweep_load ld = { .scenario = npos ? pos[0] : NULL, .sets = sets,
 					 .from = from, .nsets = o.nsets, .variants = o.variants,
 					 .budgets = o.budgets };
@@ -701,7 +650,7 @@ cmd_sweep(int argc, char **argv)
 
 		const struct results_csv_dir d = { .dir = o.tables, .in = in,
 						   .n_in = sizeof(in) / sizeof(in[0]),
-						   .cmd = "syncemu sweep", .stop = &stop_flag };
+						   .cmd = "syncemu sweep", .stop = &cli_stop };
 
 		rc = results_csv_write_dir(res, &d, err, sizeof(err));
 		if (rc != 0) {
@@ -716,10 +665,10 @@ cmd_sweep(int argc, char **argv)
 		text_lines(res, &sw, dir, cut_pt, cut, done, total, written);
 		results_text_write(res, stdout);
 	}
-	if (stop_flag && !partial)
+	if (cli_stop && !partial)
 		fprintf(stderr, "syncemu sweep: interrupted (signal %d) after the last run: its "
-			"files are whole\n", (int)stop_flag);
-	if (stop_flag && status == CLI_EXIT_OK)
+			"files are whole\n", (int)cli_stop);
+	if (cli_stop && status == CLI_EXIT_OK)
 		status = CLI_EXIT_INTERRUPTED;
 out:
 	outputs_abort(outs, SW_FILES);

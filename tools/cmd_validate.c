@@ -9,27 +9,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <arpa/inet.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 
 #include <jansson.h>
 #include <pcap/pcap.h>
 
 #include "cli.h"
-#include "kernel.h"
 #include "opts.h"
 #include "outputs.h"
-#include "reader.h"
 #include "results.h"
-#include "scenario.h"
-#include "streams.h"
-#include "syncs.h"
-#include "table.h"
 #include "units.h"
 #include "validate.h"
-#include "variant.h"
 
 struct val_opts {
 	const char *sets[CLI_MAX_SETS];
@@ -56,57 +46,61 @@ struct val_opts {
 	unsigned int variants, budgets;
 };
 
-enum { O_SCEN, O_SET, O_GENERIC, O_FILTER, O_HOSTS, O_PORTS, O_STEPS, O_COLL, O_RANKS, O_PLACE,
+enum { O_SET, O_FILTER, O_HOSTS, O_PORTS, O_STEPS, O_COLL, O_RANKS, O_PLACE,
        O_SIZE,
        O_BG, O_RATE, O_IDLE, O_CSV, O_OFFSET, O_GAP, O_PERIOD, O_COUNT, O_ALPHA, O_BETA,
-       O_VARIANT, O_BUDGET, O_TOL, O_JSON, O_TABLES, O_IFACE, O_HELP };
+       O_VARIANT, O_BUDGET, O_TOL, O_TABLES, O_IFACE };
 
 static const struct opt val_optv[] = {
 	{ "scenario", 's', "FILE", "the model's scenario [a syncemu trace's own; else none]",
-	  O_SCEN },
-	{ "set", 0, "SECTION.KEY=VALUE", "override a scenario key (repeatable)", O_SET },
-	{ "generic", 'g', NULL, "ignore syncemu headers: cut the trace into bursts", O_GENERIC },
+	  OPT_TARGET(opts_set_string, struct val_opts, scenario) },
+	{ "set", 0, "SECTION.KEY=VALUE", "override a scenario key (repeatable)", .id = O_SET },
+	{ "generic", 'g', NULL, "ignore syncemu headers: cut the trace into bursts",
+	  OPT_TARGET(opts_set_flag, struct val_opts, generic) },
 	{ "filter", 'f', "BPF", "select packets with a libpcap filter, e.g. 'tcp and host 10.0.0.1'",
-	  O_FILTER },
-	{ "hosts", 0, "A,B,...", "select packets between these IPv4/IPv6 addresses", O_HOSTS },
+	  .id = O_FILTER },
+	{ "hosts", 0, "A,B,...", "select packets between these IPv4/IPv6 addresses",
+	  .id = O_HOSTS },
 	{ "interface", 'i', "NAME,...", "only packets of these pcapng interfaces, e.g. "
-	  "wan.ab.out,wan.ba.out (a bridge's trace) [all]", O_IFACE },
-	{ "ports", 0, "P,Q,...", "select packets to or from these ports (0..65535)", O_PORTS },
+	  "wan.ab.out,wan.ba.out (a bridge's trace) [all]", .id = O_IFACE },
+	{ "ports", 0, "P,Q,...", "select packets to or from these ports (0..65535)",
+	  .id = O_PORTS },
 	{ "steps", 'n', "N", "the capture holds N steps: cut each direction's stream into N equal "
-	  "volumes", O_STEPS },
+	  "volumes", .id = O_STEPS },
 	{ "collective", 'c', "NAME", "or the step's volume from this collective: allreduce, "
-	  "allgather, reducescatter or alltoall (needs --ranks, --bytes)", O_COLL },
-	{ "ranks", 0, "N", "the collective's ranks, the same number on each host", O_RANKS },
+	  "allgather, reducescatter or alltoall (needs --ranks, --bytes)", .id = O_COLL },
+	{ "ranks", 0, "N", "the collective's ranks, the same number on each host", .id = O_RANKS },
 	{ "placement", 0, "block|cyclic", "ranks in blocks on the hosts (mpirun's default) or "
-	  "dealt round robin (--map-by node) [block]", O_PLACE },
+	  "dealt round robin (--map-by node) [block]", .id = O_PLACE },
 	{ "bytes", 0, "SIZE", "the collective's buffer (e.g. 4MiB; allgather: the gathered one)",
-	  O_SIZE },
+	  .id = O_SIZE },
 	{ "background", 0, "BPF", "packets of other traffic sharing the link: their share of "
-	  "each step", O_BG },
+	  "each step", .id = O_BG },
 	{ "rate", 0, "RATE", "the link's rate, frame bytes (e.g. 400Mbit/s), for the duplex and "
-	  "serialised predictions [the directions' rate while busy]", O_RATE },
+	  "serialised predictions [the directions' rate while busy]", .id = O_RATE },
 	{ "idle", 0, "TIME", "a gap between a direction's data packets over this is idle "
-	  "[10 x its median gap, at least 50us]", O_IDLE },
+	  "[10 x its median gap, at least 50us]", .id = O_IDLE },
 	{ "steps-csv", 0, "FILE[:COLUMN]", "the application's step times (step,start_ns,end_ns; "
 	  "the step's column named COLUMN, else 'step', else the first) to hold the wire's "
-	  "against", O_CSV },
+	  "against", .id = O_CSV },
 	{ "clock-offset", 0, "TIME", "add this to the times of --steps-csv (another clock than "
-	  "the capture's) [0]", O_OFFSET },
+	  "the capture's) [0]", .id = O_OFFSET },
 	{ "gap", 0, "TIME|auto", "cut into bursts at idle gaps this long instead of by the "
-	  "streams", O_GAP },
-	{ "period", 0, "TIME", "or into periods of this length (not with --gap)", O_PERIOD },
+	  "streams", .id = O_GAP },
+	{ "period", 0, "TIME", "or into periods of this length (not with --gap)", .id = O_PERIOD },
 	{ "count", 0, "wire|payload", "bursts: count frame bytes or TCP/UDP payload [wire]",
-	  O_COUNT },
-	{ "alpha", 0, "TIME", "latency of a given alpha-beta model [fitted]", O_ALPHA },
-	{ "beta", 0, "RATE", "bandwidth of a given alpha-beta model [fitted]", O_BETA },
+	  .id = O_COUNT },
+	{ "alpha", 0, "TIME", "latency of a given alpha-beta model [fitted]", .id = O_ALPHA },
+	{ "beta", 0, "RATE", "bandwidth of a given alpha-beta model [fitted]", .id = O_BETA },
 	{ "variant", 'v', "V", "compare bursts with this variant's sync (needs --scenario)",
-	  O_VARIANT },
-	{ "budget", 'b', "B", "its module budget (needs --variant) [free]", O_BUDGET },
-	{ "tolerance", 't', "PERCENT", "exit 4 if any step or burst is off by more", O_TOL },
-	{ "json", 'j', NULL, "print JSON instead of text", O_JSON },
+	  .id = O_VARIANT },
+	{ "budget", 'b', "B", "its module budget (needs --variant) [free]", .id = O_BUDGET },
+	{ "tolerance", 't', "PERCENT", "exit 4 if any step or burst is off by more", .id = O_TOL },
+	{ "json", 'j', NULL, "print JSON instead of text",
+	  OPT_TARGET(opts_set_flag, struct val_opts, json) },
 	{ "tables", 0, "DIR", "also write every table as DIR/<table id>.csv (DIR made if missing)",
-	  O_TABLES },
-	{ "help", 'h', NULL, "show this help", O_HELP },
+	  .id = O_TABLES },
+	{ "help", 'h', NULL, "show this help", OPT_TARGET(opts_set_flag, struct val_opts, help) },
 };
 
 #define N_OPTS (sizeof(val_optv) / sizeof(val_optv[0]))
@@ -180,39 +174,6 @@ list_filter(struct val_opts *o, const char *word, const char *arg, char *err, si
 }
 
 /*
- * --interface: each name must be one of the trace's interfaces (those described before its
- * first packet: every one a syncemu trace has); then only their packets are read.  0 or the
- * exit code.
- */
-static int
-select_ifaces(struct tr_reader *r, const char *list)
-{
-	char *copy = strdup(list), *save = NULL, *name;
-	uint32_t i, n = tr_reader_ifcount(r);
-	int status = CLI_EXIT_OK;
-
-	if (copy == NULL)
-		return CLI_EXIT_FAIL;
-	for (name = strtok_r(copy, ",", &save); name != NULL && status == CLI_EXIT_OK;
-	     name = strtok_r(NULL, ",", &save)) {
-		for (i = 0; i < n && strcmp(tr_reader_ifname(r, i), name) != 0; i++)
-			;
-		if (i < n)
-			continue;
-		fprintf(stderr, "syncemu validate: --interface: the trace has no interface '%s' "
-			"(it has:", name);
-		for (i = 0; i < n; i++)
-			fprintf(stderr, "%s %s", i ? "," : "", tr_reader_ifname(r, i));
-		fprintf(stderr, ")\n");
-		status = CLI_EXIT_USAGE;
-	}
-	free(copy);
-	if (status == CLI_EXIT_OK && tr_reader_select(r, list) != 0)
-		status = CLI_EXIT_FAIL;
-	return status;
-}
-
-/*
  * A libpcap filter, compiled now for Ethernet frames so that a bad one is a bad command line
  * with libpcap's reason.  (A filter that only some other link type cannot take, e.g. 'ether
  * host' on raw IP frames, is found when the trace is read: a trace error.)
@@ -257,14 +218,8 @@ val_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 	char *end;
 
 	switch (id) {
-	case O_SCEN:
-		o->scenario = arg;
-		return 0;
 	case O_SET:
 		return cli_add_set(o->sets, &o->nsets, arg, err, errlen);
-	case O_GENERIC:
-		o->generic = true;
-		return 0;
 	case O_FILTER:
 		if (filter_check(arg, err, errlen) != 0)
 			return -EINVAL;
@@ -411,9 +366,6 @@ val_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 			return -EINVAL;
 		}
 		return 0;
-	case O_JSON:
-		o->json = true;
-		return 0;
 	case O_TABLES:
 		o->tables = arg;
 		return results_csv_dir_check(arg, err, errlen);
@@ -425,9 +377,6 @@ val_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 			return -EINVAL;
 		}
 		o->ifaces = arg;
-		return 0;
-	case O_HELP:
-		o->help = true;
 		return 0;
 	}
 	return -EINVAL;
@@ -491,124 +440,6 @@ val_usage(FILE *f)
 		   "  syncemu validate cluster.pcap.gz --ports 29500 --gap 200us --json\n"
 		   "  syncemu validate link.pcap --filter 'tcp and src host 10.9.0.1' "
 		   "--beta 12.5MB/s --tolerance 5\n");
-}
-
-/*
- * The scenario a syncemu trace carries in its header's comment (after the first line), loaded
- * from a file in memory (memfd_create(): nothing on disk, nothing left by a signal), with the
- * overrides @p sets.
- */
-static int
-trace_own_scenario(struct tr_reader *r, const char *const *sets, unsigned int nsets,
-		   struct sc_scenario *sc, char *err, size_t errlen)
-{
-	const char *c = tr_reader_comment(r), *dump = strchr(c, '\n');
-	char path[64];
-	FILE *f;
-	int fd, rc;
-
-	if (strncmp(c, "syncemu ", 8) != 0 || dump == NULL) {
-		snprintf(err, errlen, "the trace carries no scenario (give --scenario)");
-		return -ENOENT;
-	}
-	fd = memfd_create("the trace's scenario", MFD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	f = fdopen(dup(fd), "w");
-	if (f == NULL) {
-		rc = -errno;
-		close(fd);
-		return rc;
-	}
-	fputs(dump + 1, f);
-	rc = fclose(f) == 0 ? 0 : -EIO;
-	if (rc == 0)
-		rc = sc_scenario_load(sc, path, sets, nsets, err, errlen);
-	close(fd);
-	return rc;
-}
-
-/* The model's scenario for a syncemu trace: --scenario, else the trace's own. */
-static int
-trace_scenario(struct tr_reader *r, const struct val_opts *o, struct sc_scenario *sc, char *err,
-	       size_t errlen)
-{
-	if (o->scenario != NULL)
-		return sc_scenario_load(sc, o->scenario, o->sets, o->nsets, err, errlen);
-	return trace_own_scenario(r, o->sets, o->nsets, sc, err, errlen);
-}
-
-/*
- * Read a syncemu trace's frames, refusing those its own header makes impossible (a step, a round,
- * a worker or a run beyond the scenario it carries, not --scenario's).  0 or -errno, the
- * message in @p err.
- */
-static int
-read_syncs(struct tr_reader *r, struct tr_syncs *syn, char *err, size_t errlen)
-{
-	struct sc_scenario *own = calloc(1, sizeof(*own));
-	struct tr_syncs_limits lim;
-	struct tr_run_limit *runs = NULL;
-	bool limited = false;
-	int rc;
-
-	if (own == NULL)
-		return -ENOMEM;
-	if (trace_own_scenario(r, NULL, 0, own, err, errlen) == 0) {
-		rc = validate_trace_limits(tr_reader_comment(r), own, &lim, &runs);
-		if (rc == -ENOMEM) {
-			free(own);
-			snprintf(err, errlen, "out of memory");
-			return rc;
-		}
-		limited = rc == 0;
-	}
-	rc = tr_syncs_read(r, limited ? &lim : NULL, syn, err, errlen);
-	free(runs);
-	free(own);
-	return rc;
-}
-
-static json_t *
-steps_json(const struct table *steps, const void *dirs)
-{
-	return validate_steps_json(steps, dirs);
-}
-
-/*
- * Add the tables @p tabs (taken over: each set to NULL) to @p res, after the JSON members set so
- * far, under "tables" (the step directions in text only: inside each step's row in JSON).
- * 0 or -ENOMEM.
- */
-static int
-add_tables(struct results *res, struct table **tabs, unsigned int n)
-{
-	const struct table *dirs = NULL;
-	json_t *tj = json_object();
-	unsigned int i;
-	int rc = 0;
-
-	if (tj == NULL || json_object_set_new(results_root(res), "tables", tj) != 0)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		if (tabs[i] != NULL && strcmp(table_id(tabs[i]), "step_directions") == 0)
-			dirs = tabs[i];
-	for (i = 0; rc == 0 && i < n; i++) {
-		struct results_place at = { .parent = tj };
-		struct table *t = tabs[i];
-
-		if (t == NULL)
-			continue;
-		tabs[i] = NULL;
-		if (dirs != NULL && strcmp(table_id(t), "steps") == 0) {
-			at.json = steps_json;
-			at.arg = dirs;
-		}
-		rc = results_add_table(res, t, t == dirs ? RESULTS_TEXT :
-				       RESULTS_TEXT | RESULTS_JSON, &at);
-	}
-	return rc;
 }
 
 /* The results as text or JSON on stdout, and with --tables as CSV files.  The exit code. */
@@ -686,324 +517,40 @@ wants_generic(const struct val_opts *o)
 	       o->gap_opt[0] || o->period_opt[0];
 }
 
-/* The model's sync for --scenario --variant --budget, in s (NAN without). */
-static double
-model_sync(const struct val_opts *o, const struct sc_scenario *sc, bool have_sc,
-	   enum sm_variant *var, enum sm_budget *bud)
-{
-	struct sm_step fl;
-	unsigned int i;
 
-	*var = SM_VAR_A;
-	*bud = SM_BUDGET_FREE;
-	for (i = 0; i < SM_VAR_COUNT; i++)
-		if (o->variants & (1u << i)) {
-			*var = (enum sm_variant)i;
-			break;
-		}
-	for (i = 0; i < SM_BUDGET_COUNT; i++)
-		if (o->budgets & (1u << i)) {
-			*bud = (enum sm_budget)i;
-			break;
-		}
-	if (!have_sc || sm_step_eval(&sc->model, *var, sm_budget_value(&sc->model.mod, *bud),
-				     &fl) != 0)
-		return NAN;
-	return sm_step_sync(&fl);
-}
-
-/* Warnings about bursts: a split that cannot be trusted, a fit that is not one. */
+/* The options as what tr_validate() is asked. */
 static void
-burst_warnings(const struct tr_bursts *b, const struct tr_fit *fit, double rate, json_t *warn)
+val_params(const struct val_opts *o, const char *trace, struct tr_validate_params *p)
 {
-	char w[512];
-
-	if (b->n > 1 && isfinite(b->min_between_s) && b->max_inside_s >= 0.5 * b->min_between_s) {
-		snprintf(w, sizeof(w), "the gaps inside the bursts (up to %.6g s) are as long as "
-			 "those between them (from %.6g s): where a step ends is not told by a gap; "
-			 "cut the streams with --steps N or --collective instead", b->max_inside_s,
-			 b->min_between_s);
-		json_array_append_new(warn, json_string(w));
-	}
-	if (b->n < 3) {
-		snprintf(w, sizeof(w), "%u burst%s: not a fit (two points are not a fit; alpha-beta "
-			 "needs 3 or more of several sizes)", b->n, b->n == 1 ? "" : "s");
-		json_array_append_new(warn, json_string(w));
-	} else if (fit->alpha_fixed) {
-		snprintf(w, sizeof(w), "the bursts are of one size: alpha and beta cannot be told "
-			 "apart (beta is bytes / time with alpha 0)");
-		json_array_append_new(warn, json_string(w));
-	} else if (!(fit->r2 >= 0.9)) {
-		snprintf(w, sizeof(w), "a poor fit: R^2 %.3f (the bursts' times do not grow with "
-			 "their bytes as one alpha and beta say)", fit->r2);
-		json_array_append_new(warn, json_string(w));
-	}
-	if (b->late > 0) {
-		snprintf(w, sizeof(w), "%" PRIu64 " packets came more than %u packets after their "
-			 "time (the capture is out of order): each was counted at the time of the "
-			 "last packet before it", b->late, TR_REORDER_MAX);
-		json_array_append_new(warn, json_string(w));
-	}
-	if (b->gaps_thinned) {
-		snprintf(w, sizeof(w), "more than %u gaps over 100 us: the automatic gap was found "
-			 "among the longest of them (give --gap)", TR_BURST_GAPS_MAX);
-		json_array_append_new(warn, json_string(w));
-	}
-	if (rate > 0 && fit->beta > 1.05 * rate) {
-		snprintf(w, sizeof(w), "the fitted beta (%.6g Mbit/s) is above the link's rate "
-			 "(%.6g Mbit/s): the bursts are not transfers at the link's rate (steps cut "
-			 "in the wrong places, or several flows at once)", fit->beta * 8 / 1e6,
-			 rate * 8 / 1e6);
-		json_array_append_new(warn, json_string(w));
-	}
-}
-
-/* The bursts of a generic trace: the former way, and the fallback. */
-static int
-generic_bursts(const struct val_opts *o, const char *path, struct tr_reader **r,
-	       struct sc_scenario *sc, bool have_sc, double rate, const char *fallback,
-	       struct table **tabs, unsigned int *nt, struct results *res, json_t *warn,
-	       struct tr_bursts *bur, struct wire_span **spans, uint32_t *nspans,
-	       struct verdict *v)
-{
-	json_t *root = results_root(res);
-	struct tr_burst_params bp = {
+	*p = (struct tr_validate_params){
+		.trace = trace, .scenario = o->scenario, .sets = o->sets, .nsets = o->nsets,
 		.filter = o->filter_owned ? o->filter_owned : o->filter, .ifaces = o->ifaces,
-		.gap_s = o->gap, .period_s = o->period, .payload = o->payload,
+		.background = o->background, .steps_csv = o->steps_csv, .csv_col = o->csv_col,
+		.clock_offset = o->clock_offset, .gap = o->gap, .period = o->period,
+		.alpha = o->alpha, .beta = o->beta, .rate = o->rate, .idle = o->idle,
+		.coll_bytes = o->coll_bytes, .steps = o->steps, .ranks = o->ranks,
+		.coll = o->coll, .place = o->place, .generic = wants_generic(o),
+		.bursts = o->gap_opt[0] != '\0' || o->period_opt[0] != '\0',
+		.payload = o->payload, .have_alpha = o->have_alpha, .have_beta = o->have_beta,
+		.variants = o->variants, .budgets = o->budgets,
 	};
-	struct tr_fit fit, model;
-	enum sm_variant var;
-	enum sm_budget bud;
-	char err[512];
-	uint32_t i;
-	int rc;
-
-	rc = tr_bursts_read(path, &bp, bur, err, sizeof(err));
-	if (rc != 0) {
-		fprintf(stderr, "syncemu validate: %s\n", err);
-		return rc == -ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_INPUT;
-	}
-	if (bur->n == 0) {
-		fprintf(stderr, "syncemu validate: %s: no packet selected (%" PRIu64 " packets, %"
-			PRIu64 " not IP)%s%s\n", path, bur->packets, bur->not_ip,
-			bp.filter ? "; filter: " : "", bp.filter ? bp.filter : "");
-		return CLI_EXIT_INPUT;
-	}
-	if (tr_fit_alpha_beta(bur->b, bur->n, &fit) != 0)
-		return CLI_EXIT_FAIL;
-	/* a given model: what is given, latency 0 if only the bandwidth is */
-	model = fit;
-	if (o->have_alpha || o->have_beta)
-		model.alpha = o->have_alpha ? o->alpha : 0;
-	if (o->have_beta)
-		model.beta = o->beta;
-	model_sync(o, sc, have_sc, &var, &bud);
-	tabs[(*nt)++] = validate_bursts_table(bur, &model, sc, have_sc, var,
-					      have_sc ? sm_budget_value(&sc->model.mod, bud) : 0, v);
-	tabs[(*nt)++] = validate_flows_table(bur);
-	*spans = calloc(bur->n, sizeof(**spans));
-	if (*spans == NULL)
-		return CLI_EXIT_FAIL;
-	for (i = 0; i < bur->n; i++) {
-		(*spans)[i].start_ns = bur->b[i].start_ns;
-		(*spans)[i].end_ns = bur->b[i].end_ns;
-	}
-	*nspans = bur->n;
-	if (fallback[0] != '\0')
-		json_array_append_new(warn, json_string(fallback));
-	burst_warnings(bur, &fit, rate, warn);
-	json_object_set_new(root, "mode", json_string("bursts"));
-	json_object_set_new(root, "split", json_pack(
-		"{s:s, s:I, s:I, s:I, s:i, s:o, s:o, s:o}", "how", bur->how,
-		"packets", (json_int_t)bur->packets, "selected", (json_int_t)bur->selected,
-		"not_ip", (json_int_t)bur->not_ip, "bursts", (int)bur->n,
-		"gap_s", isfinite(bur->gap_s) ? json_real(bur->gap_s) : json_null(),
-		"max_gap_inside_s", json_real(bur->max_inside_s),
-		"min_gap_between_s", isfinite(bur->min_between_s) ?
-		json_real(bur->min_between_s) : json_null()));
-	json_object_set_new(root, "fit", json_pack(
-		"{s:f, s:f, s:o, s:b}", "alpha_s", fit.alpha, "beta_Bps", fit.beta,
-		"r2", isfinite(fit.r2) ? json_real(fit.r2) : json_null(),
-		"alpha_identifiable", !fit.alpha_fixed));
-	json_object_set_new(root, "model", json_pack("{s:f, s:f, s:s}", "alpha_s",
-			    model.alpha, "beta_Bps", model.beta, "from",
-			    o->have_alpha || o->have_beta ? "given" : "fitted"));
-	/* the text's header */
-	results_line(res, "syncemu validate: %s (%s): %" PRIu64 " packets, %" PRIu64
-		     " selected%s%s", path, tr_reader_format(*r), bur->packets, bur->selected,
-		     bp.filter ? " by " : "", bp.filter ? bp.filter : "");
-	results_line(res, "  %s: %u bursts; largest gap inside a burst %.6g s, smallest between "
-		     "bursts %.6g s", bur->how, bur->n, bur->max_inside_s, bur->min_between_s);
-	results_line(res, "  alpha-beta fitted: alpha %.6g s, beta %.6g B/s (%.6g Mbit/s)%s, "
-		     "R^2 %.6f", fit.alpha, fit.beta, fit.beta * 8 / 1e6,
-		     fit.alpha_fixed ? " (one size: alpha not identifiable, 0)" : "", fit.r2);
-	if (o->have_alpha || o->have_beta)
-		results_line(res, "  alpha-beta given: alpha %.6g s, beta %.6g B/s", model.alpha,
-			     model.beta);
-	return CLI_EXIT_OK;
-}
-
-/* The steps of a real job's streams. */
-static int
-generic_streams(const struct val_opts *o, const char *path, const struct tr_reader *r,
-		const struct sc_scenario *sc, bool have_sc, double rate, struct table **tabs,
-		unsigned int *nt, struct results *res, struct tr_streams *st,
-		struct wire_span **spans, uint32_t *nspans, struct verdict *v)
-{
-	json_t *root = results_root(res);
-	static const char *const by[] = { "none", "steps", "collective", "period" };
-	const char *f = o->filter_owned ? o->filter_owned : o->filter;
-	struct stream_summary m;
-	enum sm_variant var;
-	enum sm_budget bud;
-	double sync = model_sync(o, sc, have_sc, &var, &bud);
-	json_t *split;
-	uint32_t k;
-
-	validate_stream_summary(st, rate, &m);
-	tabs[(*nt)++] = validate_dirs_table(st);
-	tabs[(*nt)++] = validate_steps_table(st, sync, v);
-	tabs[(*nt)++] = validate_step_dirs_table(st);
-	tabs[(*nt)++] = validate_stream_fit_table(st);
-	*spans = calloc(st->nsteps, sizeof(**spans));
-	if (*spans == NULL)
-		return CLI_EXIT_FAIL;
-	for (k = 0; k < st->nsteps; k++) {
-		(*spans)[k].start_ns = st->step[k].start_ns;
-		(*spans)[k].end_ns = st->step[k].end_ns;
-	}
-	*nspans = st->nsteps;
-	split = json_pack("{s:s, s:s, s:i, s:I, s:I, s:I}", "by", by[st->by], "how", st->how,
-			  "steps", (int)st->nsteps, "packets", (json_int_t)st->packets,
-			  "selected", (json_int_t)st->selected, "not_ip", (json_int_t)st->not_ip);
-	if (st->by == TR_SPLIT_PERIOD) {
-		json_object_set_new(split, "confidence", json_real(st->confidence));
-		json_object_set_new(split, "runner_up", json_integer(st->runner_up));
-		json_object_set_new(split, "runner_up_confidence",
-				    json_real(st->runner_up_confidence));
-	}
-	if (st->by == TR_SPLIT_COLLECTIVE) {
-		json_object_set_new(split, "collective", json_string(tr_coll_name(o->coll)));
-		json_object_set_new(split, "direction_bytes", json_real(st->coll_dir_bytes[0]));
-		json_object_set_new(split, "steps_exact", json_real(st->steps_exact));
-	}
-	json_object_set_new(root, "mode", json_string("streams"));
-	json_object_set_new(root, "split", split);
-	json_object_set_new(root, "overlap_pct", isfinite(m.overlap_pct) ?
-			    json_real(m.overlap_pct) : json_null());
-	json_object_set_new(root, "summary", validate_stream_summary_json(&m));
-	/* the text's header */
-	results_line(res, "syncemu validate: %s (%s): %" PRIu64 " packets, %" PRIu64 " selected"
-		     "%s%s; %u directions, %u of the job", path, tr_reader_format(r), st->packets,
-		     st->selected, f ? " by " : "", f ? f : "", st->ndirs, st->nmajor);
-	results_line(res, "  %s", st->how);
-	results_line(res, "  summary: %s", m.line);
-	return CLI_EXIT_OK;
-}
-
-/* A generic trace: the streams, or bursts; then the application's steps beside them. */
-static int
-validate_generic(const struct val_opts *o, const char *path, struct tr_reader **r,
-		 struct sc_scenario *sc, struct table **tabs, unsigned int *nt,
-		 struct results *res, json_t *warn, struct tr_streams *st, struct tr_bursts *bur,
-		 const struct tr_appsteps *app, struct wire_span **spans, struct verdict *v)
-{
-	const char *filter = o->filter_owned ? o->filter_owned : o->filter;
-	bool bursts = o->gap_opt[0] != '\0' || o->period_opt[0] != '\0', have_sc = false;
-	char err[512], fallback[640] = "";
-	double rate = o->rate;
-	uint32_t nspans = 0;
-	int rc, status;
-	size_t i;
-	json_t *w;
-
-	if (o->scenario != NULL) {
-		if (sc_scenario_load(sc, o->scenario, o->sets, o->nsets, err, sizeof(err)) != 0) {
-			fprintf(stderr, "syncemu validate: %s\n", err);
-			return CLI_EXIT_INPUT;
-		}
-		have_sc = o->variants != 0;
-		if (!(rate > 0))
-			rate = sc->model.wan.bw;
-	}
-	if (!bursts) {
-		struct tr_stream_params sp = {
-			.filter = filter, .ifaces = o->ifaces, .background = o->background,
-			.steps = (uint32_t)o->steps, .coll = o->coll, .ranks = (uint32_t)o->ranks,
-			.place = o->place, .rate_Bps = rate,
-			.coll_bytes = o->coll_bytes, .idle_s = o->idle,
-		};
-
-		rc = tr_streams_read(path, &sp, st, err, sizeof(err));
-		if (rc != 0) {
-			fprintf(stderr, "syncemu validate: %s\n", err);
-			return rc == -ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_INPUT;
-		}
-		if (st->nmajor == 0) {
-			fprintf(stderr, "syncemu validate: %s: %s (%" PRIu64 " packets, %" PRIu64
-				" selected, %" PRIu64 " not IP)%s%s\n", path, st->selected ?
-				"no packet selected carries application bytes" : "no packet selected",
-				st->packets, st->selected, st->not_ip, filter ? "; filter: " : "",
-				filter ? filter : "");
-			return CLI_EXIT_INPUT;
-		}
-		if (st->nsteps == 0) {
-			snprintf(fallback, sizeof(fallback), "%s: cut at idle gaps instead (give "
-				 "--steps N or --collective to cut the streams)", st->how);
-			bursts = true;
-			tr_streams_free(st);
-		}
-	}
-	if (bursts)
-		status = generic_bursts(o, path, r, sc, have_sc, rate, fallback, tabs, nt, res,
-					warn, bur, spans, &nspans, v);
-	else
-		status = generic_streams(o, path, *r, sc, have_sc, rate, tabs, nt, res, st, spans,
-					 &nspans, v);
-	if (status != CLI_EXIT_OK)
-		return status;
-	if (app->n > 0)
-		tabs[(*nt)++] = validate_app_table(*spans, nspans, bursts ? bur->b[0].start_ns :
-						   st->first_ns, app, v);
-	if (json_array_size(warn) > 0)
-		json_object_set(results_root(res), "warnings", warn);
-	if (v->compared)
-		json_object_set_new(results_root(res), "max_error_pct", json_real(v->worst));
-	json_array_foreach(warn, i, w)
-		results_line(res, "  warning: %s", json_string_value(w));
-	results_line(res, "%s", "");
-	return add_tables(res, tabs, *nt) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 }
 
 int
 cmd_validate(int argc, char **argv)
 {
 	struct val_opts o = { .nsets = 0, .tolerance = NAN };
-	struct sc_scenario *sc = calloc(1, sizeof(*sc));
-	struct table **tabs = calloc(8, sizeof(*tabs));	/* more for a trace's runs */
 	struct verdict v = { 0, false };
-	struct tr_reader *r = NULL;
-	struct tr_syncs syn;
-	struct tr_bursts bur;
-	struct tr_streams st;
-	struct tr_appsteps app;
-	struct wire_span *spans = NULL;
+	struct tr_validate_params p;
 	static const struct results_params rp = {
 		.json_flags = JSON_INDENT(1) | JSON_REAL_PRECISION(12), .json_newline = true,
 	};
 	struct results *res = results_create(&rp);
-	json_t *root = res != NULL ? results_root(res) : NULL, *warn = json_array(), *runs = NULL;
-	char err[512], *pos[1];
-	unsigned int nt = 0, i;
+	json_t *root = res != NULL ? results_root(res) : NULL;
+	char err[4096], *pos[1];
 	int npos, rc, status = CLI_EXIT_OK;
-	bool have_sc = false, regular;
-	struct stat sb;
 
-	memset(&syn, 0, sizeof(syn));
-	memset(&bur, 0, sizeof(bur));
-	memset(&st, 0, sizeof(st));
-	memset(&app, 0, sizeof(app));
-	if (sc == NULL || root == NULL || warn == NULL || tabs == NULL) {
+	if (root == NULL) {
 		status = CLI_EXIT_FAIL;
 		goto out;
 	}
@@ -1034,108 +581,17 @@ cmd_validate(int argc, char **argv)
 		free(o.filter_owned);
 		o.filter_owned = both;
 	}
-	/* a real job's capture is read more than once: a pipe cannot be */
-	regular = stat(pos[0], &sb) != 0 || S_ISREG(sb.st_mode);
-	if (!regular && wants_generic(&o))
-		goto not_regular;
-	r = tr_reader_open(pos[0], err, sizeof(err));
-	if (r == NULL) {
-		fprintf(stderr, "syncemu validate: %s\n", err);
-		status = CLI_EXIT_INPUT;
-		goto out;
-	}
-	if (o.ifaces != NULL) {
-		status = select_ifaces(r, o.ifaces);
-		if (status != CLI_EXIT_OK)
-			goto out;
-	}
-	if (o.steps_csv != NULL) {
-		rc = tr_appsteps_read(o.steps_csv, o.csv_col,
-				      (int64_t)llround(o.clock_offset * 1e9), &app, err,
-				      sizeof(err));
-		if (rc != 0) {
-			fprintf(stderr, "syncemu validate: %s\n", err);
-			status = rc == -ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_INPUT;
-			goto out;
-		}
-	}
 	json_object_set_new(root, "syncemu", json_string(SYNCEMU_VERSION));
 	json_object_set_new(root, "command", json_string("validate"));
-	json_object_set_new(root, "trace", json_pack("{s:s, s:s, s:i}", "file", pos[0], "format",
-						     tr_reader_format(r), "interfaces",
-						     (int)tr_reader_ifcount(r)));
-	if (!wants_generic(&o)) {
-		rc = read_syncs(r, &syn, err, sizeof(err));
-		if (rc != 0) {
+	val_params(&o, pos[0], &p);
+	rc = tr_validate(&p, res, &v, err, sizeof(err));
+	if (rc != 0) {
+		if (err[0] != '\0')
 			fprintf(stderr, "syncemu validate: %s\n", err);
-			status = rc == -ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_INPUT;
-			goto out;
-		}
-	}
-	if (syn.se_frames > 0) {
-		/* a syncemu trace: two tables a run and the capture points' */
-		struct table **more = realloc(tabs, (2 * (size_t)syn.nruns + 1) * sizeof(*tabs));
-
-		if (more != NULL)
-			tabs = more;
-		runs = json_array();
-		if (runs == NULL || more == NULL) {
-			status = CLI_EXIT_FAIL;
-			goto out;
-		}
-		have_sc = trace_scenario(r, &o, sc, err, sizeof(err)) == 0;
-		if (!have_sc && o.scenario != NULL) {
-			fprintf(stderr, "syncemu validate: %s\n", err);
-			status = CLI_EXIT_INPUT;
-			goto out;
-		}
-		for (i = 0; i < syn.nruns; i++) {
-			char label[32];
-			double mean;
-
-			tabs[nt++] = validate_run_table(r, &syn.run[i], sc, have_sc, &v, &mean, label,
-					       sizeof(label));
-			if (have_sc && syn.has_rx)
-				tabs[nt++] = validate_hotspot_table(r, &syn.run[i], sc);
-			json_array_append_new(runs, json_pack("{s:i, s:s, s:i, s:f, s:b}", "run_id",
-					      (int)syn.run[i].run_id, "label", label, "steps",
-					      (int)syn.run[i].nsteps, "mean_ms",
-					      isfinite(mean) ? mean : 0.0, "ends_at_rx",
-					      syn.run[i].ends_at_rx));
-		}
-		tabs[nt++] = validate_points_table(&syn);
-		if (v.compared)
-			json_object_set_new(root, "max_error_pct", json_real(v.worst));
-		json_object_set_new(root, "mode", json_string("syncemu"));
-		json_object_set(root, "runs", runs);
-		json_object_set_new(root, "frames", json_pack("{s:I, s:I, s:I}", "all",
-				    (json_int_t)syn.frames, "syncemu", (json_int_t)syn.se_frames,
-				    "unordered", (json_int_t)syn.unordered));
-		results_line(res, "syncemu validate: %s (%s): %" PRIu64 " frames, %" PRIu64 " with "
-			     "the syncemu header, %u runs%s%s", pos[0], tr_reader_format(r),
-			     syn.frames, syn.se_frames, syn.nruns, have_sc ? ", scenario " : "",
-			     have_sc ? sc->name : "");
-		results_line(res, "%s", "");
-		if (add_tables(res, tabs, nt) != 0) {
-			status = CLI_EXIT_FAIL;
-			goto out;
-		}
-	} else if (!regular) {
-not_regular:
-		fprintf(stderr, "syncemu validate: %s: not a regular file, and not a syncemu trace: a "
-			"real job's capture is read more than once (save it to a file first)\n",
-			pos[0]);
-		status = CLI_EXIT_INPUT;
+		status = rc == -ENOMEM ? CLI_EXIT_FAIL : rc == -ENODEV ? CLI_EXIT_USAGE :
+			 CLI_EXIT_INPUT;
 		goto out;
-	} else {
-		status = validate_generic(&o, pos[0], &r, sc, tabs, &nt, res, warn, &st, &bur,
-					  &app, &spans, &v);
-		if (status != CLI_EXIT_OK)
-			goto out;
 	}
-	if (syn.unordered > 0)
-		results_line(res, "note: %" PRIu64 " packets came with a timestamp below the "
-			     "previous one", syn.unordered);
 	status = write_results(res, &o, pos[0]);
 	if (status == CLI_EXIT_OK && isfinite(o.tolerance) && v.compared &&
 	    v.worst > o.tolerance) {
@@ -1144,20 +600,8 @@ not_regular:
 		status = CLI_EXIT_TOLERANCE;
 	}
 out:
-	for (i = 0; tabs != NULL && i < nt; i++)
-		table_free(tabs[i]);
-	free(tabs);
-	tr_syncs_free(&syn);
-	tr_bursts_free(&bur);
-	tr_streams_free(&st);
-	tr_appsteps_free(&app);
-	free(spans);
-	tr_reader_close(r);
 	results_free(res);
-	json_decref(warn);
-	json_decref(runs);
 	free(o.filter_owned);
 	free(o.csv_owned);
-	free(sc);
 	return status;
 }

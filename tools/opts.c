@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,7 +164,10 @@ opts_parse(int argc, char **argv, const struct opt *tab, unsigned int n, opt_cb 
 			spelled[0] = '\0';
 			return -EINVAL;
 		}
-		rc = cb(ctx, o->id & ~OPT_FLAGS, optarg, err, errlen);
+		if (o->parse != NULL)
+			rc = o->parse((char *)ctx + o->offset, optarg, o->data, err, errlen);
+		else
+			rc = cb(ctx, o->id & ~OPT_FLAGS, optarg, err, errlen);
 		if (rc == 0 && takes_path(o) && optarg[0] == '\0') {
 			snprintf(err, errlen, "%s '': an empty path (give a file name)", spelled);
 			rc = -EINVAL;
@@ -218,5 +222,31 @@ opts_count(const char *name, const char *arg, unsigned long lo, unsigned long hi
 		return -EINVAL;
 	}
 	*v = x;		/* written only on success */
+	return 0;
+}
+
+int
+opts_set_flag(void *target, const char *arg, const void *data, char *err, size_t errlen)
+{
+	*(bool *)target = true;
+	return 0;
+}
+
+int
+opts_set_string(void *target, const char *arg, const void *data, char *err, size_t errlen)
+{
+	*(const char **)target = arg;
+	return 0;
+}
+
+int
+opts_set_count_u32(void *target, const char *arg, const void *data, char *err, size_t errlen)
+{
+	const struct opts_range *r = data;
+	unsigned long v;
+
+	if (opts_count("", arg, r->lo, r->hi, &v, err, errlen) != 0)
+		return -EINVAL;
+	*(uint32_t *)target = (uint32_t)v;
 	return 0;
 }

@@ -9,6 +9,14 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/**
+ * A parser of an option's value into its target: @p target is the option's place in the
+ * command's options (the ctx of opts_parse(), at struct opt's offset), @p data the entry's.
+ * 0, or -EINVAL with a message in @p err (opts_spelling() names the option as typed).
+ */
+typedef int (*opt_parse_fn)(void *target, const char *arg, const void *data, char *err,
+			    size_t errlen);
+
 /** One option. */
 struct opt {
 	const char *name;	/**< long name, without "--" */
@@ -17,7 +25,18 @@ struct opt {
 	const char *help;	/**< one line; the default in brackets where there is one */
 	int id;			/**< passed to the callback; OR-ed with OPT_* flags, which the
 				 *   callback does not see */
+	opt_parse_fn parse;	/**< stores the value in its target (OPT_TARGET); NULL: the
+				 *   callback is called with id */
+	size_t offset;		/**< the target's offset in the callback's ctx */
+	const void *data;	/**< the parser's: a scenario key, a range */
 };
+
+/**
+ * The target of an option, after its id (xdp-tools' DEFINE_OPTION): parsed by @p fn into
+ * member @p field of the options struct @p type, e.g.
+ * { "json", 'j', NULL, "print JSON", 0, OPT_TARGET(opts_set_flag, struct run_opts, json) }.
+ */
+#define OPT_TARGET(fn, type, field) .parse = (fn), .offset = offsetof(type, field)
 
 /**
  * A flag of struct opt's id: the option's value may start with '-' ("--eal '--no-huge ...'").
@@ -29,16 +48,18 @@ struct opt {
 #define OPT_FLAGS OPT_DASH_VALUE
 
 /**
- * Called once per option found; return 0, or -EINVAL with a message in @p err.  Inside it,
- * opts_spelling() is the option as the user typed it.
+ * Called once per option found that has no target (struct opt's parse NULL); return 0, or
+ * -EINVAL with a message in @p err.  Inside it, opts_spelling() is the option as the user typed
+ * it.
  */
 typedef int (*opt_cb)(void *ctx, int id, const char *arg, char *err, size_t errlen);
 
 /**
- * Parse @p argv against @p tab.  Options and positional arguments may be mixed; "--" ends
- * options.  Positionals are moved to @p pos (at most @p maxpos).  An empty positional, and
- * an empty value of an option whose placeholder is FILE, DIR or SOCKET that its callback let
- * through, are refused: '' is no file name.
+ * Parse @p argv against @p tab: each option's value into its target (struct opt's parse),
+ * or through @p cb (NULL when every entry has a target).  Options and positional arguments
+ * may be mixed; "--" ends options.  Positionals are moved to @p pos (at most @p maxpos).  An
+ * empty positional, and an empty value of an option whose placeholder is FILE, DIR or SOCKET
+ * that its parser or callback let through, are refused: '' is no file name.
  *
  * @return the number of positionals, or -EINVAL with a message in @p err
  */
@@ -57,6 +78,21 @@ const char *opts_spelling(void);
  */
 int opts_count(const char *name, const char *arg, unsigned long lo, unsigned long hi,
 	       unsigned long *v, char *err, size_t errlen);
+
+/** A bool target: set (the option is a flag). */
+int opts_set_flag(void *target, const char *arg, const void *data, char *err, size_t errlen);
+
+/** A const char * target: the value as given. */
+int opts_set_string(void *target, const char *arg, const void *data, char *err, size_t errlen);
+
+/** The range of a count (opts_set_count_u32()'s data). */
+struct opts_range {
+	unsigned long lo, hi;
+};
+
+/** A uint32_t target: a count in the range @p data (struct opts_range), as opts_count(). */
+int opts_set_count_u32(void *target, const char *arg, const void *data, char *err,
+		       size_t errlen);
 
 /** Print "usage: <usage>\n\n<about>\n\noptions:" and one aligned line per option. */
 void opts_usage(FILE *f, const char *usage, const char *about, const struct opt *tab,

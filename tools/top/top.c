@@ -49,23 +49,26 @@ struct top_opts {
 	bool json, check, busy, verbose, help;
 };
 
-enum { O_PID, O_INTERVAL, O_DURATION, O_JSON, O_SCENARIO, O_SET, O_BUSY, O_CHECK,
-       O_VERBOSE, O_HELP };
+enum { O_PID, O_INTERVAL, O_DURATION, O_SET };
 
 static const struct opt top_optv[] = {
-	{ "pid", 'p', "PID", "the syncemu process to watch (required)", O_PID },
-	{ "interval", 'i', "TIME", "refresh every TIME [1s]", O_INTERVAL },
+	{ "pid", 'p', "PID", "the syncemu process to watch (required)", .id = O_PID },
+	{ "interval", 'i', "TIME", "refresh every TIME [1s]", .id = O_INTERVAL },
 	{ "duration", 'd', "TIME", "stop after TIME [at SIGINT, or when the process ends]",
-	  O_DURATION },
-	{ "json", 'j', NULL, "no live screen: only the JSON summary at exit", O_JSON },
+	  .id = O_DURATION },
+	{ "json", 'j', NULL, "no live screen: only the JSON summary at exit",
+	  OPT_TARGET(opts_set_flag, struct top_opts, json) },
 	{ "scenario", 0, "FILE", "the run's scenario, for the model's shares [built-in default]",
-	  O_SCENARIO },
+	  OPT_TARGET(opts_set_string, struct top_opts, scenario) },
 	{ "set", 's', "SECTION.KEY=VALUE", "override a key of that scenario, as the run did "
-	  "(repeatable)", O_SET },
-	{ "busy", 'b', NULL, "count the links' busy periods too (costly: see above)", O_BUSY },
-	{ "check", 0, NULL, "only check that the BPF programs load here (exit 0 if so)", O_CHECK },
-	{ "verbose", 'v', NULL, "show libbpf's messages", O_VERBOSE },
-	{ "help", 'h', NULL, "show this help", O_HELP },
+	  "(repeatable)", .id = O_SET },
+	{ "busy", 'b', NULL, "count the links' busy periods too (costly: see above)",
+	  OPT_TARGET(opts_set_flag, struct top_opts, busy) },
+	{ "check", 0, NULL, "only check that the BPF programs load here (exit 0 if so)",
+	  OPT_TARGET(opts_set_flag, struct top_opts, check) },
+	{ "verbose", 'v', NULL, "show libbpf's messages",
+	  OPT_TARGET(opts_set_flag, struct top_opts, verbose) },
+	{ "help", 'h', NULL, "show this help", OPT_TARGET(opts_set_flag, struct top_opts, help) },
 };
 
 #define N_OPTS (sizeof(top_optv) / sizeof(top_optv[0]))
@@ -128,30 +131,12 @@ top_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 		return time_arg("--interval", arg, &o->interval, err, errlen);
 	case O_DURATION:
 		return time_arg("--duration", arg, &o->duration, err, errlen);
-	case O_SCENARIO:
-		o->scenario = arg;
-		return 0;
 	case O_SET:
 		if (o->nsets == TOP_SETS) {
 			snprintf(err, errlen, "%s: at most %d", opts_spelling(), TOP_SETS);
 			return -EINVAL;
 		}
 		o->sets[o->nsets++] = arg;
-		return 0;
-	case O_JSON:
-		o->json = true;
-		return 0;
-	case O_BUSY:
-		o->busy = true;
-		return 0;
-	case O_CHECK:
-		o->check = true;
-		return 0;
-	case O_VERBOSE:
-		o->verbose = true;
-		return 0;
-	case O_HELP:
-		o->help = true;
 		return 0;
 	}
 	return -EINVAL;

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "results.h"
 #include "run_report.h"
 #include "sweep.h"

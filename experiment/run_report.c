@@ -2,7 +2,7 @@
 /*
  * syncemu run's report: every run's steps beside the packet-level closed form and the fluid
  * model, the summary and its status, the background and the WAN queues, the real-time ports;
- * built once as the run's results (tools/results.h), which its writers print as text or JSON
+ * built once as the run's results (experiment/results.h), which its writers print as text or JSON
  * and write as CSV (--tables).
  */
 #include <errno.h>
@@ -15,7 +15,6 @@
 
 #include <jansson.h>
 
-#include "cli.h"
 #include "collective.h"
 #include "results.h"
 #include "run_report.h"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * syncemu validate: the tables it prints (validate_tables.c), apart from its options and the
- * command (cmd_validate.c).
+ * syncemu validate's analysis: tr_validate() (validate.c), the tables it makes
+ * (validate_tables.c, validate_streams.c), apart from its options and its output
+ * (tools/cmd_validate.c).
  */
 #ifndef SYNCEMU_VALIDATE_H
 #define SYNCEMU_VALIDATE_H
@@ -13,6 +14,7 @@
 
 #include "appsteps.h"
 #include "reader.h"
+#include "results.h"
 #include "scenario.h"
 #include "streams.h"
 #include "syncs.h"
@@ -120,5 +122,45 @@ struct wire_span {
  *  relative times); the differences into @p v. */
 struct table *validate_app_table(const struct wire_span *w, uint32_t nw, uint64_t t0,
 				 const struct tr_appsteps *a, struct verdict *v);
+
+/** What validate is asked: the trace, the model, how to read the trace. */
+struct tr_validate_params {
+	const char *trace;		/**< the capture's path */
+	const char *scenario;		/**< --scenario; NULL: a syncemu trace's own */
+	const char *const *sets;	/**< --set's overrides */
+	unsigned int nsets;
+	const char *filter;		/**< a libpcap filter (--filter, --hosts, --ports); NULL */
+	const char *ifaces;		/**< --interface: only these capture interfaces; NULL */
+	const char *background;		/**< --background's filter; NULL */
+	const char *steps_csv;		/**< the application's step times; NULL */
+	const char *csv_col;		/**< their step column; NULL */
+	double clock_offset;		/**< s added to the times of steps_csv */
+	double gap, period;		/**< bursts: cut at gaps, or into periods (s) */
+	double alpha, beta;		/**< a given alpha-beta model (have_alpha, have_beta) */
+	double rate;			/**< the link's rate, B/s; 0: not given */
+	double idle;			/**< a direction's idle gap, s; 0: found */
+	double coll_bytes;		/**< the collective's buffer */
+	unsigned long steps, ranks;
+	enum tr_coll coll;
+	enum tr_placement place;
+	bool generic;			/**< read as a real job's capture (the header ignored) */
+	bool bursts;			/**< cut into bursts (--gap, --period) */
+	bool payload;			/**< bursts count payload bytes, not frame bytes */
+	bool have_alpha, have_beta;
+	unsigned int variants, budgets;	/**< the model's sync to compare bursts with */
+};
+
+/**
+ * Read the trace of @p p, rebuild its syncs and hold them against the model: the results' text
+ * lines, JSON members (after those @p res has) and tables go into @p res, the worst error into
+ * @p v.
+ *
+ * @return 0; -ENOMEM (out of memory, or the results could not be made: exit 1);
+ *         -ENODEV (an --interface the trace does not have: a bad command line);
+ *         -EINVAL (a bad input: the trace, the scenario, --steps-csv).  The reason is in
+ *         @p err, "" when there is none to say.
+ */
+int tr_validate(const struct tr_validate_params *p, struct results *res, struct verdict *v,
+		char *err, size_t errlen);
 
 #endif /* SYNCEMU_VALIDATE_H */

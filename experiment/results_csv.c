@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "exitcodes.h"
 #include "outputs.h"
 #include "results_impl.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "exitcodes.h"
 #include "capture.h"
 #include "outputs.h"
 #include "pcapng.h"

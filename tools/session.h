@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the commands that run the data plane (run, sweep, bridge) share: their name in every
+ * message, their command line and its refusal, the signals that stop them (cli_stop), the
+ * --ctl path, and the EAL with its runner started.
+ */
+#ifndef SYNCEMU_SESSION_H
+#define SYNCEMU_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "opts.h"
+#include "runner.h"
+
+/** One command's session: constant, one per command. */
+struct session {
+	const char *who;		/**< "syncemu run": the messages' prefix */
+	const char *stop_note;		/**< said at the first SIGINT or SIGTERM; NULL: nothing */
+	bool stop_hup;			/**< SIGHUP ends the process at once, and a signal ignored
+					 *   from the start (nohup) stays ignored */
+	void (*stop_cleanup)(void);	/**< at the signal that ends the process, after the
+					 *   temporary files are removed */
+};
+
+/**
+ * The command line into @p ctx (opts_parse()).  A bad one is said as "WHO: REASON" and
+ * "(try 'WHO --help')".  @return the number of positionals, or -1: a bad command line.
+ */
+int session_options(const struct session *s, int argc, char **argv, const struct opt *tab,
+		    unsigned int n, opt_cb cb, void *ctx, char **pos, int maxpos);
+
+/**
+ * From now on the first SIGINT or SIGTERM sets cli_stop (and says stop_note); a second one
+ * (or SIGHUP with stop_hup) removes the temporary files, calls stop_cleanup and ends the
+ * process by the signal.
+ */
+void session_catch_stop(const struct session *s);
+
+/** --ctl's path @p path checked before anything runs: 0, or CLI_EXIT_USAGE, said. */
+int session_ctl_check(const struct session *s, const char *path);
+
+/** runner_start() with its failure said: 0, or CLI_EXIT_FAIL. */
+int session_runner_start(const struct session *s, struct runner *r, uint32_t need,
+			 uint32_t frame);
+
+#endif /* SYNCEMU_SESSION_H */
