@@ -18,6 +18,7 @@
 #include "../models/variant.h"
 #include "ctl_impl.h"
 #include "scenario.h"
+#include "tune_keys.h"
 
 /* Escape @p s for a JSON string (whole, or cut at a character when @p len is short). */
 static void
@@ -77,7 +78,7 @@ do_status(const struct ctl_params *p, char *out, size_t len)
 			     atomic_load(&st->now_ps) / 1e9,
 			     (unsigned long)atomic_load(&st->changes));
 	for (i = 0; i < DP_P_COUNT && k < len; i++)
-		k += (size_t)snprintf(out + k, len - k, ", \"%s\": %.12g", dp_param_key(i),
+		k += (size_t)snprintf(out + k, len - k, ", \"%s\": %.12g", ctl_param_key(i),
 				      sm_bits_double(atomic_load(&st->value_bits[i])));
 	if (k < len)
 		snprintf(out + k, len - k, "}\n");
@@ -90,7 +91,7 @@ do_keys(char *out, size_t len)
 	int i;
 
 	for (i = 0; i < DP_P_COUNT && k < len; i++)
-		k += (size_t)snprintf(out + k, len - k, "%s\"%s\"", i ? ", " : "", dp_param_key(i));
+		k += (size_t)snprintf(out + k, len - k, "%s\"%s\"", i ? ", " : "", ctl_param_key(i));
 	if (k < len)
 		snprintf(out + k, len - k, "]}\n");
 }
@@ -146,7 +147,7 @@ do_set(struct ctl_req_ctx *c, const char *key, const char *value, char *out, siz
 	enum dp_param prm;
 	double si;
 
-	if (dp_param_parse(key, &prm) != 0) {
+	if (ctl_param_parse(key, &prm) != 0) {
 		snprintf(why, sizeof(why), "%s cannot change during a run (see 'keys')", key);
 		ctl_answer_error(out, len, why);
 		return 0;
@@ -167,6 +168,7 @@ do_set(struct ctl_req_ctx *c, const char *key, const char *value, char *out, siz
 	}
 	req->id = ++c->next_id;	/* the data plane owns (and frees) req once it is queued */
 	req->param = prm;
+	req->key = ctl_param_key(prm);
 	req->value = si;
 	if (rte_ring_enqueue(c->p->req, req) != 0) {
 		free(req);
@@ -183,8 +185,10 @@ void
 ctl_change_answer(const struct ctl_pending *pend, const struct dp_tune_resp *resp, char *out,
 		  size_t len)
 {
+	char why[CTL_ANSWER_LEN / 2];
+
 	if (resp->rc != 0)
-		ctl_answer_error(out, len, resp->msg);
+		ctl_answer_error(out, len, ctl_tune_message(resp, why, sizeof(why)));
 	else
 		snprintf(out, len, "{\"ok\": true, \"key\": \"%s\", \"value\": %.12g, "
 			 "\"old\": %.12g, \"run\": %u, \"at_ms\": %.9f}\n", pend->key, pend->si,
@@ -197,7 +201,7 @@ do_get(const struct ctl_params *p, const char *key, char *out, size_t len)
 	enum dp_param prm;
 	char k2[80];
 
-	if (dp_param_parse(key, &prm) != 0) {
+	if (ctl_param_parse(key, &prm) != 0) {
 		ctl_answer_error(out, len, "not a runtime key (see 'keys')");
 		return;
 	}

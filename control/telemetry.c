@@ -22,6 +22,7 @@
 #include "../models/kernel.h"
 #include "../models/variant.h"
 #include "ctl.h"
+#include "tune_keys.h"
 
 static struct dp_status *status;
 
@@ -72,7 +73,7 @@ tel_params(const char *cmd, const char *params, struct rte_tel_data *d)
 		return -ENOENT;
 	rte_tel_data_start_dict(d);
 	for (i = 0; i < DP_P_COUNT; i++) {
-		const char *key = dp_param_key(i), *dot = strchr(key, '.');
+		const char *key = ctl_param_key(i), *dot = strchr(key, '.');
 		double x = sm_bits_double(atomic_load(&status->value_bits[i]));
 		char v[40], section[32];
 

@@ -107,22 +107,25 @@ retune_background(struct dp_bridge *b, double load, dp_time_t now)
 					   b->p.sizes->mean, now);
 }
 
-/* Apply one change at @p now: 0, or -EINVAL / -ENOTSUP with the reason in @p msg. */
+/* Apply one change at @p now: 0, or -EINVAL / -ENOTSUP with the reason in *@p why. */
 static int
-tune(void *arg, enum dp_param p, double v, dp_time_t now, double *old, char *msg, size_t len)
+tune(void *arg, enum dp_param p, double v, dp_time_t now, double *old, struct dp_tune_why *why)
 {
 	struct dp_bridge *b = arg;
 	int d;
 
+	why->named = true;	/* every reason but the first is about p */
+	why->param = p;
 	if (!isfinite(v)) {
-		snprintf(msg, len, "not a value that can change during a run");
+		why->named = false;
+		snprintf(why->msg, sizeof(why->msg), "not a value that can change during a run");
 		return -EINVAL;
 	}
 	switch (p) {
 	case DP_P_WAN_BW:
 		*old = (double)b->wan[DP_AB].bw;
 		if (!(v >= 1) || v > 0x1p62) {
-			snprintf(msg, len, "wan.bandwidth: %g B/s is not a rate", v);
+			snprintf(why->msg, sizeof(why->msg), "%g B/s is not a rate", v);
 			return -EINVAL;
 		}
 		for (d = 0; d < 2; d++) {
@@ -136,7 +139,7 @@ tune(void *arg, enum dp_param p, double v, dp_time_t now, double *old, char *msg
 	case DP_P_WAN_LAT:
 		*old = (double)b->wan[DP_AB].delay / 1e12;
 		if (!(v >= 0) || v > 3600) {
-			snprintf(msg, len, "wan.latency: %g s is not a latency", v);
+			snprintf(why->msg, sizeof(why->msg), "%g s is not a latency", v);
 			return -EINVAL;
 		}
 		for (d = 0; d < 2; d++) {
@@ -147,7 +150,7 @@ tune(void *arg, enum dp_param p, double v, dp_time_t now, double *old, char *msg
 	case DP_P_BG_LOAD:
 		*old = b->load;
 		if (!(v >= 0 && v < 1)) {
-			snprintf(msg, len, "background.load: %g not in [0, 1)", v);
+			snprintf(why->msg, sizeof(why->msg), "%g not in [0, 1)", v);
 			return -EINVAL;
 		}
 		retune_background(b, v, now);
@@ -155,16 +158,16 @@ tune(void *arg, enum dp_param p, double v, dp_time_t now, double *old, char *msg
 	case DP_P_WAN_QUEUE:
 		*old = (double)b->wan[DP_AB].cap_bytes;
 		if (!(v >= 1) || v > 0x1p62) {
-			snprintf(msg, len, "queues.wan: %g is not a queue limit in bytes", v);
+			snprintf(why->msg, sizeof(why->msg), "%g is not a queue limit in bytes", v);
 			return -EINVAL;
 		}
 		for (d = 0; d < 2; d++)
 			b->wan[d].cap_bytes = (uint64_t)v;
 		return 0;
 	default:
-		snprintf(msg, len, "%s does not apply to a bridge (it has no module): it takes "
-			 "wan.bandwidth, wan.latency, background.load and queues.wan",
-			 dp_param_key(p));
+		snprintf(why->msg, sizeof(why->msg), "does not apply to a bridge (it has no module)");
+		why->takes = 1u << DP_P_WAN_BW | 1u << DP_P_WAN_LAT | 1u << DP_P_BG_LOAD |
+			     1u << DP_P_WAN_QUEUE;
 		return -ENOTSUP;
 	}
 }

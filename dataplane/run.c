@@ -63,11 +63,11 @@ publish_all(struct runctl *rc)
 }
 
 static int
-run_tune(void *arg, enum dp_param p, double v, dp_time_t now, double *old, char *msg, size_t len)
+run_tune(void *arg, enum dp_param p, double v, dp_time_t now, double *old, struct dp_tune_why *why)
 {
 	struct runctl *rc = arg;
 
-	return dp_topo_tune(rc->t, &rc->model, rc->p->budget_kind, p, v, now, old, msg, len);
+	return dp_topo_tune(rc->t, &rc->model, rc->p->budget_kind, p, v, now, old, why);
 }
 
 /* A change applied, for the report and the steps it falls in. */

@@ -23,40 +23,6 @@
 #include "topology.h"
 #include "tune.h"
 
-static const char *const keys[DP_P_COUNT] = {
-	[DP_P_BUDGET_LOW] = "module.budget_low",
-	[DP_P_BUDGET_HIGH] = "module.budget_high",
-	[DP_P_PLANES] = "module.planes",
-	[DP_P_LAT_PLUGGABLE] = "module.latency_pluggable",
-	[DP_P_LAT_NETWORK] = "module.latency_network",
-	[DP_P_MOD_PORT] = "module.port",
-	[DP_P_FPGA_RATE] = "module.fpga_rate",
-	[DP_P_WAN_BW] = "wan.bandwidth",
-	[DP_P_WAN_LAT] = "wan.latency",
-	[DP_P_BG_LOAD] = "background.load",
-	[DP_P_WAN_QUEUE] = "queues.wan",
-};
-
-const char *
-dp_param_key(enum dp_param p)
-{
-	return (unsigned int)p < DP_P_COUNT ? keys[p] : "?";
-}
-
-int
-dp_param_parse(const char *key, enum dp_param *p)
-{
-	int i;
-
-	for (i = 0; i < DP_P_COUNT; i++) {
-		if (strcmp(key, keys[i]) == 0) {
-			*p = (enum dp_param)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
 static double *
 field(struct sm_params *m, enum dp_param p)
 {
@@ -121,7 +87,7 @@ retune_background(struct dp_topo *t, double load, dp_time_t now)
 
 int
 dp_topo_tune(struct dp_topo *t, struct sm_params *model, int budget_kind, enum dp_param p,
-	     double value, dp_time_t now, double *old, char *msg, size_t len)
+	     double value, dp_time_t now, double *old, struct dp_tune_why *why)
 {
 	struct sm_params next = *model;
 	struct sm_links l;
@@ -130,13 +96,15 @@ dp_topo_tune(struct dp_topo *t, struct sm_params *model, int budget_kind, enum d
 	int s;
 
 	if ((unsigned int)p >= DP_P_COUNT || !isfinite(value)) {
-		snprintf(msg, len, "not a value that can change during a run");
+		snprintf(why->msg, sizeof(why->msg), "not a value that can change during a run");
 		return -EINVAL;
 	}
 	if (p == DP_P_WAN_QUEUE) {
 		*old = t->wan != NULL && t->n_wan > 0 ? (double)t->wan[0].cap_bytes : 0;
 		if (!(value > 0) || value > 0x1p62) {
-			snprintf(msg, len, "queues.wan: %g not a queue limit in bytes", value);
+			snprintf(why->msg, sizeof(why->msg), "%g not a queue limit in bytes", value);
+			why->named = true;
+			why->param = p;
 			return -EINVAL;
 		}
 		/* frames already queued stay; the limit holds for the frames that come */
@@ -147,11 +115,14 @@ dp_topo_tune(struct dp_topo *t, struct sm_params *model, int budget_kind, enum d
 	if (p == DP_P_BG_LOAD) {
 		*old = t->bg_load;
 		if (!(value >= 0 && value < 1)) {
-			snprintf(msg, len, "background.load: %g not in [0, 1)", value);
+			snprintf(why->msg, sizeof(why->msg), "%g not in [0, 1)", value);
+			why->named = true;
+			why->param = p;
 			return -EINVAL;
 		}
 		if (t->bg == NULL) {
-			snprintf(msg, len, "this run has no background hosts (it started at load 0)");
+			snprintf(why->msg, sizeof(why->msg),
+				 "this run has no background hosts (it started at load 0)");
 			return -ENOTSUP;
 		}
 		retune_background(t, value, now);
@@ -160,10 +131,10 @@ dp_topo_tune(struct dp_topo *t, struct sm_params *model, int budget_kind, enum d
 	f = field(&next, p);
 	*old = *f;
 	*f = value;
-	if (sm_params_check(&next, msg, len) != 0)
+	if (sm_params_check(&next, why->msg, sizeof(why->msg)) != 0)
 		return -EINVAL;
 	budget = budget_kind >= 0 ? sm_budget_value(&next.mod, (enum sm_budget)budget_kind) : 0;
-	if (sm_links_build(&next, budget, &l, msg, len) != 0)
+	if (sm_links_build(&next, budget, &l, why->msg, sizeof(why->msg)) != 0)
 		return -EINVAL;
 	*model = next;
 	t->links = l;
@@ -218,16 +189,16 @@ void
 dp_tune_serve(const struct dp_tune_target *tg, struct dp_tune_req *req, dp_time_t now)
 {
 	struct dp_tune_resp *resp = calloc(1, sizeof(*resp));
+	struct dp_tune_why why = { .named = false };
 	double old = 0;
 	int r;
 
-	r = tg->tune(tg->arg, req->param, req->value, now, &old, resp ? resp->msg : NULL,
-		     resp ? sizeof(resp->msg) : 0);
+	r = tg->tune(tg->arg, req->param, req->value, now, &old, &why);
 	if (r == 0 && tg->keep(tg->arg, req->param, old, req->value, now)) {
 		char note[160];
 
 		snprintf(note, sizeof(note), "syncemu set %s %.12g (was %.12g) in %s",
-			 dp_param_key(req->param), req->value, old, tg->where);
+			 req->key != NULL ? req->key : "?", req->value, old, tg->where);
 		dp_capture_note(tg->eng, note, now);
 		dp_status_publish(tg->status, req->param, req->value);
 		atomic_fetch_add(&tg->status->changes, 1);
@@ -238,6 +209,12 @@ dp_tune_serve(const struct dp_tune_target *tg, struct dp_tune_req *req, dp_time_
 		resp->run_id = tg->run_id;
 		resp->at = now;
 		resp->old = old;
+		if (r != 0) {
+			memcpy(resp->msg, why.msg, sizeof(resp->msg));
+			resp->named = why.named;
+			resp->param = why.param;
+			resp->takes = why.takes;
+		}
 		if (rte_ring_enqueue(tg->resp, resp) != 0)
 			free(resp);	/* nobody is reading: never wait for the control plane */
 	}

@@ -34,16 +34,25 @@ enum dp_param {
 	DP_P_COUNT
 };
 
-/** The scenario key of a parameter ("module.budget_low"). */
-const char *dp_param_key(enum dp_param p);
-/** The parameter of a key; -EINVAL if it cannot change during a run. */
-int dp_param_parse(const char *key, enum dp_param *p);
-
 /** A request from the control plane. */
 struct dp_tune_req {
 	uint64_t id;
 	enum dp_param param;
+	const char *key;	/**< its scenario key, for the trace's note (static, the control
+				 *   plane's) */
 	double value;		/**< SI units */
+};
+
+/**
+ * Why a change was refused, in words that name no scenario key: the control plane names the key
+ * (ctl_tune_message()).
+ */
+struct dp_tune_why {
+	char msg[160];		/**< the reason */
+	bool named;		/**< the reason is about @p param: its key goes before it */
+	enum dp_param param;
+	uint32_t takes;		/**< -ENOTSUP: the parameters the target takes (1 << p each), for
+				 *   the message to list; 0: none listed */
 };
 
 /** The data plane's answer. */
@@ -53,7 +62,10 @@ struct dp_tune_resp {
 	uint32_t run_id;	/**< the run it was applied in */
 	dp_time_t at;		/**< virtual time it took effect */
 	double old;		/**< the value before */
-	char msg[160];
+	char msg[160];		/**< rc != 0: struct dp_tune_why's fields */
+	bool named;
+	enum dp_param param;
+	uint32_t takes;
 };
 
 /** A change, as the run's report and trace record it. */
@@ -96,10 +108,10 @@ struct dp_topo;
  * times they were given (as netem's do).  @p budget_kind says which budget the run charges
  * (-1: none).
  *
- * @return 0; -EINVAL (the value fails the model's checks; the message says why) or -ENOTSUP
+ * @return 0; -EINVAL (the value fails the model's checks; *@p why says why) or -ENOTSUP
  */
 int dp_topo_tune(struct dp_topo *t, struct sm_params *model, int budget_kind, enum dp_param p,
-		 double value, dp_time_t now, double *old, char *msg, size_t len);
+		 double value, dp_time_t now, double *old, struct dp_tune_why *why);
 
 /** The current value of @p p in @p model. */
 double dp_param_get(const struct sm_params *model, enum dp_param p);
@@ -114,9 +126,9 @@ int dp_param_set(struct sm_params *model, enum dp_param p, double value);
 /** What a control request is applied to (a run's topology, the bridge), for dp_tune_serve(). */
 struct dp_tune_target {
 	/** Apply @p p = @p v at @p now: 0, with the value before in *@p old, or -errno, with why
-	 *  in @p msg (NULL: not wanted) */
-	int (*tune)(void *arg, enum dp_param p, double v, dp_time_t now, double *old, char *msg,
-		    size_t len);
+	 *  in *@p why */
+	int (*tune)(void *arg, enum dp_param p, double v, dp_time_t now, double *old,
+		    struct dp_tune_why *why);
 	/** Record a change applied; false if it could not (out of memory): it is then not noted */
 	bool (*keep)(void *arg, enum dp_param p, double old, double v, dp_time_t now);
 	void *arg;

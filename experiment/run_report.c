@@ -19,6 +19,7 @@
 #include "results.h"
 #include "run_report.h"
 #include "table.h"
+#include "tune_keys.h"
 #include "units.h"
 #include "variant.h"
 
@@ -642,7 +643,7 @@ run_json(struct results *res, const struct outcome *r, uint32_t run_id, bool eve
 
 			json_array_append_new(a, json_pack("{s:f, s:s, s:f, s:f, s:o}", "at_ms",
 							   ch->at / 1e9, "key",
-							   dp_param_key(ch->param), "old", ch->old,
+							   ctl_param_key(ch->param), "old", ch->old,
 							   "value", ch->value, "step",
 							   ch->step == UINT32_MAX ? json_null() :
 							   json_integer(ch->step)));
@@ -730,7 +731,7 @@ change_lines(struct results *res, const struct outcome *runs, unsigned int n)
 				snprintf(when, sizeof(when), "during step %u", ch->step);
 			results_line(res, "%s run %s at %.6f ms, %s: %s %.12g -> %.12g",
 				     k ? "      " : "change:", runs[i].c.label, ch->at / 1e9, when,
-				     dp_param_key(ch->param), ch->old, ch->value);
+				     ctl_param_key(ch->param), ch->old, ch->value);
 		}
 }
 

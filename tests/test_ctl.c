@@ -36,6 +36,7 @@
 
 #include "common.h"
 #include "ctl.h"
+#include "tune_keys.h"
 
 struct fixture {
 	char dir[64], path[128];
@@ -190,6 +191,7 @@ test_pending_change(void **state)
 	fd = raw_send(f->path, "set wan.bandwidth 6GB/s\n");
 	req = next_request(f);
 	assert_int_equal(req->param, DP_P_WAN_BW);
+	assert_string_equal(req->key, "wan.bandwidth");	/* the key the trace's note names */
 	assert_true(req->value == 6e9);
 	/* the change waits: others are answered */
 	ask(f, "status", "\"ok\": true, \"running\": 1");
@@ -241,6 +243,30 @@ test_change_unanswered(void **state)
 	assert_int_equal(rte_ring_enqueue(f->resp, late), 0);
 	raw_answer(fd, out, sizeof(out), 5000);
 	assert_has(out, "{\"ok\": false, \"error\": \"refused by the \\\"data plane\\\"\"}");
+}
+
+/* The data plane's refusal names a parameter; the control plane's message names its key. */
+static void
+test_refusal_names_key(void **state)
+{
+	struct dp_tune_resp r = { .rc = -EINVAL };
+	char out[256];
+
+	(void)state;
+	snprintf(r.msg, sizeof(r.msg), "not a value that can change during a run");
+	assert_string_equal(ctl_tune_message(&r, out, sizeof(out)), r.msg);
+	r.named = true;
+	r.param = DP_P_WAN_QUEUE;
+	snprintf(r.msg, sizeof(r.msg), "%g is not a queue limit in bytes", 0.5);
+	assert_string_equal(ctl_tune_message(&r, out, sizeof(out)),
+			    "queues.wan: 0.5 is not a queue limit in bytes");
+	r.rc = -ENOTSUP;
+	r.param = DP_P_PLANES;
+	r.takes = 1u << DP_P_WAN_BW | 1u << DP_P_WAN_LAT | 1u << DP_P_BG_LOAD | 1u << DP_P_WAN_QUEUE;
+	snprintf(r.msg, sizeof(r.msg), "does not apply to a bridge (it has no module)");
+	assert_string_equal(ctl_tune_message(&r, out, sizeof(out)),
+			    "module.planes does not apply to a bridge (it has no module): it takes "
+			    "wan.bandwidth, wan.latency, background.load and queues.wan");
 }
 
 static int64_t
@@ -635,6 +661,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_connect_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replaced_socket, setup, teardown),
+		cmocka_unit_test(test_refusal_names_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -373,7 +373,8 @@ test_background_load_to_zero_and_back(void **state)
 		.pool = pool,
 	};
 	uint64_t before, stopped, resumed;
-	char err[512], msg[160];
+	struct dp_tune_why why = { .named = false };
+	char err[512];
 	double old;
 
 	assert_non_null(prog);
@@ -391,16 +392,25 @@ test_background_load_to_zero_and_back(void **state)
 	assert_int_equal(dp_engine_run(&t->eng, 10000000000ULL, NULL, NULL), 0);	/* 10 ms */
 	before = t->bgstats.started;
 	assert_true(before > 100);
-	assert_int_equal(dp_topo_tune(t, &model, -1, DP_P_BG_LOAD, 0, t->eng.now, &old, msg,
-				      sizeof(msg)), 0);
+	assert_int_equal(dp_topo_tune(t, &model, -1, DP_P_BG_LOAD, 0, t->eng.now, &old, &why),
+			 0);
 	assert_int_equal(dp_engine_run(&t->eng, 20000000000ULL, NULL, NULL), 0);
 	stopped = t->bgstats.started - before;
 	assert_true(stopped <= 2);			/* at most the arrivals already drawn */
-	assert_int_equal(dp_topo_tune(t, &model, -1, DP_P_BG_LOAD, 0.5, t->eng.now, &old, msg,
-				      sizeof(msg)), 0);
+	assert_int_equal(dp_topo_tune(t, &model, -1, DP_P_BG_LOAD, 0.5, t->eng.now, &old, &why),
+			 0);
 	assert_int_equal(dp_engine_run(&t->eng, 30000000000ULL, NULL, NULL), 0);
 	resumed = t->bgstats.started - before - stopped;
 	assert_true(resumed > 100);
+	/* a refusal names the parameter, not its key (the control plane names it) */
+	assert_int_equal(dp_topo_tune(t, &model, -1, DP_P_BG_LOAD, 1.5, t->eng.now, &old, &why),
+			 -EINVAL);
+	assert_true(why.named && why.param == DP_P_BG_LOAD);
+	assert_string_equal(why.msg, "1.5 not in [0, 1)");
+	assert_int_equal(dp_topo_tune(t, &model, -1, DP_P_WAN_QUEUE, -1, t->eng.now, &old, &why),
+			 -EINVAL);
+	assert_true(why.named && why.param == DP_P_WAN_QUEUE);
+	assert_string_equal(why.msg, "-1 not a queue limit in bytes");
 	dp_topo_stop(t);
 	dp_topo_free(t);
 	assert_int_equal(rte_mempool_avail_count(pool), POOL_N);

@@ -30,6 +30,7 @@
 #include "pcapng.h"
 #include "scenario.h"
 #include "session.h"
+#include "tune_keys.h"
 #include "units.h"
 
 struct bridge_opts {
@@ -429,7 +430,7 @@ summary_json(const struct dp_bridge_report *r, const struct dp_bridge *b)
 		json_t *c = json_object();
 
 		json_object_set_new(c, "at_s", json_real((double)b->changes[i].at / 1e12));
-		json_object_set_new(c, "key", json_string(dp_param_key(b->changes[i].param)));
+		json_object_set_new(c, "key", json_string(ctl_param_key(b->changes[i].param)));
 		json_object_set_new(c, "old", json_real(b->changes[i].old));
 		json_object_set_new(c, "value", json_real(b->changes[i].value));
 		json_array_append_new(ch, c);
