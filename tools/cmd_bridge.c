@@ -470,9 +470,232 @@ either(double v, double dflt)
 }
 
 /* a second signal also removes the EAL's runtime directory */
+
 static const struct session bridge_session = {
 	.who = "syncemu bridge", .stop_cleanup = dp_eal_signal_cleanup,
 };
+
+/* The bridge's parameters from the scenario: @p sizes the background's (NULL: none). */
+static void
+bridge_params(const struct sc_scenario *sc, const struct sm_size_dist *sizes,
+	      struct dp_capture *cap, struct dp_bridge_params *bp)
+{
+	bp->dev[0] = sc->bridge.a;
+	bp->dev[1] = sc->bridge.b;
+	bp->bw[0] = sm_rate(either(sc->bridge.bandwidth_ab, sc->model.wan.bw));
+	bp->bw[1] = sm_rate(either(sc->bridge.bandwidth_ba, sc->model.wan.bw));
+	bp->delay[0] = sm_ps(either(sc->bridge.latency_ab, sc->model.wan.lat));
+	bp->delay[1] = sm_ps(either(sc->bridge.latency_ba, sc->model.wan.lat));
+	bp->queue_bytes = (uint64_t)sc->queues.wan;
+	bp->port_rate = sc->bridge.port > 0 ? sm_rate(sc->bridge.port) : 0;
+	bp->port_queue_bytes = (uint64_t)sc->queues.port;
+	bp->account = sc->run.pk.account;
+	bp->load = sc->background.load;
+	bp->both_ways = sc->background.directions == SC_DIRECTIONS_ALL;
+	bp->sizes = sizes;
+	bp->seed = sc->run.seed;
+	bp->payload = sc->run.pk.payload;
+	bp->burst = sc->run.pk.burst;
+	bp->host_bw = sm_rate(sc->background.host_rate);
+	bp->emit_bg = sc->bridge.emit_background;
+	/* jumbo frames whatever run.mtu (syncemu's own frames) says; a VLAN tag allowed */
+	bp->frame_max = SM_ETH_HDR + 4 + (sc->run.pk.mtu > 9000 ? sc->run.pk.mtu : 9000);
+	bp->mbufs = sc->bridge.mbufs;
+	bp->dilation = sc->run.dilation;
+	bp->calibrate_s = sc->run.calibrate;
+	bp->wait_ms = (int)(sc->ports.wait * 1000);
+	bp->cap = cap;
+}
+
+/*
+ * --ctl: the status published, the rings to the bridge (*@p req, *@p resp, in @p bp too) and the
+ * control socket (*@p ctl).  0 or the exit code, said.
+ */
+static int
+bridge_ctl(const struct bridge_opts *o, const struct sc_scenario *sc, const char *scenario,
+	   struct dp_bridge_params *bp, struct rte_ring **req, struct rte_ring **resp,
+	   struct ctl_server **ctl)
+{
+	struct ctl_params cp = { .path = o->ctl, .scenario = scenario,
+				 .sets = o->kv.sets, .nsets = o->kv.nsets,
+				 .variants = 0, .budgets = 0,	/* no sync runs */
+				 .status = &ctl_status, .before_run = true };
+	char err[512];
+	unsigned int i;
+
+	atomic_store(&ctl_status.var, UINT32_MAX);
+	atomic_store(&ctl_status.budget, UINT32_MAX);
+	atomic_store(&ctl_status.binding, -1);
+	for (i = 0; i < DP_P_COUNT; i++)
+		dp_status_publish(&ctl_status, i, ctl_scenario_value(sc, i));
+	*req = rte_ring_create("bridge_ctl_req", 64, SOCKET_ID_ANY,
+			      RING_F_SP_ENQ | RING_F_SC_DEQ);
+	*resp = rte_ring_create("bridge_ctl_resp", 64, SOCKET_ID_ANY,
+			       RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (*req == NULL || *resp == NULL) {
+		fprintf(stderr, "syncemu bridge: --ctl: cannot create its rings\n");
+		return CLI_EXIT_FAIL;
+	}
+	ctl_telemetry_register(&ctl_status);
+	cp.req = *req;
+	cp.resp = *resp;
+	bp->ctl_req = *req;
+	bp->ctl_resp = *resp;
+	bp->status = &ctl_status;
+	*ctl = ctl_server_start(&cp, err, sizeof(err));
+	if (*ctl == NULL) {
+		fprintf(stderr, "syncemu bridge: %s\n", err);
+		return CLI_EXIT_FAIL;
+	}
+	return CLI_EXIT_OK;
+}
+
+/* What is bridged, said on the standard error. */
+static void
+bridge_banner(const struct dp_bridge_params *bp, double duration)
+{
+	char bw[2][64], lat[2][64], q[64];
+	int d;
+
+	for (d = 0; d < 2; d++) {
+		sc_unit_format(SC_UNIT_BYTE_RATE, (double)bp->bw[d], bw[d], sizeof(bw[d]));
+		sc_unit_format(SC_UNIT_TIME, (double)bp->delay[d] / 1e12, lat[d],
+			       sizeof(lat[d]));
+	}
+	sc_unit_format(SC_UNIT_BYTES, (double)bp->queue_bytes, q, sizeof(q));
+	fprintf(stderr, "syncemu bridge: A %s <-> B %s; A->B %s, %s; B->A %s, %s; queue %s; "
+		"background load %g; %s\n", bp->dev[0], bp->dev[1], bw[0], lat[0], bw[1],
+		lat[1], q, bp->load, duration > 0 ? "running for --duration" :
+		"Ctrl-C to stop");
+}
+
+/* The summary on the standard output, text or JSON, with the trace's path when it was written. */
+static void
+bridge_output(const struct dp_bridge_report *rep, const struct dp_bridge *b, bool json,
+	      const char *trace_path, int status)
+{
+	if (json) {
+		json_t *j = summary_json(rep, b);
+
+		json_object_set_new(j, "status", json_string(status == CLI_EXIT_OK ? "ok" :
+							     "failed"));
+		json_object_set_new(j, "trace", trace_path != NULL && status == CLI_EXIT_OK ?
+					json_string(trace_path) : json_null());
+		json_dumpf(j, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
+		fputc('\n', stdout);
+		json_decref(j);
+	} else {
+		summary_text(rep, stdout);
+		if (trace_path != NULL && status == CLI_EXIT_OK)
+			printf("trace: %s\n", trace_path);
+	}
+}
+
+/* The two ports given, and not one device twice: 0 or CLI_EXIT_USAGE, said. */
+static int
+bridge_ports_check(const struct sc_scenario *sc)
+{
+	int d;
+
+	for (d = 0; d < 2; d++) {
+		const char *dev = d == 0 ? sc->bridge.a : sc->bridge.b;
+
+		if (dev[0] == '\0') {
+			fprintf(stderr, "syncemu bridge: no port %s: give --%s DEV or --set "
+				"bridge.%s=DEV (e.g. net_af_packet%d,iface=veth%d)\n(try 'syncemu "
+				"bridge --help')\n", d == 0 ? "A" : "B", d == 0 ? "a" : "b",
+				d == 0 ? "a" : "b", d, d);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (strcmp(sc->bridge.a, sc->bridge.b) == 0 && strncmp(sc->bridge.a, "ring:", 5) != 0) {
+		fprintf(stderr, "syncemu bridge: bridge.a and bridge.b are the same device (%s)\n",
+			sc->bridge.a);
+		return CLI_EXIT_USAGE;
+	}
+	return CLI_EXIT_OK;
+}
+
+/*
+ * The EAL (@p apart: telemetry on a socket of its own; *@p eal_up) and the background frames'
+ * pool (*@p pool, bp->pool).  0 or CLI_EXIT_FAIL, said.
+ */
+static int
+bridge_eal(const struct sc_scenario *sc, const char *eal, bool apart,
+	   struct dp_bridge_params *bp, bool *eal_up, struct rte_mempool **pool)
+{
+	uint32_t bg_n = (uint32_t)RTE_MIN(sc->queues.wan / sc->run.pk.payload + 2048, 65536.0);
+	uint32_t bg_frame = SM_HDR_BYTES + sc->run.pk.payload;
+	uint32_t mb = dp_bridge_mem_mb(bp) + (bp->emit_bg ? dp_pool_mem_mb(bg_n, bg_frame) :
+					     dp_pool_mem_mb(4096, 512));
+	char err[512];
+	int rc;
+
+	rc = (apart ? dp_eal_init_apart : dp_eal_init)(eal, mb, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "syncemu bridge: %s\n", err);
+		return CLI_EXIT_FAIL;
+	}
+	*eal_up = true;
+	if (bp->emit_bg) {
+		/* whole frames: they leave by a port */
+		*pool = dp_pool_create("bridge_bg", bg_n, bg_frame, err, sizeof(err));
+	} else {
+		struct dp_fpool_params fp = { .n = 4096, .frame_max = bg_frame,
+					      .grow = 4096, .compact = true };
+
+		*pool = dp_fpool_create("bridge_bg", &fp);
+		if (*pool == NULL)
+			snprintf(err, sizeof(err), "no frame pool (%s)",
+				 rte_strerror(rte_errno));
+	}
+	if (*pool == NULL) {
+		fprintf(stderr, "syncemu bridge: %s\n", err);
+		return CLI_EXIT_FAIL;
+	}
+	bp->pool = *pool;
+	return CLI_EXIT_OK;
+}
+
+/*
+ * The trace (outs[0]), checked against the files the bridge reads, then opened into *@p cap;
+ * the signals caught from here.  0 or the exit code, said.
+ */
+static int
+bridge_trace(const struct bridge_opts *o, const struct sc_scenario *sc, const char *scenario,
+	     struct output *outs, struct dp_capture **cap)
+{
+	const struct input in[] = {
+		{ scenario, "the scenario file" },
+		{ sc->background.sizes_csv, "background.sizes_csv" },
+	};
+	char err[512];
+	int status, rc;
+
+	outs[0].path = outputs_trace_file(sc);
+	outs[0].code = o->trace_cli ? CLI_EXIT_USAGE : CLI_EXIT_INPUT;
+	session_catch_stop(&bridge_session);
+	status = outputs_open(outs, 1, in, 2, "syncemu bridge", &cli_stop, err,
+			      sizeof(err));
+	if (status != CLI_EXIT_OK) {
+		fprintf(stderr, "syncemu bridge: %s\n", err);
+		return status;
+	}
+	if (outs[0].f != NULL) {
+		struct outfile *f = outs[0].f;
+
+		outs[0].f = NULL;	/* the trace takes it over */
+		char *comment = trace_comment(sc);
+
+		rc = outputs_open_trace(sc, f, outs[0].path, comment, cap, err, sizeof(err));
+		free(comment);
+		if (rc != 0) {
+			fprintf(stderr, "syncemu bridge: %s\n", err);
+			return CLI_EXIT_FAIL;
+		}
+	}
+	return CLI_EXIT_OK;
+}
 
 int
 cmd_bridge(int argc, char **argv)
@@ -492,8 +715,7 @@ cmd_bridge(int argc, char **argv)
 	bool eal_up = false, opened = false, have_sizes = false;
 	const char *trace_path = NULL;
 	char err[512], *pos[1];
-	int npos, status = CLI_EXIT_OK, rc, d;
-	unsigned int i;
+	int npos, status = CLI_EXIT_OK;
 
 	memset(&sizes, 0, sizeof(sizes));
 	if (sc == NULL || b == NULL) {
@@ -520,56 +742,14 @@ cmd_bridge(int argc, char **argv)
 		status = CLI_EXIT_INPUT;
 		goto out;
 	}
-	for (d = 0; d < 2; d++) {
-		const char *dev = d == 0 ? sc->bridge.a : sc->bridge.b;
-
-		if (dev[0] == '\0') {
-			fprintf(stderr, "syncemu bridge: no port %s: give --%s DEV or --set "
-				"bridge.%s=DEV (e.g. net_af_packet%d,iface=veth%d)\n(try 'syncemu "
-				"bridge --help')\n", d == 0 ? "A" : "B", d == 0 ? "a" : "b",
-				d == 0 ? "a" : "b", d, d);
-			status = CLI_EXIT_USAGE;
-			goto out;
-		}
-	}
-	if (strcmp(sc->bridge.a, sc->bridge.b) == 0 && strncmp(sc->bridge.a, "ring:", 5) != 0) {
-		fprintf(stderr, "syncemu bridge: bridge.a and bridge.b are the same device (%s)\n",
-			sc->bridge.a);
-		status = CLI_EXIT_USAGE;
+	status = bridge_ports_check(sc);
+	if (status != CLI_EXIT_OK)
 		goto out;
-	}
 	/* the trace, checked against the files the bridge reads, then opened */
-	{
-		const struct input in[] = {
-			{ npos ? pos[0] : NULL, "the scenario file" },
-			{ sc->background.sizes_csv, "background.sizes_csv" },
-		};
-
-		outs[0].path = outputs_trace_file(sc);
-		outs[0].code = o.trace_cli ? CLI_EXIT_USAGE : CLI_EXIT_INPUT;
-		session_catch_stop(&bridge_session);
-		status = outputs_open(outs, 1, in, 2, "syncemu bridge", &cli_stop, err,
-				      sizeof(err));
-		if (status != CLI_EXIT_OK) {
-			fprintf(stderr, "syncemu bridge: %s\n", err);
-			goto out;
-		}
-		trace_path = outs[0].path;
-		if (outs[0].f != NULL) {
-			struct outfile *f = outs[0].f;
-
-			outs[0].f = NULL;	/* the trace takes it over */
-			char *comment = trace_comment(sc);
-
-			rc = outputs_open_trace(sc, f, trace_path, comment, &cap, err, sizeof(err));
-			free(comment);
-			if (rc != 0) {
-				fprintf(stderr, "syncemu bridge: %s\n", err);
-				status = CLI_EXIT_FAIL;
-				goto out;
-			}
-		}
-	}
+	status = bridge_trace(&o, sc, npos ? pos[0] : NULL, outs, &cap);
+	trace_path = outs[0].path;
+	if (status != CLI_EXIT_OK)
+		goto out;
 	/* background sizes: also at load 0 with --ctl, which may raise it */
 	if (sc->background.load > 0 || o.ctl != NULL) {
 		if (sc_background_sizes(sc, &sizes, err, sizeof(err)) != 0) {
@@ -579,96 +759,15 @@ cmd_bridge(int argc, char **argv)
 		}
 		have_sizes = true;
 	}
-	bp.dev[0] = sc->bridge.a;
-	bp.dev[1] = sc->bridge.b;
-	bp.bw[0] = sm_rate(either(sc->bridge.bandwidth_ab, sc->model.wan.bw));
-	bp.bw[1] = sm_rate(either(sc->bridge.bandwidth_ba, sc->model.wan.bw));
-	bp.delay[0] = sm_ps(either(sc->bridge.latency_ab, sc->model.wan.lat));
-	bp.delay[1] = sm_ps(either(sc->bridge.latency_ba, sc->model.wan.lat));
-	bp.queue_bytes = (uint64_t)sc->queues.wan;
-	bp.port_rate = sc->bridge.port > 0 ? sm_rate(sc->bridge.port) : 0;
-	bp.port_queue_bytes = (uint64_t)sc->queues.port;
-	bp.account = sc->run.pk.account;
-	bp.load = sc->background.load;
-	bp.both_ways = sc->background.directions == SC_DIRECTIONS_ALL;
-	bp.sizes = have_sizes ? &sizes : NULL;
-	bp.seed = sc->run.seed;
-	bp.payload = sc->run.pk.payload;
-	bp.burst = sc->run.pk.burst;
-	bp.host_bw = sm_rate(sc->background.host_rate);
-	bp.emit_bg = sc->bridge.emit_background;
-	/* jumbo frames whatever run.mtu (syncemu's own frames) says; a VLAN tag allowed */
-	bp.frame_max = SM_ETH_HDR + 4 + (sc->run.pk.mtu > 9000 ? sc->run.pk.mtu : 9000);
-	bp.mbufs = sc->bridge.mbufs;
-	bp.dilation = sc->run.dilation;
-	bp.calibrate_s = sc->run.calibrate;
-	bp.wait_ms = (int)(sc->ports.wait * 1000);
-	bp.cap = cap;
+	bridge_params(sc, have_sizes ? &sizes : NULL, cap, &bp);
 	/* the EAL, with memory for both ports' pools and the background frames */
-	{
-		uint32_t bg_n = (uint32_t)RTE_MIN(sc->queues.wan / sc->run.pk.payload + 2048, 65536.0);
-		uint32_t bg_frame = SM_HDR_BYTES + sc->run.pk.payload;
-		uint32_t mb = dp_bridge_mem_mb(&bp) + (bp.emit_bg ? dp_pool_mem_mb(bg_n, bg_frame) :
-						      dp_pool_mem_mb(4096, 512));
-
-		rc = (o.ctl != NULL ? dp_eal_init_apart : dp_eal_init)(o.eal, mb, err, sizeof(err));
-		if (rc != 0) {
-			fprintf(stderr, "syncemu bridge: %s\n", err);
-			status = CLI_EXIT_FAIL;
-			goto out;
-		}
-		eal_up = true;
-		if (bp.emit_bg) {
-			/* whole frames: they leave by a port */
-			pool = dp_pool_create("bridge_bg", bg_n, bg_frame, err, sizeof(err));
-		} else {
-			struct dp_fpool_params fp = { .n = 4096, .frame_max = bg_frame,
-						      .grow = 4096, .compact = true };
-
-			pool = dp_fpool_create("bridge_bg", &fp);
-			if (pool == NULL)
-				snprintf(err, sizeof(err), "no frame pool (%s)",
-					 rte_strerror(rte_errno));
-		}
-		if (pool == NULL) {
-			fprintf(stderr, "syncemu bridge: %s\n", err);
-			status = CLI_EXIT_FAIL;
-			goto out;
-		}
-		bp.pool = pool;
-	}
+	status = bridge_eal(sc, o.eal, o.ctl != NULL, &bp, &eal_up, &pool);
+	if (status != CLI_EXIT_OK)
+		goto out;
 	if (o.ctl != NULL) {
-		struct ctl_params cp = { .path = o.ctl, .scenario = npos ? pos[0] : NULL,
-					 .sets = o.kv.sets, .nsets = o.kv.nsets,
-					 .variants = 0, .budgets = 0,	/* no sync runs */
-					 .status = &ctl_status, .before_run = true };
-
-		atomic_store(&ctl_status.var, UINT32_MAX);
-		atomic_store(&ctl_status.budget, UINT32_MAX);
-		atomic_store(&ctl_status.binding, -1);
-		for (i = 0; i < DP_P_COUNT; i++)
-			dp_status_publish(&ctl_status, i, ctl_scenario_value(sc, i));
-		req = rte_ring_create("bridge_ctl_req", 64, SOCKET_ID_ANY,
-				      RING_F_SP_ENQ | RING_F_SC_DEQ);
-		resp = rte_ring_create("bridge_ctl_resp", 64, SOCKET_ID_ANY,
-				       RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (req == NULL || resp == NULL) {
-			fprintf(stderr, "syncemu bridge: --ctl: cannot create its rings\n");
-			status = CLI_EXIT_FAIL;
+		status = bridge_ctl(&o, sc, npos ? pos[0] : NULL, &bp, &req, &resp, &ctl);
+		if (status != CLI_EXIT_OK)
 			goto out;
-		}
-		ctl_telemetry_register(&ctl_status);
-		cp.req = req;
-		cp.resp = resp;
-		bp.ctl_req = req;
-		bp.ctl_resp = resp;
-		bp.status = &ctl_status;
-		ctl = ctl_server_start(&cp, err, sizeof(err));
-		if (ctl == NULL) {
-			fprintf(stderr, "syncemu bridge: %s\n", err);
-			status = CLI_EXIT_FAIL;
-			goto out;
-		}
 	}
 	if (dp_bridge_open(b, &bp, err, sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu bridge: %s\n", err);
@@ -676,20 +775,8 @@ cmd_bridge(int argc, char **argv)
 		goto out;
 	}
 	opened = true;
-	if (!o.quiet) {
-		char bw[2][64], lat[2][64], q[64];
-
-		for (d = 0; d < 2; d++) {
-			sc_unit_format(SC_UNIT_BYTE_RATE, (double)bp.bw[d], bw[d], sizeof(bw[d]));
-			sc_unit_format(SC_UNIT_TIME, (double)bp.delay[d] / 1e12, lat[d],
-				       sizeof(lat[d]));
-		}
-		sc_unit_format(SC_UNIT_BYTES, (double)bp.queue_bytes, q, sizeof(q));
-		fprintf(stderr, "syncemu bridge: A %s <-> B %s; A->B %s, %s; B->A %s, %s; queue %s; "
-			"background load %g; %s\n", bp.dev[0], bp.dev[1], bw[0], lat[0], bw[1],
-			lat[1], q, bp.load, o.duration > 0 ? "running for --duration" :
-			"Ctrl-C to stop");
-	}
+	if (!o.quiet)
+		bridge_banner(&bp, o.duration);
 	ts.quiet = o.quiet;
 	ts.last_real_s = (double)dp_clock_ns(&b->clk) / 1e9;
 	if (cli_stop == 0 && dp_bridge_run(b, o.duration, &cli_stop, tick, &ts, 1.0, err,
@@ -702,31 +789,8 @@ cmd_bridge(int argc, char **argv)
 	ts.quiet = true;	/* what the last second met, said: notes, no progress */
 	tick(&ts, b);
 	dp_bridge_report(b, &rep);
-	if (cap != NULL) {
-		int r2 = tr_pcapng_close(cap->w);
-
-		cap->w = NULL;
-		if (r2 != 0) {
-			fprintf(stderr, "syncemu bridge: the trace %s was not written: %s\n",
-				trace_path, strerror(-r2));
-			status = CLI_EXIT_FAIL;
-		}
-	}
-	if (o.json) {
-		json_t *j = summary_json(&rep, b);
-
-		json_object_set_new(j, "status", json_string(status == CLI_EXIT_OK ? "ok" :
-							     "failed"));
-		json_object_set_new(j, "trace", trace_path != NULL && status == CLI_EXIT_OK ?
-					json_string(trace_path) : json_null());
-		json_dumpf(j, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
-		fputc('\n', stdout);
-		json_decref(j);
-	} else {
-		summary_text(&rep, stdout);
-		if (trace_path != NULL && status == CLI_EXIT_OK)
-			printf("trace: %s\n", trace_path);
-	}
+	status = session_trace_close(&bridge_session, cap, trace_path, status);
+	bridge_output(&rep, b, o.json, trace_path, status);
 out:
 	if (eal_up)
 		dp_eal_ending();	/* the pools, the ports' too, are left to dp_eal_fini() */

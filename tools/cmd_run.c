@@ -493,8 +493,205 @@ write_tables(const struct run_opts *o, const struct sc_scenario *sc, const char 
 
 /* run's messages say "syncemu run"; a second signal also removes the EAL's runtime directory */
 static const struct session run_session = {
-	.who = "syncemu run", .stop_cleanup = dp_eal_signal_cleanup,
+	.who = "syncemu run", .stop_cleanup = dp_eal_signal_cleanup, .trace_whole = true,
 };
+
+/*
+ * The scenario loaded with the command line's overrides, checked against the options, and its
+ * contenders into @p c (*@p n of them).  *@p rt_ranks: real time over ranks.  0 or the exit code.
+ */
+static int
+run_load(const struct run_opts *o, const char *scenario, struct sc_scenario *sc,
+	 struct contender *c, unsigned int *n, bool *rt_ranks)
+{
+	char err[512];
+	int status;
+
+	/* the --ctl path is the command line's: refused before anything runs */
+	if (o->ctl != NULL && (status = session_ctl_check(&run_session, o->ctl)) != CLI_EXIT_OK)
+		return status;
+	if (sc_scenario_load_run(sc, scenario, o->kv.sets, o->kv.from, o->kv.nsets, o->variants,
+				 o->budgets, err, sizeof(err)) != 0) {
+		fprintf(stderr, "syncemu run: %s\n", err);
+		return CLI_EXIT_INPUT;
+	}
+	*rt_ranks = dp_ranks_size() > 1 && sc->run.clock == SC_CLOCK_REAL;
+	if (o->variants)
+		sc->variants = o->variants;
+	if (o->budgets)
+		sc->budgets = o->budgets;
+	if (dp_ranks_size() > 1 && o->ctl != NULL) {
+		/* the same on every rank: every one refuses */
+		fprintf(stderr, "syncemu run: --ctl under mpirun: a run of several ranks has no "
+			"control socket in this release\n");
+		return CLI_EXIT_USAGE;
+	}
+	if (o->bg_only > 0) {
+		if (!(sc->background.load > 0) || sc->model.topo.n_dc < 2) {
+			fprintf(stderr, "syncemu run: --background-only needs background.load > 0 "
+				"and a WAN (data_centres >= 2)\n");
+			return CLI_EXIT_USAGE;
+		}
+		sc->variants = 1u << SM_VAR_A;	/* the topology's; no sync runs */
+	}
+	*n = contenders_of(sc, c);
+	if (*n == 0) {
+		fprintf(stderr, "syncemu run: no variant selected\n");
+		return CLI_EXIT_USAGE;
+	}
+	if (o->bg_only > 0) {
+		*n = 1;
+		snprintf(c[0].label, sizeof(c[0].label), "background");
+	}
+	return CLI_EXIT_OK;
+}
+
+/*
+ * Rank 0's outputs: the trace (into r->cap), --queue-csv and --csv (their headers written),
+ * --plot; *@p trace_path: the trace's.  0 or the exit code, said.
+ */
+static int
+run_open(const struct run_opts *o, const struct sc_scenario *sc, const char *scenario,
+	 const struct contender *c, unsigned int n, struct output *outs, struct runner *r,
+	 bool rt_ranks, const char **trace_path)
+{
+	char err[512];
+	int status;
+
+	if (o->bg_only == 0)
+		runner_note_long(sc, c, n, "syncemu run", stderr);
+	status = open_outputs(o, sc, scenario, outs, err, sizeof(err));
+	if (status != CLI_EXIT_OK) {
+		fprintf(stderr, "syncemu run: %s\n", err);
+		return status;
+	}
+	*trace_path = outs[0].path;
+	if (outs[0].f != NULL) {
+		struct outfile *f = outs[0].f;
+
+		outs[0].f = NULL;	/* the trace takes it over */
+		if (open_trace(sc, c, n, f, *trace_path, &r->cap, err, sizeof(err)) != 0) {
+			fprintf(stderr, "syncemu run: %s\n", err);
+			return CLI_EXIT_FAIL;
+		}
+		r->cap->hold = rt_ranks;	/* the ranks' records merged at each run's end */
+	}
+	if (outs[1].f != NULL) {
+		/* every sample goes out as it is taken: nothing of the series is held */
+		r->queue_csv = outfile_fp(outs[1].f);
+		if (r->queue_csv == NULL) {
+			fprintf(stderr, "syncemu run: --queue-csv %s: %s\n", o->queue_csv,
+				strerror(errno));
+			return CLI_EXIT_FAIL;
+		}
+		r->queue_csv_streams = outfile_streams(outs[1].f);
+		fprintf(r->queue_csv, "run_id,run,t_s,link,bytes\n");
+	}
+	if (outs[2].f != NULL) {
+		/* every step goes out as it ends: nothing of the series is held */
+		r->steps_csv = outfile_fp(outs[2].f);
+		if (r->steps_csv == NULL) {
+			fprintf(stderr, "syncemu run: --csv %s: %s\n", o->steps_csv, strerror(errno));
+			return CLI_EXIT_FAIL;
+		}
+		r->steps_csv_streams = outfile_streams(outs[2].f);
+		steps_csv_header(r->steps_csv);
+	}
+	return CLI_EXIT_OK;
+}
+
+/*
+ * The runs, one by one until a signal; *@p n becomes the number reported.  The exit code
+ * after them (@p status unless a run fails or a signal came).
+ */
+static int
+run_runs(const struct run_opts *o, struct sc_scenario *sc, const struct contender *c,
+	 unsigned int *n, struct runner *r, struct outcome *runs, int err_fd, int status)
+{
+	unsigned int i;
+
+	for (i = 0; i < *n && !cli_stop; i++) {
+		if (runner_run(r, sc, &c[i], o->bg_only, &runs[i]) == 0)
+			continue;
+		status = CLI_EXIT_FAIL;
+		if (dp_ranks_size() > 1)
+			fprintf(stderr, "syncemu run: rank %d: %s: %s\n", dp_ranks_rank(),
+				c[i].label, runs[i].err);
+		else
+			fprintf(stderr, "%ssyncemu run: %s: %s\n", r->progress && r->tty ? "\n" : "",
+				c[i].label, runs[i].err);
+	}
+	if (err_fd >= 0 && dp_ranks_rank() != 0)
+		(void)!freopen("/dev/null", "w", stderr);	/* the rest is rank 0's to say */
+	if (cli_stop) {
+		/* the report and trace stand for what was done; the runs not begun are left out */
+		fprintf(stderr, "%ssyncemu run: interrupted (signal %d): %u of %u runs reported, "
+			"the last up to its last whole step\n", r->progress && r->tty ? "\n" : "",
+			(int)cli_stop, i, *n);
+		*n = i;
+		if (status == CLI_EXIT_OK)
+			status = CLI_EXIT_INTERRUPTED;
+	}
+	if (r->progress && r->tty)
+		fputc('\n', stderr);
+	return status;
+}
+
+/*
+ * After the runs: the trace closed, the CSVs committed, the plot, the report on the standard
+ * output and --tables.  The exit code.
+ */
+static int
+run_finish(const struct run_opts *o, const struct sc_scenario *sc, const char *scenario,
+	   struct output *outs, struct runner *r, struct outcome *runs, unsigned int n,
+	   const char *trace_path, struct results **resp, int status)
+{
+	char err[512];
+	struct results *res;
+	bool written;
+
+	status = session_trace_close(&run_session, r->cap, trace_path, status);
+	status = commit_csv(&outs[1], &r->queue_csv, "samples", status);
+	status = commit_csv(&outs[2], &r->steps_csv, "steps", status);
+	if (outs[3].f != NULL && (status == CLI_EXIT_OK || status == CLI_EXIT_INTERRUPTED)) {
+		/* (the plot of what was done: an interrupted run's steps up to its last) */
+		if (run_plot_write(outs[3].f, runs, n, sc, err, sizeof(err)) != 0) {
+			fprintf(stderr, "syncemu run: --plot: %s\n", err);
+			status = CLI_EXIT_FAIL;
+		}
+		outs[3].f = NULL;
+	}
+	written = status == CLI_EXIT_OK || status == CLI_EXIT_INTERRUPTED;
+	res = run_report_results(runs, n, sc, o->every_step, r->cap, written ? trace_path : NULL);
+	*resp = res;
+	if (res == NULL) {
+		fprintf(stderr, "syncemu run: out of memory: no report\n");
+		return CLI_EXIT_FAIL;
+	}
+	/* (as before: a standard output that cannot be written is not an error here) */
+	if ((o->json ? results_json_write(res, stdout) :
+		       results_text_write(res, stdout)) == -ENOMEM) {
+		fprintf(stderr, "syncemu run: out of memory: no report\n");
+		status = CLI_EXIT_FAIL;
+	}
+	/* (rank 0's: the other ranks' report goes nowhere) */
+	if (o->tables != NULL && dp_ranks_rank() == 0)
+		status = write_tables(o, sc, scenario, res, status);
+	return status;
+}
+
+/* The runner's settings from the options and the scenario, before its start. */
+static void
+run_settings(const struct run_opts *o, const struct sc_scenario *sc, struct runner *r)
+{
+	r->eal = o->eal;
+	r->partitions = sc->run.partitions;
+	r->apart = o->ctl != NULL;	/* telemetry: a socket of its own */
+	r->mbufs = o->mbufs;
+	r->progress = !o->quiet;
+	r->tty = isatty(STDERR_FILENO);
+	r->stop = &cli_stop;
+}
 
 int
 cmd_run(int argc, char **argv)
@@ -511,12 +708,12 @@ cmd_run(int argc, char **argv)
 		{ .what = "--plot", .code = CLI_EXIT_USAGE },
 	};
 	char err[512], *pos[1];
-	const char *trace_path = NULL;
+	const char *trace_path = NULL, *scenario;
 	struct ctl_server *ctl = NULL;
 	unsigned int n = 0, i;
 	uint32_t need = 0;
 	int npos, status = CLI_EXIT_OK, err_fd = -1;
-	bool written, rt_ranks = false;
+	bool rt_ranks = false;
 	struct results *res = NULL;
 
 	if (sc == NULL || runs == NULL) {
@@ -533,62 +730,14 @@ cmd_run(int argc, char **argv)
 		run_usage(stdout);
 		goto out;
 	}
-	/* under mpirun: one rank of the run (ranks.h); rank 0 alone writes and reports, the
-	 * others read the same input and agree on every outcome with it, and say nothing */
-	if (dp_ranks_init() != 0) {
-		fprintf(stderr, "syncemu run: started by an MPI launcher, but %s\n",
-			dp_ranks_launched() && dp_ranks_size() == 1 ?
-			"this syncemu was built without MPI (apt-get install libopenmpi-dev, then "
-			"meson setup --reconfigure build)" : "MPI_Init failed");
-		status = CLI_EXIT_FAIL;
+	scenario = npos ? pos[0] : NULL;
+	/* under mpirun: one rank of the run (ranks.h) */
+	status = session_ranks_start(&run_session, &err_fd);
+	if (status != CLI_EXIT_OK)
 		goto out;
-	}
-	if (dp_ranks_rank() != 0 && ((err_fd = dup(STDERR_FILENO)) < 0 ||
-				     cli_stdout_null() != 0 ||
-				     freopen("/dev/null", "w", stderr) == NULL)) {
-		status = CLI_EXIT_FAIL;
+	status = run_load(&o, scenario, sc, c, &n, &rt_ranks);
+	if (status != CLI_EXIT_OK)
 		goto out;
-	}
-	/* the --ctl path is the command line's: refused before anything runs */
-	if (o.ctl != NULL && (status = session_ctl_check(&run_session, o.ctl)) != CLI_EXIT_OK)
-		goto out;
-	if (sc_scenario_load_run(sc, npos ? pos[0] : NULL, o.kv.sets, o.kv.from, o.kv.nsets, o.variants,
-				 o.budgets, err, sizeof(err)) != 0) {
-		fprintf(stderr, "syncemu run: %s\n", err);
-		status = CLI_EXIT_INPUT;
-		goto out;
-	}
-	rt_ranks = dp_ranks_size() > 1 && sc->run.clock == SC_CLOCK_REAL;
-	if (o.variants)
-		sc->variants = o.variants;
-	if (o.budgets)
-		sc->budgets = o.budgets;
-	if (dp_ranks_size() > 1 && o.ctl != NULL) {
-		/* the same on every rank: every one refuses */
-		fprintf(stderr, "syncemu run: --ctl under mpirun: a run of several ranks has no "
-			"control socket in this release\n");
-		status = CLI_EXIT_USAGE;
-		goto out;
-	}
-	if (o.bg_only > 0) {
-		if (!(sc->background.load > 0) || sc->model.topo.n_dc < 2) {
-			fprintf(stderr, "syncemu run: --background-only needs background.load > 0 "
-				"and a WAN (data_centres >= 2)\n");
-			status = CLI_EXIT_USAGE;
-			goto out;
-		}
-		sc->variants = 1u << SM_VAR_A;	/* the topology's; no sync runs */
-	}
-	n = contenders_of(sc, c);
-	if (n == 0) {
-		fprintf(stderr, "syncemu run: no variant selected\n");
-		status = CLI_EXIT_USAGE;
-		goto out;
-	}
-	if (o.bg_only > 0) {
-		n = 1;
-		snprintf(c[0].label, sizeof(c[0].label), "background");
-	}
 	for (i = 0; i < n; i++) {
 		uint32_t k = runner_need(sc, &c[i]);
 
@@ -596,63 +745,14 @@ cmd_run(int argc, char **argv)
 			need = k;
 	}
 	need += runner_rt_need(sc);
-	r.eal = o.eal;
-	r.partitions = sc->run.partitions;
-	r.apart = o.ctl != NULL;	/* telemetry: a socket of its own */
-	r.mbufs = o.mbufs;
-	r.progress = !o.quiet;
-	r.tty = isatty(STDERR_FILENO);
-	r.stop = &cli_stop;
+	run_settings(&o, sc, &r);
 	/* under mpirun, the launcher ends the ranks (no report) */
 	if (dp_ranks_size() == 1)
 		session_catch_stop(&run_session);
-	if (dp_ranks_rank() != 0) {
+	if (dp_ranks_rank() != 0)
 		status = shadow_outputs(&o, sc, &r);
-		goto agree;
-	}
-	if (o.bg_only == 0)
-		runner_note_long(sc, c, n, "syncemu run", stderr);
-	status = open_outputs(&o, sc, npos ? pos[0] : NULL, outs, err, sizeof(err));
-	if (status != CLI_EXIT_OK) {
-		fprintf(stderr, "syncemu run: %s\n", err);
-		goto agree;
-	}
-	trace_path = outs[0].path;
-	if (outs[0].f != NULL) {
-		struct outfile *f = outs[0].f;
-
-		outs[0].f = NULL;	/* the trace takes it over */
-		if (open_trace(sc, c, n, f, trace_path, &r.cap, err, sizeof(err)) != 0) {
-			fprintf(stderr, "syncemu run: %s\n", err);
-			status = CLI_EXIT_FAIL;
-			goto agree;
-		}
-		r.cap->hold = rt_ranks;	/* the ranks' records merged at each run's end */
-	}
-	if (outs[1].f != NULL) {
-		/* every sample goes out as it is taken: nothing of the series is held */
-		r.queue_csv = outfile_fp(outs[1].f);
-		if (r.queue_csv == NULL) {
-			fprintf(stderr, "syncemu run: --queue-csv %s: %s\n", o.queue_csv,
-				strerror(errno));
-			status = CLI_EXIT_FAIL;
-			goto agree;
-		}
-		r.queue_csv_streams = outfile_streams(outs[1].f);
-		fprintf(r.queue_csv, "run_id,run,t_s,link,bytes\n");
-	}
-	if (outs[2].f != NULL) {
-		/* every step goes out as it ends: nothing of the series is held */
-		r.steps_csv = outfile_fp(outs[2].f);
-		if (r.steps_csv == NULL) {
-			fprintf(stderr, "syncemu run: --csv %s: %s\n", o.steps_csv, strerror(errno));
-			status = CLI_EXIT_FAIL;
-			goto agree;
-		}
-		r.steps_csv_streams = outfile_streams(outs[2].f);
-		steps_csv_header(r.steps_csv);
-	}
-agree:
+	else
+		status = run_open(&o, sc, scenario, c, n, outs, &r, rt_ranks, &trace_path);
 	status = dp_ranks_first(status);	/* a refused output on rank 0 ends every rank */
 	if (status != CLI_EXIT_OK)
 		goto out;
@@ -676,89 +776,13 @@ agree:
 		fflush(stderr);
 		dup2(err_fd, STDERR_FILENO);
 	}
-	if (o.ctl != NULL && start_ctl(&o, sc, npos ? pos[0] : NULL, &r, &ctl, err,
-				       sizeof(err)) != 0) {
+	if (o.ctl != NULL && start_ctl(&o, sc, scenario, &r, &ctl, err, sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu run: %s\n", err);
 		status = CLI_EXIT_FAIL;
 		goto out;
 	}
-	for (i = 0; i < n && !cli_stop; i++) {
-		if (runner_run(&r, sc, &c[i], o.bg_only, &runs[i]) == 0)
-			continue;
-		status = CLI_EXIT_FAIL;
-		if (dp_ranks_size() > 1)
-			fprintf(stderr, "syncemu run: rank %d: %s: %s\n", dp_ranks_rank(),
-				c[i].label, runs[i].err);
-		else
-			fprintf(stderr, "%ssyncemu run: %s: %s\n", r.progress && r.tty ? "\n" : "",
-				c[i].label, runs[i].err);
-	}
-	if (err_fd >= 0 && dp_ranks_rank() != 0)
-		(void)!freopen("/dev/null", "w", stderr);	/* the rest is rank 0's to say */
-	if (cli_stop) {
-		/* the report and trace stand for what was done; the runs not begun are left out */
-		fprintf(stderr, "%ssyncemu run: interrupted (signal %d): %u of %u runs reported, "
-			"the last up to its last whole step\n", r.progress && r.tty ? "\n" : "",
-			(int)cli_stop, i, n);
-		n = i;
-		if (status == CLI_EXIT_OK)
-			status = CLI_EXIT_INTERRUPTED;
-	}
-	if (r.progress && r.tty)
-		fputc('\n', stderr);
-	if (r.cap != NULL && status != CLI_EXIT_OK && status != CLI_EXIT_INTERRUPTED) {
-		if (tr_pcapng_streams(r.cap->w)) {
-			/* what went out is out: the stream ends after the last whole block */
-			tr_pcapng_close(r.cap->w);
-			fprintf(stderr, "syncemu run: a run failed: the trace streamed to %s holds "
-				"what was done up to the failure (a stream cannot be taken back)\n",
-				trace_path);
-		} else {
-			/* its trace would be partial, so none is written */
-			tr_pcapng_abort(r.cap->w);
-			fprintf(stderr, "syncemu run: no trace written (a run failed)\n");
-		}
-		r.cap->w = NULL;
-	} else if (r.cap != NULL) {
-		int rc = tr_pcapng_close(r.cap->w);
-
-		r.cap->w = NULL;
-		if (rc == -EPIPE) {
-			fprintf(stderr, "syncemu run: the trace %s: its reader went away before the "
-				"end (broken pipe)\n", trace_path);
-			status = CLI_EXIT_FAIL;
-		} else if (rc != 0) {
-			fprintf(stderr, "syncemu run: the trace %s was not written: %s\n",
-				trace_path, strerror(-rc));
-			status = CLI_EXIT_FAIL;
-		}
-	}
-	status = commit_csv(&outs[1], &r.queue_csv, "samples", status);
-	status = commit_csv(&outs[2], &r.steps_csv, "steps", status);
-	if (outs[3].f != NULL && (status == CLI_EXIT_OK || status == CLI_EXIT_INTERRUPTED)) {
-		/* (the plot of what was done: an interrupted run's steps up to its last) */
-		if (run_plot_write(outs[3].f, runs, n, sc, err, sizeof(err)) != 0) {
-			fprintf(stderr, "syncemu run: --plot: %s\n", err);
-			status = CLI_EXIT_FAIL;
-		}
-		outs[3].f = NULL;
-	}
-	written = status == CLI_EXIT_OK || status == CLI_EXIT_INTERRUPTED;
-	res = run_report_results(runs, n, sc, o.every_step, r.cap, written ? trace_path : NULL);
-	if (res == NULL) {
-		fprintf(stderr, "syncemu run: out of memory: no report\n");
-		status = CLI_EXIT_FAIL;
-	} else {
-		/* (as before: a standard output that cannot be written is not an error here) */
-		if ((o.json ? results_json_write(res, stdout) :
-			      results_text_write(res, stdout)) == -ENOMEM) {
-			fprintf(stderr, "syncemu run: out of memory: no report\n");
-			status = CLI_EXIT_FAIL;
-		}
-		/* (rank 0's: the other ranks' report goes nowhere) */
-		if (o.tables != NULL && dp_ranks_rank() == 0)
-			status = write_tables(&o, sc, npos ? pos[0] : NULL, res, status);
-	}
+	status = run_runs(&o, sc, c, &n, &r, runs, err_fd, status);
+	status = run_finish(&o, sc, scenario, outs, &r, runs, n, trace_path, &res, status);
 out:
 	results_free(res);
 	stop_ctl(&r, ctl);
@@ -773,16 +797,7 @@ out:
 		fclose(r.queue_csv);
 	if (dp_ranks_rank() != 0 && r.steps_csv != NULL)
 		fclose(r.steps_csv);
-	if (rt_ranks && status != CLI_EXIT_OK && !r.rt_agreed) {
-		/* real time over ranks: another rank may be stuck (MPI_Finalize would wait for it
-		 * for ever); every rank ends with this one's code (not when all refused alike at
-		 * the start: they all finalize, no rank killed mid-exit) */
-		fflush(NULL);
-		dp_ranks_abort(status);
-	}
-	dp_ranks_fini();
-	if (err_fd >= 0)
-		close(err_fd);
+	session_ranks_end(status, rt_ranks && !r.rt_agreed, err_fd);
 	if (r.cap != NULL)
 		dp_capture_hold_free(r.cap);
 	free(r.cap);

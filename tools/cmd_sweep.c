@@ -394,6 +394,258 @@ text_lines(struct results *res, const struct sweep *sw, const char *dir,
 		results_line(res, "wrote %s/%s", dir, files);
 }
 
+/* What the points ask of the runs and what the runs did. */
+struct sweep_state {
+	unsigned int total, done;	/* runs in all, runs done */
+	uint32_t need, frame;		/* the frames and the frame size the runner needs */
+	bool loaded;			/* a point has background load */
+	const struct outcome *cut;	/* the run a signal cut short, NULL: none */
+	const struct sweep_point *cut_pt;	/* its point */
+};
+
+/*
+ * The values given one way, with a key, and each value alone by the key's own rule (a bad one
+ * is a bad command line): 0, or the exit code, said.
+ */
+static int
+values_check(const struct sweep_opts *o)
+{
+	char err[512];
+	unsigned int i;
+	int rc;
+
+	if (o->both[0] != '\0') {
+		fprintf(stderr, "syncemu sweep: %s exclude each other: give the values one way\n"
+			"(try 'syncemu sweep --help')\n", o->both);
+		return CLI_EXIT_USAGE;
+	}
+	if (o->key == NULL || o->nvalues == 0) {
+		fprintf(stderr, "syncemu sweep: needs --key and --values or --range\n"
+			"(try 'syncemu sweep --help')\n");
+		return CLI_EXIT_USAGE;
+	}
+	for (i = 0; i < o->nvalues; i++) {
+		char *kv;
+
+		if (asprintf(&kv, "%s=%s", o->key, o->values[i]) < 0)
+			return CLI_EXIT_FAIL;
+		rc = sc_override_check(kv, o->values_from, err, sizeof(err));
+		free(kv);
+		if (rc != 0) {
+			fprintf(stderr, "syncemu sweep: value %u of %s: %s\n"
+				"(try 'syncemu sweep --help')\n", i + 1, o->key, err);
+			return rc == -ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+		}
+	}
+	return CLI_EXIT_OK;
+}
+
+/*
+ * Every value's scenario loaded (@p sets and @p from: the overrides, the value's slot at
+ * o->nsets) and its contenders, into @p pt; what they need into @p st.  0 or the exit code,
+ * said.
+ */
+static int
+load_points(const struct sweep_opts *o, const char *scenario, struct sweep_point *pt,
+	    const char **sets, const char **from, struct sweep_state *st)
+{
+	char err[512];
+	unsigned int i, j;
+	int rc;
+
+	for (i = 0; i < o->nvalues; i++) {
+		char *kv;
+
+		pt[i].value = o->values[i];
+		if (split_number(pt[i].value, &pt[i].x, &pt[i].unit) != 0) {
+			pt[i].x = i;	/* not a number: plot the values in order */
+			pt[i].unit = "";
+		}
+		pt[i].sc = calloc(1, sizeof(*pt[i].sc));
+		if (pt[i].sc == NULL || asprintf(&kv, "%s=%s", o->key, pt[i].value) < 0)
+			return CLI_EXIT_FAIL;
+		sets[o->nsets] = kv;
+		rc = sc_scenario_load_run(pt[i].sc, scenario, sets, from, o->nsets + 2,
+					  o->variants, o->budgets, err, sizeof(err));
+		free(kv);
+		if (rc != 0) {
+			fprintf(stderr, "syncemu sweep: value %u of %s: %s\n", i + 1, o->key, err);
+			return CLI_EXIT_INPUT;
+		}
+		if (pt[i].sc->run.clock == SC_CLOCK_REAL) {
+			fprintf(stderr, "syncemu sweep: run.clock = real: a sweep runs in virtual "
+				"time (exact and repeatable); run real-time points one by one with "
+				"syncemu run\n");
+			return CLI_EXIT_INPUT;
+		}
+		if (o->variants)
+			pt[i].sc->variants = o->variants;
+		if (o->budgets)
+			pt[i].sc->budgets = o->budgets;
+		pt[i].nc = contenders_of(pt[i].sc, pt[i].c);
+		if (pt[i].sc->background.load > 0)
+			st->loaded = true;
+		for (j = 0; j < pt[i].nc; j++) {
+			uint32_t k = runner_need(pt[i].sc, &pt[i].c[j]);
+
+			if (k > st->need)
+				st->need = k;
+		}
+		if (SM_HDR_BYTES + pt[i].sc->run.pk.payload > st->frame)
+			st->frame = SM_HDR_BYTES + pt[i].sc->run.pk.payload;
+		st->total += pt[i].nc;
+	}
+	return CLI_EXIT_OK;
+}
+
+/* The runs, point by point, until a signal, their progress said.  The exit code after them. */
+static int
+run_points(const struct sweep_opts *o, struct sweep_point *pt, struct runner *r,
+	   struct sweep_state *st, int status)
+{
+	double t0 = wall_now();
+	unsigned int i, j;
+
+	/* after a signal no run starts; the one in progress ends after its step */
+	for (i = 0; i < o->nvalues && !cli_stop; i++) {
+		char who[160];
+
+		snprintf(who, sizeof(who), "syncemu sweep: %s=%s", o->key, pt[i].value);
+		runner_note_long(pt[i].sc, pt[i].c, pt[i].nc, who, stderr);
+		for (j = 0; j < pt[i].nc && !cli_stop; j++) {
+			struct outcome *q = &pt[i].o[j];
+			double el;
+
+			pt[i].ran[j] = true;
+			if (runner_run(r, pt[i].sc, &pt[i].c[j], 0, q) != 0) {
+				fprintf(stderr, "syncemu sweep: %s=%s %s: %s\n", o->key, pt[i].value,
+					pt[i].c[j].label, q->err);
+				status = CLI_EXIT_FAIL;
+			}
+			st->done++;
+			if (q->rc == 0 && q->res.interrupted) {
+				st->cut = q;
+				st->cut_pt = &pt[i];
+			}
+			el = wall_now() - t0;
+			if (o->quiet)
+				continue;
+			if (st->cut == q)
+				fprintf(stderr, "sweep %u/%u: %s=%s %s: interrupted after "
+					"step %u of %u: %.3f ms\n", st->done, st->total, o->key,
+					pt[i].value, pt[i].c[j].label, q->res.steps,
+					pt[i].sc->run.steps, outcome_mean(q) * 1e3);
+			else
+				fprintf(stderr, "sweep %u/%u: %s=%s %s: %.3f ms; %.1f s so "
+					"far, about %.1f s left\n", st->done, st->total, o->key,
+					pt[i].value, pt[i].c[j].label, outcome_mean(q) * 1e3, el,
+					el / st->done * (st->total - st->done));
+		}
+	}
+	return status;
+}
+
+/* An interrupted sweep said, and the files' mark into @p mark. */
+static void
+say_partial(const struct sweep_opts *o, const struct sweep_state *st, char *mark, size_t len)
+{
+	fprintf(stderr, "syncemu sweep: interrupted (signal %d): %u of %u runs done",
+		(int)cli_stop, st->done, st->total);
+	if (st->cut != NULL)
+		fprintf(stderr, ", the last (%s=%s %s) up to its last whole step, %u of %u",
+			o->key, st->cut_pt->value, st->cut->c.label, st->cut->res.steps,
+			st->cut_pt->sc->run.steps);
+	fprintf(stderr, "; the files hold them, marked partial\n");
+	snprintf(mark, len, "partial (interrupted): %u of %u runs%s", st->done, st->total,
+		 st->cut != NULL ? ", the last cut short" : "");
+}
+
+/* --tables: every table as CSV; the exit code (@p status unless it fails). */
+static int
+write_tables(const struct sweep_opts *o, const char *scenario, const struct sc_scenario *sc,
+	     const struct results *res, int status)
+{
+	const struct input in[] = {
+		{ scenario, "the scenario file" },
+		{ sc->background.sizes_csv, "background.sizes_csv" },
+		{ sc->kernel.file, "the link-kernel program (module.kernel)" },
+	};
+	char err[512];
+	int rc;
+
+	const struct results_csv_dir d = { .dir = o->tables, .in = in,
+					   .n_in = sizeof(in) / sizeof(in[0]),
+					   .cmd = "syncemu sweep", .stop = &cli_stop };
+
+	rc = results_csv_write_dir(res, &d, err, sizeof(err));
+	if (rc != 0) {
+		fprintf(stderr, "syncemu sweep: %s\n", err);
+		if (status == CLI_EXIT_OK)
+			status = results_csv_exit(rc);
+	}
+	return status;
+}
+
+/* The models' curves between the swept values (NULL: none), their time said. */
+static json_t *
+curves(const struct sweep_opts *o, const struct sweep *sw, const char *scenario,
+       const char **sets, const char **from)
+{
+	struct sweep_load ld = { .scenario = scenario, .sets = sets,
+				 .from = from, .nsets = o->nsets, .variants = o->variants,
+				 .budgets = o->budgets };
+	double tc = wall_now();
+	json_t *c;
+
+	c = sweep_curves_json(sw, &ld);
+	if (!o->quiet)
+		fprintf(stderr, "sweep: the models between the swept values: %.1f s\n",
+			wall_now() - tc);
+	return c;
+}
+
+/*
+ * sweep.csv and sweep.json (of the results, *@p resp: NULL, out of memory) written and committed, each one's
+ * bit set in *@p written, a failure said.  The exit code after them.
+ */
+static int
+write_data(struct output *outs, char **paths, const struct sweep *sw, bool partial,
+	   struct results **resp, unsigned int *written, int status)
+{
+	struct results *res;
+	FILE *f;
+	int rc;
+
+	rc = sweep_write_csv(outs[SW_CSV].f, sw);
+	outs[SW_CSV].f = NULL;
+	if (rc == 0) {
+		*written |= 1u << SW_CSV;
+	} else {
+		fprintf(stderr, "syncemu sweep: cannot write %s: %s\n", paths[SW_CSV],
+			strerror(-rc));
+		status = CLI_EXIT_FAIL;
+	}
+	res = sweep_results(sw, partial);
+	*resp = res;
+	f = outfile_fp(outs[SW_JSON].f);
+	if (res == NULL || f == NULL || results_json_write(res, f) != 0)
+		rc = outfile_error(outs[SW_JSON].f) != 0 ? outfile_error(outs[SW_JSON].f) : -ENOMEM;
+	else
+		rc = 0;
+	if (rc == 0) {
+		rc = outfile_commit(outs[SW_JSON].f);
+		outs[SW_JSON].f = NULL;
+	}
+	if (rc == 0) {
+		*written |= 1u << SW_JSON;
+	} else {
+		fprintf(stderr, "syncemu sweep: cannot write %s: %s\n", paths[SW_JSON],
+			strerror(-rc));
+		status = CLI_EXIT_FAIL;
+	}
+	return status;
+}
+
 int
 cmd_sweep(int argc, char **argv)
 {
@@ -403,16 +655,12 @@ cmd_sweep(int argc, char **argv)
 	struct output outs[SW_FILES] = { { .path = NULL } };
 	char err[512], mark[96], *pos[1], *dir = NULL, *paths[SW_FILES] = { NULL };
 	const char **sets = NULL, **from = NULL;
-	const struct outcome *cut = NULL;
-	const struct sweep_point *cut_pt = NULL;
-	unsigned int i, j, total = 0, done = 0, written = 0;
-	uint32_t need = 0, frame = 0;
-	int npos, status = CLI_EXIT_OK, rc;
-	bool loaded = false, partial, made = false;
-	double t0;
+	struct sweep_state st = { .total = 0 };
+	unsigned int i, j, written = 0;
+	int npos, status = CLI_EXIT_OK;
+	bool partial, made = false;
 	struct sweep sw = { .curves = NULL };
 	struct results *res = NULL;
-	FILE *f;
 
 	session_catch_stop(&sweep_session);
 	npos = session_options(&sweep_session, argc, argv, sweep_optv, N_OPTS, sweep_opt, &o, pos,
@@ -425,35 +673,9 @@ cmd_sweep(int argc, char **argv)
 		sweep_usage(stdout);
 		goto out;
 	}
-	if (o.both[0] != '\0') {
-		fprintf(stderr, "syncemu sweep: %s exclude each other: give the values one way\n"
-			"(try 'syncemu sweep --help')\n", o.both);
-		status = CLI_EXIT_USAGE;
+	status = values_check(&o);
+	if (status != CLI_EXIT_OK)
 		goto out;
-	}
-	if (o.key == NULL || o.nvalues == 0) {
-		fprintf(stderr, "syncemu sweep: needs --key and --values or --range\n"
-			"(try 'syncemu sweep --help')\n");
-		status = CLI_EXIT_USAGE;
-		goto out;
-	}
-	/* each value alone, by the key's own rule: a bad one is a bad command line */
-	for (i = 0; i < o.nvalues; i++) {
-		char *kv;
-
-		if (asprintf(&kv, "%s=%s", o.key, o.values[i]) < 0) {
-			status = CLI_EXIT_FAIL;
-			goto out;
-		}
-		rc = sc_override_check(kv, o.values_from, err, sizeof(err));
-		free(kv);
-		if (rc != 0) {
-			fprintf(stderr, "syncemu sweep: value %u of %s: %s\n"
-				"(try 'syncemu sweep --help')\n", i + 1, o.key, err);
-			status = rc == -ENOMEM ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
-			goto out;
-		}
-	}
 	pt = calloc(o.nvalues, sizeof(*pt));
 	sets = calloc(o.nsets + 2, sizeof(*sets));
 	from = calloc(o.nsets + 2, sizeof(*from));
@@ -466,53 +688,10 @@ cmd_sweep(int argc, char **argv)
 	memcpy(from, o.from, o.nsets * sizeof(*from));
 	sets[o.nsets + 1] = "trace.file=none";
 	from[o.nsets] = o.values_from;
-	for (i = 0; i < o.nvalues; i++) {
-		char *kv;
-
-		pt[i].value = o.values[i];
-		if (split_number(pt[i].value, &pt[i].x, &pt[i].unit) != 0) {
-			pt[i].x = i;	/* not a number: plot the values in order */
-			pt[i].unit = "";
-		}
-		pt[i].sc = calloc(1, sizeof(*pt[i].sc));
-		if (pt[i].sc == NULL || asprintf(&kv, "%s=%s", o.key, pt[i].value) < 0) {
-			status = CLI_EXIT_FAIL;
-			goto out;
-		}
-		sets[o.nsets] = kv;
-		rc = sc_scenario_load_run(pt[i].sc, npos ? pos[0] : NULL, sets, from, o.nsets + 2,
-					  o.variants, o.budgets, err, sizeof(err));
-		free(kv);
-		if (rc != 0) {
-			fprintf(stderr, "syncemu sweep: value %u of %s: %s\n", i + 1, o.key, err);
-			status = CLI_EXIT_INPUT;
-			goto out;
-		}
-		if (pt[i].sc->run.clock == SC_CLOCK_REAL) {
-			fprintf(stderr, "syncemu sweep: run.clock = real: a sweep runs in virtual "
-				"time (exact and repeatable); run real-time points one by one with "
-				"syncemu run\n");
-			status = CLI_EXIT_INPUT;
-			goto out;
-		}
-		if (o.variants)
-			pt[i].sc->variants = o.variants;
-		if (o.budgets)
-			pt[i].sc->budgets = o.budgets;
-		pt[i].nc = contenders_of(pt[i].sc, pt[i].c);
-		if (pt[i].sc->background.load > 0)
-			loaded = true;
-		for (j = 0; j < pt[i].nc; j++) {
-			uint32_t k = runner_need(pt[i].sc, &pt[i].c[j]);
-
-			if (k > need)
-				need = k;
-		}
-		if (SM_HDR_BYTES + pt[i].sc->run.pk.payload > frame)
-			frame = SM_HDR_BYTES + pt[i].sc->run.pk.payload;
-		total += pt[i].nc;
-	}
-	if (total == 0) {
+	status = load_points(&o, npos ? pos[0] : NULL, pt, sets, from, &st);
+	if (status != CLI_EXIT_OK)
+		goto out;
+	if (st.total == 0) {
 		fprintf(stderr, "syncemu sweep: no variant selected\n");
 		status = CLI_EXIT_USAGE;
 		goto out;
@@ -536,103 +715,24 @@ cmd_sweep(int argc, char **argv)
 	r.partitions = pt[0].sc->run.partitions;
 	r.mbufs = o.mbufs;
 	r.stop = &cli_stop;
-	status = session_runner_start(&sweep_session, &r, need, frame);
+	status = session_runner_start(&sweep_session, &r, st.need, st.frame);
 	if (status != CLI_EXIT_OK)
 		goto out;
-	t0 = wall_now();
-	/* after a signal no run starts; the one in progress ends after its step */
-	for (i = 0; i < o.nvalues && !cli_stop; i++) {
-		char who[160];
-
-		snprintf(who, sizeof(who), "syncemu sweep: %s=%s", o.key, pt[i].value);
-		runner_note_long(pt[i].sc, pt[i].c, pt[i].nc, who, stderr);
-		for (j = 0; j < pt[i].nc && !cli_stop; j++) {
-			struct outcome *q = &pt[i].o[j];
-			double el;
-
-			pt[i].ran[j] = true;
-			if (runner_run(&r, pt[i].sc, &pt[i].c[j], 0, q) != 0) {
-				fprintf(stderr, "syncemu sweep: %s=%s %s: %s\n", o.key, pt[i].value,
-					pt[i].c[j].label, q->err);
-				status = CLI_EXIT_FAIL;
-			}
-			done++;
-			if (q->rc == 0 && q->res.interrupted) {
-				cut = q;
-				cut_pt = &pt[i];
-			}
-			el = wall_now() - t0;
-			if (o.quiet)
-				continue;
-			if (cut == q)
-				fprintf(stderr, "sweep %u/%u: %s=%s %s: interrupted after "
-					"step %u of %u: %.3f ms\n", done, total, o.key, pt[i].value,
-					pt[i].c[j].label, q->res.steps, pt[i].sc->run.steps,
-					outcome_mean(q) * 1e3);
-			else
-				fprintf(stderr, "sweep %u/%u: %s=%s %s: %.3f ms; %.1f s so "
-					"far, about %.1f s left\n", done, total, o.key, pt[i].value,
-					pt[i].c[j].label, outcome_mean(q) * 1e3, el,
-					el / done * (total - done));
-		}
-	}
-	partial = done < total || cut != NULL;
-	if (cli_stop && done == 0) {
+	status = run_points(&o, pt, &r, &st, status);
+	partial = st.done < st.total || st.cut != NULL;
+	if (cli_stop && st.done == 0) {
 		fprintf(stderr, "syncemu sweep: interrupted (signal %d) before the first run: "
 			"nothing written, %s %s\n", (int)cli_stop, made ?
 			"and the directory it made removed:" : "the files as they were in", dir);
 		status = CLI_EXIT_INTERRUPTED;
 		goto out;
 	}
-	if (partial) {
-		fprintf(stderr, "syncemu sweep: interrupted (signal %d): %u of %u runs done",
-			(int)cli_stop, done, total);
-		if (cut != NULL)
-			fprintf(stderr, ", the last (%s=%s %s) up to its last whole step, %u of %u",
-				o.key, cut_pt->value, cut->c.label, cut->res.steps,
-				cut_pt->sc->run.steps);
-		fprintf(stderr, "; the files hold them, marked partial\n");
-		snprintf(mark, sizeof(mark), "partial (interrupted): %u of %u runs%s", done, total,
-			 cut != NULL ? ", the last cut short" : "");
-	}
-	sw = (struct sweep){ .key = o.key, .nvalues = o.nvalues, .pt = pt, .loaded = loaded };
-	if (!cli_stop) {
-		struct sweep_load ld = { .scenario = npos ? pos[0] : NULL, .sets = sets,
-					 .from = from, .nsets = o.nsets, .variants = o.variants,
-					 .budgets = o.budgets };
-		double tc = wall_now();
-
-		sw.curves = sweep_curves_json(&sw, &ld);
-		if (!o.quiet)
-			fprintf(stderr, "sweep: the models between the swept values: %.1f s\n",
-				wall_now() - tc);
-	}
-	rc = sweep_write_csv(outs[SW_CSV].f, &sw);
-	outs[SW_CSV].f = NULL;
-	if (rc == 0) {
-		written |= 1u << SW_CSV;
-	} else {
-		fprintf(stderr, "syncemu sweep: cannot write %s: %s\n", paths[SW_CSV],
-			strerror(-rc));
-		status = CLI_EXIT_FAIL;
-	}
-	res = sweep_results(&sw, partial);
-	f = outfile_fp(outs[SW_JSON].f);
-	if (res == NULL || f == NULL || results_json_write(res, f) != 0)
-		rc = outfile_error(outs[SW_JSON].f) != 0 ? outfile_error(outs[SW_JSON].f) : -ENOMEM;
-	else
-		rc = 0;
-	if (rc == 0) {
-		rc = outfile_commit(outs[SW_JSON].f);
-		outs[SW_JSON].f = NULL;
-	}
-	if (rc == 0) {
-		written |= 1u << SW_JSON;
-	} else {
-		fprintf(stderr, "syncemu sweep: cannot write %s: %s\n", paths[SW_JSON],
-			strerror(-rc));
-		status = CLI_EXIT_FAIL;
-	}
+	if (partial)
+		say_partial(&o, &st, mark, sizeof(mark));
+	sw = (struct sweep){ .key = o.key, .nvalues = o.nvalues, .pt = pt, .loaded = st.loaded };
+	if (!cli_stop)
+		sw.curves = curves(&o, &sw, npos ? pos[0] : NULL, sets, from);
+	status = write_data(outs, paths, &sw, partial, &res, &written, status);
 	if (sweep_write_plot(outs, &sw, partial ? mark : NULL, &written) != 0)
 		status = CLI_EXIT_FAIL;
 	if ((written & 1u << SW_GP) && !(written & 1u << SW_SVG)) {
@@ -641,28 +741,12 @@ cmd_sweep(int argc, char **argv)
 		put_shell_word(stderr, dir);
 		fprintf(stderr, " && gnuplot sweep.gp\n");
 	}
-	if (res != NULL && o.tables != NULL) {
-		const struct input in[] = {
-			{ npos ? pos[0] : NULL, "the scenario file" },
-			{ pt[0].sc->background.sizes_csv, "background.sizes_csv" },
-			{ pt[0].sc->kernel.file, "the link-kernel program (module.kernel)" },
-		};
-
-		const struct results_csv_dir d = { .dir = o.tables, .in = in,
-						   .n_in = sizeof(in) / sizeof(in[0]),
-						   .cmd = "syncemu sweep", .stop = &cli_stop };
-
-		rc = results_csv_write_dir(res, &d, err, sizeof(err));
-		if (rc != 0) {
-			fprintf(stderr, "syncemu sweep: %s\n", err);
-			if (status == CLI_EXIT_OK)
-				status = results_csv_exit(rc);
-		}
-	}
+	if (res != NULL && o.tables != NULL)
+		status = write_tables(&o, npos ? pos[0] : NULL, pt[0].sc, res, status);
 	if (res != NULL && o.json) {
 		results_json_write(res, stdout);
 	} else if (res != NULL) {
-		text_lines(res, &sw, dir, cut_pt, cut, done, total, written);
+		text_lines(res, &sw, dir, st.cut_pt, st.cut, st.done, st.total, written);
 		results_text_write(res, stdout);
 	}
 	if (cli_stop && !partial)

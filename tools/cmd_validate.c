@@ -211,6 +211,55 @@ one_of(unsigned int mask, const char *arg, const char *what, char *err, size_t e
 	return 0;
 }
 
+/* --size (and its former spelling of --count: wire, payload). */
+static int
+size_opt(struct val_opts *o, const char *arg, char *err, size_t errlen)
+{
+	if (strcmp(arg, "wire") == 0 || strcmp(arg, "payload") == 0) {
+		/* the former spelling of --count */
+		o->payload = strcmp(arg, "payload") == 0;
+		return 0;
+	}
+	snprintf(o->size_opt, sizeof(o->size_opt), "%s", opts_spelling());
+	/* a bare number is bytes, as everywhere on the command line */
+	if ((sc_unit_parse(SC_UNIT_COUNT, arg, &o->coll_bytes, NULL, 0) != 0 &&
+	     sc_unit_parse(SC_UNIT_BYTES, arg, &o->coll_bytes, NULL, 0) != 0) ||
+	    !(o->coll_bytes >= 1) || o->coll_bytes > 1e18) {
+		snprintf(err, errlen, "%s: '%s' is not a size of 1 B to 1 EB (e.g. 4MiB, "
+			 "4194304)", opts_spelling(), arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --csv FILE or FILE:COLUMN. */
+static int
+csv_opt(struct val_opts *o, const char *arg, char *err, size_t errlen)
+{
+	char *end;
+
+	snprintf(o->csv_opt, sizeof(o->csv_opt), "%s", opts_spelling());
+	o->steps_csv = arg;
+	o->csv_col = NULL;
+	free(o->csv_owned);
+	o->csv_owned = NULL;
+	/* FILE:COLUMN, unless the whole names a file */
+	if (access(arg, F_OK) != 0 && (end = strrchr(arg, ':')) != NULL) {
+		if (end == arg || end[1] == '\0') {
+			snprintf(err, errlen, "%s '%s': FILE:COLUMN needs both (the column "
+				 "of the step numbers: a header's name or a number from 1)",
+				 opts_spelling(), arg);
+			return -EINVAL;
+		}
+		o->csv_owned = strndup(arg, (size_t)(end - arg));
+		if (o->csv_owned == NULL)
+			return -ENOMEM;
+		o->steps_csv = o->csv_owned;
+		o->csv_col = end + 1;
+	}
+	return 0;
+}
+
 static int
 val_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 {
@@ -254,21 +303,7 @@ val_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 		o->place = strcmp(arg, "cyclic") == 0 ? TR_PLACE_CYCLIC : TR_PLACE_BLOCK;
 		return 0;
 	case O_SIZE:
-		if (strcmp(arg, "wire") == 0 || strcmp(arg, "payload") == 0) {
-			/* the former spelling of --count */
-			o->payload = strcmp(arg, "payload") == 0;
-			return 0;
-		}
-		snprintf(o->size_opt, sizeof(o->size_opt), "%s", opts_spelling());
-		/* a bare number is bytes, as everywhere on the command line */
-		if ((sc_unit_parse(SC_UNIT_COUNT, arg, &o->coll_bytes, NULL, 0) != 0 &&
-		     sc_unit_parse(SC_UNIT_BYTES, arg, &o->coll_bytes, NULL, 0) != 0) ||
-		    !(o->coll_bytes >= 1) || o->coll_bytes > 1e18) {
-			snprintf(err, errlen, "%s: '%s' is not a size of 1 B to 1 EB (e.g. 4MiB, "
-				 "4194304)", opts_spelling(), arg);
-			return -EINVAL;
-		}
-		return 0;
+		return size_opt(o, arg, err, errlen);
 	case O_BG:
 		snprintf(o->bg_opt, sizeof(o->bg_opt), "%s", opts_spelling());
 		if (filter_check(arg, err, errlen) != 0)
@@ -287,26 +322,7 @@ val_opt(void *ctx, int id, const char *arg, char *err, size_t errlen)
 			(snprintf(err, errlen, "%s: '%s' is not a time > 0 (e.g. 300us)",
 				  opts_spelling(), arg), -EINVAL) : 0;
 	case O_CSV:
-		snprintf(o->csv_opt, sizeof(o->csv_opt), "%s", opts_spelling());
-		o->steps_csv = arg;
-		o->csv_col = NULL;
-		free(o->csv_owned);
-		o->csv_owned = NULL;
-		/* FILE:COLUMN, unless the whole names a file */
-		if (access(arg, F_OK) != 0 && (end = strrchr(arg, ':')) != NULL) {
-			if (end == arg || end[1] == '\0') {
-				snprintf(err, errlen, "%s '%s': FILE:COLUMN needs both (the column "
-					 "of the step numbers: a header's name or a number from 1)",
-					 opts_spelling(), arg);
-				return -EINVAL;
-			}
-			o->csv_owned = strndup(arg, (size_t)(end - arg));
-			if (o->csv_owned == NULL)
-				return -ENOMEM;
-			o->steps_csv = o->csv_owned;
-			o->csv_col = end + 1;
-		}
-		return 0;
+		return csv_opt(o, arg, err, errlen);
 	case O_OFFSET:
 		snprintf(o->offset_opt, sizeof(o->offset_opt), "%s", opts_spelling());
 		return sc_unit_parse(SC_UNIT_TIME, arg, &o->clock_offset, err, errlen) != 0 ||

@@ -2,14 +2,18 @@
 /*
  * The session of a command that runs the data plane (session.h).
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../traces/pcapng.h"
+#include "capture.h"
 #include "cli.h"
 #include "ctl.h"
 #include "outfile.h"
+#include "ranks.h"
 #include "session.h"
 
 volatile sig_atomic_t cli_stop;
@@ -87,4 +91,74 @@ session_runner_start(const struct session *s, struct runner *r, uint32_t need, u
 		return CLI_EXIT_OK;
 	fprintf(stderr, "%s: %s\n", s->who, err);
 	return CLI_EXIT_FAIL;
+}
+
+int
+session_ranks_start(const struct session *s, int *err_fd)
+{
+	if (dp_ranks_init() != 0) {
+		fprintf(stderr, "%s: started by an MPI launcher, but %s\n", s->who,
+			dp_ranks_launched() && dp_ranks_size() == 1 ?
+			"this syncemu was built without MPI (apt-get install libopenmpi-dev, then "
+			"meson setup --reconfigure build)" : "MPI_Init failed");
+		return CLI_EXIT_FAIL;
+	}
+	if (dp_ranks_rank() != 0 && ((*err_fd = dup(STDERR_FILENO)) < 0 ||
+				     cli_stdout_null() != 0 ||
+				     freopen("/dev/null", "w", stderr) == NULL))
+		return CLI_EXIT_FAIL;
+	return CLI_EXIT_OK;
+}
+
+void
+session_ranks_end(int status, bool may_hang, int err_fd)
+{
+	if (may_hang && status != CLI_EXIT_OK) {
+		/* real time over ranks: another rank may be stuck (MPI_Finalize would wait for it
+		 * for ever); every rank ends with this one's code (not when all refused alike at
+		 * the start: they all finalize, no rank killed mid-exit) */
+		fflush(NULL);
+		dp_ranks_abort(status);
+	}
+	dp_ranks_fini();
+	if (err_fd >= 0)
+		close(err_fd);
+}
+
+int
+session_trace_close(const struct session *s, struct dp_capture *cap, const char *path,
+		    int status)
+{
+	int rc;
+
+	if (cap == NULL)
+		return status;
+	if (s->trace_whole && status != CLI_EXIT_OK && status != CLI_EXIT_INTERRUPTED) {
+		if (tr_pcapng_streams(cap->w)) {
+			/* what went out is out: the stream ends after the last whole block */
+			tr_pcapng_close(cap->w);
+			fprintf(stderr, "%s: a run failed: the trace streamed to %s holds what was "
+				"done up to the failure (a stream cannot be taken back)\n", s->who,
+				path);
+		} else {
+			/* its trace would be partial, so none is written */
+			tr_pcapng_abort(cap->w);
+			fprintf(stderr, "%s: no trace written (a run failed)\n", s->who);
+		}
+		cap->w = NULL;
+		return status;
+	}
+	rc = tr_pcapng_close(cap->w);
+	cap->w = NULL;
+	if (s->trace_whole && rc == -EPIPE) {
+		fprintf(stderr, "%s: the trace %s: its reader went away before the end (broken "
+			"pipe)\n", s->who, path);
+		return CLI_EXIT_FAIL;
+	}
+	if (rc != 0) {
+		fprintf(stderr, "%s: the trace %s was not written: %s\n", s->who, path,
+			strerror(-rc));
+		return CLI_EXIT_FAIL;
+	}
+	return status;
 }

@@ -21,7 +21,11 @@ struct session {
 					 *   from the start (nohup) stays ignored */
 	void (*stop_cleanup)(void);	/**< at the signal that ends the process, after the
 					 *   temporary files are removed */
+	bool trace_whole;		/**< the trace of a failed run is not written (a
+					 *   streamed one is said), a broken pipe is said */
 };
+
+struct dp_capture;
 
 /**
  * The command line into @p ctx (opts_parse()).  A bad one is said as "WHO: REASON" and
@@ -43,5 +47,26 @@ int session_ctl_check(const struct session *s, const char *path);
 /** runner_start() with its failure said: 0, or CLI_EXIT_FAIL. */
 int session_runner_start(const struct session *s, struct runner *r, uint32_t need,
 			 uint32_t frame);
+
+/**
+ * Under an MPI launcher, this process as one rank (ranks.h): rank 0 alone writes and reports,
+ * the others read the same input, agree on every outcome with it and say nothing (their
+ * standard output and error to /dev/null, *@p err_fd the error's former descriptor).
+ * 0, or CLI_EXIT_FAIL (said when MPI cannot start).
+ */
+int session_ranks_start(const struct session *s, int *err_fd);
+
+/**
+ * The ranks ended: with @p may_hang (real time over ranks, not agreed) and a failure, every
+ * rank ends with @p status at once (another may be stuck); @p err_fd closed.
+ */
+void session_ranks_end(int status, bool may_hang, int err_fd);
+
+/**
+ * The trace of @p cap (NULL: none) closed, and what went wrong said with @p path: its
+ * writer NULL after.  The exit code after it (@p status unless the trace fails).
+ */
+int session_trace_close(const struct session *s, struct dp_capture *cap, const char *path,
+			int status);
 
 #endif /* SYNCEMU_SESSION_H */

@@ -2,7 +2,8 @@
 /*
  * Steps from the application's byte stream (streams.h): the tracker that turns packets into
  * each direction's stream offsets, and the three passes over the capture.  The split itself
- * (where the cuts go, the step count from the stream's periodicity) is in split.c.
+ * (where the cuts go, the step count from the stream's periodicity) is in split.c.  Somewhat
+ * over 900 lines: the passes share the tracker and its per-direction state, kept private here.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -458,6 +459,50 @@ reopen(const char *path, const char *ifaces, char *err, size_t errlen, int *rc)
 	return r;
 }
 
+/* After pass 1's packets: the flows' holes into their directions, each direction's idle
+ * threshold and its gaps above it. */
+static void
+pass1_end(struct tr_reader *r, const struct tracker *t, struct p1dir *q,
+	  const struct tr_stream_params *prm, struct tr_streams *out)
+{
+	uint32_t i;
+
+	out->unordered = tr_reader_unordered(r);
+	for (i = 0; i < t->nflows; i++) {
+		uint64_t mb, mh;
+
+		if (t->flow[i].k.bg)
+			continue;
+		flow_missing(&t->flow[i], &mb, &mh);
+		out->dir[t->flow[i].dir].missing_bytes += mb;
+		out->dir[t->flow[i].dir].holes += mh;
+		out->dir[t->flow[i].dir].jumps += t->flow[i].jumps;
+	}
+	/* the idle threshold of each direction, and its gaps above it */
+	for (i = 0; i < out->ndirs; i++) {
+		struct tr_dir *d = &out->dir[i];
+		uint64_t thr;
+		uint32_t j, k = 0;
+
+		d->median_gap_s = q[i].sketch && q[i].gaps.n > 0 ?
+			sm_sketch_rank(&q[i].gaps, (q[i].gaps.n + 1) / 2) / 1e9 : NAN;
+		if (prm->idle_s > 0)
+			d->idle_s = prm->idle_s;
+		else
+			d->idle_s = isfinite(d->median_gap_s) && 10 * d->median_gap_s >
+				    TR_IDLE_MIN_S ? 10 * d->median_gap_s : TR_IDLE_MIN_S;
+		thr = tk_ns(d->idle_s);
+		if (q[i].floor_ns > thr)
+			d->gaps_thinned = true;
+		for (j = 0; j < d->ngaps; j++)
+			if (d->gap[j].dur_ns > thr)
+				d->gap[k++] = d->gap[j];
+		d->ngaps = k;
+		if (d->first_ns == UINT64_MAX)
+			d->first_ns = 0;
+	}
+}
+
 static int
 pass1(const char *path, const struct tr_stream_params *prm, struct tr_streams *out, char *err,
       size_t errlen)
@@ -585,42 +630,8 @@ pass1(const char *path, const struct tr_stream_params *prm, struct tr_streams *o
 			}
 		}
 	}
-	if (rc == 0) {
-		out->unordered = tr_reader_unordered(r);
-		for (i = 0; i < t.nflows; i++) {
-			uint64_t mb, mh;
-
-			if (t.flow[i].k.bg)
-				continue;
-			flow_missing(&t.flow[i], &mb, &mh);
-			out->dir[t.flow[i].dir].missing_bytes += mb;
-			out->dir[t.flow[i].dir].holes += mh;
-			out->dir[t.flow[i].dir].jumps += t.flow[i].jumps;
-		}
-		/* the idle threshold of each direction, and its gaps above it */
-		for (i = 0; i < out->ndirs; i++) {
-			struct tr_dir *d = &out->dir[i];
-			uint64_t thr;
-			uint32_t j, k = 0;
-
-			d->median_gap_s = q[i].sketch && q[i].gaps.n > 0 ?
-				sm_sketch_rank(&q[i].gaps, (q[i].gaps.n + 1) / 2) / 1e9 : NAN;
-			if (prm->idle_s > 0)
-				d->idle_s = prm->idle_s;
-			else
-				d->idle_s = isfinite(d->median_gap_s) && 10 * d->median_gap_s >
-					    TR_IDLE_MIN_S ? 10 * d->median_gap_s : TR_IDLE_MIN_S;
-			thr = tk_ns(d->idle_s);
-			if (q[i].floor_ns > thr)
-				d->gaps_thinned = true;
-			for (j = 0; j < d->ngaps; j++)
-				if (d->gap[j].dur_ns > thr)
-					d->gap[k++] = d->gap[j];
-			d->ngaps = k;
-			if (d->first_ns == UINT64_MAX)
-				d->first_ns = 0;
-		}
-	}
+	if (rc == 0)
+		pass1_end(r, &t, q, prm, out);
 	if (q != NULL)
 		for (i = 0; i < out->ndirs; i++)
 			if (q[i].sketch)

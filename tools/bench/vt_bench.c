@@ -64,6 +64,7 @@
 #include "presets.h"
 #include "run.h"
 #include "stream.h"
+#include "vt_bench.h"
 
 #define POOL_N 40000
 #define BURST 32
@@ -71,7 +72,7 @@
 #define SHAPES_MAX 16
 #define SHAPES_DEFAULT "2x4:20,2x64:2,16x16:1,32x32:1"
 
-static double
+double
 now_s(void)
 {
 	struct timespec ts;
@@ -92,7 +93,7 @@ cpu_s(void)
 }
 
 /* A run of AdamW on @p p and @p pk, the default queue limits (as syncemu run's). */
-static void
+void
 run_params(struct dp_run_params *rp, const struct sm_params *p, const struct sm_packet *pk,
 	   uint32_t steps)
 {
@@ -393,322 +394,244 @@ run_shape(const char *self, struct shape *x)
 		x->ok = 0;
 }
 
-#define PAR_MAX 4
-#define PAR_SHAPES_DEFAULT "8x8:10,16x16:4"
-#define PAR_REPEAT_MAX 100
-#define PROBE_WRITES 4000000
-#define BUSY_MAX 64
 
-struct par_result {
-	uint32_t d, n, steps, parts, lcores;
-	uint64_t frames, windows;
-	double wall, busy, busy_max;
-	dp_time_t lookahead;
-	int ok;
-};
-
-/* What run.partitions = auto chose for a shape, each time it was asked (autopart.h). */
-struct par_auto {
-	uint32_t n;
-	uint32_t chose[PAR_REPEAT_MAX];
-	double gain[PAR_REPEAT_MAX];	/* the calibration's speedup (0: no sample) */
-	double cost[PAR_REPEAT_MAX];	/* its wall time, s */
-	char why[160];			/* the last one's */
-};
-
-/* The parameters of @p x's shape (its partitions apart). */
-static void
-par_params(const struct par_result *x, struct sm_params *p, struct sm_packet *pk,
-	   struct dp_run_params *rp)
-{
-	sm_params_default(p);
-	sm_packet_default(pk);
-	p->topo.n_dc = x->d;
-	p->topo.per_dc = x->n;
-	pk->mtu = 9000;
-	pk->payload = 8192;
-	run_params(rp, p, pk, x->steps);
-}
-
-/* One run of @p x's shape in x->parts partitions on up to @p lcores lcores. */
-static int
-par_run(struct par_result *x, uint32_t lcores)
-{
-	struct sm_params p;
-	struct sm_packet pk;
-	struct dp_run_result res;
-	struct dp_run_params rp;
-	char err[256];
-	double t0;
-	int rc;
-
-	par_params(x, &p, &pk, &rp);
-	rp.partitions = x->parts;
-	rp.lcores = lcores;
-	t0 = now_s();
-	rc = dp_run(&rp, &res, err, sizeof(err));
-	if (rc != 0) {
-		fprintf(stderr, "vt_bench: %ux%u in %u partitions: %s\n", x->d, x->n, x->parts, err);
-		return rc;
-	}
-	x->wall = now_s() - t0;
-	x->frames = res.frames;
-	x->windows = res.windows;
-	x->busy = res.busy_s;
-	x->busy_max = res.busy_max_s;
-	x->lookahead = res.lookahead;
-	x->lcores = res.lcores;
-	x->parts = res.partitions;
-	dp_run_result_free(&res);
-	return 0;
-}
-
-/*
- * The shape @p d x @p n in 1, 2 and 4 partitions, alternating, each its least wall of @p repeat;
- * and after each round what run.partitions = auto's calibration chooses for it, in @p au.
- */
-static int
-par_shape(uint32_t d, uint32_t n, uint32_t steps, uint32_t repeat, struct par_result *out,
-	  uint32_t *nout, struct par_auto *au)
-{
-	static const uint32_t parts[] = { 1, 2, 4 };
-	uint32_t lcores = rte_lcore_count(), k, i;
-
-	*nout = RTE_DIM(parts);
-	memset(au, 0, sizeof(*au));
-	for (k = 0; k < repeat; k++) {
-		struct par_result c = { .d = d, .n = n, .steps = steps };
-		struct sm_params p;
-		struct sm_packet pk;
-		struct dp_run_params rp;
-		struct dp_auto a;
-
-		for (i = 0; i < *nout; i++) {
-			struct par_result x = { .d = d, .n = n, .steps = steps, .parts = parts[i],
-						.ok = 1 };
-
-			if (par_run(&x, lcores) != 0)
-				return -1;
-			if (k == 0 || x.wall < out[i].wall)
-				out[i] = x;
-		}
-		par_params(&c, &p, &pk, &rp);
-		au->chose[au->n] = dp_auto_partitions(&rp, lcores, NULL, &a);
-		au->gain[au->n] = a.gain;
-		au->cost[au->n] = a.cost_s;
-		snprintf(au->why, sizeof(au->why), "%s", a.why);
-		au->n++;
-	}
-	return 0;
-}
-
-/* Of @p n values: the least, the median and the largest. */
-static void
-spread(const double *v, uint32_t n, double *lo, double *med, double *hi)
-{
-	double s[PAR_REPEAT_MAX];
-
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), sm_cmp_double);
-	*lo = s[0];
-	*med = sm_median_sorted(s, n);
-	*hi = s[n - 1];
-}
-
-/* @p n processes that spin until busy_stop() (or this one ends): other work on the CPUs. */
-static void
-busy_start(pid_t *pid, uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i++) {
-		pid[i] = fork();
-		if (pid[i] == 0) {
-			volatile uint64_t x = 0;
-
-			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			for (;;)
-				x++;
-		}
-	}
-}
-
-static void
-busy_stop(pid_t *pid, uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i++)
-		if (pid[i] > 0) {
-			kill(pid[i], SIGKILL);
-			waitpid(pid[i], NULL, 0);
-		}
-}
-
-struct probe_arg {
-	int cpu;
-	uint8_t *buf;
-	size_t len, gran;
-	uint32_t part;
-	double s;
-};
-
-/* Random writes to the blocks of @gran bytes with index % 2 == part of the buffer. */
-static void *
-probe_thread(void *arg)
-{
-	struct probe_arg *a = arg;
-	uint64_t x = 88172645463325252ULL + a->part, blocks = a->len / a->gran / 2;
-	cpu_set_t set;
-	double t0;
-
-	CPU_ZERO(&set);
-	CPU_SET(a->cpu, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	t0 = now_s();
-	for (uint32_t i = 0; i < PROBE_WRITES; i++) {
-		uint64_t b;
-
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		b = (x % blocks) * 2 + a->part;
-		((volatile uint64_t *)(a->buf + b * a->gran))[(x >> 40) % (a->gran / 8)] += i;
-	}
-	a->s = now_s() - t0;
-	return NULL;
-}
-
-/*
- * How much two CPUs writing neighbouring cache lines slow each other: the time of two threads,
- * on the first two CPUs the process may run on, writing at random into interleaved 64-byte
- * lines, over the same into interleaved pages.  About 1: the CPUs share their caches (or
- * interfere not); about 2: a line one CPU writes is taken from the other's cache, and
- * partitions on them pay for every line they share or neighbour.  0 if there are not two CPUs.
- */
-static double
-line_probe(void)
-{
-	size_t len = 4u << 20, g;
-	double t[2] = { 0, 0 };
-	cpu_set_t set;
-	int cpus[2], n = 0;
-	uint8_t *buf;
-
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
-		return 0;
-	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
-		if (CPU_ISSET(c, &set))
-			cpus[n++] = c;
-	buf = aligned_alloc(4096, len);
-	if (n < 2 || buf == NULL) {
-		free(buf);
-		return 0;
-	}
-	memset(buf, 1, len);
-	for (g = 0; g < 2; g++) {
-		struct probe_arg a[2];
-		pthread_t th;
-
-		for (int i = 0; i < 2; i++)
-			a[i] = (struct probe_arg){ .cpu = cpus[i], .buf = buf, .len = len,
-						   .gran = g == 0 ? 64 : 4096, .part = (uint32_t)i };
-		if (pthread_create(&th, NULL, probe_thread, &a[1]) != 0) {
-			free(buf);
-			return 0;
-		}
-		probe_thread(&a[0]);
-		pthread_join(th, NULL);
-		t[g] = RTE_MAX(a[0].s, a[1].s);
-	}
-	free(buf);
-	sched_setaffinity(0, sizeof(set), &set);	/* this thread's own, back */
-	return t[1] > 0 ? t[0] / t[1] : 0;
-}
-
-int
-main(int argc, char **argv)
-{
-	struct result r[5];
-	struct shape sh[SHAPES_MAX + 2];
-	uint32_t nload = 0;
-	struct dp_fpool_params fp = { .n = POOL_N, .frame_max = 9000 + SM_ETH_HDR, .grow = 16384,
-				      .compact = true };
-	struct rte_mempool *pool, *whole;
-	uint32_t steps = 50, nsh = 0, repeat = 3;
-	const char *shapes = SHAPES_DEFAULT, *pshapes = PAR_SHAPES_DEFAULT;
-	struct shape psh[SHAPES_MAX];
+/* What the benchmark measured, for its output. */
+struct bench_out {
+	struct result r[5];			/* the floor ratio's rows */
+	struct shape sh[SHAPES_MAX + 2];	/* the scale's shapes, then the load's two */
+	uint32_t nsh, nload;
+	struct shape psh[SHAPES_MAX];		/* the partitions' shapes */
+	uint32_t npsh;
 	struct par_result pr[SHAPES_MAX][3];
-	static struct par_auto au[SHAPES_MAX];
-	uint32_t npsh = 0, npr[SHAPES_MAX] = { 0 };
-	double probe = 0;
-	char eal[1024];
-	char err[256], cpu[160];
-	bool json = false;
-	uint32_t busy = 0;
-	pid_t busy_pid[BUSY_MAX];
-	int i, rc;
+	uint32_t npr[SHAPES_MAX];
+	struct par_auto au[SHAPES_MAX];
+	double probe;				/* line_probe() */
+	uint32_t busy, repeat;
+	char cpu[160];				/* machine() */
+};
 
-	if (argc >= 5 && strcmp(argv[1], "--child") == 0)
-		return child((uint32_t)atoi(argv[2]), (uint32_t)atoi(argv[3]),
-			     (uint32_t)atoi(argv[4]), argc > 5 ? atof(argv[5]) : 0,
-			     argc > 6 && atoi(argv[6]) != 0);
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
-			json = true;
-		else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc)
-			steps = (uint32_t)strtoul(argv[++i], NULL, 10);
-		else if (strcmp(argv[i], "--shapes") == 0 && i + 1 < argc)
-			shapes = argv[++i];
-		else if (strcmp(argv[i], "--partitions") == 0 && i + 1 < argc)
-			pshapes = argv[++i];
-		else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc)
-			repeat = (uint32_t)strtoul(argv[++i], NULL, 10);
-		else if (strcmp(argv[i], "--busy") == 0 && i + 1 < argc)
-			busy = (uint32_t)strtoul(argv[++i], NULL, 10);
-		else {
-			fprintf(stderr, "usage: vt_bench [--steps N] [--repeat N] [--json] "
-				"[--shapes DxN[:STEPS],...|none] [--partitions DxN:STEPS,...|none] "
-				"[--busy N]\n");
-			return 2;
+/* The results as one line of JSON. */
+static void
+print_json(const struct bench_out *b)
+{
+	const struct result *r = b->r;
+	const struct shape *sh = b->sh, *psh = b->psh;
+	const struct par_result (*pr)[3] = b->pr;
+	const uint32_t *npr = b->npr;
+	const struct par_auto *au = b->au;
+	uint32_t nsh = b->nsh, nload = b->nload, npsh = b->npsh, busy = b->busy;
+	double probe = b->probe;
+	const char *cpu = b->cpu;
+	int i;
+
+	printf("{\"machine\": \"%s\", \"results\": [", cpu);
+	for (i = 0; i < 5; i++)
+		printf("%s{\"case\": \"%s\", \"bytes\": \"%s\", \"mtu\": %u, "
+		       "\"payload\": %u, \"steps\": %u, \"frames\": %" PRIu64 ", "
+		       "\"wall_s\": %.4f, \"cpu_s\": %.4f, \"engine_fps\": %.0f, "
+		       "\"ring_fps\": %.0f, \"ratio\": %.4f}", i ? ", " : "", r[i].what,
+		       r[i].bytes, r[i].mtu, r[i].payload, r[i].steps, r[i].frames, r[i].wall,
+		       r[i].cpu, r[i].fps, r[i].floor_fps, r[i].fps / r[i].floor_fps);
+	printf("], \"shapes\": [");
+	for (i = 0; i < (int)nsh; i++)
+		printf("%s{\"d\": %u, \"n\": %u, \"steps\": %u, \"ok\": %s, "
+		       "\"frames\": %" PRIu64 ", \"cpu_s\": %.4f, \"wall_s\": %.4f, "
+		       "\"cpu_ns_per_frame\": %.1f, \"frames_per_cpu_s\": %.0f, "
+		       "\"peak_rss_mb\": %.1f, \"events\": %" PRIu64 "}", i ? ", " : "",
+		       sh[i].d,
+		       sh[i].n, sh[i].steps, sh[i].ok ? "true" : "false", sh[i].frames,
+		       sh[i].cpu, sh[i].wall,
+		       sh[i].frames ? sh[i].cpu * 1e9 / sh[i].frames : 0.0,
+		       sh[i].cpu > 0 ? sh[i].frames / sh[i].cpu : 0.0, sh[i].rss_kb / 1024.0,
+		       sh[i].events);
+	printf("], \"load\": [");
+	for (i = 0; i < (int)nload; i++) {
+		const struct shape *x = &sh[nsh + i];
+
+		printf("%s{\"d\": %u, \"n\": %u, \"steps\": %u, \"load\": %.2f, "
+		       "\"wan_queue_bytes\": 1000000000, \"bytes\": %s, \"ok\": %s, "
+		       "\"frames\": %" PRIu64 ", \"cpu_s\": %.4f, \"peak_rss_mb\": %.1f}",
+		       i ? ", " : "", x->d, x->n, x->steps, x->load,
+		       x->bytes ? "true" : "false", x->ok ? "true" : "false", x->frames,
+		       x->cpu, x->rss_kb / 1024.0);
+	}
+	printf("], \"partitions\": [");
+	for (i = 0; i < (int)npsh; i++)
+		for (uint32_t k = 0; k < npr[i]; k++) {
+			const struct par_result *x = &pr[i][k];
+
+			printf("%s{\"d\": %u, \"n\": %u, \"steps\": %u, \"partitions\": %u, "
+			       "\"lcores\": %u, \"frames\": %" PRIu64 ", \"wall_s\": %.4f, "
+			       "\"speedup\": %.3f, \"windows\": %" PRIu64 ", "
+			       "\"lookahead_ns\": %.1f, \"busy_s\": %.4f, "
+			       "\"busiest_s\": %.4f}", i || k ? ", " : "", x->d, x->n, x->steps,
+			       x->parts, x->lcores, x->frames, x->wall, pr[i][0].wall / x->wall,
+			       x->windows, x->lookahead / 1e3, x->busy, x->busy_max);
 		}
+	printf("], \"partitions_auto\": [");
+	for (i = 0; i < (int)npsh; i++) {
+		const struct par_auto *a = &au[i];
+
+		printf("%s{\"d\": %u, \"n\": %u, \"steps\": %u, \"chose\": [", i ? ", " : "",
+		       psh[i].d, psh[i].n, psh[i].steps);
+		for (uint32_t k = 0; k < a->n; k++)
+			printf("%s%u", k ? ", " : "", a->chose[k]);
+		printf("], \"calibrated_speedup\": [");
+		for (uint32_t k = 0; k < a->n; k++)
+			printf("%s%.3f", k ? ", " : "", a->gain[k]);
+		printf("], \"calibration_s\": [");
+		for (uint32_t k = 0; k < a->n; k++)
+			printf("%s%.4f", k ? ", " : "", a->cost[k]);
+		printf("], \"measured_speedup\": %.3f}", pr[i][0].wall / pr[i][1].wall);
 	}
-	if (busy > BUSY_MAX) {
-		fprintf(stderr, "vt_bench: --busy must be in 0..%d\n", BUSY_MAX);
-		return 2;
-	}
-	if (steps < 1 || steps > 100000) {
-		fprintf(stderr, "vt_bench: --steps must be in 1..100000\n");
-		return 2;
-	}
-	if (repeat < 1 || repeat > PAR_REPEAT_MAX) {
-		fprintf(stderr, "vt_bench: --repeat must be in 1..100\n");
-		return 2;
-	}
-	if (parse_shapes(pshapes, psh, &npsh) != 0) {
-		fprintf(stderr, "vt_bench: --partitions: '%s' is not a list of DxN[:STEPS] (D 1..64, "
-			"N 1..1024, at most %d)\n", pshapes, SHAPES_MAX);
-		return 2;
-	}
-	if (parse_shapes(shapes, sh, &nsh) != 0) {
-		fprintf(stderr, "vt_bench: --shapes: '%s' is not a list of DxN[:STEPS] (D 1..64, "
-			"N 1..1024, at most %d)\n", shapes, SHAPES_MAX);
-		return 2;
-	}
-	/* the memory under load (after the shapes, in sh[nsh], sh[nsh + 1]): without bytes, and
-	 * with them as with a trace */
+	printf("], \"line_probe\": %.3f, \"busy\": %u}\n", probe, busy);
+}
+
+/* The floor ratio and the scale, as text. */
+static void
+print_text(const struct bench_out *b)
+{
+	const struct result *r = b->r;
+	const struct shape *sh = b->sh;
+	uint32_t nsh = b->nsh, repeat = b->repeat;
+	const char *cpu = b->cpu;
+	int i;
+
+	printf("virtual-time engine, 2 DC x 4 AdamW, 100 GbE WAN, one core (%s)\n", cpu);
+	printf("  %-20s %-8s %6s %10s %8s %12s %12s %8s\n", "frames", "bytes", "steps",
+	       "frames", "cpu s", "engine Mf/s", "ring Mf/s", "ratio");
+	for (i = 0; i < 5; i++)
+		printf("  %-20s %-8s %6u %10" PRIu64 " %8.3f %12.2f %12.2f %8.3f\n",
+		       r[i].what, r[i].bytes, r[i].steps, r[i].frames, r[i].cpu,
+		       r[i].fps / 1e6, r[i].floor_fps / 1e6, r[i].fps / r[i].floor_fps);
+	printf("  (ratio: the engine's frames per CPU second over the floor's: the same "
+	       "frames made as mbufs from the flow's template, of the pool the row names "
+	       "(compact for \"none\"), passed once through an rte_ring; bytes \"none\": "
+	       "the engine as syncemu run drives it without a trace; best of %u)\n",
+	       repeat);
 	if (nsh > 0) {
-		for (i = 0; i < 2; i++) {
-			struct shape *x = &sh[nsh + i];
-
-			memset(x, 0, sizeof(*x));
-			x->d = 2;
-			x->n = 4;
-			x->steps = 20;
-			x->load = 0.9;
-			x->bytes = i == 1;
-		}
-		nload = 2;
+		printf("\nscale: AdamW, step sync, 8192-byte payloads, no trace, one "
+		       "process per shape, least CPU time of %u\n", repeat);
+		printf("  %-8s %6s %10s %8s %8s %12s %10s %12s %8s\n", "D x N", "steps",
+		       "frames", "cpu s", "wall s", "cpu ns/frame", "Mf/cpu-s",
+		       "peak RSS MB", "ev/frame");
 	}
-	/* the shapes first, each in a process of its own, before this one grows; the least CPU
-	 * time of the repeats (the least disturbed), the largest peak RSS */
-	for (i = 0; i < (int)(nsh + nload); i++) {
+	for (i = 0; i < (int)nsh; i++) {
+		char name[24];
+
+		snprintf(name, sizeof(name), "%ux%u", sh[i].d, sh[i].n);
+		if (!sh[i].ok) {
+			printf("  %-8s %6u  failed\n", name, sh[i].steps);
+			continue;
+		}
+		printf("  %-8s %6u %10" PRIu64 " %8.2f %8.2f %12.0f %10.2f %12.1f %8.2f\n",
+		       name, sh[i].steps, sh[i].frames, sh[i].cpu, sh[i].wall,
+		       sh[i].cpu * 1e9 / sh[i].frames, sh[i].frames / sh[i].cpu / 1e6,
+		       sh[i].rss_kb / 1024.0, (double)sh[i].events / sh[i].frames);
+	}
+}
+
+/* The memory under load, as text. */
+static void
+print_load(const struct bench_out *b)
+{
+	const struct shape *sh = b->sh;
+	uint32_t nsh = b->nsh, nload = b->nload, repeat = b->repeat;
+	int i;
+
+	printf("\nmemory under load: 2 x 4 AdamW, 20 steps, background of 1 MB transfers at "
+	       "load 0.9 on every WAN direction, 1 GB WAN queues, largest peak of %u\n",
+	       repeat);
+	for (i = 0; i < (int)nload; i++) {
+		const struct shape *x = &sh[nsh + i];
+
+		if (!x->ok)
+			printf("  %-28s failed\n", x->bytes ? "with bytes (a trace's)" :
+				"without bytes (no trace)");
+		else
+			printf("  %-28s %10" PRIu64 " frames %8.2f cpu s  peak RSS %6.1f MB\n",
+			       x->bytes ? "with bytes (a trace's)" :
+			       "without bytes (no trace)", x->frames, x->cpu,
+			       x->rss_kb / 1024.0);
+	}
+}
+
+/* The partitions and run.partitions = auto's calibration, as text. */
+static void
+print_partitions(const struct bench_out *b)
+{
+	const struct shape *psh = b->psh;
+	const struct par_result (*pr)[3] = b->pr;
+	const uint32_t *npr = b->npr;
+	const struct par_auto *au = b->au;
+	uint32_t npsh = b->npsh, busy = b->busy, repeat = b->repeat;
+	double probe = b->probe;
+	int i;
+
+	printf("\npartitions: AdamW, phase sync, 8192-byte payloads, no trace, wall time, "
+	       "least of %u (runs alternating), %u lcores", repeat, rte_lcore_count());
+	if (busy > 0)
+		printf(", %u other processes busy on the CPUs meanwhile", busy);
+	printf("\n");
+	printf("  %-8s %5s %6s %6s %10s %8s %8s %6s %9s %10s %10s %9s\n", "D x N", "steps",
+	       "parts", "lcores", "frames", "wall s", "speedup", "effic.", "windows",
+	       "win/step", "frames/win", "busiest");
+	for (i = 0; i < (int)npsh; i++)
+		for (uint32_t k = 0; k < npr[i]; k++) {
+			const struct par_result *x = &pr[i][k];
+			double sp = pr[i][0].wall / x->wall;
+			uint32_t used = x->parts < x->lcores ? x->parts : x->lcores;
+			char name[24];
+
+			snprintf(name, sizeof(name), "%ux%u", x->d, x->n);
+			printf("  %-8s %5u %6u %6u %10" PRIu64 " %8.3f %8.2f %6.2f %9" PRIu64
+			       " %10.0f %10.0f %8.0f%%\n", name, x->steps, x->parts, x->lcores,
+			       x->frames, x->wall, sp, sp / (used ? used : 1), x->windows,
+			       (double)x->windows / x->steps,
+			       x->windows ? (double)x->frames / x->windows : 0.0,
+			       x->parts > 1 ? 100.0 * x->busy_max / x->wall : 100.0);
+		}
+	printf("  (speedup: one partition's wall time over this one's; efficiency: the "
+	       "speedup over the lcores used; windows of the lookahead (the WAN links' "
+	       "delay, or the NIC links' with more partitions than data centres); busiest: "
+	       "the busiest partition's time running events, of the wall time: the rest "
+	       "is waiting for the others and the windows' bookkeeping)\n");
+	printf("\nrun.partitions = auto: its calibration after each round (autopart.h), "
+	       "against the speedup measured above\n");
+	for (i = 0; i < (int)npsh; i++) {
+		const struct par_auto *a = &au[i];
+		double sp = pr[i][0].wall / pr[i][1].wall, lo, med, hi, clo, cmed, chi;
+		uint32_t parts = 0;
+		char name[24];
+
+		for (uint32_t k = 0; k < a->n; k++)
+			parts += a->chose[k] > 1;
+		spread(a->gain, a->n, &lo, &med, &hi);
+		spread(a->cost, a->n, &clo, &cmed, &chi);
+		snprintf(name, sizeof(name), "%ux%u", psh[i].d, psh[i].n);
+		printf("  %-8s chose partitions %u of %u times, one engine %u (calibrated "
+		       "speedup %.2f / %.2f / %.2f min / median / max, %.3f s each at the "
+		       "median); measured %.2f: %s\n", name, parts, a->n, a->n - parts, lo,
+		       med, hi, cmed, sp,
+		       (sp >= DP_AUTO_GAIN) == (parts * 2 > a->n) ? "agrees" : "disagrees");
+	}
+	if (probe > 0)
+		printf("  (two CPUs writing neighbouring cache lines took %.2f times as long as "
+		       "pages apart: about 1, the CPUs share their caches; about 2, every line "
+		       "the partitions share or neighbour costs, and their events cost more)\n",
+		       probe);
+}
+
+/*
+ * The shapes first, each in a process of its own, before this one grows; the least CPU time
+ * of the @p repeat runs (the least disturbed), the largest peak RSS.
+ */
+static void
+measure_shapes(struct shape *sh, uint32_t n, uint32_t repeat)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
 		struct shape best = sh[i];
 		uint32_t k;
 
@@ -731,6 +654,107 @@ main(int argc, char **argv)
 		}
 		sh[i] = best;
 	}
+}
+
+/* The command line: 0, or 2 (said: a bad one). */
+static int
+bench_args(int argc, char **argv, bool *json, uint32_t *steps, uint32_t *repeat, uint32_t *busy,
+	   struct shape *psh, uint32_t *npsh, struct shape *sh, uint32_t *nsh)
+{
+	const char *shapes = SHAPES_DEFAULT, *pshapes = PAR_SHAPES_DEFAULT;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0)
+			*json = true;
+		else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc)
+			*steps = (uint32_t)strtoul(argv[++i], NULL, 10);
+		else if (strcmp(argv[i], "--shapes") == 0 && i + 1 < argc)
+			shapes = argv[++i];
+		else if (strcmp(argv[i], "--partitions") == 0 && i + 1 < argc)
+			pshapes = argv[++i];
+		else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc)
+			*repeat = (uint32_t)strtoul(argv[++i], NULL, 10);
+		else if (strcmp(argv[i], "--busy") == 0 && i + 1 < argc)
+			*busy = (uint32_t)strtoul(argv[++i], NULL, 10);
+		else {
+			fprintf(stderr, "usage: vt_bench [--steps N] [--repeat N] [--json] "
+				"[--shapes DxN[:STEPS],...|none] [--partitions DxN:STEPS,...|none] "
+				"[--busy N]\n");
+			return 2;
+		}
+	}
+	if (*busy > BUSY_MAX) {
+		fprintf(stderr, "vt_bench: --busy must be in 0..%d\n", BUSY_MAX);
+		return 2;
+	}
+	if (*steps < 1 || *steps > 100000) {
+		fprintf(stderr, "vt_bench: --steps must be in 1..100000\n");
+		return 2;
+	}
+	if (*repeat < 1 || *repeat > PAR_REPEAT_MAX) {
+		fprintf(stderr, "vt_bench: --repeat must be in 1..100\n");
+		return 2;
+	}
+	if (parse_shapes(pshapes, psh, npsh) != 0) {
+		fprintf(stderr, "vt_bench: --partitions: '%s' is not a list of DxN[:STEPS] (D 1..64, "
+			"N 1..1024, at most %d)\n", pshapes, SHAPES_MAX);
+		return 2;
+	}
+	if (parse_shapes(shapes, sh, nsh) != 0) {
+		fprintf(stderr, "vt_bench: --shapes: '%s' is not a list of DxN[:STEPS] (D 1..64, "
+			"N 1..1024, at most %d)\n", shapes, SHAPES_MAX);
+		return 2;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct bench_out b;		/* zeroed; large */
+	struct result *r = b.r;
+	struct shape *sh = b.sh, *psh = b.psh;
+	struct par_result (*pr)[3] = b.pr;
+	uint32_t *npr = b.npr;
+	struct par_auto *au = b.au;
+	uint32_t nload = 0;
+	struct dp_fpool_params fp = { .n = POOL_N, .frame_max = 9000 + SM_ETH_HDR, .grow = 16384,
+				      .compact = true };
+	struct rte_mempool *pool, *whole;
+	uint32_t steps = 50, nsh = 0, repeat = 3;
+	uint32_t npsh = 0;
+	double probe = 0;
+	char eal[1024];
+	char err[256];
+	bool json = false;
+	uint32_t busy = 0;
+	pid_t busy_pid[BUSY_MAX];
+	int i, rc;
+
+	if (argc >= 5 && strcmp(argv[1], "--child") == 0)
+		return child((uint32_t)atoi(argv[2]), (uint32_t)atoi(argv[3]),
+			     (uint32_t)atoi(argv[4]), argc > 5 ? atof(argv[5]) : 0,
+			     argc > 6 && atoi(argv[6]) != 0);
+	rc = bench_args(argc, argv, &json, &steps, &repeat, &busy, psh, &npsh, sh, &nsh);
+	if (rc != 0)
+		return rc;
+	/* the memory under load (after the shapes, in sh[nsh], sh[nsh + 1]): without bytes, and
+	 * with them as with a trace */
+	if (nsh > 0) {
+		for (i = 0; i < 2; i++) {
+			struct shape *x = &sh[nsh + i];
+
+			memset(x, 0, sizeof(*x));
+			x->d = 2;
+			x->n = 4;
+			x->steps = 20;
+			x->load = 0.9;
+			x->bytes = i == 1;
+		}
+		nload = 2;
+	}
+	measure_shapes(sh, nsh + nload, repeat);
 	/* before the EAL gives this thread an lcore's CPUs */
 	if (npsh > 0)
 		probe = line_probe();
@@ -781,174 +805,21 @@ main(int argc, char **argv)
 	for (i = 0; rc == 0 && i < (int)npsh; i++)
 		rc = par_shape(psh[i].d, psh[i].n, psh[i].steps, repeat, pr[i], &npr[i], &au[i]);
 	busy_stop(busy_pid, busy);
-	machine(cpu, sizeof(cpu));
-	if (rc == 0 && json) {
-		printf("{\"machine\": \"%s\", \"results\": [", cpu);
-		for (i = 0; i < 5; i++)
-			printf("%s{\"case\": \"%s\", \"bytes\": \"%s\", \"mtu\": %u, "
-			       "\"payload\": %u, \"steps\": %u, \"frames\": %" PRIu64 ", "
-			       "\"wall_s\": %.4f, \"cpu_s\": %.4f, \"engine_fps\": %.0f, "
-			       "\"ring_fps\": %.0f, \"ratio\": %.4f}", i ? ", " : "", r[i].what,
-			       r[i].bytes, r[i].mtu, r[i].payload, r[i].steps, r[i].frames, r[i].wall,
-			       r[i].cpu, r[i].fps, r[i].floor_fps, r[i].fps / r[i].floor_fps);
-		printf("], \"shapes\": [");
-		for (i = 0; i < (int)nsh; i++)
-			printf("%s{\"d\": %u, \"n\": %u, \"steps\": %u, \"ok\": %s, "
-			       "\"frames\": %" PRIu64 ", \"cpu_s\": %.4f, \"wall_s\": %.4f, "
-			       "\"cpu_ns_per_frame\": %.1f, \"frames_per_cpu_s\": %.0f, "
-			       "\"peak_rss_mb\": %.1f, \"events\": %" PRIu64 "}", i ? ", " : "",
-			       sh[i].d,
-			       sh[i].n, sh[i].steps, sh[i].ok ? "true" : "false", sh[i].frames,
-			       sh[i].cpu, sh[i].wall,
-			       sh[i].frames ? sh[i].cpu * 1e9 / sh[i].frames : 0.0,
-			       sh[i].cpu > 0 ? sh[i].frames / sh[i].cpu : 0.0, sh[i].rss_kb / 1024.0,
-			       sh[i].events);
-		printf("], \"load\": [");
-		for (i = 0; i < (int)nload; i++) {
-			const struct shape *x = &sh[nsh + i];
-
-			printf("%s{\"d\": %u, \"n\": %u, \"steps\": %u, \"load\": %.2f, "
-			       "\"wan_queue_bytes\": 1000000000, \"bytes\": %s, \"ok\": %s, "
-			       "\"frames\": %" PRIu64 ", \"cpu_s\": %.4f, \"peak_rss_mb\": %.1f}",
-			       i ? ", " : "", x->d, x->n, x->steps, x->load,
-			       x->bytes ? "true" : "false", x->ok ? "true" : "false", x->frames,
-			       x->cpu, x->rss_kb / 1024.0);
-		}
-		printf("], \"partitions\": [");
-		for (i = 0; i < (int)npsh; i++)
-			for (uint32_t k = 0; k < npr[i]; k++) {
-				const struct par_result *x = &pr[i][k];
-
-				printf("%s{\"d\": %u, \"n\": %u, \"steps\": %u, \"partitions\": %u, "
-				       "\"lcores\": %u, \"frames\": %" PRIu64 ", \"wall_s\": %.4f, "
-				       "\"speedup\": %.3f, \"windows\": %" PRIu64 ", "
-				       "\"lookahead_ns\": %.1f, \"busy_s\": %.4f, "
-				       "\"busiest_s\": %.4f}", i || k ? ", " : "", x->d, x->n, x->steps,
-				       x->parts, x->lcores, x->frames, x->wall, pr[i][0].wall / x->wall,
-				       x->windows, x->lookahead / 1e3, x->busy, x->busy_max);
-			}
-		printf("], \"partitions_auto\": [");
-		for (i = 0; i < (int)npsh; i++) {
-			const struct par_auto *a = &au[i];
-
-			printf("%s{\"d\": %u, \"n\": %u, \"steps\": %u, \"chose\": [", i ? ", " : "",
-			       psh[i].d, psh[i].n, psh[i].steps);
-			for (uint32_t k = 0; k < a->n; k++)
-				printf("%s%u", k ? ", " : "", a->chose[k]);
-			printf("], \"calibrated_speedup\": [");
-			for (uint32_t k = 0; k < a->n; k++)
-				printf("%s%.3f", k ? ", " : "", a->gain[k]);
-			printf("], \"calibration_s\": [");
-			for (uint32_t k = 0; k < a->n; k++)
-				printf("%s%.4f", k ? ", " : "", a->cost[k]);
-			printf("], \"measured_speedup\": %.3f}", pr[i][0].wall / pr[i][1].wall);
-		}
-		printf("], \"line_probe\": %.3f, \"busy\": %u}\n", probe, busy);
-	} else if (rc == 0) {
-		printf("virtual-time engine, 2 DC x 4 AdamW, 100 GbE WAN, one core (%s)\n", cpu);
-		printf("  %-20s %-8s %6s %10s %8s %12s %12s %8s\n", "frames", "bytes", "steps",
-		       "frames", "cpu s", "engine Mf/s", "ring Mf/s", "ratio");
-		for (i = 0; i < 5; i++)
-			printf("  %-20s %-8s %6u %10" PRIu64 " %8.3f %12.2f %12.2f %8.3f\n",
-			       r[i].what, r[i].bytes, r[i].steps, r[i].frames, r[i].cpu,
-			       r[i].fps / 1e6, r[i].floor_fps / 1e6, r[i].fps / r[i].floor_fps);
-		printf("  (ratio: the engine's frames per CPU second over the floor's: the same "
-		       "frames made as mbufs from the flow's template, of the pool the row names "
-		       "(compact for \"none\"), passed once through an rte_ring; bytes \"none\": "
-		       "the engine as syncemu run drives it without a trace; best of %u)\n",
-		       repeat);
-		if (nsh > 0) {
-			printf("\nscale: AdamW, step sync, 8192-byte payloads, no trace, one "
-			       "process per shape, least CPU time of %u\n", repeat);
-			printf("  %-8s %6s %10s %8s %8s %12s %10s %12s %8s\n", "D x N", "steps",
-			       "frames", "cpu s", "wall s", "cpu ns/frame", "Mf/cpu-s",
-			       "peak RSS MB", "ev/frame");
-		}
-		for (i = 0; i < (int)nsh; i++) {
-			char name[24];
-
-			snprintf(name, sizeof(name), "%ux%u", sh[i].d, sh[i].n);
-			if (!sh[i].ok) {
-				printf("  %-8s %6u  failed\n", name, sh[i].steps);
-				continue;
-			}
-			printf("  %-8s %6u %10" PRIu64 " %8.2f %8.2f %12.0f %10.2f %12.1f %8.2f\n",
-			       name, sh[i].steps, sh[i].frames, sh[i].cpu, sh[i].wall,
-			       sh[i].cpu * 1e9 / sh[i].frames, sh[i].frames / sh[i].cpu / 1e6,
-			       sh[i].rss_kb / 1024.0, (double)sh[i].events / sh[i].frames);
-		}
-	}
-	if (rc == 0 && !json && nload > 0) {
-		printf("\nmemory under load: 2 x 4 AdamW, 20 steps, background of 1 MB transfers at "
-		       "load 0.9 on every WAN direction, 1 GB WAN queues, largest peak of %u\n",
-		       repeat);
-		for (i = 0; i < (int)nload; i++) {
-			const struct shape *x = &sh[nsh + i];
-
-			if (!x->ok)
-				printf("  %-28s failed\n", x->bytes ? "with bytes (a trace's)" :
-					"without bytes (no trace)");
-			else
-				printf("  %-28s %10" PRIu64 " frames %8.2f cpu s  peak RSS %6.1f MB\n",
-				       x->bytes ? "with bytes (a trace's)" :
-				       "without bytes (no trace)", x->frames, x->cpu,
-				       x->rss_kb / 1024.0);
-		}
-	}
-	if (rc == 0 && !json && npsh > 0) {
-		printf("\npartitions: AdamW, phase sync, 8192-byte payloads, no trace, wall time, "
-		       "least of %u (runs alternating), %u lcores", repeat, rte_lcore_count());
-		if (busy > 0)
-			printf(", %u other processes busy on the CPUs meanwhile", busy);
-		printf("\n");
-		printf("  %-8s %5s %6s %6s %10s %8s %8s %6s %9s %10s %10s %9s\n", "D x N", "steps",
-		       "parts", "lcores", "frames", "wall s", "speedup", "effic.", "windows",
-		       "win/step", "frames/win", "busiest");
-		for (i = 0; i < (int)npsh; i++)
-			for (uint32_t k = 0; k < npr[i]; k++) {
-				const struct par_result *x = &pr[i][k];
-				double sp = pr[i][0].wall / x->wall;
-				uint32_t used = x->parts < x->lcores ? x->parts : x->lcores;
-				char name[24];
-
-				snprintf(name, sizeof(name), "%ux%u", x->d, x->n);
-				printf("  %-8s %5u %6u %6u %10" PRIu64 " %8.3f %8.2f %6.2f %9" PRIu64
-				       " %10.0f %10.0f %8.0f%%\n", name, x->steps, x->parts, x->lcores,
-				       x->frames, x->wall, sp, sp / (used ? used : 1), x->windows,
-				       (double)x->windows / x->steps,
-				       x->windows ? (double)x->frames / x->windows : 0.0,
-				       x->parts > 1 ? 100.0 * x->busy_max / x->wall : 100.0);
-			}
-		printf("  (speedup: one partition's wall time over this one's; efficiency: the "
-		       "speedup over the lcores used; windows of the lookahead (the WAN links' "
-		       "delay, or the NIC links' with more partitions than data centres); busiest: "
-		       "the busiest partition's time running events, of the wall time: the rest "
-		       "is waiting for the others and the windows' bookkeeping)\n");
-		printf("\nrun.partitions = auto: its calibration after each round (autopart.h), "
-		       "against the speedup measured above\n");
-		for (i = 0; i < (int)npsh; i++) {
-			const struct par_auto *a = &au[i];
-			double sp = pr[i][0].wall / pr[i][1].wall, lo, med, hi, clo, cmed, chi;
-			uint32_t parts = 0;
-			char name[24];
-
-			for (uint32_t k = 0; k < a->n; k++)
-				parts += a->chose[k] > 1;
-			spread(a->gain, a->n, &lo, &med, &hi);
-			spread(a->cost, a->n, &clo, &cmed, &chi);
-			snprintf(name, sizeof(name), "%ux%u", psh[i].d, psh[i].n);
-			printf("  %-8s chose partitions %u of %u times, one engine %u (calibrated "
-			       "speedup %.2f / %.2f / %.2f min / median / max, %.3f s each at the "
-			       "median); measured %.2f: %s\n", name, parts, a->n, a->n - parts, lo,
-			       med, hi, cmed, sp,
-			       (sp >= DP_AUTO_GAIN) == (parts * 2 > a->n) ? "agrees" : "disagrees");
-		}
-		if (probe > 0)
-			printf("  (two CPUs writing neighbouring cache lines took %.2f times as long as "
-			       "pages apart: about 1, the CPUs share their caches; about 2, every line "
-			       "the partitions share or neighbour costs, and their events cost more)\n",
-			       probe);
-	}
+	machine(b.cpu, sizeof(b.cpu));
+	b.nsh = nsh;
+	b.nload = nload;
+	b.npsh = npsh;
+	b.probe = probe;
+	b.busy = busy;
+	b.repeat = repeat;
+	if (rc == 0 && json)
+		print_json(&b);
+	else if (rc == 0)
+		print_text(&b);
+	if (rc == 0 && !json && b.nload > 0)
+		print_load(&b);
+	if (rc == 0 && !json && b.npsh > 0)
+		print_partitions(&b);
 	dp_fpool_free(pool);
 	dp_fpool_free(whole);
 	dp_eal_fini();
