@@ -35,18 +35,7 @@ full "--help" -- "$se" --help
 full "validate --help" -- "$se" validate --help
 
 # a small capture for validate: UDP 10.0.0.1:1000 > 10.0.0.2:65535, three packets 1 ms apart
-python3 - "$tmp/t.pcap" <<'PY'
-import struct, sys
-out = open(sys.argv[1], "wb")
-out.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
-for i in range(3):
-    payload = b"x" * 100
-    udp = struct.pack(">HHHH", 1000, 65535, 8 + len(payload), 0) + payload
-    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), i, 0, 64, 17, 0,
-                     bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])) + udp
-    frame = b"\x02" * 6 + b"\x04" * 6 + b"\x08\x00" + ip
-    out.write(struct.pack("<IIII", 1, i * 1000, len(frame), len(frame)) + frame)
-PY
+small_pcap "$tmp/t.pcap"
 full "validate" -- "$se" validate "$tmp/t.pcap"
 full "validate --json" -- "$se" validate "$tmp/t.pcap" --json
 
