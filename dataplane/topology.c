@@ -23,6 +23,7 @@
 #include "kernel_prog.h"
 #include "portcap.h"
 #include "ranks.h"
+#include "tcp.h"
 #include "topo_impl.h"
 #include "topology.h"
 #include "wan.h"
@@ -422,8 +423,16 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 			return -EINVAL;
 		}
 	}
+	if (p->pk->tcp.transport == SM_TRANSPORT_TCP &&
+	    (np > 1 || t->local != all_dcs(t->d) || p->realtime)) {
+		snprintf(err, errlen, "[job] transport = tcp runs in virtual time in one partition "
+			 "and one process for now (run.clock = virtual, run.partitions = 1, no "
+			 "ranks)");
+		dp_topo_free(t);
+		return -EINVAL;
+	}
 	t->lcores = p->lcores;
-	n_elems = 6 * t->w_count + 6 * t->d + 4 + t->n_wan + 2 * t->n_link_ports;
+	n_elems = 7 * t->w_count + 6 * t->d + 4 + t->n_wan + 2 * t->n_link_ports;
 	rc = dp_engine_init(&t->eng, np > 1 ? 1 : n_elems, p->pool, p->t0);
 	if (rc == 0)	/* split over two processes: every step, merged with the other's at the end */
 		rc = dp_record_init(&t->rec, p->steps, prog->n, t->n_local,
@@ -450,6 +459,11 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	t->port = pluggable ? dp_topo_zalloc_lines(t->w_count, sizeof(*t->port)) : NULL;
 	t->mlink = in_net ? dp_topo_zalloc_lines(t->w_count, sizeof(*t->mlink)) : NULL;
 	t->mod = pluggable || in_net ? dp_topo_zalloc_lines(t->w_count, sizeof(*t->mod)) : NULL;
+	if (p->pk->tcp.transport == SM_TRANSPORT_TCP) {
+		t->tcp = dp_topo_zalloc_lines(t->w_count, sizeof(*t->tcp));
+		if (t->tcp == NULL)
+			goto nomem;
+	}
 	if (t->workers == NULL || t->nic == NULL || t->down == NULL || t->sw == NULL ||
 	    (t->d > 1 && t->wan == NULL) || (pluggable && t->port == NULL) ||
 	    (in_net && t->mlink == NULL) || ((pluggable || in_net) && t->mod == NULL))
@@ -469,12 +483,31 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 			.barrier = p->pk->sync == SM_SYNC_NONE ? NULL : barrier_of(t, w),
 			.fin = barrier_of(t, w),
 			.rec = rec_of(t, w),
+			.tcp = t->tcp != NULL ? &t->tcp[w] : NULL,
 		};
 
 		snprintf(name, sizeof(name), "w%u", w);
 		wp.cap_tx = point(p->cap, DP_CAP_TX, name, ".tx");
 		wp.cap_rx = point(p->cap, DP_CAP_RX, name, ".rx");
 		rc = dp_worker_init(&t->workers[w], eng_of(t, t->part_w[w]), name, &wp);
+		if (rc != 0)
+			goto fail;
+	}
+	for (w = 0; t->tcp != NULL && w < t->w_count; w++) {
+		const struct sm_tcp_conf *tc = &p->pk->tcp;
+		struct dp_tcp_params tp = {
+			.id = w,
+			.per_dc = t->n,
+			.conf = tc,
+			.mss = tc->mss != 0 ? tc->mss : p->pk->mtu - DP_TCP_MSS_LESS,
+			.burst = p->pk->burst,
+			.w = &t->workers[w],
+			.cap_tx = t->workers[w].cap_tx,
+			.cap_rx = t->workers[w].cap_rx,
+		};
+
+		snprintf(name, sizeof(name), "w%u.tcp", w);
+		rc = dp_tcp_init(&t->tcp[w], eng_of(t, t->part_w[w]), name, &tp);
 		if (rc != 0)
 			goto fail;
 	}
@@ -510,7 +543,8 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	for (w = 0; w < t->w_count; w++) {
 		snprintf(name, sizeof(name), "dc%u>w%u", w / t->n, w);
 		rc = add_link(t, &t->down[w], p, DP_CAP_SWITCH, name, t->links.intra_bw,
-			      t->links.down_delay, p->q_sw, &t->workers[w].e, t->part_sw[w / t->n],
+			      t->links.down_delay, p->q_sw,
+			      t->tcp != NULL ? &t->tcp[w].e : &t->workers[w].e, t->part_sw[w / t->n],
 			      t->part_w[w]);
 		if (rc != 0)
 			goto fail;
@@ -730,6 +764,9 @@ dp_topo_free(struct dp_topo *t)
 	free(t->all);
 	for (i = 0; t->workers != NULL && i < t->w_count; i++)
 		dp_worker_fini(&t->workers[i]);
+	for (i = 0; t->tcp != NULL && i < t->w_count; i++)
+		dp_tcp_fini(&t->tcp[i]);
+	free(t->tcp);
 	free(t->workers);
 	free(t->nic);
 	free(t->down);

@@ -28,6 +28,8 @@
 #include "switch.h"
 #include "worker.h"
 
+struct dp_tcp;
+
 /** Background traffic on the WAN (load 0: none). */
 struct dp_bg_params {
 	double load;				/**< offered load, a fraction of the WAN rate */
@@ -76,6 +78,7 @@ struct dp_topo {
 	struct sm_links links;
 	struct rte_mempool *pool;
 	struct dp_worker *workers;
+	struct dp_tcp *tcp;	/* the workers' TCP (job.transport = tcp), or NULL */
 	struct dp_link *nic, *down, *port, *mlink, *wan;	/* port, mlink: NULL if unused */
 	uint32_t n_wan;						/* WAN links (sm_wan_ends()) */
 	enum sm_wan_shape shape;

@@ -22,6 +22,7 @@ sm_packet_default(struct sm_packet *pk)
 	pk->account = SM_ACCOUNT_PAYLOAD;
 	pk->sync = SM_SYNC_PHASE;
 	pk->burst = 16;
+	sm_tcp_conf_default(&pk->tcp);
 }
 
 int
