@@ -38,7 +38,7 @@ dp_tcp_init(struct dp_tcp *t, struct dp_engine *eng, const char *name,
 {
 	int rc;
 
-	if (p->conf == NULL || p->w == NULL || p->mss == 0 || p->burst == 0)
+	if (p->conf == NULL || p->w == NULL || p->nic == NULL || p->mss == 0 || p->burst == 0)
 		return -EINVAL;
 	memset(t, 0, sizeof(*t));
 	rc = dp_engine_add(eng, &t->e, &tcp_ops, name);
@@ -55,6 +55,7 @@ dp_tcp_init(struct dp_tcp *t, struct dp_engine *eng, const char *name,
 	t->rwnd = (uint64_t)p->conf->rwnd;
 	t->sndbuf = (uint64_t)p->conf->sndbuf;
 	t->w = p->w;
+	t->out = p->nic;
 	t->cap_tx = p->cap_tx;
 	t->cap_rx = p->cap_rx;
 	t->tx_at = DP_NEVER;

@@ -120,6 +120,7 @@ struct dp_tcp_params {
 	const struct sm_tcp_conf *conf;
 	uint32_t mss;
 	uint32_t burst;			/**< frames queued ahead on the first hop */
+	struct dp_link *nic;		/**< the worker's NIC: where ACKs go before any write */
 	struct dp_worker *w;
 	int cap_tx, cap_rx;
 };

@@ -501,6 +501,7 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 			.conf = tc,
 			.mss = tc->mss != 0 ? tc->mss : p->pk->mtu - DP_TCP_MSS_LESS,
 			.burst = p->pk->burst,
+			.nic = &t->nic[w],
 			.w = &t->workers[w],
 			.cap_tx = t->workers[w].cap_tx,
 			.cap_rx = t->workers[w].cap_rx,

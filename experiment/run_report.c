@@ -172,7 +172,8 @@ tcp_notes(struct table *t, const struct outcome *runs, unsigned int n,
 
 	table_note(t, "transport: tcp, %s, initial window %u, slow start after idle %s, delayed "
 		   "ACK %.6g ms, RTO min %.6g ms, receive window %.6g MB, send buffer %.6g MB, MSS "
-		   "%u", sm_cc_name(c->cc), c->init_cwnd, c->ss_after_idle ? "on" : "off",
+		   "%u; no packet model (its closed form is the ideal collective's): the emulation "
+		   "is the answer", sm_cc_name(c->cc), c->init_cwnd, c->ss_after_idle ? "on" : "off",
 		   c->delack * 1e3, c->rto_min * 1e3, c->rwnd / 1e6, c->sndbuf / 1e6,
 		   c->mss ? c->mss : sc->run.pk.mtu - 52);
 	for (i = 0; i < n; i++) {
