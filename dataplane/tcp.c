@@ -38,7 +38,8 @@ dp_tcp_init(struct dp_tcp *t, struct dp_engine *eng, const char *name,
 {
 	int rc;
 
-	if (p->conf == NULL || p->w == NULL || p->nic == NULL || p->mss == 0 || p->burst == 0)
+	if (p->conf == NULL || p->app.got == NULL || p->nic == NULL || p->mss == 0 ||
+	    p->burst == 0 || p->mult == 0)
 		return -EINVAL;
 	memset(t, 0, sizeof(*t));
 	rc = dp_engine_add(eng, &t->e, &tcp_ops, name);
@@ -54,7 +55,12 @@ dp_tcp_init(struct dp_tcp *t, struct dp_engine *eng, const char *name,
 	t->rto_init_ps = sm_ps(p->conf->rto_init);
 	t->rwnd = (uint64_t)p->conf->rwnd;
 	t->sndbuf = (uint64_t)p->conf->sndbuf;
-	t->w = p->w;
+	t->app = p->app;
+	t->mult = p->mult;
+	t->dst_mult = p->dst_mult;
+	t->kind = p->kind;
+	t->addr_base = p->addr_base;
+	t->bg = p->bg;
 	t->out = p->nic;
 	t->cap_tx = p->cap_tx;
 	t->cap_rx = p->cap_rx;
@@ -117,8 +123,10 @@ dp_tcp_conn_of(struct dp_tcp *t, uint32_t peer)
 	c = &t->conn[t->n_conn];
 	memset(c, 0, sizeof(*c));	/* its rings are made at their first use */
 	c->peer = peer;
-	c->isn_tx = isn(t->id, peer);
-	c->isn_rx = isn(peer, t->id);
+	c->self_wire = (uint16_t)(t->id * t->mult + peer % t->mult);
+	c->dst = (uint16_t)(peer / t->mult * t->dst_mult);
+	c->isn_tx = isn(c->self_wire, peer);
+	c->isn_rx = isn(peer, c->self_wire);
 	sm_cc_init(&c->cc, t->conf->cc, t->conf->init_cwnd);
 	c->peer_wnd = t->rwnd;
 	c->rto = t->rto_init_ps;
@@ -126,7 +134,7 @@ dp_tcp_conn_of(struct dp_tcp *t, uint32_t peer)
 	c->delack_at = DP_NEVER;
 	c->last_tx = DP_NEVER;
 	c->last_rx = DP_NEVER;
-	dp_tcp_conn_template(c, t->per_dc, t->id);
+	dp_tcp_conn_template(t, c);
 	t->last_conn = t->n_conn;
 	return &t->conn[t->n_conn++];
 }
@@ -159,7 +167,7 @@ dp_tcp_write(struct dp_tcp *t, struct dp_link *out, uint32_t peer, uint64_t byte
 	m->phase = phase;
 	m->chunk = chunk;
 	t->out = out;
-	if (!c->held) {
+	if (!c->held && !t->bg) {
 		c->held = true;
 		dp_sync_hold(t->e.eng);	/* its data, until acknowledged */
 	}
@@ -219,19 +227,22 @@ tcp_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 {
 	struct dp_tcp *t = (struct dp_tcp *)e;
 	struct dp_tcp_conn *c;
+	bool ours;
 
-	if (!(p->meta.flags & DP_SE_F_TCP)) {	/* not TCP's (none today): the worker's */
-		t->w->e.ops->rx(&t->w->e, p, now);
+	if (!(p->meta.flags & DP_SE_F_TCP) && t->app.pass != NULL) {	/* not TCP's: the app's */
+		t->app.pass->ops->rx(t->app.pass, p, now);
 		return;
 	}
 	e->c.rx++;		/* a source and sink of frames, as a worker is (topo_check.c) */
 	e->c.rx_bytes += p->len;
 	dp_capture_frame(e->eng, t->cap_rx, p, now);
-	c = p->meta.dst == t->id ? dp_tcp_conn_of(t, p->meta.src) : NULL;
+	ours = (p->meta.flags & DP_SE_F_TCP) && p->meta.dst / t->dst_mult == t->id &&
+	       p->meta.kind == t->kind;
+	c = ours ? dp_tcp_conn_of(t, p->meta.src) : NULL;
 	if (c == NULL) {
-		dp_engine_fail(e->eng, p->meta.dst == t->id ? -ENOMEM : -EPROTO,
-			       "%s: a TCP frame from worker %u to %u: %s", e->name, p->meta.src,
-			       p->meta.dst, p->meta.dst == t->id ? "out of memory" : "not ours");
+		dp_engine_fail(e->eng, ours ? -ENOMEM : -EPROTO,
+			       "%s: a frame from %u to %u: %s", e->name, p->meta.src,
+			       p->meta.dst, ours ? "out of memory" : "not ours");
 		e->c.drop++;
 		e->c.drop_bytes += p->len;
 		dp_frame_end(e->eng, p);
@@ -280,5 +291,35 @@ dp_tcp_stats_add(const struct dp_tcp *t, struct dp_tcp_stats *s)
 		s->rtos += c->rtos;
 		s->dup_rx += c->dup_rx;
 		s->ooo_rx += c->ooo_rx;
+		s->bytes_in += c->bytes_in;
 	}
+}
+
+void
+dp_tcp_stop(struct dp_tcp *t)
+{
+	uint32_t i;
+
+	t->stopped = true;
+	for (i = 0; i < t->n_conn; i++) {
+		struct dp_tcp_conn *c = &t->conn[i];
+
+		c->write_end = c->snd_nxt;	/* the rest is never sent */
+		c->msg_head = c->msg_tail;
+		if (c->held && c->snd_una == c->write_end) {
+			c->held = false;
+			dp_sync_release(t->e.eng);
+		}
+	}
+}
+
+uint64_t
+dp_tcp_bytes_in(const struct dp_tcp *t)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < t->n_conn; i++)
+		n += t->conn[i].bytes_in;
+	return n;
 }

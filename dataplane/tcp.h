@@ -79,7 +79,8 @@ struct dp_tcp_ooo {
 
 /** A connection with one peer: its sending half and its receiving half. */
 struct dp_tcp_conn {
-	uint32_t peer;
+	uint32_t peer;			/**< its wire id (tcp.h dp_tcp_params) */
+	uint16_t self_wire, dst;	/**< src and dst of its frames */
 	uint8_t hdr[DP_TCP_HDR];	/**< this side's header template (frames to the peer) */
 	uint32_t isn_tx, isn_rx;	/**< initial sequence numbers of the two directions */
 	/* sending */
@@ -111,28 +112,52 @@ struct dp_tcp_conn {
 	uint32_t quick;			/**< ACKs still to send at once (quick-ACK mode) */
 	dp_time_t delack_at, last_rx;
 	/* counts */
-	uint64_t segs_out, retrans_out, acks_out, fast_rtx, rtos, dup_rx, ooo_rx;
+	uint64_t segs_out, retrans_out, acks_out, fast_rtx, rtos, dup_rx, ooo_rx, bytes_in;
 };
 
-/** Configuration of a worker's TCP. */
+/** What the TCP serves: a worker, or a background host's bulk flows (bghost.h). */
+struct dp_tcp_app {
+	/** Every write is within its connection's send buffer. */
+	void (*sent)(void *arg, dp_time_t now);
+	/** @p bytes of (step, round) from @p src arrived in order. */
+	void (*got)(void *arg, uint32_t src, uint32_t step, uint16_t round, uint64_t bytes,
+		    dp_time_t now);
+	/** A data segment of @p step went out for the first time. */
+	void (*made)(void *arg, uint32_t step);
+	void *arg;
+	struct dp_elem *pass;		/**< where frames that are not TCP's go (NULL: none come) */
+};
+
+/**
+ * Configuration of a TCP element.  Its connections are named by their peer's wire id (the
+ * dp_meta.src of the peer's frames): a connection to peer P sends frames with src = id x mult +
+ * P mod mult and dst = (P / mult) x dst_mult, of kind @p kind (a worker's: mult 1, dst_mult 1;
+ * bulk flows: several connections between two hosts, P = host x mult + flow).
+ */
 struct dp_tcp_params {
 	uint32_t id, per_dc;
+	uint32_t mult, dst_mult;
+	uint8_t kind;			/**< enum dp_kind of its frames */
+	uint8_t addr_base;		/**< IPv4 10.(base + DC).x.y (frame.h dp_worker_addr()) */
+	bool bg;			/**< background: its frames and data are no part of the sync */
 	const struct sm_tcp_conf *conf;
 	uint32_t mss;
 	uint32_t burst;			/**< frames queued ahead on the first hop */
-	struct dp_link *nic;		/**< the worker's NIC: where ACKs go before any write */
-	struct dp_worker *w;
+	struct dp_link *nic;		/**< its first hop (a write may name another) */
+	struct dp_tcp_app app;
 	int cap_tx, cap_rx;
 };
 
 /** A worker's TCP (an element). */
 struct dp_tcp {
 	struct dp_elem e;
-	uint32_t id, per_dc, mss, burst;
+	uint32_t id, per_dc, mss, burst, mult, dst_mult;
+	uint8_t kind, addr_base;
+	bool bg, stopped;
 	const struct sm_tcp_conf *conf;
 	uint64_t delack_ps, rto_min_ps, rto_init_ps;	/* the conf's, in ps and bytes */
 	uint64_t rwnd, sndbuf;
-	struct dp_worker *w;
+	struct dp_tcp_app app;
 	int cap_tx, cap_rx;
 	struct dp_tcp_conn *conn;
 	uint32_t n_conn, cap_conn, last_conn;
@@ -154,12 +179,18 @@ void dp_tcp_fini(struct dp_tcp *t);
 int dp_tcp_write(struct dp_tcp *t, struct dp_link *out, uint32_t peer, uint64_t bytes,
 		 uint32_t step, uint16_t round, uint8_t phase, uint16_t chunk, dp_time_t now);
 
+/** Stop: what the app wrote and was not yet sent is dropped (a background host at the end). */
+void dp_tcp_stop(struct dp_tcp *t);
+
+/** Bytes this element's connections received in order, all together. */
+uint64_t dp_tcp_bytes_in(const struct dp_tcp *t);
+
 /** One line on the connections (for a stalled run's error). */
 int dp_tcp_describe(const struct dp_tcp *t, char *buf, size_t len);
 
 /** Totals over a worker's connections. */
 struct dp_tcp_stats {
-	uint64_t segs, retrans, acks, fast_rtx, rtos, dup_rx, ooo_rx;
+	uint64_t segs, retrans, acks, fast_rtx, rtos, dup_rx, ooo_rx, bytes_in;
 };
 void dp_tcp_stats_add(const struct dp_tcp *t, struct dp_tcp_stats *s);
 
@@ -177,6 +208,6 @@ int dp_tcp_push(struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_pkt *p, dp_ti
 		dp_time_t *start);
 struct rte_mbuf *dp_tcp_frame(struct rte_mempool *pool, const struct dp_tcp_conn *c,
 			      const struct dp_pkt *p, dp_time_t now);
-void dp_tcp_conn_template(struct dp_tcp_conn *c, uint32_t per_dc, uint32_t self);
+void dp_tcp_conn_template(const struct dp_tcp *t, struct dp_tcp_conn *c);
 
 #endif /* DP_TCP_H */

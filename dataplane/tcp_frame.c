@@ -24,24 +24,28 @@
 #define TCPOPT_TS 8
 
 void
-dp_tcp_conn_template(struct dp_tcp_conn *c, uint32_t per_dc, uint32_t self)
+dp_tcp_conn_template(const struct dp_tcp *t, struct dp_tcp_conn *c)
 {
 	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)c->hdr;
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(c->hdr + SM_ETH_HDR);
 	struct rte_tcp_hdr *tcp = (struct rte_tcp_hdr *)(c->hdr + SM_ETH_HDR + SM_IP_HDR);
 	uint8_t *opt = (uint8_t *)(tcp + 1);
-	bool low = self < c->peer;
+	uint32_t self = t->id * t->dst_mult, peer = c->dst;
+	bool low = c->self_wire < c->peer;
 
 	memset(c->hdr, 0, sizeof(c->hdr));
-	ip->src_addr = dp_worker_addr(self, per_dc, 0, &eth->src_addr);
-	ip->dst_addr = dp_worker_addr(c->peer, per_dc, 0, &eth->dst_addr);
+	ip->src_addr = dp_worker_addr(self, t->per_dc, t->addr_base, &eth->src_addr);
+	ip->dst_addr = dp_worker_addr(peer, t->per_dc, t->addr_base, &eth->dst_addr);
 	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
 	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
 	ip->time_to_live = 64;
 	ip->next_proto_id = IPPROTO_TCP;
-	tcp->src_port = rte_cpu_to_be_16(low ? DP_TCP_PORT_LISTEN : DP_TCP_PORT_CONNECT);
-	tcp->dst_port = rte_cpu_to_be_16(low ? DP_TCP_PORT_CONNECT : DP_TCP_PORT_LISTEN);
+	/* several connections between two hosts (bulk flows): the connecting side's port */
+	tcp->src_port = rte_cpu_to_be_16(low ? DP_TCP_PORT_LISTEN :
+					 DP_TCP_PORT_CONNECT + c->self_wire % t->mult);
+	tcp->dst_port = rte_cpu_to_be_16(low ? DP_TCP_PORT_CONNECT + c->peer % t->mult :
+					 DP_TCP_PORT_LISTEN);
 	opt[0] = TCPOPT_NOP;
 	opt[1] = TCPOPT_NOP;
 	opt[2] = TCPOPT_TS;

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "tcp.h"
-#include "worker.h"
 
 #define QUICKACKS 16u	/* TCP_MAX_QUICKACKS */
 
@@ -75,7 +74,8 @@ deliver(struct dp_tcp *t, struct dp_tcp_conn *c, uint64_t seq, uint32_t len, uin
 	if (end <= from)
 		return;
 	c->rcv_nxt = end;
-	dp_worker_tcp_got(t->w, c->peer, step, round, end - from, now);
+	c->bytes_in += end - from;
+	t->app.got(t->app.arg, c->peer, step, round, end - from, now);
 }
 
 void

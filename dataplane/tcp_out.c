@@ -17,9 +17,7 @@
 #include "../models/ring.h"
 #include "capture.h"
 #include "link.h"
-#include "record.h"
 #include "tcp.h"
-#include "worker.h"
 
 #define RTO_MAX_PS UINT64_C(120000000000000)	/* 120 s */
 
@@ -57,7 +55,8 @@ dp_tcp_push(struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_pkt *p, dp_time_t
 			return -ENOBUFS;
 		}
 	}
-	dp_sync_hold(eng);	/* a frame of the sync, until its journey ends */
+	if (!t->bg)
+		dp_sync_hold(eng);	/* a frame of the sync, until its journey ends */
 	t->e.c.tx++;
 	t->e.c.tx_bytes += p->len;
 	dp_capture_frame(eng, t->cap_tx, p, now);
@@ -74,10 +73,10 @@ pkt_base(const struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_pkt *p)
 
 	p->m = NULL;
 	memset(&p->meta, 0, sizeof(p->meta));
-	p->meta.src = (uint16_t)t->id;
-	p->meta.dst = (uint16_t)c->peer;
-	p->meta.kind = DP_KIND_WORKER;
-	p->meta.flags = DP_SE_F_TCP;
+	p->meta.src = c->self_wire;
+	p->meta.dst = c->dst;
+	p->meta.kind = t->kind;
+	p->meta.flags = DP_SE_F_TCP | (t->bg ? DP_SE_F_BG : 0);
 	if (wnd > UINT32_MAX)
 		wnd = UINT32_MAX;
 	p->departure_ns = (uint64_t)(uint32_t)c->rcv_nxt << 32 | wnd;
@@ -210,8 +209,8 @@ send_one(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now, dp_time_t *star
 		s->flags |= DP_TCP_S_LAST;
 		c->msg_head++;
 	}
-	t->w->rec->frames[dp_record_slot(t->w->rec, s->step)]++;
-	t->w->frames_made++;
+	if (t->app.made != NULL)
+		t->app.made(t->app.arg, s->step);
 	return send_seg(t, c, s, now, start) == 0 ? 1 : -ENOBUFS;
 }
 
@@ -336,8 +335,8 @@ acked_to(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now)
 {
 	if (c->waiting && c->wait_end - c->snd_una <= t->sndbuf) {
 		c->waiting = false;
-		if (--t->waiting == 0)
-			dp_worker_tcp_sent(t->w, now);
+		if (--t->waiting == 0 && t->app.sent != NULL)
+			t->app.sent(t->app.arg, now);
 	}
 	if (c->held && c->snd_una == c->write_end) {
 		c->held = false;

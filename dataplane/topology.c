@@ -502,11 +502,14 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 			.mss = tc->mss != 0 ? tc->mss : p->pk->mtu - DP_TCP_MSS_LESS,
 			.burst = p->pk->burst,
 			.nic = &t->nic[w],
-			.w = &t->workers[w],
+			.mult = 1,
+			.dst_mult = 1,
+			.kind = DP_KIND_WORKER,
 			.cap_tx = t->workers[w].cap_tx,
 			.cap_rx = t->workers[w].cap_rx,
 		};
 
+		dp_worker_tcp_app(&t->workers[w], &tp.app);
 		snprintf(name, sizeof(name), "w%u.tcp", w);
 		rc = dp_tcp_init(&t->tcp[w], eng_of(t, t->part_w[w]), name, &tp);
 		if (rc != 0)

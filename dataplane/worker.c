@@ -266,6 +266,8 @@ tx_burst(struct dp_worker *w, dp_time_t now)
 	check_round(w, now);
 }
 
+static void tcp_sent(void *arg, dp_time_t now);
+
 /* The round's flows written to its TCP; done at once if they all fit its send buffers. */
 static void
 tcp_writes(struct dp_worker *w, dp_time_t now)
@@ -287,12 +289,14 @@ tcp_writes(struct dp_worker *w, dp_time_t now)
 		w->tx_off = r->bytes;
 	}
 	if (done == w->n_sends)
-		dp_worker_tcp_sent(w, now);
+		tcp_sent(w, now);
 }
 
-void
-dp_worker_tcp_sent(struct dp_worker *w, dp_time_t now)
+static void
+tcp_sent(void *arg, dp_time_t now)
 {
+	struct dp_worker *w = arg;
+
 	if (!w->tx_active)
 		return;
 	w->tx_active = false;
@@ -511,10 +515,10 @@ worker_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 		check_round(w, now);
 }
 
-void
-dp_worker_tcp_got(struct dp_worker *w, uint32_t src, uint32_t step, uint16_t round,
-		  uint64_t bytes, dp_time_t now)
+static void
+tcp_got(void *arg, uint32_t src, uint32_t step, uint16_t round, uint64_t bytes, dp_time_t now)
 {
+	struct dp_worker *w = arg;
 	uint64_t key = got_key(w, step, round);
 
 	if (round >= w->prog->n || (step != w->step && step != w->step + 1) ||
@@ -529,6 +533,25 @@ dp_worker_tcp_got(struct dp_worker *w, uint32_t src, uint32_t step, uint16_t rou
 	w->bytes_got += bytes;
 	if (step == w->step && round == w->round)
 		check_round(w, now);
+}
+
+static void
+tcp_made(void *arg, uint32_t step)
+{
+	struct dp_worker *w = arg;
+
+	w->rec->frames[dp_record_slot(w->rec, step)]++;
+	w->frames_made++;
+}
+
+void
+dp_worker_tcp_app(struct dp_worker *w, struct dp_tcp_app *app)
+{
+	app->sent = tcp_sent;
+	app->got = tcp_got;
+	app->made = tcp_made;
+	app->arg = w;
+	app->pass = &w->e;
 }
 
 int

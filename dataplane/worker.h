@@ -95,12 +95,13 @@ void dp_worker_release(struct dp_worker *w, dp_time_t now);
 /** Module callback (struct dp_module_params.done): the step's stream is through. */
 void dp_worker_module_done(void *arg, dp_time_t now);
 
-/** Its TCP has every write of the round within its send buffer: the round's sends are done. */
-void dp_worker_tcp_sent(struct dp_worker *w, dp_time_t now);
+struct dp_tcp_app;
 
-/** Its TCP has @p bytes of (step, round) from @p src in order. */
-void dp_worker_tcp_got(struct dp_worker *w, uint32_t src, uint32_t step, uint16_t round,
-		       uint64_t bytes, dp_time_t now);
+/**
+ * What a worker's TCP calls (tcp.h): every write of the round within its send buffer (the
+ * round's sends are done), bytes of a round in order, a segment made (the step's frames).
+ */
+void dp_worker_tcp_app(struct dp_worker *w, struct dp_tcp_app *app);
 
 /** One line on where a worker stands (for a stalled run's error). */
 int dp_worker_describe(const struct dp_worker *w, char *buf, size_t len);
