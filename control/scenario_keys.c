@@ -441,6 +441,11 @@ static const struct sc_key keys[] = {
 	    KF_MIN_OPEN, "the background hosts' access links"),
 	ENUM("background", "directions", background.directions, direction_names,
 	     "all: every WAN direction carries background; one: only data centre 0 to 1"),
+	UINT("background", "bulk", background.bulk, SC_UNIT_COUNT, 0, 64,
+	     "bulk TCP flows on each loaded WAN direction, always backlogged (as iperf3's), from a "
+	     "host in the data centre to one in the next, at background.host_rate, with the "
+	     "[transport] settings: they share the WAN queue with the sync and back off from "
+	     "losses (virtual time, one partition); beside background.load's transfers or alone"),
 
 	STR("trace", "file", trace.file, KF_EMPTY_OK,
 	    "pcapng file, a FIFO or - (the standard output), written as syncemu run's --trace; "

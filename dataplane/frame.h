@@ -40,6 +40,7 @@ enum dp_kind {
 	DP_KIND_WORKER = SM_SE_KIND_WORKER,
 	DP_KIND_MODULE = SM_SE_KIND_MODULE,
 	DP_KIND_SINK = SM_SE_KIND_SINK,
+	DP_KIND_BULK = 3,	/**< a bulk host (bulk.h): TCP frames only, never in a header */
 };
 
 /** What elements read from a frame, kept in the mbuf's private area so no one parses it twice. */

@@ -4,7 +4,8 @@
 # trace read by tshark's own TCP analysis as a real capture is; the first step pays slow start,
 # the next ones run at the ideal collective's time plus what ACKs and windows cost; a shallow
 # WAN queue with drop-tail makes losses TCP recovers from (fast retransmits, no stall); the same
-# seed gives the same trace byte for byte; bad settings are refused naming the key.
+# seed gives the same trace byte for byte; a bulk TCP flow each way (background.bulk) takes its
+# share of the WAN and the job slows; bad settings are refused naming the key.
 # Usage: tcp.sh SYNCEMU_BINARY (run from the source root)
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -66,6 +67,22 @@ r = json.load(open(sys.argv[1]))["runs"][0]
 t = r["tcp"]
 assert len(r["steps"]["rows"]) == 3 and r["ok"], r["status"]
 assert t["resent"] > 0 and t["fast_retransmits"] > 0 and t["out_of_order"] > 0, t
+PY
+
+# a bulk TCP flow each way beside the job, on a WAN queue of 2 MB (the path's 1.25 MB and more)
+expect_rc 0 "beside a bulk TCP flow" -- "$se" run "${job[@]}" --set background.bulk=1 \
+	--set queues.wan=2MB --set queues.sync_lossless=no --set background.host_rate=10Gbit/s \
+	--set transport.congestion=reno --json
+cp "$tmp/out" "$tmp/k.json"
+python3 - "$tmp/k.json" <<'PY' && ok "the bulk flows took their share; the job's steps grew" || bad "the bulk flows"
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+b = r["bulk"]
+steps = [s["emulated_ms"] for s in r["steps"]["rows"]]
+# alone, steps 1-2 take 44.05-46.3 ms; sharing a 1 Gbit/s link with a backlogged flow each way,
+# a step's 2 x 2 MiB gets about half of it: far more than 60 ms (about 90 measured)
+assert b["delivered_bytes"] > 10e6 and b["resent"] > 0, b
+assert min(steps[1:]) > 60, steps
 PY
 
 expect_rc 2 "an unknown transport" -- "$se" run --set job.transport=udp -n 1
