@@ -785,6 +785,12 @@ dp_topo_free(struct dp_topo *t)
 			dp_link_fini(&t->bglink[i]);
 	for (i = 0; t->bg != NULL && i < t->d; i++)
 		dp_bghost_fini(&t->bg[i]);
+	for (i = 0; t->bulk_up != NULL && i < t->d; i++) {
+		if (t->bulk_up[i].ring != NULL)
+			dp_link_fini(&t->bulk_up[i]);
+		if (t->bulk_down[i].ring != NULL)
+			dp_link_fini(&t->bulk_down[i]);
+	}
 	if (t->probe != NULL)
 		dp_probe_fini(t->probe);
 	free(t->bg);
