@@ -386,6 +386,16 @@ check_all(struct loader *ld, const struct sc_scenario *t)
 	if (sm_params_check(&t->model, msg, sizeof(msg)) != 0 ||
 	    sm_packet_check(&t->run.pk, msg, sizeof(msg)) != 0)
 		return whole_err(ld, msg);
+	if (t->background.bulk > 0 && (t->run.clock == SC_CLOCK_REAL || t->run.partitions != 1))
+		return whole_err(ld, "background.bulk: bulk TCP flows run in virtual time in one "
+				 "partition in this release: set run.clock = virtual and "
+				 "run.partitions = 1");
+	if (t->run.pk.tcp.transport == SM_TRANSPORT_TCP && t->run.clock == SC_CLOCK_REAL)
+		return whole_err(ld, "job.transport = tcp runs in virtual time in this release: set "
+				 "run.clock = virtual");
+	if (t->run.pk.tcp.transport == SM_TRANSPORT_TCP && t->run.partitions != 1)
+		return whole_err(ld, "job.transport = tcp runs in one partition in this release: set "
+				 "run.partitions = 1");
 	if (t->run.clock == SC_CLOCK_REAL && t->run.partitions != 1) {
 		bool split = t->ports.local[0] != '\0' && strcmp(t->ports.local, "all") != 0;
 		bool links = false;

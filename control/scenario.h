@@ -93,6 +93,7 @@ struct sc_background {
 					 *   (absolute); "" = not set */
 	double host_rate;		/**< B/s: a background host's access link */
 	enum sc_directions directions;	/**< which WAN directions are loaded */
+	uint32_t bulk;			/**< bulk TCP flows per loaded direction (0: none) */
 };
 
 /** What the data plane writes ([trace]). */

@@ -34,6 +34,7 @@ static const struct {
 	{ "wan", "the link between data centres" },
 	{ "gpu", "the worker's accelerator" },
 	{ "job", "the training job" },
+	{ "transport", "TCP as job.transport = tcp runs it: one connection per pair of ranks" },
 	{ "module", "the optical module as a link kernel" },
 	{ "steps", "steps to the target loss, per variant, and the measured tables" },
 	{ "breakeven", "search ranges of the break-even bisections" },
@@ -103,6 +104,18 @@ static const struct sc_key_name algo_names[] = {
 	{ "hierarchical", SM_ALGO_HIER },
 	{ "direct", SM_ALGO_DIRECT },
 	{ "tree", SM_ALGO_TREE },
+	{ NULL, 0 },
+};
+
+static const struct sc_key_name transport_names[] = {
+	{ "frames", SM_TRANSPORT_FRAMES },
+	{ "tcp", SM_TRANSPORT_TCP },
+	{ NULL, 0 },
+};
+
+static const struct sc_key_name cc_names[] = {
+	{ "cubic", SM_CC_CUBIC },
+	{ "reno", SM_CC_RENO },
 	{ NULL, 0 },
 };
 
@@ -254,6 +267,37 @@ static const struct sc_key keys[] = {
 	     "allgather (B / W from each worker), reducescatter (each ends with B / W of the sum), "
 	     "alltoall (B / W to each worker, a pairwise exchange whatever job.collective says)"),
 
+	ENUM("job", "transport", run.pk.tcp.transport, transport_names,
+	     "how the workers' flows travel: frames = the ideal collective's frames, every one "
+	     "as fast as its first hop takes it, nothing acknowledged or resent (the deck's); tcp "
+	     "= a TCP connection per pair of workers that talk ([transport]), its data and ACKs "
+	     "as frames with real IPv4/TCP headers (virtual time, one partition)"),
+	ENUM("transport", "congestion", run.pk.tcp.cc, cc_names,
+	     "congestion control: cubic (RFC 9438, Linux's default) or reno (RFC 5681)"),
+	UINT("transport", "initial_window", run.pk.tcp.init_cwnd, SC_UNIT_COUNT, 1, 1000,
+	     "initial congestion window, segments (RFC 6928, Linux: 10)"),
+	ENUM("transport", "slow_start_after_idle", run.pk.tcp.ss_after_idle, yes_no_names,
+	     "after an idle longer than the RTO the window restarts (RFC 2861 as Linux's "
+	     "net.ipv4.tcp_slow_start_after_idle = 1 does it: halved per RTO idle, down to the "
+	     "initial window)"),
+	DBL("transport", "delayed_ack", run.pk.tcp.delack, SC_UNIT_TIME, 0, 0.5, 0,
+	    "delayed ACK timeout (Linux's 40 ms minimum); every second full segment, a segment "
+	    "out of order and the first 16 after idle are acknowledged at once; 0 = every "
+	    "segment at once"),
+	DBL("transport", "rto_min", run.pk.tcp.rto_min, SC_UNIT_TIME, 0.001, 120, 0,
+	    "smallest retransmission timeout (Linux: 200 ms); RTO = srtt + max(4 rttvar, "
+	    "rto_min), doubled per timeout to 120 s"),
+	DBL("transport", "rto_initial", run.pk.tcp.rto_init, SC_UNIT_TIME, 0.001, 120, 0,
+	    "retransmission timeout before the first RTT sample (RFC 6298: 1 s)"),
+	DBL("transport", "receive_window", run.pk.tcp.rwnd, SC_UNIT_BYTES, 1, 1073741824.0, 0,
+	    "bytes a receiver advertises (fixed: no autotuning; Linux's tcp_rmem maximum of 6 MiB "
+	    "gives about 3 MiB)"),
+	DBL("transport", "send_buffer", run.pk.tcp.sndbuf, SC_UNIT_BYTES, 1, 1073741824.0, 0,
+	    "bytes a sender holds unacknowledged: a worker's send completes once its bytes are "
+	    "within it of the acknowledged (tcp_wmem's 4 MiB)"),
+	UINT("transport", "mss", run.pk.tcp.mss, SC_UNIT_BYTES, 0, SM_MTU_MAX,
+	     "segment payload, bytes; 0 = run.mtu - 52 (IPv4, TCP and its timestamps option)"),
+
 	DBL("module", "lanes", model.mod.lanes, SC_UNIT_NUMBER, 0, NOLIM, KF_MIN_OPEN,
 	    "optical lanes"),
 	DBL("module", "lane_rate", model.mod.lane_rate, SC_UNIT_BIT_RATE, 0, NOLIM, KF_MIN_OPEN,
@@ -397,6 +441,11 @@ static const struct sc_key keys[] = {
 	    KF_MIN_OPEN, "the background hosts' access links"),
 	ENUM("background", "directions", background.directions, direction_names,
 	     "all: every WAN direction carries background; one: only data centre 0 to 1"),
+	UINT("background", "bulk", background.bulk, SC_UNIT_COUNT, 0, 64,
+	     "bulk TCP flows on each loaded WAN direction, always backlogged (as iperf3's), from a "
+	     "host in the data centre to one in the next, at background.host_rate, with the "
+	     "[transport] settings: they share the WAN queue with the sync and back off from "
+	     "losses (virtual time, one partition); beside background.load's transfers or alone"),
 
 	STR("trace", "file", trace.file, KF_EMPTY_OK,
 	    "pcapng file, a FIFO or - (the standard output), written as syncemu run's --trace; "

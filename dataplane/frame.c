@@ -14,8 +14,8 @@
 #include "fpool.h"
 #include "frame.h"
 
-static rte_be32_t
-worker_addr(uint32_t w, uint32_t n_per_dc, uint8_t base, struct rte_ether_addr *mac)
+rte_be32_t
+dp_worker_addr(uint32_t w, uint32_t n_per_dc, uint8_t base, struct rte_ether_addr *mac)
 {
 	uint32_t d = w / n_per_dc, i = w % n_per_dc;
 
@@ -54,8 +54,8 @@ dp_flow_init(struct dp_flow *f, uint32_t n_per_dc, uint32_t run_id, uint32_t ste
 	uint8_t src_base = flags & DP_SE_F_BG ? 200 : 0;
 
 	memset(f, 0, sizeof(*f));
-	ip->src_addr = worker_addr(src, n_per_dc, src_base, &eth->src_addr);
-	ip->dst_addr = worker_addr(dst, n_per_dc, dst_base, &eth->dst_addr);
+	ip->src_addr = dp_worker_addr(src, n_per_dc, src_base, &eth->src_addr);
+	ip->dst_addr = dp_worker_addr(dst, n_per_dc, dst_base, &eth->dst_addr);
 	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 	ip->version_ihl = RTE_IPV4_VHL_DEF;
 	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);

@@ -28,11 +28,19 @@
  * link charges its bytes (sm_charge_frame()), since it has no gradient payload.
  */
 #define DP_SE_F_RAW 0x80
+/*
+ * Not header flags either: dp_meta.flags of TCP frames (job.transport = tcp, tcp.h), whose bytes
+ * are Ethernet, IPv4 and TCP.  A link charges their bytes (sm_charge_frame()), and a queue that
+ * drops one leaves its resending to TCP.
+ */
+#define DP_SE_F_TCP 0x40	/**< a TCP segment */
+#define DP_SE_F_TCP_SACK 0x20	/**< a pure ACK carrying a SACK block */
 
 enum dp_kind {
 	DP_KIND_WORKER = SM_SE_KIND_WORKER,
 	DP_KIND_MODULE = SM_SE_KIND_MODULE,
 	DP_KIND_SINK = SM_SE_KIND_SINK,
+	DP_KIND_BULK = 3,	/**< a bulk host (bulk.h): TCP frames only, never in a header */
 };
 
 /** What elements read from a frame, kept in the mbuf's private area so no one parses it twice. */
@@ -93,6 +101,13 @@ struct dp_flow {
 	uint16_t cksum_full;	/**< IPv4 checksum for a full frame */
 	uint32_t full;		/**< payload of a full frame */
 };
+
+/**
+ * The IPv4 address of worker @p w (network order) and its MAC in @p mac (models/wire.h: the
+ * addresses); @p base 0 for a worker, 100 for its module, 200 for a background host.
+ */
+rte_be32_t dp_worker_addr(uint32_t w, uint32_t n_per_dc, uint8_t base,
+			  struct rte_ether_addr *mac);
 
 /**
  * Prepare the headers of a flow.

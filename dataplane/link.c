@@ -145,8 +145,9 @@ advance_queue(struct dp_link *l, dp_time_t now)
 int
 dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t *start)
 {
-	uint32_t charge = p->meta.flags & DP_SE_F_RAW ? sm_charge_frame(l->account, p->len) :
-						      sm_charge(l->account, p->meta.payload);
+	uint32_t charge = p->meta.flags & (DP_SE_F_RAW | DP_SE_F_TCP) ?
+				  sm_charge_frame(l->account, p->len) :
+				  sm_charge(l->account, p->meta.payload);
 	uint32_t bytes = p->len;
 	struct dp_link_slot *s;
 	dp_time_t t;
@@ -157,6 +158,7 @@ dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t
 	if ((l->cap_frames && l->qframes + 1 > l->cap_frames) ||
 	    (l->cap_bytes && l->qbytes + bytes > l->cap_bytes)) {
 		bool bg = p->meta.flags & DP_SE_F_BG, raw = p->meta.flags & DP_SE_F_RAW;
+		bool tcp = p->meta.flags & DP_SE_F_TCP;
 
 		if (bg || raw || !l->fg_lossless) {
 			const struct dp_meta *meta = &p->meta;
@@ -164,6 +166,8 @@ dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t
 			DP_USDT_DROP(l->e.id, bg || raw, bytes, now);
 			if (raw)
 				l->raw_drop++;	/* a bridged frame: its sender's to resend */
+			else if (tcp)
+				l->tcp_drop++;	/* TCP's to resend */
 			else if (bg)
 				l->bg_drop++;
 			else

@@ -73,6 +73,7 @@ struct dp_link {
 	uint32_t max_qframes;
 	uint64_t fg_over;	/**< sync frames taken above the limit (lossless) */
 	uint64_t bg_drop;	/**< background frames dropped */
+	uint64_t tcp_drop;	/**< TCP frames dropped (job.transport = tcp: resent by TCP) */
 	uint64_t raw_drop;	/**< frames that are not syncemu's dropped (a bridge's) */
 } __rte_cache_aligned;
 

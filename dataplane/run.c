@@ -16,6 +16,7 @@
 
 #include <rte_ring.h>
 
+#include "bulk.h"
 #include "../models/variant.h"
 #include "clock.h"
 #include "fpool.h"
@@ -225,6 +226,10 @@ summarise(const struct dp_topo *t, struct dp_run_result *res)
 	res->elems = calloc(t->n_all, sizeof(*res->elems));
 	if (res->elems == NULL)
 		return -ENOMEM;
+	for (i = 0; t->tcp != NULL && i < t->w_count; i++)
+		dp_tcp_stats_add(&t->tcp[i], &res->tcp);
+	for (i = 0; t->bulk != NULL && i < t->d; i++)
+		dp_tcp_stats_add(&t->bulk[i].tcp, &res->bulk);
 	for (i = 0; i < t->n_all; i++) {
 		const struct dp_elem *e = t->all[i];
 		struct dp_elem_summary *es = &res->elems[res->n_elems];

@@ -13,6 +13,7 @@
 #include "capture.h"
 #include "engine.h"
 #include "rt.h"
+#include "tcp.h"
 #include "topology.h"
 #include "tune.h"
 
@@ -114,6 +115,8 @@ struct dp_run_result {
 	uint64_t frames;			/**< made by the workers */
 	uint64_t events;
 	uint64_t drops;
+	struct dp_tcp_stats tcp;		/**< job.transport = tcp: the workers' TCP */
+	struct dp_tcp_stats bulk;		/**< background.bulk's flows (bytes_in: delivered) */
 	dp_time_t t_start, t_end;
 	bool has_module;
 	enum sm_stage binding;			/**< the modules' busiest stage */

@@ -34,6 +34,8 @@ switch_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 			out = s->to_worker[i];
 		else if (meta->kind == DP_KIND_SINK)
 			out = s->to_sink;
+		else if (meta->kind == DP_KIND_BULK)
+			out = s->to_bulk;
 	}
 	if (out == NULL) {
 		s->no_route++;

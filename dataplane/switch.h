@@ -22,6 +22,7 @@ struct dp_switch {
 	struct dp_elem **to_module;	/**< [per_dc]: the link to each local module, or NULL */
 	struct dp_elem **to_dc;		/**< [n_dc]: the WAN link towards each DC, or NULL */
 	struct dp_elem *to_sink;	/**< the local background sink, or NULL */
+	struct dp_elem *to_bulk;	/**< the link to the local bulk host, or NULL */
 	uint64_t no_route;		/**< frames with nowhere to go (dropped) */
 } __rte_cache_aligned;
 

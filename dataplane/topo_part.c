@@ -12,6 +12,7 @@
 #include <rte_errno.h>
 #include <rte_mempool.h>
 
+#include "bulk.h"
 #include "fpool.h"
 #include "topo_impl.h"
 #include "topology.h"
@@ -36,6 +37,8 @@ finish(void *arg, dp_time_t now)
 	for (d = 0; t->bg != NULL && d < t->d; d++)
 		if (t->bg[d].link != NULL && (t->par == NULL || t->bg[d].e.eng->part != NULL))
 			dp_bghost_stop(&t->bg[d]);
+	for (d = 0; t->bulk != NULL && d < t->d; d++)
+		dp_bulk_stop(&t->bulk[d]);
 	if (t->probe != NULL)
 		dp_probe_stop(t->probe);
 }

@@ -23,6 +23,8 @@
 #include "kernel_prog.h"
 #include "portcap.h"
 #include "ranks.h"
+#include "bulk.h"
+#include "tcp.h"
 #include "topo_impl.h"
 #include "topology.h"
 #include "wan.h"
@@ -257,6 +259,53 @@ bgstats_of(struct dp_topo *t, uint32_t d)
 	return t->par != NULL ? &t->par->p[t->part_sw[d]].bg : &t->bgstats;
 }
 
+/* background.bulk: a bulk host in every DC, its flows to the next on the loaded directions. */
+static int
+build_bulk(struct dp_topo *t, const struct dp_topo_params *p)
+{
+	const struct dp_bg_params *bg = &p->bg;
+	char name[32];
+	uint32_t d;
+	int rc;
+
+	if (t->d < 2 || bg->bulk == 0)
+		return 0;
+	if (t->par != NULL || bg->tcp == NULL)
+		return -EINVAL;
+	t->bulk = dp_topo_zalloc_lines(t->d, sizeof(*t->bulk));
+	t->bulk_up = dp_topo_zalloc_lines(t->d, sizeof(*t->bulk_up));
+	t->bulk_down = dp_topo_zalloc_lines(t->d, sizeof(*t->bulk_down));
+	if (t->bulk == NULL || t->bulk_up == NULL || t->bulk_down == NULL)
+		return -ENOMEM;
+	for (d = 0; d < t->d; d++) {
+		struct dp_bulk_params bp = {
+			.name = name, .dc = d, .to = (d + 1) % t->d,
+			.flows = d < bg->directions ? bg->bulk : 0, .per_dc = t->n, .conf = bg->tcp,
+			.mss = bg->tcp->mss != 0 ? bg->tcp->mss : p->pk->mtu - DP_TCP_MSS_LESS,
+			.burst = p->pk->burst, .nic = &t->bulk_up[d],
+		};
+
+		snprintf(name, sizeof(name), "bulk%u", d);
+		bp.cap_tx = point(p->cap, DP_CAP_BG, name, ".tx");
+		bp.cap_rx = point(p->cap, DP_CAP_BG, name, ".rx");
+		rc = dp_bulk_init(&t->bulk[d], &t->eng, &bp);
+		if (rc != 0)
+			return rc;
+		snprintf(name, sizeof(name), "bulk%u.nic", d);
+		rc = add_link(t, &t->bulk_up[d], p, DP_CAP_BG, name, bg->host_bw,
+			      t->links.nic_delay, p->q_nic, &t->sw[d].e, 0, 0);
+		if (rc != 0)
+			return rc;
+		snprintf(name, sizeof(name), "dc%u>bulk%u", d, d);
+		rc = add_link(t, &t->bulk_down[d], p, DP_CAP_BG, name, bg->host_bw,
+			      t->links.down_delay, p->q_sw, &t->bulk[d].tcp.e, 0, 0);
+		if (rc != 0)
+			return rc;
+		t->sw[d].to_bulk = &t->bulk_down[d].e;
+	}
+	return 0;
+}
+
 /* Background hosts on the loaded WAN directions, their sinks, and the WAN queue probe. */
 static int
 build_background(struct dp_topo *t, const struct dp_topo_params *p)
@@ -286,6 +335,9 @@ build_background(struct dp_topo *t, const struct dp_topo_params *p)
 		}
 	}
 	t->bg_load = bg->load;
+	rc = build_bulk(t, p);
+	if (rc != 0)
+		return rc;
 	if (t->d < 2 || !(bg->load > 0))
 		return 0;
 	t->bg = dp_topo_zalloc_lines(t->d, sizeof(*t->bg));
@@ -422,8 +474,16 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 			return -EINVAL;
 		}
 	}
+	if (p->pk->tcp.transport == SM_TRANSPORT_TCP &&
+	    (np > 1 || t->local != all_dcs(t->d) || p->realtime)) {
+		snprintf(err, errlen, "[job] transport = tcp runs in virtual time in one partition "
+			 "and one process for now (run.clock = virtual, run.partitions = 1, no "
+			 "ranks)");
+		dp_topo_free(t);
+		return -EINVAL;
+	}
 	t->lcores = p->lcores;
-	n_elems = 6 * t->w_count + 6 * t->d + 4 + t->n_wan + 2 * t->n_link_ports;
+	n_elems = 7 * t->w_count + 9 * t->d + 4 + t->n_wan + 2 * t->n_link_ports;
 	rc = dp_engine_init(&t->eng, np > 1 ? 1 : n_elems, p->pool, p->t0);
 	if (rc == 0)	/* split over two processes: every step, merged with the other's at the end */
 		rc = dp_record_init(&t->rec, p->steps, prog->n, t->n_local,
@@ -450,6 +510,11 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	t->port = pluggable ? dp_topo_zalloc_lines(t->w_count, sizeof(*t->port)) : NULL;
 	t->mlink = in_net ? dp_topo_zalloc_lines(t->w_count, sizeof(*t->mlink)) : NULL;
 	t->mod = pluggable || in_net ? dp_topo_zalloc_lines(t->w_count, sizeof(*t->mod)) : NULL;
+	if (p->pk->tcp.transport == SM_TRANSPORT_TCP) {
+		t->tcp = dp_topo_zalloc_lines(t->w_count, sizeof(*t->tcp));
+		if (t->tcp == NULL)
+			goto nomem;
+	}
 	if (t->workers == NULL || t->nic == NULL || t->down == NULL || t->sw == NULL ||
 	    (t->d > 1 && t->wan == NULL) || (pluggable && t->port == NULL) ||
 	    (in_net && t->mlink == NULL) || ((pluggable || in_net) && t->mod == NULL))
@@ -469,12 +534,35 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 			.barrier = p->pk->sync == SM_SYNC_NONE ? NULL : barrier_of(t, w),
 			.fin = barrier_of(t, w),
 			.rec = rec_of(t, w),
+			.tcp = t->tcp != NULL ? &t->tcp[w] : NULL,
 		};
 
 		snprintf(name, sizeof(name), "w%u", w);
 		wp.cap_tx = point(p->cap, DP_CAP_TX, name, ".tx");
 		wp.cap_rx = point(p->cap, DP_CAP_RX, name, ".rx");
 		rc = dp_worker_init(&t->workers[w], eng_of(t, t->part_w[w]), name, &wp);
+		if (rc != 0)
+			goto fail;
+	}
+	for (w = 0; t->tcp != NULL && w < t->w_count; w++) {
+		const struct sm_tcp_conf *tc = &p->pk->tcp;
+		struct dp_tcp_params tp = {
+			.id = w,
+			.per_dc = t->n,
+			.conf = tc,
+			.mss = tc->mss != 0 ? tc->mss : p->pk->mtu - DP_TCP_MSS_LESS,
+			.burst = p->pk->burst,
+			.nic = &t->nic[w],
+			.mult = 1,
+			.dst_mult = 1,
+			.kind = DP_KIND_WORKER,
+			.cap_tx = t->workers[w].cap_tx,
+			.cap_rx = t->workers[w].cap_rx,
+		};
+
+		dp_worker_tcp_app(&t->workers[w], &tp.app);
+		snprintf(name, sizeof(name), "w%u.tcp", w);
+		rc = dp_tcp_init(&t->tcp[w], eng_of(t, t->part_w[w]), name, &tp);
 		if (rc != 0)
 			goto fail;
 	}
@@ -510,7 +598,8 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	for (w = 0; w < t->w_count; w++) {
 		snprintf(name, sizeof(name), "dc%u>w%u", w / t->n, w);
 		rc = add_link(t, &t->down[w], p, DP_CAP_SWITCH, name, t->links.intra_bw,
-			      t->links.down_delay, p->q_sw, &t->workers[w].e, t->part_sw[w / t->n],
+			      t->links.down_delay, p->q_sw,
+			      t->tcp != NULL ? &t->tcp[w].e : &t->workers[w].e, t->part_sw[w / t->n],
 			      t->part_w[w]);
 		if (rc != 0)
 			goto fail;
@@ -636,6 +725,8 @@ dp_topo_start(struct dp_topo *t, bool no_sync)
 	for (d = 0; t->bg != NULL && d < t->d; d++)
 		if (t->bg[d].link != NULL && dp_topo_here(t, d))	/* a host here */
 			dp_bghost_start(&t->bg[d], t->eng.now);
+	for (d = 0; t->bulk != NULL && d < t->d; d++)
+		dp_bulk_start(&t->bulk[d], t->eng.now);
 	if (t->probe != NULL)
 		dp_probe_start(t->probe, t->eng.now);
 	for (d = 0; t->par != NULL && d < t->par->n; d++)
@@ -655,6 +746,8 @@ dp_topo_stop(struct dp_topo *t)
 	for (d = 0; t->bg != NULL && d < t->d; d++)
 		if (t->bg[d].link != NULL)
 			dp_bghost_stop(&t->bg[d]);
+	for (d = 0; t->bulk != NULL && d < t->d; d++)
+		dp_bulk_stop(&t->bulk[d]);
 	if (t->probe != NULL)
 		dp_probe_stop(t->probe);
 	for (d = 0; t->par != NULL && d < t->par->n; d++)
@@ -692,6 +785,12 @@ dp_topo_free(struct dp_topo *t)
 			dp_link_fini(&t->bglink[i]);
 	for (i = 0; t->bg != NULL && i < t->d; i++)
 		dp_bghost_fini(&t->bg[i]);
+	for (i = 0; t->bulk_up != NULL && i < t->d; i++) {
+		if (t->bulk_up[i].ring != NULL)
+			dp_link_fini(&t->bulk_up[i]);
+		if (t->bulk_down[i].ring != NULL)
+			dp_link_fini(&t->bulk_down[i]);
+	}
 	if (t->probe != NULL)
 		dp_probe_fini(t->probe);
 	free(t->bg);
@@ -730,6 +829,14 @@ dp_topo_free(struct dp_topo *t)
 	free(t->all);
 	for (i = 0; t->workers != NULL && i < t->w_count; i++)
 		dp_worker_fini(&t->workers[i]);
+	for (i = 0; t->tcp != NULL && i < t->w_count; i++)
+		dp_tcp_fini(&t->tcp[i]);
+	free(t->tcp);
+	for (i = 0; t->bulk != NULL && i < t->d; i++)
+		dp_bulk_fini(&t->bulk[i]);
+	free(t->bulk);
+	free(t->bulk_up);
+	free(t->bulk_down);
 	free(t->workers);
 	free(t->nic);
 	free(t->down);

@@ -28,6 +28,9 @@
 #include "switch.h"
 #include "worker.h"
 
+struct dp_tcp;
+struct dp_bulk;
+
 /** Background traffic on the WAN (load 0: none). */
 struct dp_bg_params {
 	double load;				/**< offered load, a fraction of the WAN rate */
@@ -35,6 +38,8 @@ struct dp_bg_params {
 	uint64_t host_bw;			/**< the hosts' access links, B/s */
 	uint64_t seed;				/**< the run's seed */
 	uint32_t directions;			/**< 1: DC 0 to 1 only; 2 (or more): every one */
+	uint32_t bulk;				/**< bulk TCP flows per loaded direction */
+	const struct sm_tcp_conf *tcp;		/**< their TCP's settings (with bulk) */
 	bool fg_lossless;			/**< the sync's frames are never dropped */
 	dp_time_t probe_every;			/**< WAN queue sampling interval; 0: none */
 };
@@ -76,6 +81,9 @@ struct dp_topo {
 	struct sm_links links;
 	struct rte_mempool *pool;
 	struct dp_worker *workers;
+	struct dp_tcp *tcp;	/* the workers' TCP (job.transport = tcp), or NULL */
+	struct dp_bulk *bulk;	/* [d]: background.bulk's hosts, or NULL */
+	struct dp_link *bulk_up, *bulk_down;	/* [d]: their access links */
 	struct dp_link *nic, *down, *port, *mlink, *wan;	/* port, mlink: NULL if unused */
 	uint32_t n_wan;						/* WAN links (sm_wan_ends()) */
 	enum sm_wan_shape shape;

@@ -23,6 +23,7 @@
 #include "module.h"
 #include "record.h"
 #include "spans.h"
+#include "tcp.h"
 #include "usdt.h"
 #include "worker.h"
 
@@ -63,6 +64,7 @@ dp_worker_init(struct dp_worker *w, struct dp_engine *eng, const char *name,
 	w->barrier = p->barrier;
 	w->fin = p->fin;
 	w->rec = p->rec;
+	w->tcp = p->tcp;
 	w->cap_tx = p->cap_tx;
 	w->cap_rx = p->cap_rx;
 	w->state = DP_W_DONE;
@@ -205,6 +207,7 @@ flow_begin(struct dp_worker *w, uint32_t i)
 	w->send_i = i;
 	w->tx_off = 0;
 	w->tx_seq = 0;
+	w->flow_chunk = (uint16_t)pos;
 	dp_flow_init(&w->flow, w->per_dc, w->run_id, w->step, (uint16_t)w->round, r->phase,
 		     (uint16_t)pos, w->id, dst, kind, flags, w->pk->payload);
 }
@@ -260,6 +263,44 @@ tx_burst(struct dp_worker *w, dp_time_t now)
 	w->tx_active = false;
 	dp_sync_release(w->e.eng);	/* every frame of the round is made */
 	dp_sched(&w->e, DP_NEVER);
+	check_round(w, now);
+}
+
+static void tcp_sent(void *arg, dp_time_t now);
+
+/* The round's flows written to its TCP; done at once if they all fit its send buffers. */
+static void
+tcp_writes(struct dp_worker *w, dp_time_t now)
+{
+	const struct sm_round *r = &w->prog->r[w->round];
+	uint32_t i, done = 0;
+	int rc;
+
+	for (i = 0; i < w->n_sends; i++) {
+		flow_begin(w, i);
+		rc = dp_tcp_write(w->tcp, r->capped ? w->port : w->nic, w->flow.meta.dst, r->bytes,
+				  w->step, (uint16_t)w->round, r->phase, w->flow_chunk, now);
+		if (rc < 0) {
+			dp_engine_fail(w->e.eng, rc, "%s: out of memory for its TCP at step %u round "
+				       "%u", w->e.name, w->step, w->round);
+			return;
+		}
+		done += (uint32_t)rc;
+		w->tx_off = r->bytes;
+	}
+	if (done == w->n_sends)
+		tcp_sent(w, now);
+}
+
+static void
+tcp_sent(void *arg, dp_time_t now)
+{
+	struct dp_worker *w = arg;
+
+	if (!w->tx_active)
+		return;
+	w->tx_active = false;
+	dp_sync_release(w->e.eng);	/* every byte of the round is written */
 	check_round(w, now);
 }
 
@@ -329,9 +370,13 @@ begin_round(struct dp_worker *w, uint32_t round, dp_time_t now)
 		check_round(w, now);
 		return;
 	}
-	flow_begin(w, 0);
 	w->tx_active = true;
 	dp_sync_hold(w->e.eng);		/* frames still to make, until the last is */
+	if (w->tcp != NULL && r->hop != SM_HOP_MODULE) {
+		tcp_writes(w, now);
+		return;
+	}
+	flow_begin(w, 0);
 	tx_burst(w, now);
 }
 
@@ -468,6 +513,45 @@ worker_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 	dp_frame_end(e->eng, p);
 	if (step == w->step && round == w->round)
 		check_round(w, now);
+}
+
+static void
+tcp_got(void *arg, uint32_t src, uint32_t step, uint16_t round, uint64_t bytes, dp_time_t now)
+{
+	struct dp_worker *w = arg;
+	uint64_t key = got_key(w, step, round);
+
+	if (round >= w->prog->n || (step != w->step && step != w->step + 1) ||
+	    got_bytes(w, key) + bytes > (key == w->cur_key ? w->in_bytes : in_bytes(w, round)) ||
+	    got_add(w, key, bytes) != 0) {
+		dp_engine_fail(w->e.eng, -EPROTO, "%s: unexpected bytes from worker %u: step %u "
+			       "round %u (at step %u round %u)", w->e.name, src, step, round,
+			       w->step, w->round);
+		return;
+	}
+	w->frames_got++;
+	w->bytes_got += bytes;
+	if (step == w->step && round == w->round)
+		check_round(w, now);
+}
+
+static void
+tcp_made(void *arg, uint32_t step)
+{
+	struct dp_worker *w = arg;
+
+	w->rec->frames[dp_record_slot(w->rec, step)]++;
+	w->frames_made++;
+}
+
+void
+dp_worker_tcp_app(struct dp_worker *w, struct dp_tcp_app *app)
+{
+	app->sent = tcp_sent;
+	app->got = tcp_got;
+	app->made = tcp_made;
+	app->arg = w;
+	app->pass = &w->e;
 }
 
 int

@@ -16,6 +16,7 @@
 struct dp_link;
 struct dp_module;
 struct dp_record;
+struct dp_tcp;
 
 /** Configuration of a worker. */
 struct dp_worker_params {
@@ -31,6 +32,7 @@ struct dp_worker_params {
 	struct dp_barrier *barrier;	/**< phase or step barrier, or NULL (sync none) */
 	struct dp_barrier *fin;		/**< told when its last step is done (NULL: none) */
 	struct dp_record *rec;		/**< where the run's per-step times go */
+	struct dp_tcp *tcp;		/**< its TCP (job.transport = tcp), or NULL: frames */
 	int cap_tx, cap_rx;
 };
 
@@ -52,6 +54,7 @@ struct dp_worker {
 	struct dp_module *module;
 	struct dp_barrier *barrier, *fin;
 	struct dp_record *rec;
+	struct dp_tcp *tcp;
 	int cap_tx, cap_rx;
 	/* where it is */
 	enum dp_worker_state state;
@@ -62,6 +65,7 @@ struct dp_worker {
 	struct dp_flow flow;
 	uint64_t tx_off;		/**< payload bytes of the current flow queued so far */
 	uint32_t tx_seq;
+	uint16_t flow_chunk;		/**< the current flow's chunk */
 	uint32_t n_sends, send_i;	/**< the round's flows, the one being queued */
 	uint32_t dst[SM_SENDS_MAX];
 	uint8_t tree[SM_SENDS_MAX];
@@ -90,6 +94,14 @@ void dp_worker_release(struct dp_worker *w, dp_time_t now);
 
 /** Module callback (struct dp_module_params.done): the step's stream is through. */
 void dp_worker_module_done(void *arg, dp_time_t now);
+
+struct dp_tcp_app;
+
+/**
+ * What a worker's TCP calls (tcp.h): every write of the round within its send buffer (the
+ * round's sends are done), bytes of a round in order, a segment made (the step's frames).
+ */
+void dp_worker_tcp_app(struct dp_worker *w, struct dp_tcp_app *app);
 
 /** One line on where a worker stands (for a stalled run's error). */
 int dp_worker_describe(const struct dp_worker *w, char *buf, size_t len);

@@ -162,6 +162,47 @@ queues_note(struct table *t, const struct sc_scenario *sc)
 		   "lossless (queued above the limit)" : "drop-tail too");
 }
 
+/* job.transport = tcp: its settings, and what each run's TCP did. */
+static void
+tcp_notes(struct table *t, const struct outcome *runs, unsigned int n,
+	  const struct sc_scenario *sc)
+{
+	const struct sm_tcp_conf *c = &sc->run.pk.tcp;
+	unsigned int i;
+
+	table_note(t, "%s: %s, initial window %u, slow start after idle %s, delayed ACK %.6g ms, "
+		   "RTO min %.6g ms, receive window %.6g MB, send buffer %.6g MB, MSS %u%s",
+		   c->transport == SM_TRANSPORT_TCP ? "transport: tcp" : "the bulk flows' TCP",
+		   sm_cc_name(c->cc), c->init_cwnd, c->ss_after_idle ? "on" : "off",
+		   c->delack * 1e3, c->rto_min * 1e3, c->rwnd / 1e6, c->sndbuf / 1e6,
+		   c->mss ? c->mss : sc->run.pk.mtu - 52, c->transport == SM_TRANSPORT_TCP ?
+		   "; no packet model (its closed form is the ideal collective's): the emulation "
+		   "is the answer" : "");
+	for (i = 0; i < n && sc->background.bulk > 0; i++) {
+		const struct dp_tcp_stats *s = &runs[i].res.bulk;
+		double secs = (runs[i].res.t_end - runs[i].res.t_start) * 1e-12;
+		unsigned int dirs = sc->background.directions == SC_DIRECTIONS_ONE ? 1 :
+				    sc->model.topo.n_dc;
+
+		table_note(t, "bulk %s: %u TCP flow%s on each of %u WAN direction%s, %.6g MB "
+			   "delivered (%.6g Mbit/s a direction over the run's %.6g ms), %" PRIu64
+			   " of %" PRIu64 " segments resent (%" PRIu64 " fast retransmits, %" PRIu64
+			   " timeouts)", runs[i].c.label, sc->background.bulk,
+			   sc->background.bulk == 1 ? "" : "s", dirs, dirs == 1 ? "" : "s",
+			   s->bytes_in / 1e6, secs > 0 ? s->bytes_in * 8 / secs / 1e6 / dirs : 0,
+			   secs * 1e3, s->retrans, s->segs, s->fast_rtx, s->rtos);
+	}
+	for (i = 0; i < n && sc->run.pk.tcp.transport == SM_TRANSPORT_TCP; i++) {
+		const struct dp_tcp_stats *s = &runs[i].res.tcp;
+
+		table_note(t, "tcp %s: %" PRIu64 " data segments, %" PRIu64 " of them resent "
+			   "(%" PRIu64 " fast retransmits, %" PRIu64 " timeouts), %" PRIu64
+			   " pure ACKs, %" PRIu64 " segments out of order, %" PRIu64 " duplicates "
+			   "received", runs[i].c.label, s->segs, s->retrans, s->fast_rtx, s->rtos,
+			   s->acks, s->ooo_rx, s->dup_rx);
+	}
+}
+
 static struct table *
 summary_zero(struct outcome *runs, unsigned int n, const struct sc_scenario *sc)
 {
@@ -234,6 +275,8 @@ summary_zero(struct outcome *runs, unsigned int n, const struct sc_scenario *sc)
 		   sc->run.pk.account == SM_ACCOUNT_WIRE ? "wire" : "payload",
 		   sc->run.pk.sync == SM_SYNC_PHASE ? "phase" : sc->run.pk.sync == SM_SYNC_STEP ?
 		   "step" : "none", sc->run.pk.mtu, sc->run.pk.payload, sc->run.seed);
+	if (sc->run.pk.tcp.transport == SM_TRANSPORT_TCP || sc->background.bulk > 0)
+		tcp_notes(t, runs, n, sc);
 	return t;
 }
 
@@ -603,6 +646,22 @@ run_json(struct results *res, const struct outcome *r, uint32_t run_id, bool eve
 			"speedup", num(a->pairs ? a->gain : NAN), "calibration_s", a->cost_s));
 	}
 	json_object_set_new(o, "elements", elems_json(&r->res));
+	if (r->res.bulk.segs > 0)
+		json_object_set_new(o, "bulk", json_pack("{s:I, s:I, s:I, s:I, s:I}",
+			"delivered_bytes", (json_int_t)r->res.bulk.bytes_in,
+			"data_segments", (json_int_t)r->res.bulk.segs,
+			"resent", (json_int_t)r->res.bulk.retrans,
+			"fast_retransmits", (json_int_t)r->res.bulk.fast_rtx,
+			"timeouts", (json_int_t)r->res.bulk.rtos));
+	if (r->res.tcp.segs > 0)
+		json_object_set_new(o, "tcp", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			"data_segments", (json_int_t)r->res.tcp.segs,
+			"resent", (json_int_t)r->res.tcp.retrans,
+			"fast_retransmits", (json_int_t)r->res.tcp.fast_rtx,
+			"timeouts", (json_int_t)r->res.tcp.rtos,
+			"pure_acks", (json_int_t)r->res.tcp.acks,
+			"out_of_order", (json_int_t)r->res.tcp.ooo_rx,
+			"duplicates", (json_int_t)r->res.tcp.dup_rx));
 	if (r->res.has_module)
 		json_object_set_new(o, "module_binding",
 				    json_string(sm_stage_name(r->res.binding)));

@@ -73,6 +73,8 @@ base_params(const struct sc_scenario *sc, const struct contender *c, struct dp_r
 	rp->bg.seed = sc->run.seed;
 	rp->bg.directions = sc->background.directions == SC_DIRECTIONS_ONE ? 1 : UINT32_MAX;
 	rp->bg.fg_lossless = sc->queues.sync_lossless;
+	rp->bg.bulk = sc->background.bulk;
+	rp->bg.tcp = &sc->run.pk.tcp;
 	rp->bg.probe_every = sm_ps(sc->trace.queue_sample);
 }
 

@@ -353,7 +353,8 @@ runstats_begin(struct runstats **out, const struct runner *r, const struct sc_sc
 	rs->warmup = sc->run.warmup;
 	rs->model = sc->model;
 	rs->load = sc->background.load;
-	rs->zero = !(sc->background.load > 0);
+	/* the packet closed form is the ideal collective's: none for TCP's windows and ACKs */
+	rs->zero = !(sc->background.load > 0) && sc->run.pk.tcp.transport != SM_TRANSPORT_TCP;
 	o->keep = r->keep;
 	if (rs->zero)
 		o->pm_rc = 0;

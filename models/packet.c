@@ -22,6 +22,7 @@ sm_packet_default(struct sm_packet *pk)
 	pk->account = SM_ACCOUNT_PAYLOAD;
 	pk->sync = SM_SYNC_PHASE;
 	pk->burst = 16;
+	sm_tcp_conf_default(&pk->tcp);
 }
 
 int
@@ -39,6 +40,8 @@ sm_packet_check(const struct sm_packet *pk, char *err, unsigned long errlen)
 	SM_CHECK(pk->sync == SM_SYNC_PHASE || pk->sync == SM_SYNC_STEP || pk->sync == SM_SYNC_NONE,
 	      "run.sync: unknown mode");
 	SM_CHECK(pk->burst >= 1 && pk->burst <= 256, "run.burst: %u not in 1..256", pk->burst);
+	SM_CHECK(pk->tcp.mss <= pk->mtu - 52, "transport.mss: %u is more than run.mtu (%u) less "
+		 "52 bytes of IPv4, TCP and its timestamps", pk->tcp.mss, pk->mtu);
 	return 0;
 }
 

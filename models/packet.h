@@ -13,6 +13,7 @@
 #include "collective.h"
 #include "params.h"
 #include "step.h"
+#include "tcp_cc.h"
 #include "wire.h"
 
 /* Framing on the wire beyond the headers (wire.h). */
@@ -47,6 +48,7 @@ struct sm_packet {
 	enum sm_account account;
 	enum sm_sync sync;
 	uint32_t burst;		/**< frames a worker queues ahead on its first hop */
+	struct sm_tcp_conf tcp;	/**< the transport (job.transport) and TCP's settings */
 };
 
 /** Defaults: MTU 9000, 8192-byte payloads, payload accounting, phase sync, bursts of 16. */

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A worker's TCP: the element at a worker's end that carries its flows to their peers over a
+ * connection per peer (job.transport = tcp), as Linux's TCP does it: segments of the MSS, the
+ * congestion window (models/tcp_cc.h: Reno or CUBIC), the peer's receive window, delayed and
+ * cumulative ACKs as frames on the reverse path, SACK, fast retransmit and recovery, an RTO.
+ *
+ * The worker writes a message (a round's flow to one peer) with dp_tcp_write(); its send is
+ * complete once the socket holds it within its send buffer (dp_worker_tcp_sent()).  Bytes that
+ * arrive in order are handed to the worker as they arrive (dp_worker_tcp_got()).  One
+ * connection carries both directions between two workers, as one socket does: a data segment
+ * carries the ACK of the reverse direction, and a pure ACK goes when none does.
+ *
+ * A TCP frame's dp_pkt (frame.h) carries its TCP fields where a syncemu frame carries its own:
+ * seq = the low 32 bits of the segment's sequence (relative to its direction's start: the bytes
+ * add the initial sequence number), departure_ns = the ACK number's low 32 bits << 32 | the
+ * window in bytes.  A data segment's dp_meta names its message (step, round, payload: its bytes);
+ * a pure ACK's payload is 0, or with DP_SE_F_TCP_SACK its SACK block's length, the block's first
+ * byte's low 32 bits in step.  Links charge a TCP frame its bytes (sm_charge_frame()).
+ */
+#ifndef DP_TCP_H
+#define DP_TCP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+
+#include "../models/tcp_cc.h"
+#include "engine.h"
+#include "frame.h"
+
+struct dp_link;
+struct dp_worker;
+
+/** The window scale both ends announce (Linux's with its default buffers). */
+#define DP_TCP_WSCALE 7
+
+/** A TCP frame's header bytes: Ethernet, IPv4, TCP with timestamps (and a SACK block). */
+#define DP_TCP_HDR (SM_ETH_HDR + SM_IP_HDR + 20u + 12u)
+#define DP_TCP_HDR_SACK (DP_TCP_HDR + 12u)
+
+/** MSS = MTU less this: IPv4 (20), TCP (20) and its timestamps option (12), as Linux's. */
+#define DP_TCP_MSS_LESS 52u
+
+/** A segment sent and not yet acknowledged (the retransmission queue). */
+struct dp_tcp_seg {
+	uint64_t seq;
+	dp_time_t sent;		/**< when it was last sent */
+	uint32_t len;
+	uint32_t step;
+	uint16_t round;
+	uint8_t flags;		/**< DP_TCP_S_* */
+	uint8_t phase;
+	uint16_t chunk;
+};
+#define DP_TCP_S_SACKED 0x01
+#define DP_TCP_S_LOST 0x02
+#define DP_TCP_S_RETRANS 0x04	/**< retransmitted (no RTT sample from it: Karn) */
+#define DP_TCP_S_LAST 0x08	/**< its message's last segment */
+
+/** Bytes written and not yet segmented: a message (a round's flow to this peer). */
+struct dp_tcp_msg {
+	uint64_t left;
+	uint64_t end;		/**< stream offset just past it */
+	uint32_t step;
+	uint16_t round;
+	uint8_t phase;
+	uint16_t chunk;
+};
+
+/** A segment that arrived beyond a hole (the receiver's out-of-order queue). */
+struct dp_tcp_ooo {
+	uint64_t seq;
+	uint32_t len;
+	uint32_t step;
+	uint16_t round;
+};
+
+/** A connection with one peer: its sending half and its receiving half. */
+struct dp_tcp_conn {
+	uint32_t peer;			/**< its wire id (tcp.h dp_tcp_params) */
+	uint16_t self_wire, dst;	/**< src and dst of its frames */
+	uint8_t hdr[DP_TCP_HDR];	/**< this side's header template (frames to the peer) */
+	uint32_t isn_tx, isn_rx;	/**< initial sequence numbers of the two directions */
+	/* sending */
+	struct sm_cc cc;
+	uint64_t snd_una, snd_nxt, write_end;
+	struct dp_tcp_seg *rtx;		/**< [snd_una, snd_nxt): a ring of rtx_mask + 1 */
+	uint32_t rtx_head, rtx_tail, rtx_mask;
+	struct dp_tcp_msg *msg;		/**< written, not yet segmented: a ring */
+	uint32_t msg_head, msg_tail, msg_mask;
+	uint32_t sacked, lost, retrans;	/**< segments of rtx so marked */
+	uint64_t high_sacked;		/**< end of the highest SACKed segment */
+	uint32_t dupacks;
+	bool cwnd_full;			/**< the window held data back since the last ACK */
+	bool recovery;			/**< fast recovery, until snd_una reaches recover */
+	bool loss;			/**< after an RTO, until snd_una reaches recover */
+	uint64_t recover;
+	uint64_t peer_wnd;		/**< bytes the peer advertises */
+	uint64_t srtt, rttvar, rto;	/**< ps; srtt 0: no sample yet */
+	uint32_t backoff;
+	dp_time_t rto_at, last_tx;
+	uint64_t wait_end;		/**< the worker's send completes when written to here */
+	bool waiting;
+	bool held;			/**< holds a unit of the sync's work (data unacknowledged) */
+	/* receiving */
+	uint64_t rcv_nxt, rcv_acked;	/**< next expected; the last ACK sent */
+	struct dp_tcp_ooo *ooo;
+	uint32_t n_ooo, cap_ooo;
+	uint64_t sack_seq, sack_len;	/**< the block the next ACK reports (len 0: none) */
+	uint32_t quick;			/**< ACKs still to send at once (quick-ACK mode) */
+	dp_time_t delack_at, last_rx;
+	/* counts */
+	uint64_t segs_out, retrans_out, acks_out, fast_rtx, rtos, dup_rx, ooo_rx, bytes_in;
+};
+
+/** What the TCP serves: a worker, or a background host's bulk flows (bghost.h). */
+struct dp_tcp_app {
+	/** Every write is within its connection's send buffer. */
+	void (*sent)(void *arg, dp_time_t now);
+	/** @p bytes of (step, round) from @p src arrived in order. */
+	void (*got)(void *arg, uint32_t src, uint32_t step, uint16_t round, uint64_t bytes,
+		    dp_time_t now);
+	/** A data segment of @p step went out for the first time. */
+	void (*made)(void *arg, uint32_t step);
+	void *arg;
+	struct dp_elem *pass;		/**< where frames that are not TCP's go (NULL: none come) */
+};
+
+/**
+ * Configuration of a TCP element.  Its connections are named by their peer's wire id (the
+ * dp_meta.src of the peer's frames): a connection to peer P sends frames with src = id x mult +
+ * P mod mult and dst = (P / mult) x dst_mult, of kind @p kind (a worker's: mult 1, dst_mult 1;
+ * bulk flows: several connections between two hosts, P = host x mult + flow).
+ */
+struct dp_tcp_params {
+	uint32_t id, per_dc;
+	uint32_t mult, dst_mult;
+	uint8_t kind;			/**< enum dp_kind of its frames */
+	uint8_t addr_base;		/**< IPv4 10.(base + DC).x.y (frame.h dp_worker_addr()) */
+	bool bg;			/**< background: its frames and data are no part of the sync */
+	const struct sm_tcp_conf *conf;
+	uint32_t mss;
+	uint32_t burst;			/**< frames queued ahead on the first hop */
+	struct dp_link *nic;		/**< its first hop (a write may name another) */
+	struct dp_tcp_app app;
+	int cap_tx, cap_rx;
+};
+
+/** A worker's TCP (an element). */
+struct dp_tcp {
+	struct dp_elem e;
+	uint32_t id, per_dc, mss, burst, mult, dst_mult;
+	uint8_t kind, addr_base;
+	bool bg, stopped;
+	const struct sm_tcp_conf *conf;
+	uint64_t delack_ps, rto_min_ps, rto_init_ps;	/* the conf's, in ps and bytes */
+	uint64_t rwnd, sndbuf;
+	struct dp_tcp_app app;
+	int cap_tx, cap_rx;
+	struct dp_tcp_conn *conn;
+	uint32_t n_conn, cap_conn, last_conn;
+	uint32_t waiting;		/**< connections the worker's send waits on */
+	uint32_t rr;			/**< the next connection to send from */
+	dp_time_t tx_free;		/**< when the last frame queued starts serialising */
+	dp_time_t tx_at;		/**< when to queue more (DP_NEVER: nothing waits) */
+	struct dp_link *out;		/**< where frames go (the worker's first hop) */
+} __rte_cache_aligned;
+
+int dp_tcp_init(struct dp_tcp *t, struct dp_engine *eng, const char *name,
+		const struct dp_tcp_params *p);
+void dp_tcp_fini(struct dp_tcp *t);
+
+/**
+ * The worker writes @p bytes of (step, round) to @p peer, through @p out (its first hop for the
+ * round); 0 or -ENOMEM.  dp_worker_tcp_sent() follows once every write is within the send buffer.
+ */
+int dp_tcp_write(struct dp_tcp *t, struct dp_link *out, uint32_t peer, uint64_t bytes,
+		 uint32_t step, uint16_t round, uint8_t phase, uint16_t chunk, dp_time_t now);
+
+/** Stop: what the app wrote and was not yet sent is dropped (a background host at the end). */
+void dp_tcp_stop(struct dp_tcp *t);
+
+/** Bytes this element's connections received in order, all together. */
+uint64_t dp_tcp_bytes_in(const struct dp_tcp *t);
+
+/** One line on the connections (for a stalled run's error). */
+int dp_tcp_describe(const struct dp_tcp *t, char *buf, size_t len);
+
+/** Totals over a worker's connections. */
+struct dp_tcp_stats {
+	uint64_t segs, retrans, acks, fast_rtx, rtos, dup_rx, ooo_rx, bytes_in;
+};
+void dp_tcp_stats_add(const struct dp_tcp *t, struct dp_tcp_stats *s);
+
+/* Internal to tcp*.c. */
+struct dp_tcp_conn *dp_tcp_conn_of(struct dp_tcp *t, uint32_t peer);
+void dp_tcp_output(struct dp_tcp *t, dp_time_t now);
+void dp_tcp_send_ack(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now);
+void dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p,
+		   dp_time_t now);
+void dp_tcp_data_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p,
+		    dp_time_t now);
+void dp_tcp_rto_fire(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now);
+void dp_tcp_resched(struct dp_tcp *t);
+int dp_tcp_push(struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_pkt *p, dp_time_t now,
+		dp_time_t *start);
+struct rte_mbuf *dp_tcp_frame(struct rte_mempool *pool, const struct dp_tcp_conn *c,
+			      const struct dp_pkt *p, dp_time_t now);
+void dp_tcp_conn_template(const struct dp_tcp *t, struct dp_tcp_conn *c);
+
+#endif /* DP_TCP_H */

@@ -1,0 +1,440 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * TCP's sending half: segments within the congestion and receive windows, the ACKs that come
+ * back, SACK, loss recovery and the retransmission timer.
+ *
+ * References: RFC 5681 and 6582 (fast retransmit on three duplicate ACKs, recovery until the
+ * highest sequence sent at the loss is acknowledged), RFC 6675 (SACK: a segment is lost with
+ * three SACKed segments above it; pipe = sent - SACKed - lost + retransmitted, Linux's
+ * tcp_packets_in_flight()), RFC 6298 and Linux's tcp_set_rto() (srtt + max(4 rttvar, 200 ms),
+ * backoff doubling to 120 s), tcp_enter_loss() (after an RTO every unSACKed segment is lost and
+ * the window is one segment).  The window drops to ssthresh at once on entering recovery where
+ * Linux's PRR takes it there over one round trip.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "../models/ring.h"
+#include "capture.h"
+#include "link.h"
+#include "tcp.h"
+
+#define RTO_MAX_PS UINT64_C(120000000000000)	/* 120 s */
+
+static inline struct dp_tcp_seg *
+rtx_at(const struct dp_tcp_conn *c, uint32_t i)
+{
+	return &c->rtx[i & c->rtx_mask];
+}
+
+static inline uint32_t
+packets_out(const struct dp_tcp_conn *c)
+{
+	return c->rtx_tail - c->rtx_head;
+}
+
+static inline uint32_t
+in_flight(const struct dp_tcp_conn *c)
+{
+	return packets_out(c) - c->sacked - c->lost + c->retrans;
+}
+
+int
+dp_tcp_push(struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_pkt *p, dp_time_t now,
+	    dp_time_t *start)
+{
+	struct dp_engine *eng = t->e.eng;
+
+	(void)c;
+	p->m = NULL;
+	if (eng->bytes) {
+		p->m = dp_tcp_frame(eng->pool, c, p, now);
+		if (p->m == NULL) {
+			dp_engine_fail(eng, -ENOBUFS, "%s: the mbuf pool (%u mbufs) is empty: give "
+				       "it more (--mbufs)", t->e.name, eng->pool->size);
+			return -ENOBUFS;
+		}
+	}
+	if (!t->bg)
+		dp_sync_hold(eng);	/* a frame of the sync, until its journey ends */
+	t->e.c.tx++;
+	t->e.c.tx_bytes += p->len;
+	dp_capture_frame(eng, t->cap_tx, p, now);
+	/* a frame the first hop drops (its queue full) is a loss TCP recovers from */
+	(void)dp_link_push(t->out, p, now, start);
+	return 0;
+}
+
+/* The fields every frame of @c carries: addresses, the ACK of the reverse direction. */
+static void
+pkt_base(const struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_pkt *p)
+{
+	uint64_t wnd = t->rwnd;
+
+	p->m = NULL;
+	memset(&p->meta, 0, sizeof(p->meta));
+	p->meta.src = c->self_wire;
+	p->meta.dst = c->dst;
+	p->meta.kind = t->kind;
+	p->meta.flags = DP_SE_F_TCP | (t->bg ? DP_SE_F_BG : 0);
+	if (wnd > UINT32_MAX)
+		wnd = UINT32_MAX;
+	p->departure_ns = (uint64_t)(uint32_t)c->rcv_nxt << 32 | wnd;
+	/* the ACK goes with it */
+	c->rcv_acked = c->rcv_nxt;
+	c->delack_at = DP_NEVER;
+}
+
+void
+dp_tcp_send_ack(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now)
+{
+	struct dp_pkt p;
+	dp_time_t start = now;
+
+	pkt_base(t, c, &p);
+	p.seq = (uint32_t)c->snd_nxt;
+	p.len = DP_TCP_HDR;
+	if (c->sack_len > 0) {
+		p.meta.flags |= DP_SE_F_TCP_SACK;
+		p.meta.step = (uint32_t)c->sack_seq;
+		p.meta.payload = (uint32_t)c->sack_len;
+		p.len = DP_TCP_HDR_SACK;
+	}
+	c->acks_out++;
+	dp_tcp_push(t, c, &p, now, &start);
+}
+
+/* Room for one more segment in the retransmission queue; 0 or -ENOMEM. */
+static int
+rtx_room(struct dp_tcp *t, struct dp_tcp_conn *c)
+{
+	struct dp_tcp_seg *r;
+
+	if (c->rtx != NULL && c->rtx_tail - c->rtx_head <= c->rtx_mask)
+		return 0;
+	r = sm_ring_grow(c->rtx, &c->rtx_mask, &c->rtx_head, &c->rtx_tail, sizeof(*r), 64, 0);
+	if (r == NULL) {
+		dp_engine_fail(t->e.eng, -ENOMEM, "%s: out of memory for its segments", t->e.name);
+		return -ENOMEM;
+	}
+	c->rtx = r;
+	return 0;
+}
+
+/* Send segment @s (new or again); 0 or -errno. */
+static int
+send_seg(struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_tcp_seg *s, dp_time_t now,
+	 dp_time_t *start)
+{
+	struct dp_pkt p;
+
+	pkt_base(t, c, &p);
+	p.seq = (uint32_t)s->seq;
+	p.len = DP_TCP_HDR + s->len;
+	p.meta.payload = s->len;
+	p.meta.step = s->step;
+	p.meta.round = s->round;
+	if (s->flags & DP_TCP_S_LAST)
+		p.meta.flags |= DP_SE_F_LAST;
+	s->sent = now;
+	c->segs_out++;
+	c->last_tx = now;
+	if (c->rto_at == DP_NEVER)
+		c->rto_at = now + c->rto;
+	return dp_tcp_push(t, c, &p, now, start);
+}
+
+/* The first lost segment not yet sent again, or NULL. */
+static struct dp_tcp_seg *
+next_lost(const struct dp_tcp_conn *c)
+{
+	uint32_t i;
+
+	if (c->lost == 0)
+		return NULL;
+	for (i = c->rtx_head; i != c->rtx_tail; i++) {
+		struct dp_tcp_seg *s = rtx_at(c, i);
+
+		if ((s->flags & (DP_TCP_S_LOST | DP_TCP_S_RETRANS)) == DP_TCP_S_LOST)
+			return s;
+	}
+	return NULL;
+}
+
+/*
+ * Send one segment of @c if the windows allow: a lost one first, else new data.
+ * 1 if one went, 0 if none may, -errno.
+ */
+static int
+send_one(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now, dp_time_t *start)
+{
+	struct dp_tcp_seg *s;
+	struct dp_tcp_msg *m;
+	uint32_t len;
+
+	if (in_flight(c) >= sm_cc_window(&c->cc)) {
+		if (c->msg_head != c->msg_tail || c->lost > c->retrans)
+			c->cwnd_full = true;
+		return 0;
+	}
+	s = next_lost(c);
+	if (s != NULL) {
+		s->flags |= DP_TCP_S_RETRANS;
+		c->retrans++;
+		c->retrans_out++;
+		return send_seg(t, c, s, now, start) == 0 ? 1 : -ENOBUFS;
+	}
+	if (c->msg_head == c->msg_tail)
+		return 0;
+	m = &c->msg[c->msg_head & c->msg_mask];
+	len = m->left < t->mss ? (uint32_t)m->left : t->mss;
+	if (c->snd_nxt + len > c->snd_una + c->peer_wnd)
+		return 0;			/* the receiver's window is full */
+	if (packets_out(c) == 0 && c->last_tx != DP_NEVER)	/* sending after idle */
+		sm_cc_on_idle(&c->cc, now - c->last_tx, c->rto, t->conf->init_cwnd,
+			      t->conf->ss_after_idle);
+	if (rtx_room(t, c) != 0)
+		return -ENOMEM;
+	s = rtx_at(c, c->rtx_tail++);
+	s->seq = c->snd_nxt;
+	s->len = len;
+	s->step = m->step;
+	s->round = m->round;
+	s->phase = m->phase;
+	s->chunk = m->chunk;
+	s->flags = 0;
+	c->snd_nxt += len;
+	m->left -= len;
+	if (m->left == 0) {
+		s->flags |= DP_TCP_S_LAST;
+		c->msg_head++;
+	}
+	if (t->app.made != NULL)
+		t->app.made(t->app.arg, s->step);
+	return send_seg(t, c, s, now, start) == 0 ? 1 : -ENOBUFS;
+}
+
+void
+dp_tcp_output(struct dp_tcp *t, dp_time_t now)
+{
+	uint32_t n = 0, k, i;
+	dp_time_t start = now;
+	bool more = true;
+
+	if (t->n_conn == 0)
+		return;
+	if (now < t->tx_free) {		/* the last frame queued has not started yet */
+		t->tx_at = t->tx_free;
+		return;
+	}
+	while (more && n < t->burst) {
+		more = false;
+		for (k = 0; k < t->n_conn && n < t->burst; k++) {
+			i = (t->rr + k) % t->n_conn;
+			if (send_one(t, &t->conn[i], now, &start) != 1)
+				continue;
+			n++;
+			more = true;
+		}
+	}
+	t->rr = (t->rr + 1) % t->n_conn;
+	if (n > 0)
+		t->tx_free = start;
+	if (n == t->burst)
+		t->tx_at = start;	/* maybe more: when the last one starts */
+}
+
+/* Mark SACKed the segments within [lo, lo + len). */
+static void
+sack_mark(struct dp_tcp_conn *c, uint64_t lo, uint64_t len)
+{
+	uint64_t hi = lo + len;
+	uint32_t i;
+
+	for (i = c->rtx_head; i != c->rtx_tail; i++) {
+		struct dp_tcp_seg *s = rtx_at(c, i);
+
+		if (s->seq >= hi)
+			break;
+		if (s->seq < lo || s->seq + s->len > hi || (s->flags & DP_TCP_S_SACKED))
+			continue;
+		s->flags |= DP_TCP_S_SACKED;
+		c->sacked++;
+		if (s->flags & DP_TCP_S_LOST) {
+			s->flags &= ~DP_TCP_S_LOST;
+			c->lost--;
+		}
+		if (s->flags & DP_TCP_S_RETRANS) {
+			s->flags &= ~DP_TCP_S_RETRANS;
+			c->retrans--;
+		}
+		if (s->seq + s->len > c->high_sacked)
+			c->high_sacked = s->seq + s->len;
+	}
+}
+
+/* RFC 6675's IsLost with DupThresh 3, and the head on three duplicate ACKs: 1 if any new. */
+static bool
+mark_lost(struct dp_tcp_conn *c)
+{
+	uint32_t i, above = 0;
+	bool any = false;
+
+	if (c->rtx_head == c->rtx_tail)
+		return false;
+	for (i = c->rtx_tail; i != c->rtx_head; i--) {
+		struct dp_tcp_seg *s = rtx_at(c, i - 1);
+
+		if (s->flags & DP_TCP_S_SACKED) {
+			above++;
+			continue;
+		}
+		if (above >= 3 && !(s->flags & (DP_TCP_S_LOST | DP_TCP_S_RETRANS))) {
+			s->flags |= DP_TCP_S_LOST;
+			c->lost++;
+			any = true;
+		}
+	}
+	if (c->dupacks >= 3) {
+		struct dp_tcp_seg *s = rtx_at(c, c->rtx_head);
+
+		if (!(s->flags & (DP_TCP_S_SACKED | DP_TCP_S_LOST | DP_TCP_S_RETRANS))) {
+			s->flags |= DP_TCP_S_LOST;
+			c->lost++;
+			any = true;
+		}
+	}
+	return any;
+}
+
+static void
+rtt_sample(const struct dp_tcp *t, struct dp_tcp_conn *c, uint64_t r)
+{
+	uint64_t var;
+
+	if (c->srtt == 0) {
+		c->srtt = r;
+		c->rttvar = r / 2;
+	} else {
+		uint64_t d = c->srtt > r ? c->srtt - r : r - c->srtt;
+
+		c->rttvar = (3 * c->rttvar + d) / 4;
+		c->srtt = (7 * c->srtt + r) / 8;
+	}
+	var = 4 * c->rttvar;
+	if (var < t->rto_min_ps)
+		var = t->rto_min_ps;
+	c->rto = c->srtt + var;
+	if (c->rto > RTO_MAX_PS)
+		c->rto = RTO_MAX_PS;
+}
+
+/* Every byte written is acknowledged: the worker's waits and the sync's hold end. */
+static void
+acked_to(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now)
+{
+	if (c->waiting && c->wait_end - c->snd_una <= t->sndbuf) {
+		c->waiting = false;
+		if (--t->waiting == 0 && t->app.sent != NULL)
+			t->app.sent(t->app.arg, now);
+	}
+	if (c->held && c->snd_una == c->write_end) {
+		c->held = false;
+		dp_sync_release(t->e.eng);
+	}
+}
+
+void
+dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, dp_time_t now)
+{
+	uint32_t ack32 = (uint32_t)(p->departure_ns >> 32), acked = 0;
+	uint64_t ack = c->snd_una + (uint64_t)(int64_t)(int32_t)(ack32 - (uint32_t)c->snd_una);
+	uint64_t wnd = (uint32_t)p->departure_ns, rtt = 0;
+	bool pure = p->meta.payload == 0 || (p->meta.flags & DP_SE_F_TCP_SACK);
+	bool limited = !c->cwnd_full;
+
+	if (ack > c->snd_nxt || ack + (UINT64_C(1) << 31) < c->snd_una)
+		return;			/* acknowledges what was never sent: ignored */
+	c->peer_wnd = wnd;
+	if (p->meta.flags & DP_SE_F_TCP_SACK) {
+		uint32_t lo32 = p->meta.step;
+		uint64_t lo = c->snd_una + (uint64_t)(int64_t)(int32_t)(lo32 - (uint32_t)c->snd_una);
+
+		sack_mark(c, lo, p->meta.payload);
+	}
+	if (ack > c->snd_una) {
+		while (c->rtx_head != c->rtx_tail) {
+			struct dp_tcp_seg *s = rtx_at(c, c->rtx_head);
+
+			if (s->seq + s->len > ack)
+				break;
+			/* Karn: no sample from a segment sent twice (or SACKed before) */
+			rtt = s->flags & (DP_TCP_S_RETRANS | DP_TCP_S_SACKED) ? 0 : now - s->sent;
+			if (s->flags & DP_TCP_S_SACKED)
+				c->sacked--;
+			if (s->flags & DP_TCP_S_LOST)
+				c->lost--;
+			if (s->flags & DP_TCP_S_RETRANS)
+				c->retrans--;
+			c->rtx_head++;
+			acked++;
+		}
+		c->snd_una = ack;
+		c->dupacks = 0;
+		c->backoff = 0;
+		if (rtt > 0)
+			rtt_sample(t, c, rtt);
+		if ((c->recovery || c->loss) && c->snd_una >= c->recover) {
+			if (c->recovery)
+				c->cc.cwnd = c->cc.ssthresh;
+			c->recovery = c->loss = false;
+		}
+		if (!c->recovery)
+			sm_cc_on_ack(&c->cc, acked, now, rtt, limited);
+		if (c->msg_head == c->msg_tail)
+			c->cwnd_full = false;
+		c->rto_at = c->snd_una < c->snd_nxt ? now + c->rto : DP_NEVER;
+		acked_to(t, c, now);
+	} else if (pure && c->snd_una < c->snd_nxt) {
+		c->dupacks++;
+	}
+	if (c->snd_una < c->snd_nxt && (c->sacked > 0 || c->dupacks >= 3) && mark_lost(c) &&
+	    !c->recovery && !c->loss) {
+		c->recovery = true;
+		c->recover = c->snd_nxt;
+		c->fast_rtx++;
+		sm_cc_on_loss(&c->cc, in_flight(c), now);
+	}
+}
+
+void
+dp_tcp_rto_fire(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now)
+{
+	uint32_t i;
+
+	if (c->snd_una == c->snd_nxt) {
+		c->rto_at = DP_NEVER;
+		return;
+	}
+	sm_cc_on_rto(&c->cc, in_flight(c), now);
+	c->loss = true;
+	c->recovery = false;
+	c->recover = c->snd_nxt;
+	c->dupacks = 0;
+	c->lost = c->retrans = 0;
+	for (i = c->rtx_head; i != c->rtx_tail; i++) {
+		struct dp_tcp_seg *s = rtx_at(c, i);
+
+		s->flags &= ~DP_TCP_S_RETRANS;
+		if (s->flags & DP_TCP_S_SACKED) {
+			s->flags &= ~DP_TCP_S_LOST;
+			continue;
+		}
+		s->flags |= DP_TCP_S_LOST;
+		c->lost++;
+	}
+	c->rtos++;
+	c->backoff++;
+	c->rto = c->rto * 2 > RTO_MAX_PS ? RTO_MAX_PS : c->rto * 2;
+	c->rto_at = now + c->rto;
+}

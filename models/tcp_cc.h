@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * TCP's sender-side settings and its congestion control: Reno (RFC 5681) and CUBIC (RFC 9438),
+ * as Linux's net/ipv4/tcp_cong.c and tcp_cubic.c keep them, in segments.  Plain C: no DPDK, no
+ * clock; every function takes the time it is called at.
+ */
+#ifndef SM_TCP_CC_H
+#define SM_TCP_CC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/** How a worker's flows reach their peers. */
+enum sm_transport {
+	SM_TRANSPORT_FRAMES,	/**< the ideal collective's frames: nothing acknowledged */
+	SM_TRANSPORT_TCP,	/**< a TCP connection per pair of ranks that talk */
+};
+
+enum sm_cc_algo {
+	SM_CC_CUBIC,		/**< Linux's default */
+	SM_CC_RENO,
+};
+
+/** A connection's settings (job.transport and the [transport] section). */
+struct sm_tcp_conf {
+	enum sm_transport transport;
+	enum sm_cc_algo cc;
+	uint32_t init_cwnd;		/**< segments (Linux: 10, RFC 6928) */
+	int ss_after_idle;		/**< RFC 2861 as Linux does it (tcp_slow_start_after_idle) */
+	double delack;			/**< delayed ACK timeout, s (Linux: 40 ms); 0: every segment */
+	double rto_min;			/**< s (200 ms) */
+	double rto_init;		/**< s (1 s, RFC 6298) */
+	double rwnd;			/**< bytes the receiver advertises */
+	double sndbuf;			/**< bytes a sender holds unacknowledged before a send completes */
+	uint32_t mss;			/**< 0: from the MTU (MTU - 52: IPv4, TCP, timestamps) */
+};
+
+/** Linux's defaults. */
+void sm_tcp_conf_default(struct sm_tcp_conf *c);
+
+const char *sm_transport_name(enum sm_transport t);
+const char *sm_cc_name(enum sm_cc_algo a);
+
+/* CUBIC's constants (RFC 9438 section 4). */
+#define SM_CUBIC_C 0.4
+#define SM_CUBIC_BETA 0.7
+
+/** Congestion control state of one sender. */
+struct sm_cc {
+	enum sm_cc_algo algo;
+	double cwnd;		/**< segments */
+	double ssthresh;	/**< segments */
+	/* CUBIC */
+	double w_max;		/**< window before the last reduction */
+	double w_last_max;	/**< for fast convergence */
+	double k;		/**< seconds from the epoch to reach w_max */
+	double w_est;		/**< the Reno-friendly estimate */
+	uint64_t epoch_ps;	/**< start of the congestion-avoidance epoch; UINT64_MAX: none */
+	uint64_t min_rtt_ps;	/**< smallest RTT seen (UINT64_MAX: none) */
+};
+
+void sm_cc_init(struct sm_cc *cc, enum sm_cc_algo algo, uint32_t init_cwnd);
+
+/**
+ * @p acked segments newly acknowledged at @p now_ps (rtt_ps: the sample of this ACK, 0 if none);
+ * @p limited: the sender had less in flight than its window (RFC 7661: the window does not grow).
+ */
+void sm_cc_on_ack(struct sm_cc *cc, uint32_t acked, uint64_t now_ps, uint64_t rtt_ps,
+		  bool limited);
+
+/** A loss detected by duplicate ACKs or SACK (fast recovery): the new ssthresh and window. */
+void sm_cc_on_loss(struct sm_cc *cc, uint32_t in_flight, uint64_t now_ps);
+
+/** A retransmission timeout: ssthresh from the window, the window to one segment. */
+void sm_cc_on_rto(struct sm_cc *cc, uint32_t in_flight, uint64_t now_ps);
+
+/**
+ * Sending again after @p idle_ps with nothing in flight (tcp_cwnd_restart()): with
+ * @p restart the window halves per RTO idle, down to the initial window; CUBIC's epoch moves by
+ * the idle time either way (bictcp_cwnd_event(CA_EVENT_TX_START)).
+ */
+void sm_cc_on_idle(struct sm_cc *cc, uint64_t idle_ps, uint64_t rto_ps, uint32_t init_cwnd,
+		   bool restart);
+
+/** The window as whole segments (at least 1). */
+static inline uint32_t
+sm_cc_window(const struct sm_cc *cc)
+{
+	return cc->cwnd < 1 ? 1 : (uint32_t)cc->cwnd;
+}
+
+/**
+ * The round trips slow start takes to send @p bytes from a window of @p iw segments of @p mss
+ * when nothing else limits it (the window doubling each round trip, delayed ACKs aside):
+ * the smallest r with iw (2^r - 1) mss >= bytes.  0 for 0 bytes.
+ */
+uint32_t sm_ss_rounds(uint64_t bytes, uint32_t mss, uint32_t iw);
+
+#endif /* SM_TCP_CC_H */

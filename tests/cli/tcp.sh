@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# job.transport = tcp: a 2-rank all-reduce over TCP across a 1 Gbit/s WAN of 5 ms one way, its
+# trace read by tshark's own TCP analysis as a real capture is; the first step pays slow start,
+# the next ones run at the ideal collective's time plus what ACKs and windows cost; a shallow
+# WAN queue with drop-tail makes losses TCP recovers from (fast retransmits, no stall); the same
+# seed gives the same trace byte for byte; a bulk TCP flow each way (background.bulk) takes its
+# share of the WAN and the job slows; bad settings are refused naming the key.
+# Usage: tcp.sh SYNCEMU_BINARY (run from the source root)
+set -u
+. "$(dirname "$0")/lib.sh"
+se=$(realpath "$1")
+
+job=(--set topology.data_centres=2 --set topology.workers_per_dc=1 --set wan.bandwidth=1Gbit/s
+	--set wan.latency=5ms --set job.bytes=4MiB --set run.mtu=1500 --set job.transport=tcp
+	-v A -n 3 -q)
+
+mkdir "$tmp/1" "$tmp/2"
+cd "$tmp/1"	# the trace's name is in it (its scenario): the same name for both runs
+expect_rc 0 "a TCP all-reduce, traced" -- "$se" run "${job[@]}" --json --trace t.pcapng -c tx
+cd "$OLDPWD"
+cp "$tmp/out" "$tmp/a.json"
+python3 - "$tmp/a.json" <<'PY' && ok "step 0 pays slow start; steps 1-2 within 5 % of the ideal collective's 44.05 ms" || bad "the TCP steps"
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+t = r["tcp"]
+steps = [s["emulated_ms"] for s in r["steps"]["rows"]]
+# ideal: 2 rounds of 2 MiB at 125 MB/s plus 2 x 5 ms = 43.6 + 0.4 ms of per-frame terms: 44.05
+assert t["resent"] == 0 and t["timeouts"] == 0 and t["data_segments"] > 0, t
+assert t["pure_acks"] > 0, t
+# slow start from 10 segments at a 10 ms RTT: about 8 round trips more than a full window
+assert steps[0] > steps[1] + 40, steps
+assert all(44.05 < s < 44.05 * 1.05 for s in steps[1:]), steps
+PY
+
+if command -v tshark >/dev/null; then
+	# the checksums on a short run traced whole (the long one keeps 90 bytes a frame)
+	"$se" run "${job[@]}" --set job.bytes=256KiB -n 1 --snaplen 0 --trace "$tmp/s.pcapng" \
+		-c tx >/dev/null 2>&1 || bad "a short TCP run traced whole"
+	tshark -r "$tmp/1/t.pcapng" -q -z conv,tcp 2>/dev/null | grep -c "<->" >"$tmp/conv"
+	tshark -r "$tmp/1/t.pcapng" -q -z expert 2>/dev/null >"$tmp/expert"
+	tshark -r "$tmp/s.pcapng" -o tcp.check_checksum:TRUE -T fields -e tcp.checksum.status \
+		2>/dev/null | sort | uniq -c >"$tmp/sums"
+	if [ "$(cat "$tmp/conv")" = 1 ] && ! grep -qE "Warns|Errors" "$tmp/expert" &&
+		[ "$(wc -l <"$tmp/sums")" = 1 ] && grep -qE " 1$" "$tmp/sums"; then
+		ok "tshark: one TCP conversation, no warning or error, every checksum right"
+	else
+		bad "tshark on the TCP trace: $(cat "$tmp/conv") conversations, checksum statuses $(cat "$tmp/sums")"
+		head -20 "$tmp/expert"
+	fi
+else
+	echo "# tshark is not installed: the trace's TCP is not read by it"
+fi
+
+(cd "$tmp/2" && "$se" run "${job[@]}" --trace t.pcapng -c tx >/dev/null 2>&1) ||
+	bad "the same run again"
+cmp -s "$tmp/1/t.pcapng" "$tmp/2/t.pcapng" && ok "the same trace byte for byte" ||
+	bad "two runs of one seed wrote different traces"
+
+# a WAN queue of 200 kB (a sixth of the 1.25 MB path) with the sync's frames drop-tail
+expect_rc 0 "losses at a shallow queue" -- "$se" run "${job[@]}" --set job.bytes=16MiB \
+	--set queues.wan=200kB --set queues.sync_lossless=no --json
+cp "$tmp/out" "$tmp/l.json"
+python3 - "$tmp/l.json" <<'PY' && ok "losses recovered: fast retransmits, every step done" || bad "TCP's recovery"
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+t = r["tcp"]
+assert len(r["steps"]["rows"]) == 3 and r["ok"], r["status"]
+assert t["resent"] > 0 and t["fast_retransmits"] > 0 and t["out_of_order"] > 0, t
+PY
+
+# a bulk TCP flow each way beside the job, on a WAN queue of 2 MB (the path's 1.25 MB and more)
+expect_rc 0 "beside a bulk TCP flow" -- "$se" run "${job[@]}" --set background.bulk=1 \
+	--set queues.wan=2MB --set queues.sync_lossless=no --set background.host_rate=10Gbit/s \
+	--set transport.congestion=reno --json
+cp "$tmp/out" "$tmp/k.json"
+python3 - "$tmp/k.json" <<'PY' && ok "the bulk flows took their share; the job's steps grew" || bad "the bulk flows"
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+b = r["bulk"]
+steps = [s["emulated_ms"] for s in r["steps"]["rows"]]
+# alone, steps 1-2 take 44.05-46.3 ms; sharing a 1 Gbit/s link with a backlogged flow each way,
+# a step's 2 x 2 MiB gets about half of it: far more than 60 ms (about 90 measured)
+assert b["delivered_bytes"] > 10e6 and b["resent"] > 0, b
+assert min(steps[1:]) > 60, steps
+PY
+
+expect_rc 2 "an unknown transport" -- "$se" run --set job.transport=udp -n 1
+expect_grep "$tmp/err" "allowed: frames, tcp" "the allowed values named"
+expect_rc 3 "tcp in partitions" -- "$se" run --set job.transport=tcp --set run.partitions=2 -n 1
+expect_grep "$tmp/err" "job.transport = tcp runs in one partition" "the keys named"
+expect_rc 3 "an MSS beyond the MTU" -- "$se" run --set job.transport=tcp --set transport.mss=9000 -n 1
+expect_grep "$tmp/err" "transport.mss: 9000" "the key named"
+finish
