@@ -9,7 +9,8 @@ An MLP of Linear(W, W) layers (and a last, narrower one) whose float32 parameter
       the compute-only time),
   a barrier, then --steps iterations with DDP's bucketed all-reduces (overlapping backward).
 Rank 0 writes OUT (step,kind,start_ns,end_ns; kind warmup, compute or step; CLOCK_REALTIME, the
-clock tcpdump stamps with) and OUT.meta (grad_bytes=..., buckets=..., layers=...).
+clock tcpdump stamps with) and OUT.meta (grad_bytes=..., layers=..., DDP's bucket sizes in bytes
+before and after it rebuilt them).
 The rank, the world size and the rendezvous come from the environment (RANK, WORLD_SIZE,
 MASTER_ADDR, MASTER_PORT; GLOO_SOCKET_IFNAME names the interface).
 """
@@ -77,14 +78,20 @@ def main():
     for i in range(a.steps):
         iteration(i, "step")
     dist.barrier()
+    try:
+        log = ddp._get_ddp_logging_data()
+        buckets = "bucket_sizes=%s\nrebuilt_bucket_sizes=%s\n" % (
+            log.get("bucket_sizes", ""), log.get("rebuilt_bucket_sizes", ""))
+    except (AttributeError, RuntimeError):
+        buckets = ""
     if rank == 0:
         with open(a.out + ".tmp", "w") as f:
             f.write("step,kind,start_ns,end_ns\n")
             for r in rows:
                 f.write("%d,%s,%d,%d\n" % r)
         with open(a.out + ".meta", "w") as f:
-            f.write("grad_bytes=%d\nlayers=%d\nwidth=%d\nbatch=%d\nworld=%d\n" % (
-                grad_bytes, nlayers, a.width, a.batch, dist.get_world_size()))
+            f.write("grad_bytes=%d\nlayers=%d\nwidth=%d\nbatch=%d\nworld=%d\n%s" % (
+                grad_bytes, nlayers, a.width, a.batch, dist.get_world_size(), buckets))
         os.replace(a.out + ".tmp", a.out)
     dist.destroy_process_group()
     return 0
