@@ -126,6 +126,10 @@ int tk_packet(struct tracker *t, const struct tr_packet *p, struct tk_ev *ev, ch
 int split_streams(struct tr_streams *s, const struct tr_stream_params *p, char *err,
 		  size_t errlen);
 
+/** Each major direction's job_lo and job_hi: its stream without a one-way prelude and
+ *  postlude (joint.c); 0 or -ENOMEM. */
+int joint_bounds(struct tr_streams *s);
+
 /** Each step's span, overlap and idle from the directions' steps and idle gaps (split.c). */
 void spans_fill(struct tr_streams *s);
 
