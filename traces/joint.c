@@ -23,6 +23,13 @@
  * bytes a step: the prelude, the postlude or both are left out only if that at least halves
  * the spread of the directions' volumes ((largest - smallest) / largest).  Without them the
  * bounds are the streams' ends, as before.
+ *
+ * Steps of different sizes (a job whose buffers change) are not equal volumes: when fewer than
+ * TR_VARY_SNAP_SHARE of the largest direction's equal cuts find an idle gap, joint_cuts() puts
+ * the N - 1 interior cuts at the N - 1 longest times every direction was idle (the compute
+ * between steps), each direction's cut its stream's offset there, if the shortest of them is
+ * TR_IDLE_SEP_MIN times the longest left out at least: otherwise nothing tells the steps apart,
+ * and the caller says so.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -263,5 +270,111 @@ joint_bounds(struct tr_streams *s)
 	free(t);
 	free(p);
 	free(maxs);
+	return 0;
+}
+
+/* An idle time of every direction: its midpoint and its length. */
+struct jidle {
+	uint64_t mid, dur;
+};
+
+static int
+cmp_jidle_dur(const void *a, const void *b)
+{
+	const struct jidle *x = a, *y = b;
+
+	return x->dur > y->dur ? -1 : x->dur < y->dur;
+}
+
+static int
+cmp_jidle_mid(const void *a, const void *b)
+{
+	const struct jidle *x = a, *y = b;
+
+	return x->mid < y->mid ? -1 : x->mid > y->mid;
+}
+
+int
+joint_cuts(struct tr_streams *s, uint32_t n, double *sep)
+{
+	uint64_t t0 = UINT64_MAX, t1 = 0, from = 0, lo_t, hi_t, min_ns = UINT64_MAX;
+	struct jedge *e;
+	struct jidle *c;
+	size_t ne = 0, cap = 0, i;
+	uint32_t d, nc = 0, k;
+	int idle = 0;
+
+	*sep = 0;
+	if (n < 2 || s->nmajor < 1)
+		return -ENOENT;
+	for (d = 0; d < s->nmajor; d++) {
+		cap += 2 * ((size_t)s->dir[d].ngaps + 2);
+		t0 = s->dir[d].first_ns < t0 ? s->dir[d].first_ns : t0;
+		t1 = s->dir[d].last_ns > t1 ? s->dir[d].last_ns : t1;
+		if (tk_ns(s->dir[d].idle_s) < min_ns)
+			min_ns = tk_ns(s->dir[d].idle_s);
+	}
+	if (min_ns < tk_ns(TR_JOINT_IDLE_MIN_S))
+		min_ns = tk_ns(TR_JOINT_IDLE_MIN_S);
+	lo_t = s->prelude_ns ? s->prelude_ns : t0;
+	hi_t = s->postlude_ns ? s->postlude_ns : t1;
+	e = malloc(cap * sizeof(*e));
+	c = malloc((cap / 2 + 1) * sizeof(*c));
+	if (e == NULL || c == NULL) {
+		free(e);
+		free(c);
+		return -ENOMEM;
+	}
+	for (d = 0; d < s->nmajor; d++) {
+		const struct tr_dir *x = &s->dir[d];
+		uint32_t g;
+
+		for (g = 0; g < x->ngaps; g++) {
+			e[ne++] = (struct jedge){ x->gap[g].start_ns, +1 };
+			e[ne++] = (struct jedge){ x->gap[g].start_ns + x->gap[g].dur_ns, -1 };
+		}
+		/* before its first packet and after its last it is idle */
+		e[ne++] = (struct jedge){ t0, +1 };
+		e[ne++] = (struct jedge){ x->first_ns, -1 };
+		e[ne++] = (struct jedge){ x->last_ns, +1 };
+		e[ne++] = (struct jedge){ t1, -1 };
+	}
+	qsort(e, ne, sizeof(*e), cmp_jedge);
+	for (i = 0; i < ne; i++) {
+		if (idle == (int)s->nmajor && e[i].delta < 0 && e[i].t - from >= min_ns) {
+			uint64_t mid = from + (e[i].t - from) / 2;
+
+			if (mid > lo_t && mid < hi_t)
+				c[nc++] = (struct jidle){ mid, e[i].t - from };
+		}
+		idle += e[i].delta;
+		if (idle == (int)s->nmajor && e[i].delta > 0)
+			from = e[i].t;
+	}
+	free(e);
+	if (nc < n - 1) {
+		free(c);
+		return -ENOENT;
+	}
+	qsort(c, nc, sizeof(*c), cmp_jidle_dur);
+	*sep = nc > n - 1 ? (double)c[n - 2].dur / (double)c[n - 1].dur : INFINITY;
+	if (*sep < TR_IDLE_SEP_MIN) {		/* they do not tell: the cuts stay */
+		free(c);
+		return -ENOENT;
+	}
+	qsort(c, n - 1, sizeof(*c), cmp_jidle_mid);
+	for (d = 0; d < s->nmajor; d++) {
+		struct tr_dir *x = &s->dir[d];
+
+		for (k = 1; k < n; k++) {
+			x->cut[k] = off_at(x, c[k - 1].mid);
+			if (x->cut[k] < x->cut[k - 1])
+				x->cut[k] = x->cut[k - 1];
+			if (x->cut[k] > x->cut[n])
+				x->cut[k] = x->cut[n];
+		}
+		x->snapped = n - 1;
+	}
+	free(c);
 	return 0;
 }

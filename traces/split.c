@@ -693,6 +693,32 @@ split_streams(struct tr_streams *s, const struct tr_stream_params *p, char *err,
 		if (rc != 0)
 			return rc;
 	}
+	/* equal volumes that miss the idle times: steps of different sizes */
+	if (n > 1 && s->dir[0].snapped < TR_VARY_SNAP_SHARE * (n - 1)) {
+		size_t len = strlen(s->how);
+		uint32_t snapped = s->dir[0].snapped;
+
+		rc = joint_cuts(s, n, &s->idle_sep);
+		if (rc == -ENOMEM)
+			return rc;
+		s->by_idle = rc == 0;
+		s->cuts_uncertain = rc != 0;
+		if (s->by_idle && len < sizeof(s->how))
+			len += (size_t)snprintf(s->how + len, sizeof(s->how) - len, "; equal "
+						"volumes missed the idle times (%u of %u cuts of %s "
+						"at one): cut at the %u longest times every direction "
+						"was idle instead (the steps' sizes differ", snapped,
+						n - 1, s->dir[0].name, n - 1);
+		if (s->by_idle && len < sizeof(s->how))
+			snprintf(s->how + len, sizeof(s->how) - len, isfinite(s->idle_sep) ?
+				 "; the shortest taken %.2f x the longest left)" : ")", s->idle_sep);
+		else if (len < sizeof(s->how))
+			snprintf(s->how + len, sizeof(s->how) - len, "; equal volumes missed the idle "
+				 "times (%u of %u cuts of %s at one), and the times every direction "
+				 "was idle do not tell where the steps end (the %u longest: the "
+				 "shortest %.2f x the next)", snapped, n - 1, s->dir[0].name, n - 1,
+				 s->idle_sep);
+	}
 	return 0;
 }
 

@@ -69,6 +69,15 @@
  *  small: neither a prelude nor a step. */
 #define TR_SMALL_SHARE 0.1
 
+/** The equal volumes of the largest direction found an idle gap at fewer than this share of
+ *  its cuts: the steps' volumes differ, and the cuts go to the times every direction was idle
+ *  (joint.c). */
+#define TR_VARY_SNAP_SHARE 0.5
+
+/** Cut so, the shortest idle time taken must be this many times the longest one left, or the
+ *  cuts are uncertain. */
+#define TR_IDLE_SEP_MIN 1.2
+
 /** Harmonics summed when the step count is found from the stream. */
 #define TR_PERIOD_HARMONICS 6
 
@@ -287,6 +296,11 @@ struct tr_streams {
 					 *   divisor of nsteps, and */
 	double runner_up_confidence;	/**< its share */
 	char how[512];			/**< how the capture was split, in words */
+	bool by_idle;			/**< cut at the times every direction was idle, not into
+					 *   equal volumes (the steps' volumes differ) */
+	double idle_sep;		/**< the shortest idle time taken / the longest left */
+	bool cuts_uncertain;		/**< equal volumes missed the idle times, and the idle
+					 *   times do not tell where the steps end */
 	uint64_t prelude_ns;		/**< 0, or the end of a one-way prelude left out */
 	uint64_t postlude_ns;		/**< 0, or the start of a one-way postlude left out */
 	/* the whole capture, over the steps */

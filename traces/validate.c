@@ -353,6 +353,12 @@ generic_streams(const struct tr_validate_params *o, const char *path, const stru
 	uint32_t k;
 
 	validate_stream_summary(st, rate, &m);
+	if (st->cuts_uncertain) {
+		v->uncertain = true;
+		snprintf(v->reason, sizeof(v->reason), "equal volumes miss the idle times (steps of "
+			 "different sizes?) and the times every direction was idle do not tell where "
+			 "the steps end");
+	}
 	if (st->by == TR_SPLIT_COLLECTIVE && st->coll_disagrees) {
 		char w[512];
 
@@ -396,6 +402,8 @@ generic_streams(const struct tr_validate_params *o, const char *path, const stru
 		json_object_set_new(split, "steps_exact_directions", json_pack("[f, f]",
 				    st->steps_dir_min, st->steps_dir_max));
 	}
+	json_object_set_new(split, "cuts", json_string(st->by_idle ? "joint idle" :
+						       "equal volumes"));
 	json_object_set_new(root, "mode", json_string("streams"));
 	json_object_set_new(root, "split", split);
 	json_object_set_new(root, "overlap_pct", isfinite(m.overlap_pct) ?
