@@ -469,10 +469,16 @@ validate_generic(const struct tr_validate_params *o, const char *path, struct tr
 			snprintf(fallback, sizeof(fallback), "%s: cut at idle gaps instead (give "
 				 "--steps N or --collective to cut the streams)", st->how);
 			bursts = true;
+			uint32_t d, flows = 0;
+
+			for (d = 0; d < st->nmajor; d++)
+				flows = st->dir[d].flows > flows ? st->dir[d].flows : flows;
 			v->uncertain = true;
 			snprintf(v->reason, sizeof(v->reason), "no step volume repeats in the "
 				 "streams (confidence %.2f): the bursts at idle gaps are not known "
-				 "to be the job's steps", st->confidence);
+				 "to be the job's steps%s", st->confidence, flows > 1 ?
+				 " (other traffic between the hosts? name it with --background, or "
+				 "select the job's with --filter)" : "");
 			tr_streams_free(st);
 		}
 	}
