@@ -428,7 +428,7 @@ validate_generic(const struct tr_validate_params *o, const char *path, struct tr
 {
 	const char *filter = o->filter;
 	bool bursts = o->bursts, have_sc = false;
-	char fallback[640] = "";
+	char fallback[768] = "";
 	double rate = o->rate;
 	uint32_t nspans = 0;
 	int rc;
@@ -466,19 +466,17 @@ validate_generic(const struct tr_validate_params *o, const char *path, struct tr
 			return -EINVAL;
 		}
 		if (st->nsteps == 0) {
-			snprintf(fallback, sizeof(fallback), "%s: cut at idle gaps instead (give "
-				 "--steps N or --collective to cut the streams)", st->how);
-			bursts = true;
 			uint32_t d, flows = 0;
 
+			/* the bursts are measurements of themselves (transfers of several sizes
+			 * held against alpha-beta), not of a job's steps: said, not uncertain */
 			for (d = 0; d < st->nmajor; d++)
 				flows = st->dir[d].flows > flows ? st->dir[d].flows : flows;
-			v->uncertain = true;
-			snprintf(v->reason, sizeof(v->reason), "no step volume repeats in the "
-				 "streams (confidence %.2f): the bursts at idle gaps are not known "
-				 "to be the job's steps%s", st->confidence, flows > 1 ?
-				 " (other traffic between the hosts? name it with --background, or "
-				 "select the job's with --filter)" : "");
+			snprintf(fallback, sizeof(fallback), "%s: cut at idle gaps instead (give "
+				 "--steps N or --collective to cut the streams%s)", st->how,
+				 flows > 1 ? "; other traffic between the hosts? name it with "
+				 "--background, or select the job's with --filter" : "");
+			bursts = true;
 			tr_streams_free(st);
 		}
 	}
