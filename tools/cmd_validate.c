@@ -446,7 +446,8 @@ val_usage(FILE *f)
 		   "at all, an input never overwritten (exit 2 if DIR or a file in it is refused).\n"
 		   "\n"
 		   "Exit codes: 0 ok, 1 failed, 2 bad command line, 3 bad trace or scenario,\n"
-		   "4 an error beyond --tolerance.",
+		   "4 an error beyond --tolerance, or steps found too uncertainly to hold any\n"
+		   "against it (said as UNCERTAIN, and in the JSON's \"uncertain\").",
 		   val_optv, N_OPTS);
 	fprintf(f, "\nexamples:\n"
 		   "  syncemu run -v A -n 5 -c tx,rx --trace a.pcapng && syncemu validate a.pcapng\n"
@@ -556,7 +557,7 @@ int
 cmd_validate(int argc, char **argv)
 {
 	struct val_opts o = { .nsets = 0, .tolerance = NAN };
-	struct verdict v = { 0, false };
+	struct verdict v = { .compared = false };
 	struct tr_validate_params p;
 	static const struct results_params rp = {
 		.json_flags = JSON_INDENT(1) | JSON_REAL_PRECISION(12), .json_newline = true,
@@ -613,6 +614,11 @@ cmd_validate(int argc, char **argv)
 	    v.worst > o.tolerance) {
 		fprintf(stderr, "syncemu validate: the largest error is %.3g %%, over the "
 			"tolerance of %.3g %%\n", v.worst, o.tolerance);
+		status = CLI_EXIT_TOLERANCE;
+	}
+	if (status == CLI_EXIT_OK && isfinite(o.tolerance) && v.uncertain) {
+		fprintf(stderr, "syncemu validate: uncertain (%s): no error is measured, so none "
+			"is within the tolerance\n", v.reason);
 		status = CLI_EXIT_TOLERANCE;
 	}
 out:

@@ -443,7 +443,8 @@ edge_cut(const struct tr_dir *d, double x, double w)
 static int
 place_cuts(struct tr_dir *d, uint32_t n)
 {
-	double v = (double)d->bytes / n, *x = NULL, a = 0, b = v;
+	double lo = (double)d->job_lo, len = (double)(d->job_hi - d->job_lo);
+	double v = len / n, *x = NULL, a = lo, b = v;
 	bool *at = NULL;
 	uint32_t k, m = 0, prev = 0;
 	int rc = -ENOMEM;
@@ -454,9 +455,9 @@ place_cuts(struct tr_dir *d, uint32_t n)
 	x = malloc(((size_t)n + 1) * sizeof(*x));
 	if (d->cut == NULL || d->step == NULL || at == NULL || x == NULL)
 		goto out;
-	d->cut[0] = 0;
-	d->cut[n] = d->bytes;
-	if (n > 1 && snap_cuts(d, n, 0, v, TR_EDGE_FRACTION * v, at) >= 2) {
+	d->cut[0] = d->job_lo;
+	d->cut[n] = d->job_hi;
+	if (n > 1 && snap_cuts(d, n, lo, v, TR_EDGE_FRACTION * v, at) >= 2) {
 		/* b: the median spacing of consecutive cuts at gaps; a: the median origin */
 		for (k = 1; k < n; k++) {
 			if (!at[k])
@@ -470,11 +471,14 @@ place_cuts(struct tr_dir *d, uint32_t n)
 			if (at[k])
 				x[m++] = (double)d->cut[k] - k * b;
 		a = median(x, m);
-		d->cut[0] = edge_cut(d, a, TR_SNAP_FRACTION * b);
-		d->cut[n] = edge_cut(d, a + n * b, TR_SNAP_FRACTION * b);
+		/* the ends of the job's part, where a one-way prelude or postlude set them (an
+		 * idle time of every direction: joint.c), else the idle gap nearest the pattern */
+		d->cut[0] = d->job_lo > 0 ? d->job_lo : edge_cut(d, a, TR_SNAP_FRACTION * b);
+		d->cut[n] = d->job_hi < d->bytes ? d->job_hi :
+			    edge_cut(d, a + n * b, TR_SNAP_FRACTION * b);
 		if (d->cut[n] < d->cut[0] + n) {	/* not a pattern after all */
-			d->cut[0] = 0;
-			d->cut[n] = d->bytes;
+			d->cut[0] = d->job_lo;
+			d->cut[n] = d->job_hi;
 		}
 	}
 	v = (double)(d->cut[n] - d->cut[0]) / n;
@@ -538,9 +542,21 @@ steps_of_collective(struct tr_streams *s, const struct tr_stream_params *p, char
 	}
 	s->coll_dir_bytes[0] = vol;
 	s->coll_dir_bytes[1] = 0;
-	for (i = 0; i < s->nmajor; i++)
-		sum += (double)s->dir[i].bytes / vol;
+	s->steps_dir_min = INFINITY;
+	s->steps_dir_max = 0;
+	for (i = 0; i < s->nmajor; i++) {
+		double x = (double)(s->dir[i].job_hi - s->dir[i].job_lo) / vol;
+
+		sum += x;
+		s->steps_dir_min = x < s->steps_dir_min ? x : s->steps_dir_min;
+		s->steps_dir_max = x > s->steps_dir_max ? x : s->steps_dir_max;
+		/* a step's bytes are the collective's and a few of the library's headers */
+		if (fabs(x - round(x)) > TR_COLL_SLACK * x + 0.02)
+			s->coll_disagrees = true;
+	}
 	s->steps_exact = sum / s->nmajor;
+	if (round(s->steps_dir_min) != round(s->steps_dir_max))
+		s->coll_disagrees = true;
 	if (s->steps_exact < 0.5) {
 		snprintf(err, errlen, "the job's streams hold %.3g of a step of the %s (%.0f bytes "
 			 "per direction: %u ranks, %u per host, buffer %.0f bytes): is the buffer "
@@ -570,15 +586,44 @@ steps_of_period(struct tr_streams *s, uint32_t *n)
 		return -ENOMEM;
 	}
 	for (i = 0; i < s->nmajor; i++) {
-		hi[i] = s->dir[i].bytes;
-		if (hi[i] < max)
-			max = (uint32_t)hi[i];
+		lo[i] = s->dir[i].job_lo;
+		hi[i] = s->dir[i].job_hi;
+		if (hi[i] - lo[i] < max)
+			max = (uint32_t)(hi[i] - lo[i]);
 	}
 	*n = tr_period_find(s->dir, s->nmajor, lo, hi, max, &s->confidence, &s->runner_up,
 			    &s->runner_up_confidence);
 	free(lo);
 	free(hi);
 	return 0;
+}
+
+/* Add to the split's words what was left out as a one-way prelude and postlude. */
+static void
+prelude_how(struct tr_streams *s)
+{
+	size_t len = strlen(s->how);
+	uint32_t i;
+
+	for (i = 0; i < 2; i++) {
+		uint64_t at = i ? s->postlude_ns : s->prelude_ns;
+		uint32_t d, top = 0;
+
+		if (at == 0)
+			continue;
+		for (d = 1; d < s->nmajor; d++)
+			if ((i ? s->dir[d].bytes - s->dir[d].job_hi : s->dir[d].job_lo) >
+			    (i ? s->dir[top].bytes - s->dir[top].job_hi : s->dir[top].job_lo))
+				top = d;
+		if (len < sizeof(s->how))
+			len += (size_t)snprintf(s->how + len, sizeof(s->how) - len, "; a one-way %s "
+						"left out (%" PRIu64 " bytes of %s, %s the other "
+						"directions were silent)", i ? "postlude" : "prelude",
+						i ? s->dir[top].bytes - s->dir[top].job_hi :
+						s->dir[top].job_lo, s->dir[top].name,
+						i ? "after the last step, while" :
+						"before the first step, while");
+	}
 }
 
 int
@@ -593,6 +638,10 @@ split_streams(struct tr_streams *s, const struct tr_stream_params *p, char *err,
 		for (j = 0; j < s->dir[i].ngaps; j++)
 			s->dir[i].gap[j].joint_ns =
 				(uint64_t)joint_idle(s, i, &s->dir[i].gap[j]);
+	/* a one-way prelude and postlude are not the job's steps */
+	rc = joint_bounds(s);
+	if (rc != 0)
+		return rc;
 	if (s->nmajor == 0) {
 		snprintf(s->how, sizeof(s->how), "no stream to cut: no packet selected carries "
 			 "application bytes");
@@ -601,8 +650,9 @@ split_streams(struct tr_streams *s, const struct tr_stream_params *p, char *err,
 	if (p->steps > 0) {
 		n = p->steps;
 		s->by = TR_SPLIT_STEPS;
-		snprintf(s->how, sizeof(s->how), "%u steps (given): each direction's stream cut into "
-			 "%u equal volumes", n, n);
+		snprintf(s->how, sizeof(s->how), "%u steps (%s): each direction's stream cut into "
+			 "%u equal volumes", n, p->steps_from_app ? "the application's, in "
+			 "--steps-csv" : "given", n);
 	} else if (p->coll != TR_COLL_NONE) {
 		rc = steps_of_collective(s, p, err, errlen, &n);
 		if (rc != 0)
@@ -622,15 +672,18 @@ split_streams(struct tr_streams *s, const struct tr_stream_params *p, char *err,
 		s->by = TR_SPLIT_PERIOD;
 		snprintf(s->how, sizeof(s->how), "%u steps found from the streams: their idle "
 			 "moments repeat every %.0f bytes of %s (confidence %.2f; next best %u "
-			 "steps, %.2f)", n, (double)s->dir[0].bytes / n, s->dir[0].name,
+			 "steps, %.2f)", n, (double)(s->dir[0].job_hi - s->dir[0].job_lo) / n,
+			 s->dir[0].name,
 			 s->confidence, s->runner_up, s->runner_up_confidence);
 	}
 	for (i = 0; i < s->nmajor; i++)
-		if (s->dir[i].bytes < n) {
+		if (s->dir[i].job_hi - s->dir[i].job_lo < n) {
 			snprintf(err, errlen, "%u steps, but the stream %s holds %" PRIu64 " bytes "
-				 "(a step needs one at least)", n, s->dir[i].name, s->dir[i].bytes);
+				 "(a step needs one at least)", n, s->dir[i].name,
+				 s->dir[i].job_hi - s->dir[i].job_lo);
 			return -EINVAL;
 		}
+	prelude_how(s);
 	s->step = calloc(n, sizeof(*s->step));
 	if (s->step == NULL)
 		return -ENOMEM;
@@ -639,6 +692,32 @@ split_streams(struct tr_streams *s, const struct tr_stream_params *p, char *err,
 		rc = place_cuts(&s->dir[i], n);
 		if (rc != 0)
 			return rc;
+	}
+	/* equal volumes that miss the idle times: steps of different sizes */
+	if (n > 1 && s->dir[0].snapped < TR_VARY_SNAP_SHARE * (n - 1)) {
+		size_t len = strlen(s->how);
+		uint32_t snapped = s->dir[0].snapped;
+
+		rc = joint_cuts(s, n, &s->idle_sep);
+		if (rc == -ENOMEM)
+			return rc;
+		s->by_idle = rc == 0;
+		s->cuts_uncertain = rc != 0;
+		if (s->by_idle && len < sizeof(s->how))
+			len += (size_t)snprintf(s->how + len, sizeof(s->how) - len, "; equal "
+						"volumes missed the idle times (%u of %u cuts of %s "
+						"at one): cut at the %u longest times every direction "
+						"was idle instead (the steps' sizes differ", snapped,
+						n - 1, s->dir[0].name, n - 1);
+		if (s->by_idle && len < sizeof(s->how))
+			snprintf(s->how + len, sizeof(s->how) - len, isfinite(s->idle_sep) ?
+				 "; the shortest taken %.2f x the longest left)" : ")", s->idle_sep);
+		else if (len < sizeof(s->how))
+			snprintf(s->how + len, sizeof(s->how) - len, "; equal volumes missed the idle "
+				 "times (%u of %u cuts of %s at one), and the times every direction "
+				 "was idle do not tell where the steps end (the %u longest: the "
+				 "shortest %.2f x the next)", snapped, n - 1, s->dir[0].name, n - 1,
+				 s->idle_sep);
 	}
 	return 0;
 }

@@ -53,6 +53,31 @@
 /** The first and last cuts move to an idle gap at most this share of a step into the stream. */
 #define TR_EDGE_FRACTION 0.1
 
+/** A direction's stream holds a whole number of a collective's steps within this share (and
+ *  0.02 of a step): its bytes and the library's headers. */
+#define TR_COLL_SLACK 0.01
+
+/** The joint structure (joint.c): every direction of the job idle this long at least (and
+ *  each direction's own idle threshold) splits the capture into periods. */
+#define TR_JOINT_IDLE_MIN_S 1e-3
+
+/** A period in which a direction carries less than this share of the busiest one's bytes is
+ *  one-way. */
+#define TR_ONE_WAY_SHARE 0.125
+
+/** A period whose busiest direction carries less than this share of the median period's is
+ *  small: neither a prelude nor a step. */
+#define TR_SMALL_SHARE 0.1
+
+/** The equal volumes of the largest direction found an idle gap at fewer than this share of
+ *  its cuts: the steps' volumes differ, and the cuts go to the times every direction was idle
+ *  (joint.c). */
+#define TR_VARY_SNAP_SHARE 0.5
+
+/** Cut so, the shortest idle time taken must be this many times the longest one left, or the
+ *  cuts are uncertain. */
+#define TR_IDLE_SEP_MIN 1.2
+
 /** Harmonics summed when the step count is found from the stream. */
 #define TR_PERIOD_HARMONICS 6
 
@@ -139,6 +164,8 @@ struct tr_stream_params {
 	const char *background;		/**< packets of the background (libpcap syntax), whatever
 					 *   @c filter says: taken out of the job's; NULL: none */
 	uint32_t steps;			/**< > 0: the capture holds this many steps */
+	bool steps_from_app;		/**< @c steps is the application's count (its step
+					 *   times were given) */
 	enum tr_coll coll;		/**< or: the step's volume from this collective */
 	uint32_t ranks;			/**< its ranks (>= 2) */
 	enum tr_placement place;	/**< how they are placed on the hosts */
@@ -229,6 +256,8 @@ struct tr_dir {
 	struct tr_dir_step *step;	/**< [nsteps] */
 	uint32_t snapped;		/**< interior cuts moved to an idle gap */
 	uint64_t before, after;		/**< stream bytes before the first cut, after the last */
+	uint64_t job_lo, job_hi;	/**< the job's part of the stream: without a one-way
+					 *   prelude and postlude (joint.c) */
 };
 
 /** How the steps were found. */
@@ -258,11 +287,22 @@ struct tr_streams {
 	double coll_dir_bytes[2];	/**< the collective's bytes for the ring edges and the
 					 *   others (TR_SPLIT_COLLECTIVE) */
 	double steps_exact;		/**< stream / collective bytes before rounding */
+	double steps_dir_min;		/**< the same, the direction that holds the fewest */
+	double steps_dir_max;		/**< and the most */
+	bool coll_disagrees;		/**< the directions do not hold a whole number of the
+					 *   collective's steps, or not the same number */
 	double confidence;		/**< TR_SPLIT_PERIOD: the harmonic sum's share, 0..1 */
 	uint32_t runner_up;		/**< the best step count that is not a multiple or a
 					 *   divisor of nsteps, and */
 	double runner_up_confidence;	/**< its share */
 	char how[512];			/**< how the capture was split, in words */
+	bool by_idle;			/**< cut at the times every direction was idle, not into
+					 *   equal volumes (the steps' volumes differ) */
+	double idle_sep;		/**< the shortest idle time taken / the longest left */
+	bool cuts_uncertain;		/**< equal volumes missed the idle times, and the idle
+					 *   times do not tell where the steps end */
+	uint64_t prelude_ns;		/**< 0, or the end of a one-way prelude left out */
+	uint64_t postlude_ns;		/**< 0, or the start of a one-way postlude left out */
 	/* the whole capture, over the steps */
 	uint64_t span_ns, overlap_ns, some_ns;
 	uint32_t *rank;			/**< internal: [id] the direction's index in dir[] */

@@ -126,6 +126,20 @@ int tk_packet(struct tracker *t, const struct tr_packet *p, struct tk_ev *ev, ch
 int split_streams(struct tr_streams *s, const struct tr_stream_params *p, char *err,
 		  size_t errlen);
 
+/** Each major direction's job_lo and job_hi: its stream without a one-way prelude and
+ *  postlude (joint.c); 0 or -ENOMEM. */
+int joint_bounds(struct tr_streams *s);
+
+/**
+ * Cut the job's part of every major direction (cut[0] and cut[n] placed) into @p n steps at the
+ * n - 1 longest times every direction was idle (joint.c): for steps whose volumes differ.  How
+ * much longer the last time taken is than the first left, in *@p sep (0: fewer than n - 1).
+ *
+ * @return 0; -ENOENT (fewer than n - 1 such times, or sep under TR_IDLE_SEP_MIN: the cuts are
+ *         left), -ENOMEM
+ */
+int joint_cuts(struct tr_streams *s, uint32_t n, double *sep);
+
 /** Each step's span, overlap and idle from the directions' steps and idle gaps (split.c). */
 void spans_fill(struct tr_streams *s);
 

@@ -340,7 +340,7 @@ static int
 generic_streams(const struct tr_validate_params *o, const char *path, const struct tr_reader *r,
 		const struct sc_scenario *sc, bool have_sc, double rate, struct table **tabs,
 		unsigned int *nt, struct results *res, struct tr_streams *st,
-		struct wire_span **spans, uint32_t *nspans, struct verdict *v)
+		struct wire_span **spans, uint32_t *nspans, json_t *warn, struct verdict *v)
 {
 	json_t *root = results_root(res);
 	static const char *const by[] = { "none", "steps", "collective", "period" };
@@ -353,6 +353,27 @@ generic_streams(const struct tr_validate_params *o, const char *path, const stru
 	uint32_t k;
 
 	validate_stream_summary(st, rate, &m);
+	if (st->cuts_uncertain) {
+		v->uncertain = true;
+		snprintf(v->reason, sizeof(v->reason), "equal volumes miss the idle times (steps of "
+			 "different sizes?) and the times every direction was idle do not tell where "
+			 "the steps end");
+	}
+	if (st->by == TR_SPLIT_COLLECTIVE && st->coll_disagrees) {
+		char w[512];
+
+		v->uncertain = true;
+		snprintf(v->reason, sizeof(v->reason), "the directions hold %.2f to %.2f steps of "
+			 "the %s's bytes, not one whole number", st->steps_dir_min,
+			 st->steps_dir_max, tr_coll_name(o->coll));
+		snprintf(w, sizeof(w), "the directions disagree with --collective %s: they hold "
+			 "%.3f to %.3f of its steps (%.0f bytes per direction), not one whole number "
+			 "(another algorithm or collective, a buffer of another size, a one-way "
+			 "prelude, or other traffic between the hosts): the step count %u is "
+			 "uncertain", tr_coll_name(o->coll), st->steps_dir_min, st->steps_dir_max,
+			 st->coll_dir_bytes[0], st->nsteps);
+		json_array_append_new(warn, json_string(w));
+	}
 	tabs[(*nt)++] = validate_dirs_table(st);
 	tabs[(*nt)++] = validate_steps_table(st, sync, v);
 	tabs[(*nt)++] = validate_step_dirs_table(st);
@@ -378,7 +399,11 @@ generic_streams(const struct tr_validate_params *o, const char *path, const stru
 		json_object_set_new(split, "collective", json_string(tr_coll_name(o->coll)));
 		json_object_set_new(split, "direction_bytes", json_real(st->coll_dir_bytes[0]));
 		json_object_set_new(split, "steps_exact", json_real(st->steps_exact));
+		json_object_set_new(split, "steps_exact_directions", json_pack("[f, f]",
+				    st->steps_dir_min, st->steps_dir_max));
 	}
+	json_object_set_new(split, "cuts", json_string(st->by_idle ? "joint idle" :
+						       "equal volumes"));
 	json_object_set_new(root, "mode", json_string("streams"));
 	json_object_set_new(root, "split", split);
 	json_object_set_new(root, "overlap_pct", isfinite(m.overlap_pct) ?
@@ -403,7 +428,7 @@ validate_generic(const struct tr_validate_params *o, const char *path, struct tr
 {
 	const char *filter = o->filter;
 	bool bursts = o->bursts, have_sc = false;
-	char fallback[640] = "";
+	char fallback[768] = "";
 	double rate = o->rate;
 	uint32_t nspans = 0;
 	int rc;
@@ -421,10 +446,14 @@ validate_generic(const struct tr_validate_params *o, const char *path, struct tr
 		struct tr_stream_params sp = {
 			.filter = filter, .ifaces = o->ifaces, .background = o->background,
 			.steps = (uint32_t)o->steps, .coll = o->coll, .ranks = (uint32_t)o->ranks,
+			/* the application's times hold its step count */
+			.steps_from_app = o->steps == 0 && o->coll == TR_COLL_NONE && app->n > 0,
 			.place = o->place, .rate_Bps = rate,
 			.coll_bytes = o->coll_bytes, .idle_s = o->idle,
 		};
 
+		if (sp.steps_from_app)
+			sp.steps = app->n;
 		rc = tr_streams_read(path, &sp, st, err, errlen);
 		if (rc != 0)
 			return rc == -ENOMEM ? rc : -EINVAL;
@@ -437,8 +466,16 @@ validate_generic(const struct tr_validate_params *o, const char *path, struct tr
 			return -EINVAL;
 		}
 		if (st->nsteps == 0) {
+			uint32_t d, flows = 0;
+
+			/* the bursts are measurements of themselves (transfers of several sizes
+			 * held against alpha-beta), not of a job's steps: said, not uncertain */
+			for (d = 0; d < st->nmajor; d++)
+				flows = st->dir[d].flows > flows ? st->dir[d].flows : flows;
 			snprintf(fallback, sizeof(fallback), "%s: cut at idle gaps instead (give "
-				 "--steps N or --collective to cut the streams)", st->how);
+				 "--steps N or --collective to cut the streams%s)", st->how,
+				 flows > 1 ? "; other traffic between the hosts? name it with "
+				 "--background, or select the job's with --filter" : "");
 			bursts = true;
 			tr_streams_free(st);
 		}
@@ -449,9 +486,22 @@ validate_generic(const struct tr_validate_params *o, const char *path, struct tr
 				    bur, spans, &nspans, v, err, errlen);
 	else
 		rc = generic_streams(o, path, *r, sc, have_sc, rate, tabs, nt, res, st, spans,
-				     &nspans, v);
+				     &nspans, warn, v);
 	if (rc != 0)
 		return rc;
+	if (app->n > 0 && !bursts && st->by != TR_SPLIT_STEPS && st->nsteps != app->n) {
+		char msg[512];
+
+		if (!v->uncertain)	/* the first reason */
+			snprintf(v->reason, sizeof(v->reason), "the wire's %u steps (%s) are not the "
+				 "application's %u", st->nsteps, st->by == TR_SPLIT_COLLECTIVE ?
+				 "from --collective" : "found from the streams", app->n);
+		v->uncertain = true;
+		snprintf(msg, sizeof(msg), "%u steps on the wire, %u in --steps-csv: the step count is "
+			 "uncertain (give --steps N, or leave --collective out to cut at the "
+			 "application's count)", st->nsteps, app->n);
+		json_array_append_new(warn, json_string(msg));
+	}
 	if (app->n > 0)
 		tabs[(*nt)++] = validate_app_table(*spans, nspans, bursts ? bur->b[0].start_ns :
 						   st->first_ns, app, v);
@@ -459,6 +509,10 @@ validate_generic(const struct tr_validate_params *o, const char *path, struct tr
 		json_object_set(results_root(res), "warnings", warn);
 	if (v->compared)
 		json_object_set_new(results_root(res), "max_error_pct", json_real(v->worst));
+	json_object_set_new(results_root(res), "uncertain", v->uncertain ?
+			    json_string(v->reason) : json_null());
+	if (v->uncertain)
+		results_line(res, "  UNCERTAIN: %s", v->reason);
 	json_array_foreach(warn, i, w)
 		results_line(res, "  warning: %s", json_string_value(w));
 	results_line(res, "%s", "");

@@ -25,6 +25,9 @@
 struct verdict {
 	double worst;		/**< max |error| %, over what was compared */
 	bool compared;		/**< anything was */
+	bool uncertain;		/**< the steps were not found with confidence: what was
+				 *   compared is not a measurement (reason: why) */
+	char reason[256];
 };
 
 /** Count @p err_pct (a relative error, %) into @p v; NaN is not counted. */
@@ -119,7 +122,8 @@ struct wire_span {
 };
 
 /** The application's steps @p a against the wire's @p w (@p t0: the capture's start, for the
- *  relative times); the differences into @p v. */
+ *  relative times); the differences into @p v, unless v->uncertain (then the table says they
+ *  are not measurements). */
 struct table *validate_app_table(const struct wire_span *w, uint32_t nw, uint64_t t0,
 				 const struct tr_appsteps *a, struct verdict *v);
 

@@ -536,7 +536,7 @@ validate_app_table(const struct wire_span *w, uint32_t nw, uint64_t t0,
 		}
 		wire = (int64_t)(w[k].end_ns - w[k].start_ns);
 		pct = app > 0 ? 100.0 * (double)(wire - app) / (double)app : NAN;
-		if (isfinite(pct))
+		if (isfinite(pct) && !v->uncertain)
 			verdict_add(v, pct);
 		e = x->end_ns - (int64_t)w[k].end_ns;
 		table_int(t, k);
@@ -556,5 +556,7 @@ validate_app_table(const struct wire_span *w, uint32_t nw, uint64_t t0,
 		   "each held against the wire step it overlaps most (the counts differ)");
 	if (unmatched > 0)
 		table_note(t, "%u application steps overlap no step on the wire", unmatched);
+	if (v->uncertain)
+		table_note(t, "UNCERTAIN, not measurements: %s", v->reason);
 	return t;
 }

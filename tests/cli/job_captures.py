@@ -7,7 +7,11 @@ segments 10 us apart, B 5 us after A, 5 ms of compute between), DIR/job.truth (e
 first and last packet times), DIR/job.csv (the application's own step times, 1 ms before and
 after the wire), DIR/transfers.pcap (three transfers of 1, 2 and 4 MB: no repeating step) and
 DIR/stalls.pcap (4 steps of 50 segments, a 3 ms stall in the middle of each, 2 ms between) and
-DIR/conns.pcap (a burst of 1000 connections, a segment each way, then one of 10, 1 ms later).
+DIR/conns.pcap (a burst of 1000 connections, a segment each way, then one of 10, 1 ms later)
+and DIR/prelude.pcap (the steps of job.pcap after A sent B 50,000 bytes alone, 5 ms before the
+first, and before B sent A 20,000 bytes alone, 5 ms after the last: DDP's broadcast of its
+parameters and a final gather; its steps' times in DIR/prelude.truth) and DIR/vary.pcap (5 steps
+of 20, 50, 80, 20 and 50 segments each way, 5 ms between; DIR/vary.truth).
     job_captures.py DIR long PACKETS
 writes DIR/longPACKETS.pcap: 20 bursts of 60-byte frames (6-byte TCP segments each way 1 us
 apart), 1 ms idle between, PACKETS in all."""
@@ -38,6 +42,33 @@ if len(sys.argv) > 2 and sys.argv[2] == "long":
     with open("%s/long%d.pcap" % (d, n), "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 96, 1) + buf)
     sys.exit(0)
+def job(t, seq, recs, truth, sizes=(50,) * 5):
+    for k in range(5):
+        start = t
+        for i in range(sizes[k]):
+            recs.append((t + i * 10000, tcp(t + i * 10000, A, B, 40000, 41000, seq[0], 1000)))
+            recs.append((t + i * 10000 + 5000, tcp(t + i * 10000 + 5000, B, A, 41000, 40000, seq[1], 1000)))
+            seq[0] += 1000; seq[1] += 1000
+        end = t + (sizes[k] - 1) * 10000 + 5000
+        truth.append((start, end))
+        t = end + 5000000
+    return t
+t, recs, truth, seq = 1700000000 * 10**9, [], [], [1000, 99999]
+for i in range(50):
+    recs.append((t, tcp(t, A, B, 40000, 41000, seq[0], 1000)))
+    t += 10000; seq[0] += 1000
+t = job(t + 5000000, seq, recs, truth)
+for i in range(20):
+    recs.append((t, tcp(t, B, A, 41000, 40000, seq[1], 1000)))
+    t += 10000; seq[1] += 1000
+pcap("prelude.pcap", recs)
+with open(d + "/prelude.truth", "w") as f:
+    f.write("".join("%d %d\n" % x for x in truth))
+t, recs, truth, seq = 1700000000 * 10**9, [], [], [1000, 99999]
+job(t, seq, recs, truth, (20, 50, 80, 20, 50))
+pcap("vary.pcap", recs)
+with open(d + "/vary.truth", "w") as f:
+    f.write("".join("%d %d\n" % x for x in truth))
 t, recs, truth, seq = 1700000000 * 10**9, [], [], [1000, 99999]
 for k in range(5):
     start = t

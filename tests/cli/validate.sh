@@ -149,12 +149,81 @@ cmp -s "$tmp/job.csv" "$tmp/tabs2/app_steps.csv" && ok "and leaves it" || bad "a
 expect_grep "$tmp/err" "--tables $tmp/tabs2/app_steps.csv is --steps-csv" "refused: it is an input"
 expect_rc 2 "--tables on a file" -- "$se" validate "$tmp/job.pcap" --steps 5 --tables "$tmp/job.csv"
 expect_grep "$tmp/err" "--tables $tmp/job.csv: not a directory" "names the path"
+# a one-way prelude and postlude (DDP's broadcast of its parameters, a final gather): left out
+# of the steps, found from the directions' joint structure (equal volumes put every cut 10 kB late)
+expect_rc 0 "a job with a one-way prelude and postlude, its steps found" -- "$se" validate \
+	"$tmp/prelude.pcap" --json
+python3 - "$tmp/out" <<'PY' && ok "5 steps found, the prelude and the postlude left out and said" || bad "the prelude: $(head -c 400 "$tmp/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["split"]["by"] == "period" and d["split"]["steps"] == 5, d["split"]
+assert "a one-way prelude left out (50000 bytes of 10.0.0.1 > 10.0.0.2" in d["split"]["how"], d["split"]
+assert "a one-way postlude left out (20000 bytes of 10.0.0.2 > 10.0.0.1" in d["split"]["how"], d["split"]
+assert d["uncertain"] is None, d["uncertain"]
+PY
+for how in "--steps 5" "--collective allreduce --ranks 2 --bytes 50kB"; do
+	expect_rc 0 "the same, $how" -- "$se" validate "$tmp/prelude.pcap" $how --json
+	python3 - "$tmp/out" "$tmp/prelude.truth" <<'PY' && ok "$how: every step's first and last packet to the nanosecond" || bad "$how: the steps after a prelude: $(head -c 400 "$tmp/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+truth = [tuple(map(int, l.split())) for l in open(sys.argv[2])]
+rows = d["tables"]["steps"]["rows"]
+assert [(r["start_ns"], r["end_ns"]) for r in rows] == truth, rows
+assert all([x["bytes"] for x in r["directions"]] == [50000, 50000] for r in rows), rows
+assert "warnings" not in d and d["uncertain"] is None, d
+PY
+done
+# steps of different sizes: equal volumes miss the idle times, so the cuts go to the times every
+# direction was idle
+expect_rc 0 "steps of different sizes" -- "$se" validate "$tmp/vary.pcap" --steps 5 --json
+python3 - "$tmp/out" "$tmp/vary.truth" <<'PY' && ok "each step to the nanosecond, cut at the joint idle times" || bad "steps of different sizes: $(head -c 400 "$tmp/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+truth = [tuple(map(int, l.split())) for l in open(sys.argv[2])]
+rows = d["tables"]["steps"]["rows"]
+assert [(r["start_ns"], r["end_ns"]) for r in rows] == truth, rows
+assert [r["bytes"] for r in rows] == [40000, 100000, 160000, 40000, 100000], rows
+assert d["split"]["cuts"] == "joint idle" and "cut at the 4 longest times" in d["split"]["how"], d["split"]
+assert d["uncertain"] is None, d["uncertain"]
+PY
+# never a confident wrong answer: the application's step count is used; a collective whose bytes
+# the directions do not hold, or whose step count is not the application's, is said uncertain
+expect_rc 0 "--steps-csv alone" -- "$se" validate "$tmp/job.pcap" --steps-csv "$tmp/job.csv" --json
+python3 -c "
+import json; d = json.load(open('$tmp/out'))
+assert d['split']['by'] == 'steps' and d['split']['steps'] == 5, d['split']
+assert \"5 steps (the application's, in --steps-csv)\" in d['split']['how'], d['split']" &&
+	ok "cut at the application's step count" || bad "--steps-csv's count: $(head -c 300 "$tmp/out")"
+expect_rc 0 "a collective the directions do not hold a whole number of" -- "$se" validate \
+	"$tmp/job.pcap" --collective allreduce --ranks 2 --bytes 40kB --json
+python3 -c "
+import json; d = json.load(open('$tmp/out'))
+assert d['split']['steps_exact_directions'] == [6.25, 6.25], d['split']
+assert 'the directions disagree with --collective allreduce: they hold 6.250 to 6.250' in d['warnings'][0], d['warnings']
+assert d['uncertain'].startswith('the directions hold 6.25 to 6.25 steps'), d['uncertain']" &&
+	ok "warned, and said uncertain" || bad "the collective's check: $(head -c 300 "$tmp/out")"
+expect_rc 4 "the same beside the application's times, with a tolerance" -- "$se" validate \
+	"$tmp/job.pcap" --collective allreduce --ranks 2 --bytes 40kB --steps-csv "$tmp/job.csv" \
+	--tolerance 400
+expect_grep "$tmp/err" "uncertain (the directions hold 6.25 to 6.25 steps of the allreduce's bytes" \
+	"exit 4: no error is measured"
+expect_grep "$tmp/out" "UNCERTAIN, not measurements" "the application's table says so"
+expect_rc 0 "a collective's step count that is not the application's" -- "$se" validate \
+	"$tmp/job.pcap" --collective allreduce --ranks 2 --bytes 25kB --steps-csv "$tmp/job.csv" --json
+python3 -c "
+import json; d = json.load(open('$tmp/out'))
+assert d['split']['steps'] == 10 and d['uncertain'], d
+assert '10 steps on the wire, 5 in --steps-csv: the step count is uncertain' in d['warnings'][-1], d
+assert 'max_error_pct' not in d, d" &&
+	ok "said uncertain, no error measured" || bad "the application's count: $(head -c 300 "$tmp/out")"
 # transfers of three sizes: nothing repeats, so bursts, saying so
 expect_rc 0 "transfers of three sizes" -- "$se" validate "$tmp/transfers.pcap" --json
 python3 -c "
 import json; d = json.load(open('$tmp/out'))
 assert d['mode'] == 'bursts' and d['split']['bursts'] == 3, d['split']
 assert any('no step volume repeats' in w for w in d['warnings']), d['warnings']
+assert d['uncertain'] is None, d['uncertain']
+assert any('other traffic between the hosts?' in w for w in d['warnings']), d['warnings']
 assert d['fit']['alpha_identifiable'], d['fit']" &&
 	ok "bursts, with why, and a fit of three sizes" || bad "the fallback: $(head -c 400 "$tmp/out")"
 expect_rc 0 "bursts cut where the gaps inside are as long as between" -- "$se" validate \

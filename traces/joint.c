@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The job's part of each direction's stream, from the joint structure of the directions
+ * (streams.h): what a direction sent while the others were silent, before the job's first
+ * exchange and after its last, is not a step.
+ *
+ * A job's steps are exchanges: every direction of the job carries a share of each.  A job also
+ * sends one way only at times: PyTorch DDP broadcasts its parameters from rank 0 before the
+ * first iteration (a step's volume one way, none back), a library's set-up or a final gather
+ * sends a little.  Cut into equal volumes, such a direction's stream puts every cut a part of a
+ * step late.  So the capture is split in time into *periods* at the times when every direction
+ * of the job was idle (joint idle times of at least TR_JOINT_IDLE_MIN_S); a period is *one-way*
+ * when some direction carried less than TR_ONE_WAY_SHARE of the bytes the busiest one carried
+ * in it, and *small* when its busiest direction carried less than TR_SMALL_SHARE of the median
+ * period's (by bytes: half the bytes are in periods as large or larger).  If a one-way period
+ * that is not small comes before the first two-way period that is not small (a prelude), the
+ * job's part starts with that two-way period; if one comes after the last (a postlude), the
+ * job's part ends with that one (the small periods beside them go too); each
+ * direction's bounds are its stream's offsets at those two times (every direction is idle
+ * there: its offset is its stream's position in its idle gap).  A step whose directions took
+ * turns can also look one-way (a period each way, the reduction's compute between): it is told
+ * from a prelude by the volumes, since a collective between hosts sends each of them the same
+ * bytes a step: the prelude, the postlude or both are left out only if that at least halves
+ * the spread of the directions' volumes ((largest - smallest) / largest).  Without them the
+ * bounds are the streams' ends, as before.
+ *
+ * Steps of different sizes (a job whose buffers change) are not equal volumes: when fewer than
+ * TR_VARY_SNAP_SHARE of the largest direction's equal cuts find an idle gap, joint_cuts() puts
+ * the N - 1 interior cuts at the N - 1 longest times every direction was idle (the compute
+ * between steps), each direction's cut its stream's offset there, if the shortest of them is
+ * TR_IDLE_SEP_MIN times the longest left out at least: otherwise nothing tells the steps apart,
+ * and the caller says so.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stream.h"
+#include "streams.h"
+#include "streams_impl.h"
+
+/* An idle interval of one direction, as edges: +1 it goes idle, -1 it is busy again. */
+struct jedge {
+	uint64_t t;
+	int delta;
+};
+
+static int
+cmp_jedge(const void *a, const void *b)
+{
+	const struct jedge *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->delta - y->delta;
+}
+
+/* Direction @p d's stream offset at time @p t, when @p d is idle at @p t (before its first data
+ * packet: 0; after its last: its length; else the gap that holds t). */
+static uint64_t
+off_at(const struct tr_dir *d, uint64_t t)
+{
+	uint32_t lo = 0, hi = d->ngaps;
+
+	if (t <= d->first_ns)
+		return 0;
+	if (t >= d->last_ns)
+		return d->bytes;
+	while (lo < hi) {			/* the first gap ending after t */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (d->gap[mid].start_ns + d->gap[mid].dur_ns <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < d->ngaps && d->gap[lo].start_ns <= t)
+		return d->gap[lo].off;
+	/* not in a gap (no joint idle time is): the previous gap's offset is the nearest known */
+	return lo > 0 ? d->gap[lo - 1].off : 0;
+}
+
+/* A period between two joint idle times: each direction's bytes in it. */
+struct period {
+	uint64_t t0, t1;		/* the joint idle times around it (their midpoints) */
+	uint64_t maxb, minb;
+};
+
+/* The joint idle times of the major directions (at least @p min_ns long), as their midpoints,
+ * the capture's start and end first and last; *@p n of them.  NULL on ENOMEM. */
+static uint64_t *
+joint_idle_times(const struct tr_streams *s, uint64_t min_ns, uint32_t *n)
+{
+	uint64_t t0 = UINT64_MAX, t1 = 0, *mid = NULL, from = 0;
+	struct jedge *e;
+	size_t ne = 0, cap = 2, i;
+	uint32_t d, nm = 0;
+	int idle = 0;
+
+	for (d = 0; d < s->nmajor; d++) {
+		cap += 2 * ((size_t)s->dir[d].ngaps + 2);
+		t0 = s->dir[d].first_ns < t0 ? s->dir[d].first_ns : t0;
+		t1 = s->dir[d].last_ns > t1 ? s->dir[d].last_ns : t1;
+	}
+	e = malloc(cap * sizeof(*e));
+	mid = malloc((cap / 2 + 2) * sizeof(*mid));
+	if (e == NULL || mid == NULL) {
+		free(e);
+		free(mid);
+		return NULL;
+	}
+	for (d = 0; d < s->nmajor; d++) {
+		const struct tr_dir *x = &s->dir[d];
+		uint32_t g;
+
+		if (x->first_ns > t0) {
+			e[ne++] = (struct jedge){ t0, +1 };
+			e[ne++] = (struct jedge){ x->first_ns, -1 };
+		}
+		for (g = 0; g < x->ngaps; g++) {
+			e[ne++] = (struct jedge){ x->gap[g].start_ns, +1 };
+			e[ne++] = (struct jedge){ x->gap[g].start_ns + x->gap[g].dur_ns, -1 };
+		}
+		if (x->last_ns < t1) {
+			e[ne++] = (struct jedge){ x->last_ns, +1 };
+			e[ne++] = (struct jedge){ t1, -1 };
+		}
+	}
+	qsort(e, ne, sizeof(*e), cmp_jedge);
+	mid[nm++] = t0;
+	for (i = 0; i < ne; i++) {
+		if (idle == (int)s->nmajor && e[i].delta < 0 && e[i].t - from >= min_ns &&
+		    from > t0 && e[i].t < t1)
+			mid[nm++] = from + (e[i].t - from) / 2;
+		idle += e[i].delta;
+		if (idle == (int)s->nmajor && e[i].delta > 0)
+			from = e[i].t;
+	}
+	mid[nm++] = t1;
+	free(e);
+	*n = nm;
+	return mid;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* The spread of the major directions' volumes between times @p lo_t and @p hi_t (each idle
+ * then): (largest - smallest) / largest. */
+static double
+spread(const struct tr_streams *s, uint64_t lo_t, uint64_t hi_t)
+{
+	double mx = 0, mn = INFINITY;
+	uint32_t d;
+
+	for (d = 0; d < s->nmajor; d++) {
+		uint64_t a = off_at(&s->dir[d], lo_t), b = off_at(&s->dir[d], hi_t);
+		double x = b > a ? (double)(b - a) : 0;
+
+		mx = x > mx ? x : mx;
+		mn = x < mn ? x : mn;
+	}
+	return mx > 0 ? (mx - mn) / mx : 0;
+}
+
+int
+joint_bounds(struct tr_streams *s)
+{
+	uint64_t *t, *maxs, med, sum = 0, min_ns = UINT64_MAX, lo_t, hi_t;
+	struct period *p;
+	uint32_t nt, np, d, k, first2 = UINT32_MAX, last2 = 0, pre = UINT32_MAX, post = UINT32_MAX;
+	unsigned int c, best = 0;
+	double best_x = INFINITY;
+
+	s->prelude_ns = s->postlude_ns = 0;
+	for (d = 0; d < s->nmajor; d++) {
+		s->dir[d].job_lo = 0;
+		s->dir[d].job_hi = s->dir[d].bytes;
+		if (tk_ns(s->dir[d].idle_s) < min_ns)
+			min_ns = tk_ns(s->dir[d].idle_s);
+	}
+	if (s->nmajor < 2)
+		return 0;
+	if (min_ns < tk_ns(TR_JOINT_IDLE_MIN_S))
+		min_ns = tk_ns(TR_JOINT_IDLE_MIN_S);
+	t = joint_idle_times(s, min_ns, &nt);
+	if (t == NULL)
+		return -ENOMEM;
+	np = nt - 1;
+	p = calloc(np ? np : 1, sizeof(*p));
+	maxs = calloc(np ? np : 1, sizeof(*maxs));
+	if (p == NULL || maxs == NULL) {
+		free(t);
+		free(p);
+		free(maxs);
+		return -ENOMEM;
+	}
+	for (k = 0; k < np; k++) {
+		p[k].t0 = t[k];
+		p[k].t1 = t[k + 1];
+		p[k].minb = UINT64_MAX;
+		for (d = 0; d < s->nmajor; d++) {
+			uint64_t a = off_at(&s->dir[d], p[k].t0), b = off_at(&s->dir[d], p[k].t1);
+			uint64_t x = b > a ? b - a : 0;
+
+			p[k].maxb = x > p[k].maxb ? x : p[k].maxb;
+			p[k].minb = x < p[k].minb ? x : p[k].minb;
+		}
+		maxs[k] = p[k].maxb;
+	}
+	/* the median period by bytes: half the bytes are in periods as large or larger (small
+	 * periods, a few messages each, can be the most) */
+	qsort(maxs, np, sizeof(*maxs), cmp_u64);
+	for (k = 0; k < np; k++)
+		sum += maxs[k];
+	for (k = 0, med = 0; k < np && 2 * med < sum; k++)
+		med += maxs[k];
+	med = k > 0 ? maxs[k - 1] : 0;
+#define BIG(k) ((double)p[k].maxb >= TR_SMALL_SHARE * (double)med && p[k].maxb > 0)
+#define TWO_WAY(k) ((double)p[k].minb >= TR_ONE_WAY_SHARE * (double)p[k].maxb)
+	for (k = 0; k < np; k++)
+		if (BIG(k) && TWO_WAY(k)) {
+			if (first2 == UINT32_MAX)
+				first2 = k;
+			last2 = k;
+		}
+	for (k = 0; first2 != UINT32_MAX && k < first2; k++)
+		if (BIG(k) && !TWO_WAY(k))
+			pre = k;
+	for (k = np; first2 != UINT32_MAX && k-- > last2 + 1;)
+		if (BIG(k) && !TWO_WAY(k))
+			post = k;
+#undef BIG
+#undef TWO_WAY
+	/* the small periods between them go too (a library's few messages around its set-up) */
+	lo_t = pre != UINT32_MAX ? p[first2].t0 : 0;
+	hi_t = post != UINT32_MAX ? p[last2].t1 : UINT64_MAX;
+	/* which of them to leave out: the choice with the least spread, if it halves it */
+	for (c = 1; c < 4; c++) {
+		double x;
+
+		if (((c & 1) && pre == UINT32_MAX) || ((c & 2) && post == UINT32_MAX))
+			continue;
+		x = spread(s, c & 1 ? lo_t : 0, c & 2 ? hi_t : UINT64_MAX);
+		if (x < 0.5 * spread(s, 0, UINT64_MAX) && (best == 0 || x < best_x)) {
+			best = c;
+			best_x = x;
+		}
+	}
+	for (d = 0; d < s->nmajor; d++) {
+		if (best & 1)
+			s->dir[d].job_lo = off_at(&s->dir[d], lo_t);
+		if (best & 2)
+			s->dir[d].job_hi = off_at(&s->dir[d], hi_t);
+		if (s->dir[d].job_hi < s->dir[d].job_lo)
+			s->dir[d].job_hi = s->dir[d].job_lo;
+	}
+	if (best & 1)
+		s->prelude_ns = lo_t;
+	if (best & 2)
+		s->postlude_ns = hi_t;
+	free(t);
+	free(p);
+	free(maxs);
+	return 0;
+}
+
+/* An idle time of every direction: its midpoint and its length. */
+struct jidle {
+	uint64_t mid, dur;
+};
+
+static int
+cmp_jidle_dur(const void *a, const void *b)
+{
+	const struct jidle *x = a, *y = b;
+
+	return x->dur > y->dur ? -1 : x->dur < y->dur;
+}
+
+static int
+cmp_jidle_mid(const void *a, const void *b)
+{
+	const struct jidle *x = a, *y = b;
+
+	return x->mid < y->mid ? -1 : x->mid > y->mid;
+}
+
+int
+joint_cuts(struct tr_streams *s, uint32_t n, double *sep)
+{
+	uint64_t t0 = UINT64_MAX, t1 = 0, from = 0, lo_t, hi_t, min_ns = UINT64_MAX;
+	struct jedge *e;
+	struct jidle *c;
+	size_t ne = 0, cap = 0, i;
+	uint32_t d, nc = 0, k;
+	int idle = 0;
+
+	*sep = 0;
+	if (n < 2 || s->nmajor < 1)
+		return -ENOENT;
+	for (d = 0; d < s->nmajor; d++) {
+		cap += 2 * ((size_t)s->dir[d].ngaps + 2);
+		t0 = s->dir[d].first_ns < t0 ? s->dir[d].first_ns : t0;
+		t1 = s->dir[d].last_ns > t1 ? s->dir[d].last_ns : t1;
+		if (tk_ns(s->dir[d].idle_s) < min_ns)
+			min_ns = tk_ns(s->dir[d].idle_s);
+	}
+	if (min_ns < tk_ns(TR_JOINT_IDLE_MIN_S))
+		min_ns = tk_ns(TR_JOINT_IDLE_MIN_S);
+	lo_t = s->prelude_ns ? s->prelude_ns : t0;
+	hi_t = s->postlude_ns ? s->postlude_ns : t1;
+	e = malloc(cap * sizeof(*e));
+	c = malloc((cap / 2 + 1) * sizeof(*c));
+	if (e == NULL || c == NULL) {
+		free(e);
+		free(c);
+		return -ENOMEM;
+	}
+	for (d = 0; d < s->nmajor; d++) {
+		const struct tr_dir *x = &s->dir[d];
+		uint32_t g;
+
+		for (g = 0; g < x->ngaps; g++) {
+			e[ne++] = (struct jedge){ x->gap[g].start_ns, +1 };
+			e[ne++] = (struct jedge){ x->gap[g].start_ns + x->gap[g].dur_ns, -1 };
+		}
+		/* before its first packet and after its last it is idle */
+		e[ne++] = (struct jedge){ t0, +1 };
+		e[ne++] = (struct jedge){ x->first_ns, -1 };
+		e[ne++] = (struct jedge){ x->last_ns, +1 };
+		e[ne++] = (struct jedge){ t1, -1 };
+	}
+	qsort(e, ne, sizeof(*e), cmp_jedge);
+	for (i = 0; i < ne; i++) {
+		if (idle == (int)s->nmajor && e[i].delta < 0 && e[i].t - from >= min_ns) {
+			uint64_t mid = from + (e[i].t - from) / 2;
+
+			if (mid > lo_t && mid < hi_t)
+				c[nc++] = (struct jidle){ mid, e[i].t - from };
+		}
+		idle += e[i].delta;
+		if (idle == (int)s->nmajor && e[i].delta > 0)
+			from = e[i].t;
+	}
+	free(e);
+	if (nc < n - 1) {
+		free(c);
+		return -ENOENT;
+	}
+	qsort(c, nc, sizeof(*c), cmp_jidle_dur);
+	*sep = nc > n - 1 ? (double)c[n - 2].dur / (double)c[n - 1].dur : INFINITY;
+	if (*sep < TR_IDLE_SEP_MIN) {		/* they do not tell: the cuts stay */
+		free(c);
+		return -ENOENT;
+	}
+	qsort(c, n - 1, sizeof(*c), cmp_jidle_mid);
+	for (d = 0; d < s->nmajor; d++) {
+		struct tr_dir *x = &s->dir[d];
+
+		for (k = 1; k < n; k++) {
+			x->cut[k] = off_at(x, c[k - 1].mid);
+			if (x->cut[k] < x->cut[k - 1])
+				x->cut[k] = x->cut[k - 1];
+			if (x->cut[k] > x->cut[n])
+				x->cut[k] = x->cut[n];
+		}
+		x->snapped = n - 1;
+	}
+	free(c);
+	return 0;
+}
