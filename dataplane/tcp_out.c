@@ -136,6 +136,8 @@ send_seg(struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_tcp_seg *s, dp_time_
 	p.meta.round = s->round;
 	if (s->flags & DP_TCP_S_LAST)
 		p.meta.flags |= DP_SE_F_LAST;
+	if (s->flags & DP_TCP_S_CTL)
+		p.meta.flags |= DP_SE_F_CTL;
 	s->sent = now;
 	c->segs_out++;
 	c->last_tx = now;
@@ -202,14 +204,14 @@ send_one(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now, dp_time_t *star
 	s->round = m->round;
 	s->phase = m->phase;
 	s->chunk = m->chunk;
-	s->flags = 0;
+	s->flags = m->ctl ? DP_TCP_S_CTL : 0;
 	c->snd_nxt += len;
 	m->left -= len;
 	if (m->left == 0) {
 		s->flags |= DP_TCP_S_LAST;
 		c->msg_head++;
 	}
-	if (t->app.made != NULL)
+	if (t->app.made != NULL && !(s->flags & DP_TCP_S_CTL))
 		t->app.made(t->app.arg, s->step);
 	return send_seg(t, c, s, now, start) == 0 ? 1 : -ENOBUFS;
 }

@@ -24,6 +24,16 @@ sm_tcp_conf_default(struct sm_tcp_conf *c)
 	c->rwnd = 3 * 1048576.0;	/* tcp_rmem's 6 MiB, half of it for the window */
 	c->sndbuf = 4 * 1048576.0;	/* tcp_wmem's 4 MiB */
 	c->mss = 0;
+	c->proto = SM_PROTO_PLAIN;
+	c->eager_limit = 65536;
+	c->reduce_rate = 0;
+	c->start_skew = 0;
+}
+
+const char *
+sm_proto_name(enum sm_msg_proto p)
+{
+	return p == SM_PROTO_OPENMPI ? "openmpi" : p == SM_PROTO_GLOO ? "gloo" : "plain";
 }
 
 const char *
