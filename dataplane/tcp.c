@@ -252,7 +252,7 @@ tcp_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 {
 	struct dp_tcp *t = (struct dp_tcp *)e;
 	struct dp_tcp_conn *c;
-	bool ours;
+	bool ours, more;
 
 	if (!(p->meta.flags & DP_SE_F_TCP) && t->app.pass != NULL) {	/* not TCP's: the app's */
 		t->app.pass->ops->rx(t->app.pass, p, now);
@@ -273,11 +273,12 @@ tcp_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 		dp_frame_end(e->eng, p);
 		return;
 	}
-	dp_tcp_ack_in(t, c, p, now);
+	more = dp_tcp_ack_in(t, c, p, now);
 	if (p->meta.payload > 0 && !(p->meta.flags & DP_SE_F_TCP_SACK))
 		dp_tcp_data_in(t, c, p, now);
 	dp_frame_end(e->eng, p);
-	dp_tcp_output(t, now);
+	if (more)
+		dp_tcp_output(t, now);	/* (an app's write from a callback has sent already) */
 	dp_tcp_resched(t);
 }
 

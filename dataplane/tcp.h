@@ -209,7 +209,7 @@ void dp_tcp_stats_add(const struct dp_tcp *t, struct dp_tcp_stats *s);
 struct dp_tcp_conn *dp_tcp_conn_of(struct dp_tcp *t, uint32_t peer);
 void dp_tcp_output(struct dp_tcp *t, dp_time_t now);
 void dp_tcp_send_ack(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now);
-void dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p,
+bool dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p,
 		   dp_time_t now);
 void dp_tcp_data_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p,
 		    dp_time_t now);
