@@ -124,4 +124,15 @@ sm_cc_window(const struct sm_cc *cc)
  */
 uint32_t sm_ss_rounds(uint64_t bytes, uint32_t mss, uint32_t iw);
 
+/**
+ * What slow start costs one flow of @p bytes over a path of @p rate B/s and round trip @p rtt
+ * seconds, in segments of @p mss from a window of @p iw, no loss, an ACK per segment: the
+ * window doubles each round trip until it covers the path (rate x rtt), the rest goes at the
+ * rate.  Returns the flow's time from its first byte sent to its last received, less the same
+ * at the rate from the start (bytes / rate + rtt / 2): the extra time slow start adds (0 for a
+ * window that covers the path from the start).  *@p rounds: the round trips spent in slow start.
+ */
+double sm_ss_extra(uint64_t bytes, double rate, double rtt, uint32_t mss, uint32_t iw,
+		   uint32_t *rounds);
+
 #endif /* SM_TCP_CC_H */
