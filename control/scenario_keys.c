@@ -114,6 +114,13 @@ static const struct sc_key_name opkind_names[] = {
 	{ NULL, 0 },
 };
 
+static const struct sc_key_name library_names[] = {
+	{ "ideal", SM_LIB_IDEAL },
+	{ "openmpi", SM_LIB_OPENMPI },
+	{ "gloo", SM_LIB_GLOO },
+	{ NULL, 0 },
+};
+
 static const struct sc_key_name direction_names[] = {
 	{ "all", SC_DIRECTIONS_ALL },
 	{ "one", SC_DIRECTIONS_ONE },
@@ -253,6 +260,14 @@ static const struct sc_key keys[] = {
 	     "what variant A runs on the dense gradient of B bytes: allreduce (the deck's), "
 	     "allgather (B / W from each worker), reducescatter (each ends with B / W of the sum), "
 	     "alltoall (B / W to each worker, a pairwise exchange whatever job.collective says)"),
+	ENUM("job", "library", model.job.library, library_names,
+	     "whose all-reduce variant A's job runs: ideal = job.collective's (the deck's); "
+	     "openmpi = Open MPI 4.1 coll_tuned's fixed decision by ranks and bytes (the "
+	     "algorithm is named by syncemu model); gloo = gloo's ring all-reduce"),
+	DBL("job", "compute", model.job.compute, SC_UNIT_TIME, 0, 1e6, 0,
+	    "compute time per step, replacing the FLOP model's (tokens x parameters x "
+	    "flops_per_param_token at gpu.mfu x gpu.peak) in the model and the run; 0 = the FLOP "
+	    "model's"),
 
 	DBL("module", "lanes", model.mod.lanes, SC_UNIT_NUMBER, 0, NOLIM, KF_MIN_OPEN,
 	    "optical lanes"),
