@@ -40,6 +40,7 @@ add(struct sm_plan *plan, const char *what, enum sm_hop hop, enum sm_xfer xfer,
 	ph->ring = ring;
 	ph->stride = stride;
 	ph->pairwise = false;
+	ph->back = false;
 	ph->tree = SM_TREE_NONE;
 	ph->chunks = 1;
 }
@@ -680,7 +681,7 @@ sm_phase_round_load(const struct sm_params *p, const struct sm_phase *ph, unsign
 struct phase_key {
 	unsigned int d, n, ring, stride, rounds;
 	enum sm_wan_shape shape;
-	bool pairwise;
+	bool pairwise, back;
 	enum sm_tree_dir tree;
 };
 
@@ -707,6 +708,7 @@ sm_phase_load(const struct sm_params *p, const struct sm_phase *ph, struct sm_ph
 	key.rounds = ph->pairwise ? ph->rounds : 1;
 	key.shape = p->topo.wan;
 	key.pairwise = ph->pairwise;
+	key.back = ph->back;
 	key.tree = ph->tree;
 	if (ph->tree != SM_TREE_NONE)
 		key.rounds = ph->rounds;

@@ -64,12 +64,14 @@ struct sm_phase {
 	unsigned int stride;	/**< worker-index distance to the ring neighbour */
 	bool pairwise;		/**< round k (from 0) sends k + 1 places on around the ring (a
 				 *   pairwise exchange); else every round one place on */
+	bool back;		/**< every round sends ring - 1 places on: to the worker a ring
+				 *   round receives from (a library's ready messages) */
 	enum sm_tree_dir tree;	/**< not a ring: rounds of the double binary tree over the
 				 *   @c ring workers (sm_phase_sends()); @c bytes per chunk */
 	unsigned int chunks;	/**< a tree's chunks: rounds = chunks + height - 1 */
 };
 
-#define SM_PHASES_MAX 16
+#define SM_PHASES_MAX 64
 
 /**
  * The worker that @p w sends to (@p dir = +1) or receives from (-1) in rings of @p ring workers
@@ -89,6 +91,8 @@ sm_ring_peer(uint32_t w, uint32_t ring, uint32_t stride, uint32_t shift, int dir
 static inline unsigned int
 sm_phase_shift(const struct sm_phase *ph, unsigned int k)
 {
+	if (ph->back)
+		return ph->ring - 1;
 	return ph->pairwise ? k + 1 : 1;
 }
 

@@ -11,8 +11,15 @@
  * k from 0) then an all-gather by recursive doubling (B / W ... B / 2, k from log2 W - 1 down):
  * an exchange with rank XOR 2^k is a ring of 2 ranks 2^k apart.  Their non-power-of-two first and
  * last steps (the extra ranks fold into their neighbours, one way) have no ring round.
+ *
+ * gloo's ring all-reduce (gloo/allreduce.cc, ring()): B in S = W x ceil(max(ceil(B / 1 MiB),
+ * 2 W) / W) segments of ceil(B / S) bytes, a reduce-scatter and an all-gather of (W - 1) S / W
+ * segments each, two segments in flight.  Its TCP pair sends a segment only once the receiver
+ * has posted the receive and said so (a 48-byte NOTIFY_RECV_READY preamble), so each pair of
+ * segments is a round of ready messages back around the ring, then a round of the two segments.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 
 #include "check.h"
@@ -122,6 +129,34 @@ ar_bytes(const struct sm_params *p)
 	return b >= 18446744073709549568.0 ? UINT64_MAX : (uint64_t)(b + 0.5);
 }
 
+/* gloo: the segments' bound (AllreduceOptions::kMaxSegmentSize) and a ready message. */
+#define GLOO_SEGMENT_MAX (1u << 20)
+#define GLOO_READY_BYTES 48u
+
+/* gloo's segments: @nseg of @seg bytes, @per to each rank. */
+static void
+gloo_segments(uint64_t b, unsigned int w, uint64_t *nseg, uint64_t *seg, uint64_t *per)
+{
+	uint64_t s = (b + GLOO_SEGMENT_MAX - 1) / GLOO_SEGMENT_MAX;
+
+	if (s < 2ull * w)
+		s = 2ull * w;
+	s = (s + w - 1) / w * w;
+	*nseg = s;
+	*seg = (b + s - 1) / s;
+	*per = s / w;
+}
+
+/* Phases of gloo's ring: 2 per pair of segments, in each half. */
+static uint64_t
+gloo_phases(uint64_t b, unsigned int w)
+{
+	uint64_t nseg, seg, per;
+
+	gloo_segments(b, w, &nseg, &seg, &per);
+	return 2 * 2 * (((w - 1) * per + 1) / 2);
+}
+
 static enum sm_ompi_allreduce
 ompi_pick(const struct sm_params *p)
 {
@@ -133,6 +168,8 @@ sm_library_algo(const struct sm_params *p)
 {
 	if (p->job.library == SM_LIB_OPENMPI && p->job.operation == SM_OPK_ALLREDUCE)
 		return sm_ompi_allreduce_name(ompi_pick(p));
+	if (p->job.library == SM_LIB_GLOO && p->job.operation == SM_OPK_ALLREDUCE)
+		return "ring (segmented, ready messages)";
 	if (p->job.library == SM_LIB_IDEAL || p->job.operation != SM_OPK_ALLREDUCE)
 		return sm_algo_name(sm_plan_algo(p));
 	return "?";
@@ -156,16 +193,21 @@ sm_library_check(const struct sm_params *p, char *err, unsigned long errlen)
 
 	if (p->job.library == SM_LIB_IDEAL)
 		return 0;
-	if (p->job.library != SM_LIB_OPENMPI) {
-		if (err != NULL && errlen > 0)
-			snprintf(err, errlen, "job.library: %s has no round program yet",
-				 sm_library_name(p->job.library));
-		return -ENOTSUP;
-	}
 	if (p->job.operation != SM_OPK_ALLREDUCE) {
 		if (err != NULL && errlen > 0)
-			snprintf(err, errlen, "job.library: openmpi models job.operation = "
-				 "allreduce only, not %s", sm_opkind_name(p->job.operation));
+			snprintf(err, errlen, "job.library: %s is modelled for job.operation = "
+				 "allreduce only, not %s", sm_library_name(p->job.library),
+				 sm_opkind_name(p->job.operation));
+		return -ENOTSUP;
+	}
+	if (p->job.library == SM_LIB_GLOO) {
+		if (w < 2 || gloo_phases(ar_bytes(p), w) <= SM_PHASES_MAX)
+			return 0;
+		if (err != NULL && errlen > 0)
+			snprintf(err, errlen, "job.library: gloo's ring over %u ranks sends %llu B "
+				 "in more than %u rounds of ready messages and segments; syncemu "
+				 "runs up to %u", w, (unsigned long long)ar_bytes(p),
+				 SM_PHASES_MAX, SM_PHASES_MAX);
 		return -ENOTSUP;
 	}
 	a = ompi_pick(p);
@@ -176,11 +218,43 @@ sm_library_check(const struct sm_params *p, char *err, unsigned long errlen)
 		return 0;
 	if (err != NULL && errlen > 0)
 		snprintf(err, errlen, "job.library: openmpi picks %s for %u ranks and %llu bytes; "
-			 "syncemu runs it for a power-of-two number of ranks (up to %u) only",
-			 sm_ompi_allreduce_name(a), w, (unsigned long long)ar_bytes(p),
-			 a == SM_OMPI_AR_RABENSEIFNER ? 1u << (SM_PHASES_MAX / 2) :
-							1u << SM_PHASES_MAX);
+			 "syncemu runs it for a power-of-two number of ranks only",
+			 sm_ompi_allreduce_name(a), w, (unsigned long long)ar_bytes(p));
 	return -ENOTSUP;
+}
+
+/* One half of gloo's ring: @n segments of @seg bytes, two at a time, each pair after its ready
+ * messages. */
+static void
+gloo_half(struct sm_plan *plan, enum sm_hop hop, unsigned int w, uint64_t n, double seg,
+	  enum sm_xfer xfer, const char *what)
+{
+	struct sm_phase *ph;
+	uint64_t i, k;
+
+	for (i = 0; i < n; i += k) {
+		k = n - i < 2 ? n - i : 2;
+		ph = sm_plan_add(plan, "gloo ready messages", hop, SM_XFER_GATHER, 1,
+				 (double)(k * GLOO_READY_BYTES), w, 1);
+		if (ph != NULL)
+			ph->back = true;
+		sm_plan_add(plan, what, hop, xfer, 1, (double)k * seg, w, 1);
+	}
+}
+
+static void
+gloo_ring(const struct sm_params *p, double b, enum sm_hop hop, struct sm_plan *plan)
+{
+	unsigned int w = sm_workers(p);
+	uint64_t nseg, seg, per;
+
+	if (w < 2)
+		return;
+	gloo_segments((uint64_t)ceil(b), w, &nseg, &seg, &per);
+	gloo_half(plan, hop, w, (w - 1) * per, (double)seg, SM_XFER_REDUCE,
+		  "gloo ring reduce-scatter");
+	gloo_half(plan, hop, w, (w - 1) * per, (double)seg, SM_XFER_GATHER,
+		  "gloo ring all-gather");
 }
 
 void
@@ -192,6 +266,10 @@ sm_library_allreduce(const struct sm_params *p, double b, struct sm_plan *plan)
 
 	if (sm_library_check(p, NULL, 0) != 0)
 		return;
+	if (p->job.library == SM_LIB_GLOO) {
+		gloo_ring(p, b, hop, plan);
+		return;
+	}
 	switch (ompi_pick(p)) {
 	case SM_OMPI_AR_RECURSIVE_DOUBLING:
 		for (k = 0; k < n; k++)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The libraries' collectives: Open MPI 4.1's fixed decision for all-reduce against a table read
- * from its source, each picked algorithm's round program (whom every worker sends to and how many
+ * from its source, each picked algorithm's and gloo's ring's round program (whom every worker sends to and how many
  * bytes), the keys' checks, and job.compute.
  */
 #include <errno.h>
@@ -176,7 +176,74 @@ test_ompi_programs(void **state)
 	}
 }
 
-/* What openmpi cannot run is refused with a message naming the key; gloo too, for now. */
+/*
+ * gloo's ring (gloo/allreduce.cc): segments of at most 1 MiB, at least 2 W of them, a multiple of
+ * W; each pair of segments after a round of 48-byte ready messages sent back around the ring (to
+ * the worker the data comes from).  Each worker sends 2 (W - 1) S / W segments.
+ */
+static void
+test_gloo_programs(void **state)
+{
+	static const struct {
+		unsigned int d, n;
+		double bytes;
+		unsigned int segs, rounds;	/* segments in all, rounds of the program */
+	} t[] = {
+		{ 2, 1, 4194304, 4, 4 },	/* 2 of B / 4 a half: one pair each */
+		{ 2, 1, 6300000, 8, 8 },	/* 7 rounded up to 8: 4 a half, two pairs */
+		{ 2, 1, 16777216, 16, 16 },	/* 1 MiB each, 8 a half */
+		{ 3, 1, 40000, 6, 8 },		/* 2 W: 4 a half */
+		{ 2, 2, 3000000, 8, 12 },	/* 6 a half, three pairs */
+	};
+	unsigned int i, k, w;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct sm_program prog = { 0 };
+		struct sm_params p;
+		struct sm_step s;
+		unsigned int nw;
+		double seg = ceil(t[i].bytes / t[i].segs), data = 0, ready = 0, sum = 0;
+
+		openmpi(&p, t[i].d, t[i].n, t[i].bytes);
+		p.job.library = SM_LIB_GLOO;
+		nw = sm_workers(&p);
+		assert_int_equal(sm_params_check(&p, NULL, 0), 0);
+		assert_int_equal(sm_program_build(&p, SM_VAR_A, 0, &prog), 0);
+		assert_int_equal(prog.n, t[i].rounds);
+		for (k = 0; k < prog.n; k++) {
+			const struct sm_round *r = &prog.r[k];
+			bool is_ready = k % 2 == 0;
+
+			if (is_ready) {
+				assert_true(r->bytes == 48 || r->bytes == 96);
+				ready += (double)r->bytes;
+			} else {
+				assert_true(r->bytes == (uint64_t)seg || r->bytes == 2 * (uint64_t)seg);
+				data += (double)r->bytes;
+				/* the ready messages ask for as many segments as follow */
+				assert_int_equal(prog.r[k - 1].bytes / 48, r->bytes / (uint64_t)seg);
+			}
+			for (w = 0; w < nw; w++) {
+				uint32_t to = sm_round_peer(r, w, 1), from = sm_round_peer(r, w, -1);
+
+				assert_int_equal(to, is_ready ? (w + nw - 1) % nw : (w + 1) % nw);
+				assert_int_equal(from, is_ready ? (w + 1) % nw : (w + nw - 1) % nw);
+			}
+		}
+		assert_true(data == 2.0 * (nw - 1) * t[i].segs / nw * seg);
+		assert_true(ready == 48.0 * 2 * (nw - 1) * t[i].segs / nw);
+		/* the model charges every round: one term per phase and the compute */
+		assert_int_equal(sm_step_eval(&p, SM_VAR_A, 0, &s), 0);
+		assert_int_equal(s.n, prog.plan.n + 1);
+		for (k = 0; k < s.n; k++)
+			sum += s.term[k].t;
+		assert_true(fabs(sum - s.total) < 1e-12 * s.total);
+		assert_true(s.total - s.t_compute > data / p.wan.bw);
+		sm_program_free(&prog);
+	}
+}
+
+/* What a library cannot run is refused with a message naming the key. */
 static void
 test_library_refused(void **state)
 {
@@ -191,10 +258,10 @@ test_library_refused(void **state)
 	p.job.operation = SM_OPK_ALLGATHER;
 	assert_int_equal(sm_params_check(&p, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "job.library"));
-	openmpi(&p, 2, 1, 4194304);
+	openmpi(&p, 2, 1, 80e6);	/* gloo: 39 segments a half, 80 phases */
 	p.job.library = SM_LIB_GLOO;
 	assert_int_equal(sm_params_check(&p, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "gloo"));
+	assert_non_null(strstr(err, "job.library: gloo"));
 	openmpi(&p, 2, 1, 4194304);
 	assert_int_equal(sm_params_check(&p, err, sizeof(err)), 0);
 }
@@ -228,6 +295,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ompi_decision_table),
 		cmocka_unit_test(test_ompi_programs),
+		cmocka_unit_test(test_gloo_programs),
 		cmocka_unit_test(test_library_refused),
 		cmocka_unit_test(test_compute_key),
 	};
