@@ -134,6 +134,13 @@ static const struct sc_key_name opkind_names[] = {
 	{ NULL, 0 },
 };
 
+static const struct sc_key_name library_names[] = {
+	{ "ideal", SM_LIB_IDEAL },
+	{ "openmpi", SM_LIB_OPENMPI },
+	{ "gloo", SM_LIB_GLOO },
+	{ NULL, 0 },
+};
+
 static const struct sc_key_name direction_names[] = {
 	{ "all", SC_DIRECTIONS_ALL },
 	{ "one", SC_DIRECTIONS_ONE },
@@ -273,6 +280,16 @@ static const struct sc_key keys[] = {
 	     "what variant A runs on the dense gradient of B bytes: allreduce (the deck's), "
 	     "allgather (B / W from each worker), reducescatter (each ends with B / W of the sum), "
 	     "alltoall (B / W to each worker, a pairwise exchange whatever job.collective says)"),
+	ENUM("job", "library", model.job.library, library_names,
+	     "whose all-reduce variant A's job runs: ideal = job.collective's (the deck's); "
+	     "openmpi = Open MPI 4.1 coll_tuned's fixed decision by ranks and bytes (ring, "
+	     "recursive doubling, Rabenseifner; syncemu model names it); gloo = gloo's ring "
+	     "of segments of at most 1 MiB, each pair after ready messages from the receivers; "
+	     "both over all workers as one flat group"),
+	DBL("job", "compute", model.job.compute, SC_UNIT_TIME, 0, 1e6, 0,
+	    "compute time per step, replacing the FLOP model's (tokens x parameters x "
+	    "flops_per_param_token at gpu.mfu x gpu.peak) in the model and the run; 0 = the FLOP "
+	    "model's"),
 
 	ENUM("job", "transport", run.pk.tcp.transport, transport_names,
 	     "how the workers' flows travel: frames = the ideal collective's frames, every one "

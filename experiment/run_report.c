@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "collective.h"
+#include "library.h"
 #include "results.h"
 #include "run_report.h"
 #include "table.h"
@@ -746,8 +747,10 @@ json_t *
 run_report_scenario_json(const struct sc_scenario *sc)
 {
 	const struct sc_queues *q = &sc->queues;
+	const struct sm_params *p = &sc->model;
+	json_t *o;
 
-	return json_pack("{s:s, s:s, s:s, s:I, s:f, s:i, s:i, s:f, s:f, s:{s:o, s:o, s:o, s:o}}",
+	o = json_pack("{s:s, s:s, s:s, s:I, s:f, s:i, s:i, s:f, s:f, s:{s:o, s:o, s:o, s:o}}",
 			 "name", sc->name, "description", sc->desc, "path", sc->path, "seed",
 			 (json_int_t)sc->run.seed, "load", sc->background.load, "steps",
 			 (int)sc->run.steps, "warmup", (int)(sc->run.warmup < sc->run.steps ?
@@ -755,6 +758,19 @@ run_report_scenario_json(const struct sc_scenario *sc)
 			 sc->model.wan.bw, "wan_latency_s", sc->model.wan.lat, "queues_bytes",
 			 "nic", num(q->nic), "port", num(q->port), "switch", num(q->sw), "wan",
 			 num(q->wan));
+	/* only off the defaults, so that the deck's output stays as it was */
+	if (o != NULL && p->job.library != SM_LIB_IDEAL &&
+	    (json_object_set_new(o, "library", json_string(sm_library_name(p->job.library))) ||
+	     json_object_set_new(o, "algorithm", json_string(sm_library_algo(p))))) {
+		json_decref(o);
+		return NULL;
+	}
+	if (o != NULL && p->job.compute > 0 &&
+	    json_object_set_new(o, "compute_s", json_real(p->job.compute))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
 }
 
 /* The text before the tables: the scenario and the shape that ran. */
@@ -770,6 +786,10 @@ header_lines(struct results *res, const struct sc_scenario *sc)
 		     sc->model.topo.per_dc, sm_algo_name(sm_plan_algo(&sc->model)),
 		     sc->model.job.collective == SM_ALGO_AUTO ? " (auto)" : "",
 		     sm_wan_shape_name(sc->model.topo.wan));
+	if (sc->model.job.library != SM_LIB_IDEAL)
+		results_line(res, "  library %s: variant A's %s runs as %s",
+			     sm_library_name(sc->model.job.library),
+			     sm_opkind_name(sc->model.job.operation), sm_library_algo(&sc->model));
 	results_line(res, "%s", "");
 }
 

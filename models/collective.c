@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "collective.h"
+#include "library.h"
 #include "variant.h"
 
 static void
@@ -39,8 +40,19 @@ add(struct sm_plan *plan, const char *what, enum sm_hop hop, enum sm_xfer xfer,
 	ph->ring = ring;
 	ph->stride = stride;
 	ph->pairwise = false;
+	ph->back = false;
 	ph->tree = SM_TREE_NONE;
 	ph->chunks = 1;
+}
+
+struct sm_phase *
+sm_plan_add(struct sm_plan *plan, const char *what, enum sm_hop hop, enum sm_xfer xfer,
+	    unsigned int rounds, double bytes, unsigned int ring, unsigned int stride)
+{
+	unsigned int n = plan->n;
+
+	add(plan, what, hop, xfer, rounds, bytes, 1, 0, ring, stride);
+	return plan->n > n ? &plan->ph[n] : NULL;
 }
 
 /* A pairwise exchange: round k sends k + 1 places on around the ring. */
@@ -197,7 +209,10 @@ dense_op(const struct sm_params *p, double b, struct sm_plan *plan)
 		alltoall(p, b, plan);
 		break;
 	default:
-		allreduce(p, b, plan);
+		if (p->job.library != SM_LIB_IDEAL)
+			sm_library_allreduce(p, b, plan);
+		else
+			allreduce(p, b, plan);
 		break;
 	}
 }
@@ -666,7 +681,7 @@ sm_phase_round_load(const struct sm_params *p, const struct sm_phase *ph, unsign
 struct phase_key {
 	unsigned int d, n, ring, stride, rounds;
 	enum sm_wan_shape shape;
-	bool pairwise;
+	bool pairwise, back;
 	enum sm_tree_dir tree;
 };
 
@@ -693,6 +708,7 @@ sm_phase_load(const struct sm_params *p, const struct sm_phase *ph, struct sm_ph
 	key.rounds = ph->pairwise ? ph->rounds : 1;
 	key.shape = p->topo.wan;
 	key.pairwise = ph->pairwise;
+	key.back = ph->back;
 	key.tree = ph->tree;
 	if (ph->tree != SM_TREE_NONE)
 		key.rounds = ph->rounds;

@@ -64,12 +64,14 @@ struct sm_phase {
 	unsigned int stride;	/**< worker-index distance to the ring neighbour */
 	bool pairwise;		/**< round k (from 0) sends k + 1 places on around the ring (a
 				 *   pairwise exchange); else every round one place on */
+	bool back;		/**< every round sends ring - 1 places on: to the worker a ring
+				 *   round receives from (a library's ready messages) */
 	enum sm_tree_dir tree;	/**< not a ring: rounds of the double binary tree over the
 				 *   @c ring workers (sm_phase_sends()); @c bytes per chunk */
 	unsigned int chunks;	/**< a tree's chunks: rounds = chunks + height - 1 */
 };
 
-#define SM_PHASES_MAX 8
+#define SM_PHASES_MAX 64
 
 /**
  * The worker that @p w sends to (@p dir = +1) or receives from (-1) in rings of @p ring workers
@@ -89,6 +91,8 @@ sm_ring_peer(uint32_t w, uint32_t ring, uint32_t stride, uint32_t shift, int dir
 static inline unsigned int
 sm_phase_shift(const struct sm_phase *ph, unsigned int k)
 {
+	if (ph->back)
+		return ph->ring - 1;
 	return ph->pairwise ? k + 1 : 1;
 }
 
@@ -226,6 +230,15 @@ unsigned int sm_wan_hops(enum sm_wan_shape shape, unsigned int d, unsigned int a
  */
 uint64_t sm_wan_link_delay(enum sm_wan_shape shape, unsigned int d, unsigned int i,
 			   uint64_t wan_delay);
+
+/**
+ * Append a ring phase to @p plan (see struct sm_phase; @p rounds of @p bytes to the worker one
+ * place on in rings of @p ring workers @p stride apart, charged to @p hop).  NULL, and nothing
+ * added, when @p rounds is 0 or the plan is full.
+ */
+struct sm_phase *sm_plan_add(struct sm_plan *plan, const char *what, enum sm_hop hop,
+			     enum sm_xfer xfer, unsigned int rounds, double bytes,
+			     unsigned int ring, unsigned int stride);
 
 /** The algorithm @p p's collectives run with (SM_ALGO_AUTO resolved). */
 enum sm_algo sm_plan_algo(const struct sm_params *p);

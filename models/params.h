@@ -81,6 +81,14 @@ enum sm_opkind {
 	SM_OPK_COUNT
 };
 
+/** Whose implementation of the collective the job runs. */
+enum sm_library {
+	SM_LIB_IDEAL,	/**< the plan's ideal collective (job.collective): the deck's */
+	SM_LIB_OPENMPI,	/**< Open MPI 4.1 coll_tuned's fixed decision and its algorithms */
+	SM_LIB_GLOO,	/**< gloo's ring all-reduce with its chunks and ready messages */
+	SM_LIB_COUNT
+};
+
 /** A link preset (disagg-sim hardware.py LINKS). */
 struct sm_link {
 	double bw;		/**< bytes per second, one direction */
@@ -111,6 +119,8 @@ struct sm_job {
 	double bytes;		/**< the dense gradient's bytes; 0 = value_bytes x P */
 	enum sm_algo collective;	/**< every variant's all-reduce and all-gather */
 	enum sm_opkind operation;	/**< what variant A runs */
+	enum sm_library library;	/**< whose algorithm variant A's collective runs */
+	double compute;		/**< compute time per step, s; 0 = the FLOP model's */
 };
 
 /** The module as a link kernel with four pipelined stages. */

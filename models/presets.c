@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "check.h"
+#include "library.h"
 #include "presets.h"
 #include "variant.h"
 
@@ -202,6 +203,13 @@ sm_params_check(const struct sm_params *p, char *err, unsigned long errlen)
 	      "job.topk_kept: %g not in 0..parameters", p->job.topk_kept);
 	SM_CHECK(p->job.band_chunk >= 2, "job.band_chunk: must be >= 2");
 	SM_CHECK(p->job.topk_chunk >= 2, "job.topk_chunk: must be >= 2");
+	SM_CHECK((unsigned int)p->job.library < SM_LIB_COUNT, "job.library: %u unknown",
+	      (unsigned int)p->job.library);
+	SM_CHECK(p->job.compute >= 0 && p->job.compute <= 1e6,
+	      "job.compute: %g s not in 0..1e6 s", p->job.compute);
+	rc = sm_library_check(p, err, errlen);
+	if (rc != 0)
+		return -EINVAL;
 	SM_CHECK(p->mod.lanes > 0 && p->mod.lane_rate > 0, "module.lanes, module.lane_rate: must be > 0");
 	SM_CHECK(p->mod.planes >= 1, "module.planes: must be >= 1");
 	SM_CHECK(p->mod.budget[SM_BUDGET_LOW] > 0, "module.budget_low: must be > 0");

@@ -145,10 +145,12 @@ sm_step_eval(const struct sm_params *p, enum sm_variant v, double budget, struct
 		return -EINVAL;
 	s->var = v;
 	s->budget = budget;
-	s->t_compute = base_flops / rate;
+	s->t_compute = p->job.compute > 0 ? p->job.compute : base_flops / rate;
 	s->t_extra = extra_flops / rate;
 	s->flops = base_flops + extra_flops;
-	sm_step_add(s, SM_RES_COMPUTE, "compute (6PT)", s->t_compute, 0, 0);
+	sm_step_add(s, SM_RES_COMPUTE, p->job.compute > 0 ? "compute (job.compute)" :
+							    "compute (6PT)",
+		    s->t_compute, 0, 0);
 	if (extra_flops > 0)
 		sm_step_add(s, SM_RES_COMPUTE, "extra GPU transform", s->t_extra, 0, 0);
 

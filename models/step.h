@@ -6,6 +6,7 @@
 #ifndef SM_STEP_H
 #define SM_STEP_H
 
+#include "collective.h"
 #include "kernel.h"
 #include "params.h"
 
@@ -30,7 +31,8 @@ struct sm_term {
 	unsigned int rounds;	/**< rounds of the collective in the term (0 for compute) */
 };
 
-#define SM_TERMS_MAX 12
+/** The compute, the extra transform and every phase of a plan. */
+#define SM_TERMS_MAX (SM_PHASES_MAX + 2)
 
 /** A step of one variant: the sum of its terms, and what it moves. */
 struct sm_step {

@@ -27,6 +27,7 @@
 #include "eal.h"
 #include "fpool.h"
 #include "frame.h"
+#include "library.h"
 #include "packet.h"
 #include "presets.h"
 #include "queueing.h"
@@ -230,6 +231,55 @@ test_collectives_and_shapes_match_the_form(void **state)
 			}
 }
 
+
+/*
+ * The libraries' all-reduces at zero load, against the packet form to the picosecond: Open MPI's
+ * ring, recursive doubling and Rabenseifner as the fixed decision picks them for 2, 3, 4 and 8
+ * ranks, and gloo's ring with its ready messages back around the ring (over 3 ranks a round
+ * apart from the data's), flat and hierarchical grids, ring and mesh WANs, every sync.
+ */
+static void
+test_library_matches_the_form(void **state)
+{
+	static const struct {
+		unsigned int d, n;
+		enum sm_wan_shape wan;
+		double bytes;
+		enum sm_library lib;
+	} c[] = {
+		{ 2, 1, SM_WAN_RING, 6000, SM_LIB_OPENMPI },	/* ring */
+		{ 2, 1, SM_WAN_RING, 2000, SM_LIB_OPENMPI },	/* recursive doubling */
+		{ 2, 1, SM_WAN_RING, 300000, SM_LIB_OPENMPI },	/* rabenseifner */
+		{ 3, 1, SM_WAN_MESH, 40000, SM_LIB_OPENMPI },	/* ring over 3 */
+		{ 2, 2, SM_WAN_RING, 100000, SM_LIB_OPENMPI },	/* rabenseifner, in and across DCs */
+		{ 4, 1, SM_WAN_MESH, 2000, SM_LIB_OPENMPI },	/* recursive doubling */
+		{ 8, 1, SM_WAN_MESH, 100000, SM_LIB_OPENMPI },	/* rabenseifner, 3 halvings */
+		{ 2, 1, SM_WAN_RING, 300000, SM_LIB_GLOO },
+		{ 3, 1, SM_WAN_RING, 40000, SM_LIB_GLOO },	/* ready messages 2 WAN links */
+		{ 2, 2, SM_WAN_MESH, 100000, SM_LIB_GLOO },
+	};
+	static const enum sm_sync syncs[] = { SM_SYNC_PHASE, SM_SYNC_STEP, SM_SYNC_NONE };
+	unsigned int i, y;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		for (y = 0; y < sizeof(syncs) / sizeof(syncs[0]); y++) {
+			struct sm_params p = P0;
+			struct sm_packet pk = PK0;
+			double worst;
+
+			p.topo.n_dc = c[i].d;
+			p.topo.per_dc = c[i].n;
+			p.topo.wan = c[i].wan;
+			p.job.bytes = c[i].bytes;
+			p.job.library = c[i].lib;
+			pk.sync = syncs[y];
+			worst = run_against_model(&p, &pk, SM_VAR_A, 0, 2, NULL);
+			if (worst != 0)
+				fail_msg("%s %u x %u, %g B, sync %u: %.3g off the form",
+					 sm_library_name(c[i].lib), c[i].d, c[i].n, c[i].bytes,
+					 (unsigned int)syncs[y], worst);
+		}
+}
 /* Shares of an emulated AdamW step follow the model's: compute, intra, WAN. */
 static void
 test_shares_follow_the_model(void **state)
@@ -719,6 +769,7 @@ main(void)
 		cmocka_unit_test(test_frame_format),
 		cmocka_unit_test(test_zero_load_matches_closed_form),
 		cmocka_unit_test(test_collectives_and_shapes_match_the_form),
+		cmocka_unit_test(test_library_matches_the_form),
 		cmocka_unit_test(test_shares_follow_the_model),
 		cmocka_unit_test(test_wire_accounting_and_mtu),
 		cmocka_unit_test(test_sync_modes),

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "energy.h"
 #include "extrapolate.h"
+#include "library.h"
 #include "model_curves.h"
 #include "opts.h"
 #include "presets.h"
@@ -281,8 +282,9 @@ t_step(struct ctx *x)
 		table_num(t, sm_time_to_target(&s, c->c.steps));
 		table_str(t, sm_resource_name(sm_step_hot_spot(&s)));
 	}
-	table_note(t, "compute = 6PT/(MFU x peak) + the extra GPU transform; network = the "
-		   "collective's rounds (latency included); module = its binding stage + latency");
+	table_note(t, "compute = %s + the extra GPU transform; network = the "
+		   "collective's rounds (latency included); module = its binding stage + latency",
+		   x->p->job.compute > 0 ? "job.compute" : "6PT/(MFU x peak)");
 	return 0;
 }
 
@@ -704,18 +706,26 @@ print_header(const struct sc_scenario *sc, FILE *f)
 		"P = %.0f; MFU %.2f of %.4g TFLOP/s\n", p->topo.n_dc, p->topo.per_dc,
 		p->intra.bw / 1e9, p->intra.lat * 1e6, p->wan.bw / 1e9, p->wan.lat * 1e6,
 		p->job.params, p->gpu.mfu, p->gpu.peak_flops / 1e12);
-	fprintf(f, "  collectives %s%s, WAN %s; variant A: %s of %.0f B\n\n",
+	fprintf(f, "  collectives %s%s, WAN %s; variant A: %s of %.0f B\n",
 		sm_algo_name(sm_plan_algo(p)), p->job.collective == SM_ALGO_AUTO ? " (auto)" : "",
 		sm_wan_shape_name(p->topo.wan), sm_opkind_name(p->job.operation),
 		sm_dense_bytes(p));
+	if (p->job.library != SM_LIB_IDEAL)
+		fprintf(f, "  library %s: variant A's %s runs as %s over %u ranks\n",
+			sm_library_name(p->job.library), sm_opkind_name(p->job.operation),
+			sm_library_algo(p), sm_workers(p));
+	if (p->job.compute > 0)
+		fprintf(f, "  compute %.6g ms a step (job.compute)\n", p->job.compute * 1e3);
+	fputc('\n', f);
 }
 
 static json_t *
 header_json(const struct sc_scenario *sc)
 {
 	const struct sm_params *p = &sc->model;
+	json_t *h, *job;
 
-	return json_pack("{s:s, s:s, s:s, s:{s:i, s:i, s:i, s:s}, s:{s:f, s:f}, s:{s:f, s:f}, "
+	h = json_pack("{s:s, s:s, s:s, s:{s:i, s:i, s:i, s:s}, s:{s:f, s:f}, s:{s:f, s:f}, "
 			 "s:f, s:{s:s, s:s, s:f}}",
 			 "name", sc->name, "description", sc->desc, "path", sc->path,
 			 "topology", "data_centres", (int)p->topo.n_dc, "workers_per_dc",
@@ -727,6 +737,20 @@ header_json(const struct sc_scenario *sc)
 			 "job", "collective", sm_algo_name(sm_plan_algo(p)),
 			 "operation", sm_opkind_name(p->job.operation),
 			 "dense_bytes", sm_dense_bytes(p));
+	job = h != NULL ? json_object_get(h, "job") : NULL;
+	/* only off the defaults, so that the deck's output stays as it was */
+	if (job != NULL && p->job.library != SM_LIB_IDEAL &&
+	    (json_object_set_new(job, "library", json_string(sm_library_name(p->job.library))) ||
+	     json_object_set_new(job, "algorithm", json_string(sm_library_algo(p))))) {
+		json_decref(h);
+		return NULL;
+	}
+	if (job != NULL && p->job.compute > 0 &&
+	    json_object_set_new(job, "compute_s", json_real(p->job.compute))) {
+		json_decref(h);
+		return NULL;
+	}
+	return h;
 }
 
 static int

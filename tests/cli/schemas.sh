@@ -21,14 +21,18 @@ check() {	# check COMMAND DESC FILE...
 	fi
 }
 
-"$se" model --json >"$tmp/model.json" && "$se" model --json -v A,C -t step,wire >"$tmp/model2.json"
-check model "model, all tables and two variants' tables" "$tmp/model.json" "$tmp/model2.json"
+"$se" model --json >"$tmp/model.json" && "$se" model --json -v A,C -t step,wire >"$tmp/model2.json" &&
+	"$se" model --json -v A -t step --set job.library=openmpi --set job.compute=5ms >"$tmp/model3.json"
+check model "model, all tables, two variants' tables, Open MPI's algorithm" "$tmp/model.json" \
+	"$tmp/model2.json" "$tmp/model3.json"
 "$se" run -q -n 25 -v A,E -b low --json --trace "$tmp/t.pcapng" >"$tmp/run.json"
 "$se" run -q -n 25 -v A -l 0.4 --set queues.wan=1GB --json >"$tmp/runl.json"
 "$se" run -q -n 5 -v A --set queues.wan=20kB --set queues.sync_lossless=no --json >"$tmp/rund.json"
 "$se" run -q -n 2 -v A --set topology.workers_per_dc=1 --set job.bytes=1MiB --set job.transport=tcp \
 	--set background.bulk=1 --json >"$tmp/runt.json"
-check run "run at zero load with a trace, under load, one that failed (a queue below the sync), over TCP beside bulk flows" "$tmp/run.json" "$tmp/runl.json" "$tmp/rund.json" "$tmp/runt.json"
+"$se" run -q -n 2 -v A --set job.library=openmpi --set job.compute=1ms --json >"$tmp/runo.json"
+check run "run at zero load with a trace, under load, one that failed (a queue below the sync), over TCP beside bulk flows, Open MPI's" \
+	"$tmp/run.json" "$tmp/runl.json" "$tmp/rund.json" "$tmp/runt.json" "$tmp/runo.json"
 "$se" sweep -q -k background.load -r 0:0.4:0.2 -v A -n 10 -o "$tmp/sw" >/dev/null &&
 	"$se" sweep -q -k module.planes -V 4,8 -v E -b free -n 3 -o "$tmp/sp" >/dev/null
 check sweep "sweep of the load, of bit planes" "$tmp/sw/sweep.json" "$tmp/sp/sweep.json"
