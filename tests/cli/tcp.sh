@@ -107,6 +107,15 @@ assert b["delivered_bytes"] > 10e6 and b["resent"] > 0, b
 assert min(steps[1:]) > 60, steps
 PY
 
+# the model says there is no closed form, and what slow start and the rendezvous cost
+expect_rc 0 "the model of a TCP job" -- "$se" model -t step --set topology.workers_per_dc=1 \
+	--set wan.bandwidth=1Gbit/s --set wan.latency=20ms --set job.bytes=4MiB --set run.mtu=1500 \
+	--set job.transport=tcp --set transport.protocol=openmpi
+expect_grep "$tmp/out" "no closed form for windows, ACKs, losses or reacting traffic" "it says the emulation is the answer"
+# 2 WAN rounds of 2 MiB at 1 Gbit/s and 40 ms from 10 segments: 8 round trips (sm_ss_extra)
+expect_grep "$tmp/out" "up to 8 round trips of slow start, +530.577 ms" "slow start's terms"
+expect_grep "$tmp/out" "a round trip before each of 2 messages: +80 ms" "the rendezvous's"
+
 expect_rc 2 "an unknown transport" -- "$se" run --set job.transport=udp -n 1
 expect_grep "$tmp/err" "allowed: frames, tcp" "the allowed values named"
 expect_rc 3 "tcp in partitions" -- "$se" run --set job.transport=tcp --set run.partitions=2 -n 1
