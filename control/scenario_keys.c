@@ -113,6 +113,13 @@ static const struct sc_key_name transport_names[] = {
 	{ NULL, 0 },
 };
 
+static const struct sc_key_name proto_names[] = {
+	{ "plain", SM_PROTO_PLAIN },
+	{ "openmpi", SM_PROTO_OPENMPI },
+	{ "gloo", SM_PROTO_GLOO },
+	{ NULL, 0 },
+};
+
 static const struct sc_key_name cc_names[] = {
 	{ "cubic", SM_CC_CUBIC },
 	{ "reno", SM_CC_RENO },
@@ -289,6 +296,13 @@ static const struct sc_key keys[] = {
 	     "as fast as its first hop takes it, nothing acknowledged or resent (the deck's); tcp "
 	     "= a TCP connection per pair of workers that talk ([transport]), its data and ACKs "
 	     "as frames with real IPv4/TCP headers (virtual time, one partition)"),
+	DBL("job", "reduce_rate", run.pk.tcp.reduce_rate, SC_UNIT_BYTE_RATE, 0, NOLIM, 0,
+	    "job.transport = tcp: the rate a rank reduces (or copies) a round's input at before "
+	    "its next round (a CPU's memory-bound sum: a few GB/s); 0 = no time"),
+	DBL("job", "start_skew", run.pk.tcp.start_skew, SC_UNIT_TIME, 0, 10, 0,
+	    "worker r starts its first step r x this later, as a launcher starts ranks one after "
+	    "another (with run.sync = none it carries on: a library's rendezvous can then make "
+	    "two ranks take turns); 0 = all at once"),
 	ENUM("transport", "congestion", run.pk.tcp.cc, cc_names,
 	     "congestion control: cubic (RFC 9438, Linux's default) or reno (RFC 5681)"),
 	UINT("transport", "initial_window", run.pk.tcp.init_cwnd, SC_UNIT_COUNT, 1, 1000,
@@ -312,6 +326,17 @@ static const struct sc_key keys[] = {
 	DBL("transport", "send_buffer", run.pk.tcp.sndbuf, SC_UNIT_BYTES, 1, 1073741824.0, 0,
 	    "bytes a sender holds unacknowledged: a worker's send completes once its bytes are "
 	    "within it of the acknowledged (tcp_wmem's 4 MiB)"),
+	ENUM("transport", "protocol", run.pk.tcp.proto, proto_names,
+	     "how the library's messages go over TCP in a ring's rounds: plain = each written "
+	     "whole as its round begins; openmpi = Open MPI's ob1 rendezvous: a message past "
+	     "transport.eager_limit sends that much, then the rest once the receiver's ACK and PUT "
+	     "request (128 bytes, sent when its receive is posted and the first part is in) come "
+	     "back, queued behind what that side has written before (so two ranks may take "
+	     "turns); gloo = each message after the receiver's 48-byte ready notification, sent as "
+	     "its receive is posted"),
+	DBL("transport", "eager_limit", run.pk.tcp.eager_limit, SC_UNIT_BYTES, 0, 1073741824.0,
+	    0, "transport.protocol = openmpi: the largest message sent without a rendezvous, and "
+	    "the rendezvous's first fragment (btl_tcp_eager_limit: 64 KiB)"),
 	UINT("transport", "mss", run.pk.tcp.mss, SC_UNIT_BYTES, 0, SM_MTU_MAX,
 	     "segment payload, bytes; 0 = run.mtu - 52 (IPv4, TCP and its timestamps option)"),
 

@@ -33,9 +33,10 @@ bulk_sent(void *arg, dp_time_t now)
 }
 
 static void
-bulk_got(void *arg, uint32_t src, uint32_t step, uint16_t round, uint64_t bytes, dp_time_t now)
+bulk_got(void *arg, uint32_t src, uint32_t step, uint16_t round, bool ctl, uint64_t bytes,
+	 dp_time_t now)
 {
-	(void)arg, (void)src, (void)step, (void)round, (void)bytes, (void)now;
+	(void)arg, (void)src, (void)step, (void)round, (void)ctl, (void)bytes, (void)now;
 }
 
 int

@@ -35,6 +35,7 @@
  */
 #define DP_SE_F_TCP 0x40	/**< a TCP segment */
 #define DP_SE_F_TCP_SACK 0x20	/**< a pure ACK carrying a SACK block */
+#define DP_SE_F_CTL 0x08	/**< a TCP segment of a library's control message (no gradient) */
 
 enum dp_kind {
 	DP_KIND_WORKER = SM_SE_KIND_WORKER,

@@ -139,17 +139,13 @@ dp_tcp_conn_of(struct dp_tcp *t, uint32_t peer)
 	return &t->conn[t->n_conn++];
 }
 
-int
-dp_tcp_write(struct dp_tcp *t, struct dp_link *out, uint32_t peer, uint64_t bytes,
-	     uint32_t step, uint16_t round, uint8_t phase, uint16_t chunk, dp_time_t now)
+/* Append a message to @c's stream; 0 or -ENOMEM. */
+static int
+msg_add(struct dp_tcp *t, struct dp_tcp_conn *c, uint64_t bytes, uint32_t step, uint16_t round,
+	uint8_t phase, uint16_t chunk, bool ctl)
 {
-	struct dp_tcp_conn *c = dp_tcp_conn_of(t, peer);
 	struct dp_tcp_msg *m;
 
-	if (c == NULL)
-		return -ENOMEM;
-	if (bytes == 0)
-		return 1;
 	if (c->msg == NULL || c->msg_tail - c->msg_head > c->msg_mask) {
 		struct dp_tcp_msg *r = sm_ring_grow(c->msg, &c->msg_mask, &c->msg_head,
 						    &c->msg_tail, sizeof(*r), 16, 0);
@@ -166,11 +162,27 @@ dp_tcp_write(struct dp_tcp *t, struct dp_link *out, uint32_t peer, uint64_t byte
 	m->round = round;
 	m->phase = phase;
 	m->chunk = chunk;
-	t->out = out;
+	m->ctl = ctl;
 	if (!c->held && !t->bg) {
 		c->held = true;
 		dp_sync_hold(t->e.eng);	/* its data, until acknowledged */
 	}
+	return 0;
+}
+
+int
+dp_tcp_write(struct dp_tcp *t, struct dp_link *out, uint32_t peer, uint64_t bytes,
+	     uint32_t step, uint16_t round, uint8_t phase, uint16_t chunk, dp_time_t now)
+{
+	struct dp_tcp_conn *c = dp_tcp_conn_of(t, peer);
+
+	if (c == NULL)
+		return -ENOMEM;
+	if (bytes == 0)
+		return 1;
+	if (msg_add(t, c, bytes, step, round, phase, chunk, false) != 0)
+		return -ENOMEM;
+	t->out = out;
 	dp_tcp_output(t, now);
 	dp_tcp_resched(t);
 	if (c->write_end - c->snd_una <= t->sndbuf)
@@ -180,6 +192,19 @@ dp_tcp_write(struct dp_tcp *t, struct dp_link *out, uint32_t peer, uint64_t byte
 		t->waiting++;
 	}
 	c->wait_end = c->write_end;
+	return 0;
+}
+
+int
+dp_tcp_write_ctl(struct dp_tcp *t, uint32_t peer, uint32_t bytes, uint32_t step,
+		 uint16_t round, dp_time_t now)
+{
+	struct dp_tcp_conn *c = dp_tcp_conn_of(t, peer);
+
+	if (c == NULL || msg_add(t, c, bytes ? bytes : 1, step, round, 0, 0, true) != 0)
+		return -ENOMEM;
+	dp_tcp_output(t, now);
+	dp_tcp_resched(t);
 	return 0;
 }
 
@@ -227,7 +252,7 @@ tcp_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 {
 	struct dp_tcp *t = (struct dp_tcp *)e;
 	struct dp_tcp_conn *c;
-	bool ours;
+	bool ours, more;
 
 	if (!(p->meta.flags & DP_SE_F_TCP) && t->app.pass != NULL) {	/* not TCP's: the app's */
 		t->app.pass->ops->rx(t->app.pass, p, now);
@@ -248,11 +273,12 @@ tcp_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 		dp_frame_end(e->eng, p);
 		return;
 	}
-	dp_tcp_ack_in(t, c, p, now);
+	more = dp_tcp_ack_in(t, c, p, now);
 	if (p->meta.payload > 0 && !(p->meta.flags & DP_SE_F_TCP_SACK))
 		dp_tcp_data_in(t, c, p, now);
 	dp_frame_end(e->eng, p);
-	dp_tcp_output(t, now);
+	if (more)
+		dp_tcp_output(t, now);	/* (an app's write from a callback has sent already) */
 	dp_tcp_resched(t);
 }
 

@@ -58,6 +58,7 @@ struct dp_tcp_seg {
 #define DP_TCP_S_LOST 0x02
 #define DP_TCP_S_RETRANS 0x04	/**< retransmitted (no RTT sample from it: Karn) */
 #define DP_TCP_S_LAST 0x08	/**< its message's last segment */
+#define DP_TCP_S_CTL 0x10	/**< a control message's (dp_tcp_write() @p ctl) */
 
 /** Bytes written and not yet segmented: a message (a round's flow to this peer). */
 struct dp_tcp_msg {
@@ -66,6 +67,7 @@ struct dp_tcp_msg {
 	uint32_t step;
 	uint16_t round;
 	uint8_t phase;
+	bool ctl;
 	uint16_t chunk;
 };
 
@@ -75,6 +77,7 @@ struct dp_tcp_ooo {
 	uint32_t len;
 	uint32_t step;
 	uint16_t round;
+	bool ctl;
 };
 
 /** A connection with one peer: its sending half and its receiving half. */
@@ -119,9 +122,9 @@ struct dp_tcp_conn {
 struct dp_tcp_app {
 	/** Every write is within its connection's send buffer. */
 	void (*sent)(void *arg, dp_time_t now);
-	/** @p bytes of (step, round) from @p src arrived in order. */
-	void (*got)(void *arg, uint32_t src, uint32_t step, uint16_t round, uint64_t bytes,
-		    dp_time_t now);
+	/** @p bytes of (step, round) from @p src arrived in order (@p ctl: a control message's). */
+	void (*got)(void *arg, uint32_t src, uint32_t step, uint16_t round, bool ctl,
+		    uint64_t bytes, dp_time_t now);
 	/** A data segment of @p step went out for the first time. */
 	void (*made)(void *arg, uint32_t step);
 	void *arg;
@@ -179,6 +182,14 @@ void dp_tcp_fini(struct dp_tcp *t);
 int dp_tcp_write(struct dp_tcp *t, struct dp_link *out, uint32_t peer, uint64_t bytes,
 		 uint32_t step, uint16_t round, uint8_t phase, uint16_t chunk, dp_time_t now);
 
+/**
+ * A library's control message of @p bytes to @p peer about (step, round) (a rendezvous ACK, a
+ * ready notification): in the byte stream behind what was written before; never waited on.
+ * 0 or -ENOMEM.
+ */
+int dp_tcp_write_ctl(struct dp_tcp *t, uint32_t peer, uint32_t bytes, uint32_t step,
+		     uint16_t round, dp_time_t now);
+
 /** Stop: what the app wrote and was not yet sent is dropped (a background host at the end). */
 void dp_tcp_stop(struct dp_tcp *t);
 
@@ -198,7 +209,7 @@ void dp_tcp_stats_add(const struct dp_tcp *t, struct dp_tcp_stats *s);
 struct dp_tcp_conn *dp_tcp_conn_of(struct dp_tcp *t, uint32_t peer);
 void dp_tcp_output(struct dp_tcp *t, dp_time_t now);
 void dp_tcp_send_ack(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now);
-void dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p,
+bool dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p,
 		   dp_time_t now);
 void dp_tcp_data_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p,
 		    dp_time_t now);

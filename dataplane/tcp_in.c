@@ -60,6 +60,7 @@ ooo_add(struct dp_tcp *t, struct dp_tcp_conn *c, uint64_t seq, const struct dp_p
 	c->ooo[i].len = p->meta.payload;
 	c->ooo[i].step = p->meta.step;
 	c->ooo[i].round = p->meta.round;
+	c->ooo[i].ctl = p->meta.flags & DP_SE_F_CTL;
 	c->n_ooo++;
 	return i;
 }
@@ -67,7 +68,7 @@ ooo_add(struct dp_tcp *t, struct dp_tcp_conn *c, uint64_t seq, const struct dp_p
 /* Bytes [from, seq + len) of a segment of (step, round) are the next in order. */
 static void
 deliver(struct dp_tcp *t, struct dp_tcp_conn *c, uint64_t seq, uint32_t len, uint32_t step,
-	uint16_t round, dp_time_t now)
+	uint16_t round, bool ctl, dp_time_t now)
 {
 	uint64_t end = seq + len, from = c->rcv_nxt;
 
@@ -75,7 +76,7 @@ deliver(struct dp_tcp *t, struct dp_tcp_conn *c, uint64_t seq, uint32_t len, uin
 		return;
 	c->rcv_nxt = end;
 	c->bytes_in += end - from;
-	t->app.got(t->app.arg, c->peer, step, round, end - from, now);
+	t->app.got(t->app.arg, c->peer, step, round, ctl, end - from, now);
 }
 
 void
@@ -102,11 +103,11 @@ dp_tcp_data_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, 
 		dp_tcp_send_ack(t, c, now);
 		return;
 	}
-	deliver(t, c, seq, len, p->meta.step, p->meta.round, now);
+	deliver(t, c, seq, len, p->meta.step, p->meta.round, p->meta.flags & DP_SE_F_CTL, now);
 	if (c->n_ooo > 0) {			/* it filled a hole, or part of one */
 		for (k = 0; k < c->n_ooo && c->ooo[k].seq <= c->rcv_nxt; k++)
 			deliver(t, c, c->ooo[k].seq, c->ooo[k].len, c->ooo[k].step,
-				c->ooo[k].round, now);
+				c->ooo[k].round, c->ooo[k].ctl, now);
 		memmove(c->ooo, &c->ooo[k], (c->n_ooo - k) * sizeof(*c->ooo));
 		c->n_ooo -= k;
 		c->sack_len = 0;

@@ -136,6 +136,8 @@ send_seg(struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_tcp_seg *s, dp_time_
 	p.meta.round = s->round;
 	if (s->flags & DP_TCP_S_LAST)
 		p.meta.flags |= DP_SE_F_LAST;
+	if (s->flags & DP_TCP_S_CTL)
+		p.meta.flags |= DP_SE_F_CTL;
 	s->sent = now;
 	c->segs_out++;
 	c->last_tx = now;
@@ -202,14 +204,14 @@ send_one(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now, dp_time_t *star
 	s->round = m->round;
 	s->phase = m->phase;
 	s->chunk = m->chunk;
-	s->flags = 0;
+	s->flags = m->ctl ? DP_TCP_S_CTL : 0;
 	c->snd_nxt += len;
 	m->left -= len;
 	if (m->left == 0) {
 		s->flags |= DP_TCP_S_LAST;
 		c->msg_head++;
 	}
-	if (t->app.made != NULL)
+	if (t->app.made != NULL && !(s->flags & DP_TCP_S_CTL))
 		t->app.made(t->app.arg, s->step);
 	return send_seg(t, c, s, now, start) == 0 ? 1 : -ENOBUFS;
 }
@@ -344,7 +346,8 @@ acked_to(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now)
 	}
 }
 
-void
+/* The ACK of frame @p: true if it may let more be sent (the windows moved, a loss marked). */
+bool
 dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, dp_time_t now)
 {
 	uint32_t ack32 = (uint32_t)(p->departure_ns >> 32), acked = 0;
@@ -353,8 +356,10 @@ dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, d
 	bool pure = p->meta.payload == 0 || (p->meta.flags & DP_SE_F_TCP_SACK);
 	bool limited = !c->cwnd_full;
 
+	bool more = wnd != c->peer_wnd;
+
 	if (ack > c->snd_nxt || ack + (UINT64_C(1) << 31) < c->snd_una)
-		return;			/* acknowledges what was never sent: ignored */
+		return false;		/* acknowledges what was never sent: ignored */
 	c->peer_wnd = wnd;
 	if (p->meta.flags & DP_SE_F_TCP_SACK) {
 		uint32_t lo32 = p->meta.step;
@@ -395,16 +400,20 @@ dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, d
 			c->cwnd_full = false;
 		c->rto_at = c->snd_una < c->snd_nxt ? now + c->rto : DP_NEVER;
 		acked_to(t, c, now);
+		more = true;
 	} else if (pure && c->snd_una < c->snd_nxt) {
 		c->dupacks++;
 	}
-	if (c->snd_una < c->snd_nxt && (c->sacked > 0 || c->dupacks >= 3) && mark_lost(c) &&
-	    !c->recovery && !c->loss) {
-		c->recovery = true;
-		c->recover = c->snd_nxt;
-		c->fast_rtx++;
-		sm_cc_on_loss(&c->cc, in_flight(c), now);
+	if (c->snd_una < c->snd_nxt && (c->sacked > 0 || c->dupacks >= 3) && mark_lost(c)) {
+		more = true;
+		if (!c->recovery && !c->loss) {
+			c->recovery = true;
+			c->recover = c->snd_nxt;
+			c->fast_rtx++;
+			sm_cc_on_loss(&c->cc, in_flight(c), now);
+		}
 	}
+	return more || (p->meta.flags & DP_SE_F_TCP_SACK);
 }
 
 void

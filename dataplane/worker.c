@@ -78,6 +78,9 @@ dp_worker_fini(struct dp_worker *w)
 	free(w->early);
 	w->early = NULL;
 	w->n_early = w->cap_early = 0;
+	free(w->ctl_early);
+	w->ctl_early = NULL;
+	w->n_ctl = w->cap_ctl = 0;
 }
 
 static uint64_t
@@ -181,7 +184,8 @@ void
 dp_worker_start(struct dp_worker *w, dp_time_t now)
 {
 	w->step = 0;
-	begin_step(w, now);
+	/* rank w starts w x job.start_skew later (a launcher starts ranks one after another) */
+	begin_step(w, now + w->id * sm_ps(w->pk->tcp.start_skew));
 }
 
 /* The frames' header of flow @i of the round (the module's dense flow has none but its own). */
@@ -268,28 +272,110 @@ tx_burst(struct dp_worker *w, dp_time_t now)
 
 static void tcp_sent(void *arg, dp_time_t now);
 
-/* The round's flows written to its TCP; done at once if they all fit its send buffers. */
+/* Does round @r's flow of @bytes go with a handshake (transport.protocol, a ring's round)? */
+static bool
+handshake(const struct dp_worker *w, const struct sm_round *r, uint64_t bytes)
+{
+	const struct sm_tcp_conf *c = &w->pk->tcp;
+
+	return c->proto != SM_PROTO_PLAIN && r->hop != SM_HOP_MODULE &&
+	       w->prog->plan.ph[r->phase].tree == SM_TREE_NONE && sm_proto_eager(c, bytes) < bytes;
+}
+
+/* The round's sends are done when every rest is written and within the send buffers. */
+static void
+tcp_tx_check(struct dp_worker *w, dp_time_t now)
+{
+	if (w->n_rest == 0 && w->tcp->waiting == 0)
+		tcp_sent(w, now);
+}
+
+/* Flow @i's rest, its peer's control message in. */
+static int
+write_rest(struct dp_worker *w, uint32_t i, dp_time_t now)
+{
+	const struct sm_round *r = &w->prog->r[w->round];
+	uint64_t bytes = w->rest[i];
+	int rc;
+
+	w->rest[i] = 0;
+	w->n_rest--;
+	flow_begin(w, i);
+	rc = dp_tcp_write(w->tcp, r->capped ? w->port : w->nic, w->dst[i], bytes, w->step,
+			  (uint16_t)w->round, r->phase, w->flow_chunk, now);
+	return rc < 0 ? rc : 0;
+}
+
+/* A control message from @src for (step, round) of the current round, kept: 1 if one was. */
+static bool
+ctl_take(struct dp_worker *w, uint64_t key, uint32_t src)
+{
+	uint32_t i;
+
+	for (i = 0; i < w->n_ctl; i++)
+		if (w->ctl_early[i].key == key && w->ctl_early[i].src == src) {
+			w->ctl_early[i] = w->ctl_early[--w->n_ctl];
+			return true;
+		}
+	return false;
+}
+
+/* The receive side's control message, once its receive is posted and the first part is in. */
+static void
+ready_check(struct dp_worker *w, dp_time_t now)
+{
+	const struct sm_round *r = &w->prog->r[w->round];
+	const struct sm_tcp_conf *c = &w->pk->tcp;
+
+	if (w->ready_sent || w->state != DP_W_ROUND || !handshake(w, r, w->in_bytes) ||
+	    w->cur_got < sm_proto_eager(c, w->in_bytes))
+		return;
+	w->ready_sent = true;
+	if (dp_tcp_write_ctl(w->tcp, sm_round_peer(r, w->id, -1), c->proto == SM_PROTO_GLOO ?
+			     SM_PROTO_GLOO_CTL : SM_PROTO_OPENMPI_CTL, w->step,
+			     (uint16_t)w->round, now) != 0)
+		dp_engine_fail(w->e.eng, -ENOMEM, "%s: out of memory for its TCP", w->e.name);
+}
+
+/*
+ * The round's flows written to its TCP (after the receive side's control message, as a
+ * library posts its receive before its send); done at once if they all fit the send buffers
+ * and none waits for a handshake.
+ */
 static void
 tcp_writes(struct dp_worker *w, dp_time_t now)
 {
 	const struct sm_round *r = &w->prog->r[w->round];
-	uint32_t i, done = 0;
+	uint64_t key = got_key(w, w->step, w->round);
+	uint32_t i;
 	int rc;
 
+	w->ready_sent = false;
+	w->n_rest = 0;
+	ready_check(w, now);
 	for (i = 0; i < w->n_sends; i++) {
+		uint64_t first = r->bytes;
+
 		flow_begin(w, i);
-		rc = dp_tcp_write(w->tcp, r->capped ? w->port : w->nic, w->flow.meta.dst, r->bytes,
-				  w->step, (uint16_t)w->round, r->phase, w->flow_chunk, now);
+		w->rest[i] = 0;
+		if (handshake(w, r, r->bytes)) {
+			first = sm_proto_eager(&w->pk->tcp, r->bytes);
+			w->rest[i] = r->bytes - first;
+			w->n_rest++;
+		}
+		rc = first == 0 ? 0 :
+			dp_tcp_write(w->tcp, r->capped ? w->port : w->nic, w->flow.meta.dst, first,
+				     w->step, (uint16_t)w->round, r->phase, w->flow_chunk, now);
+		if (rc >= 0 && w->rest[i] > 0 && ctl_take(w, key, w->dst[i]))
+			rc = write_rest(w, i, now);
 		if (rc < 0) {
 			dp_engine_fail(w->e.eng, rc, "%s: out of memory for its TCP at step %u round "
 				       "%u", w->e.name, w->step, w->round);
 			return;
 		}
-		done += (uint32_t)rc;
 		w->tx_off = r->bytes;
 	}
-	if (done == w->n_sends)
-		tcp_sent(w, now);
+	tcp_tx_check(w, now);
 }
 
 static void
@@ -297,11 +383,42 @@ tcp_sent(void *arg, dp_time_t now)
 {
 	struct dp_worker *w = arg;
 
-	if (!w->tx_active)
+	if (!w->tx_active || w->n_rest > 0)
 		return;
 	w->tx_active = false;
 	dp_sync_release(w->e.eng);	/* every byte of the round is written */
 	check_round(w, now);
+}
+
+/* A peer's control message: its receive is posted, our rest may go (now, or when it begins). */
+static void
+tcp_ctl(struct dp_worker *w, uint32_t src, uint32_t step, uint16_t round, dp_time_t now)
+{
+	uint64_t key = got_key(w, step, round);
+	uint32_t i;
+
+	if (w->state == DP_W_ROUND && step == w->step && round == w->round && w->tx_active)
+		for (i = 0; i < w->n_sends; i++)
+			if (w->rest[i] > 0 && w->dst[i] == src) {
+				if (write_rest(w, i, now) != 0)
+					dp_engine_fail(w->e.eng, -ENOMEM, "%s: out of memory for "
+						       "its TCP", w->e.name);
+				tcp_tx_check(w, now);
+				return;
+			}
+	if (w->n_ctl == w->cap_ctl) {
+		uint32_t cap = w->cap_ctl ? 2 * w->cap_ctl : 4;
+		struct dp_ctl *c = realloc(w->ctl_early, cap * sizeof(*c));
+
+		if (c == NULL) {
+			dp_engine_fail(w->e.eng, -ENOMEM, "%s: out of memory", w->e.name);
+			return;
+		}
+		w->ctl_early = c;
+		w->cap_ctl = cap;
+	}
+	w->ctl_early[w->n_ctl].key = key;
+	w->ctl_early[w->n_ctl++].src = src;
 }
 
 /* The first worker begins a round: the step's sync, or a phase, may begin (usdt.h). */
@@ -353,6 +470,7 @@ begin_round(struct dp_worker *w, uint32_t round, dp_time_t now)
 	const struct sm_round *r = &w->prog->r[round];
 
 	w->state = DP_W_ROUND;
+	w->reduced = false;
 	w->round = round;
 	got_begin(w, got_key(w, w->step, round));
 	w->in_bytes = r->hop == SM_HOP_MODULE ? 0 : in_bytes(w, round);
@@ -425,6 +543,14 @@ check_round(struct dp_worker *w, dp_time_t now)
 				       w->cur_got >= w->in_bytes;
 	if (!in)
 		return;
+	if (!w->reduced && w->pk->tcp.transport == SM_TRANSPORT_TCP &&
+	    w->pk->tcp.reduce_rate > 0 && r->hop != SM_HOP_MODULE && w->in_bytes > 0) {
+		/* the library reduces (or copies) the round's input before its next round */
+		w->state = DP_W_REDUCE;
+		dp_sync_hold(w->e.eng);
+		dp_sched(&w->e, now + sm_ps(w->in_bytes / w->pk->tcp.reduce_rate));
+		return;
+	}
 	k = (size_t)dp_record_slot(w->rec, w->step) * prog->n + w->round;
 	dp_record_max(&w->rec->round_end[k], now);
 	next = w->round + 1;
@@ -474,6 +600,12 @@ worker_event(struct dp_elem *e, dp_time_t now)
 		dp_sync_release(e->eng);	/* its compute is over */
 		dp_record_max(&w->rec->compute_end[dp_record_slot(w->rec, w->step)], now);
 		begin_round(w, 0, now);
+	} else if (w->state == DP_W_REDUCE) {
+		dp_sched(e, DP_NEVER);
+		dp_sync_release(e->eng);	/* its reduction is over */
+		w->state = DP_W_ROUND;
+		w->reduced = true;
+		check_round(w, now);
 	} else if (w->tx_active) {
 		tx_burst(w, now);
 	} else {
@@ -516,11 +648,16 @@ worker_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 }
 
 static void
-tcp_got(void *arg, uint32_t src, uint32_t step, uint16_t round, uint64_t bytes, dp_time_t now)
+tcp_got(void *arg, uint32_t src, uint32_t step, uint16_t round, bool ctl, uint64_t bytes,
+	dp_time_t now)
 {
 	struct dp_worker *w = arg;
 	uint64_t key = got_key(w, step, round);
 
+	if (ctl) {
+		tcp_ctl(w, src, step, round, now);
+		return;
+	}
 	if (round >= w->prog->n || (step != w->step && step != w->step + 1) ||
 	    got_bytes(w, key) + bytes > (key == w->cur_key ? w->in_bytes : in_bytes(w, round)) ||
 	    got_add(w, key, bytes) != 0) {
@@ -531,8 +668,10 @@ tcp_got(void *arg, uint32_t src, uint32_t step, uint16_t round, uint64_t bytes, 
 	}
 	w->frames_got++;
 	w->bytes_got += bytes;
-	if (step == w->step && round == w->round)
+	if (step == w->step && round == w->round) {
+		ready_check(w, now);
 		check_round(w, now);
+	}
 }
 
 static void
@@ -557,7 +696,8 @@ dp_worker_tcp_app(struct dp_worker *w, struct dp_tcp_app *app)
 int
 dp_worker_describe(const struct dp_worker *w, char *buf, size_t len)
 {
-	static const char *const states[] = { "computing", "in a round", "at a barrier", "done" };
+	static const char *const states[] = { "computing", "in a round", "at a barrier", "done",
+					      "reducing its round's input" };
 	const struct sm_round *r = w->round < w->prog->n ? &w->prog->r[w->round] : NULL;
 
 	if (w->state == DP_W_DONE || r == NULL)

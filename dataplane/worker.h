@@ -41,6 +41,7 @@ enum dp_worker_state {
 	DP_W_ROUND,	/**< in a round: queueing its frames and/or waiting for the peer's */
 	DP_W_BARRIER,	/**< waiting for the other workers */
 	DP_W_DONE,	/**< all steps done */
+	DP_W_REDUCE,	/**< reducing (or copying) what the round brought (job.reduce_rate) */
 };
 
 /** Runtime state of a worker. */
@@ -66,6 +67,14 @@ struct dp_worker {
 	uint64_t tx_off;		/**< payload bytes of the current flow queued so far */
 	uint32_t tx_seq;
 	uint16_t flow_chunk;		/**< the current flow's chunk */
+	/* transport.protocol over TCP: what waits for a peer's control message */
+	uint64_t rest[SM_SENDS_MAX];	/**< bytes of flow i still to write after its handshake */
+	uint32_t n_rest;		/**< flows whose rest waits */
+	bool ready_sent;		/**< the round's receive side has sent its control message */
+	bool reduced;			/**< the round's input is reduced (job.reduce_rate) */
+	struct dp_ctl { uint64_t key; uint32_t src; } *ctl_early; /**< control messages come
+								   *   for rounds not begun */
+	uint32_t n_ctl, cap_ctl;
 	uint32_t n_sends, send_i;	/**< the round's flows, the one being queued */
 	uint32_t dst[SM_SENDS_MAX];
 	uint8_t tree[SM_SENDS_MAX];

@@ -24,6 +24,16 @@ sm_tcp_conf_default(struct sm_tcp_conf *c)
 	c->rwnd = 3 * 1048576.0;	/* tcp_rmem's 6 MiB, half of it for the window */
 	c->sndbuf = 4 * 1048576.0;	/* tcp_wmem's 4 MiB */
 	c->mss = 0;
+	c->proto = SM_PROTO_PLAIN;
+	c->eager_limit = 65536;
+	c->reduce_rate = 0;
+	c->start_skew = 0;
+}
+
+const char *
+sm_proto_name(enum sm_msg_proto p)
+{
+	return p == SM_PROTO_OPENMPI ? "openmpi" : p == SM_PROTO_GLOO ? "gloo" : "plain";
 }
 
 const char *
@@ -181,4 +191,31 @@ sm_ss_rounds(uint64_t bytes, uint32_t mss, uint32_t iw)
 		r++;
 	}
 	return r;
+}
+
+double
+sm_ss_extra(uint64_t bytes, double rate, double rtt, uint32_t mss, uint32_t iw,
+	    uint32_t *rounds)
+{
+	double bdp = mss ? rate * rtt / mss : 0, w = iw ? iw : 1, left = (double)bytes, t;
+	uint32_t r = 0;
+
+	/* each round trip sends a window; once the window covers the path the rate limits */
+	while (left > 0 && w < bdp) {
+		double n = w * mss < left ? w * mss : left;
+
+		left -= n;
+		r++;
+		if (left <= 0) {		/* the last flight: no round trip after it */
+			t = (r - 1) * rtt + n / rate + rtt / 2;
+			goto out;
+		}
+		w *= 2;
+	}
+	t = r * rtt + left / rate + rtt / 2;
+out:
+	if (rounds != NULL)
+		*rounds = r;
+	t -= (double)bytes / rate + rtt / 2;
+	return t > 0 ? t : 0;
 }

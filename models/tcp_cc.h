@@ -16,6 +16,18 @@ enum sm_transport {
 	SM_TRANSPORT_TCP,	/**< a TCP connection per pair of ranks that talk */
 };
 
+/** How a library's messages go over TCP (transport.protocol). */
+enum sm_msg_proto {
+	SM_PROTO_PLAIN,		/**< a message is written whole when its round begins */
+	SM_PROTO_OPENMPI,	/**< ob1's rendezvous past the eager limit: the first eager_limit
+				 *   bytes, the rest after the receiver's ACK */
+	SM_PROTO_GLOO,		/**< each message after the receiver's ready notification */
+};
+
+/* The control messages' bytes: ob1's ACK with its PUT request; gloo's notification. */
+#define SM_PROTO_OPENMPI_CTL 128u
+#define SM_PROTO_GLOO_CTL 48u
+
 enum sm_cc_algo {
 	SM_CC_CUBIC,		/**< Linux's default */
 	SM_CC_RENO,
@@ -33,6 +45,10 @@ struct sm_tcp_conf {
 	double rwnd;			/**< bytes the receiver advertises */
 	double sndbuf;			/**< bytes a sender holds unacknowledged before a send completes */
 	uint32_t mss;			/**< 0: from the MTU (MTU - 52: IPv4, TCP, timestamps) */
+	enum sm_msg_proto proto;	/**< the library's messages over TCP */
+	double eager_limit;		/**< bytes (ob1's btl_tcp_eager_limit: 64 KiB) */
+	double reduce_rate;		/**< B/s a rank reduces a round's input at; 0: no time */
+	double start_skew;		/**< s: worker r starts its first step r x this later */
 };
 
 /** Linux's defaults. */
@@ -40,6 +56,18 @@ void sm_tcp_conf_default(struct sm_tcp_conf *c);
 
 const char *sm_transport_name(enum sm_transport t);
 const char *sm_cc_name(enum sm_cc_algo a);
+const char *sm_proto_name(enum sm_msg_proto p);
+
+/** Bytes of a @p bytes message written before the handshake; @p bytes if there is none. */
+static inline uint64_t
+sm_proto_eager(const struct sm_tcp_conf *c, uint64_t bytes)
+{
+	if (c->proto == SM_PROTO_GLOO)
+		return 0;
+	if (c->proto == SM_PROTO_OPENMPI && bytes > (uint64_t)c->eager_limit)
+		return (uint64_t)c->eager_limit;
+	return bytes;
+}
 
 /* CUBIC's constants (RFC 9438 section 4). */
 #define SM_CUBIC_C 0.4
@@ -95,5 +123,16 @@ sm_cc_window(const struct sm_cc *cc)
  * the smallest r with iw (2^r - 1) mss >= bytes.  0 for 0 bytes.
  */
 uint32_t sm_ss_rounds(uint64_t bytes, uint32_t mss, uint32_t iw);
+
+/**
+ * What slow start costs one flow of @p bytes over a path of @p rate B/s and round trip @p rtt
+ * seconds, in segments of @p mss from a window of @p iw, no loss, an ACK per segment: the
+ * window doubles each round trip until it covers the path (rate x rtt), the rest goes at the
+ * rate.  Returns the flow's time from its first byte sent to its last received, less the same
+ * at the rate from the start (bytes / rate + rtt / 2): the extra time slow start adds (0 for a
+ * window that covers the path from the start).  *@p rounds: the round trips spent in slow start.
+ */
+double sm_ss_extra(uint64_t bytes, double rate, double rtt, uint32_t mss, uint32_t iw,
+		   uint32_t *rounds);
 
 #endif /* SM_TCP_CC_H */

@@ -140,6 +140,26 @@ test_ss_rounds(void **state)
 	assert_int_equal(sm_ss_rounds(100, 0, 10), 0);
 }
 
+static void
+test_ss_extra(void **state)
+{
+	uint32_t r;
+	double x;
+
+	(void)state;
+	/* a window that covers the path from the start: nothing */
+	assert_true(sm_ss_extra(1 << 20, 125e6, 1e-4, 1448, 10, &r) == 0 && r == 0);
+	/* 1 Gbit/s, 40 ms: the path holds 3453 segments; 4 MiB (2897 segments) goes in slow
+	 * start: 10, 20, ..., 1280, 2560 is 9 rounds; 8 round trips and the last flight */
+	x = sm_ss_extra(4194304, 125e6, 0.040, 1448, 10, &r);
+	assert_int_equal(r, 9);
+	assert_true(fabs(x - (8 * 0.040 + (4194304 - 2550 * 1448) / 125e6 - 4194304 / 125e6)) < 1e-9);
+	/* longer than slow start: the rounds to cover the path, then the rate */
+	x = sm_ss_extra(64 << 20, 125e6, 0.040, 1448, 10, &r);
+	assert_int_equal(r, 9);
+	assert_true(x > 0.2 && x < 0.4);
+}
+
 int
 main(void)
 {
@@ -150,6 +170,7 @@ main(void)
 		cmocka_unit_test(test_cubic_reno_friendly),
 		cmocka_unit_test(test_idle_restart),
 		cmocka_unit_test(test_ss_rounds),
+		cmocka_unit_test(test_ss_extra),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,6 +18,7 @@
 #include "library.h"
 #include "model_curves.h"
 #include "opts.h"
+#include "packet.h"
 #include "presets.h"
 #include "scenario.h"
 #include "step.h"
@@ -693,6 +694,53 @@ static int (*const builders[T_COUNT])(struct ctx *) = {
 	[T_EXTRA] = t_extrapolation,
 };
 
+/*
+ * job.transport = tcp: there is no closed form (windows, ACKs, losses, protocols): the emulation
+ * is the answer.  What the model can say: the path, what slow start adds to a round's flow
+ * across the WAN from the initial window, and the rendezvous round trips.
+ */
+static void
+print_transport(const struct sc_scenario *sc, FILE *f)
+{
+	const struct sm_tcp_conf *c = &sc->run.pk.tcp;
+	const struct sm_params *p = &sc->model;
+	uint32_t mss = c->mss ? c->mss : sc->run.pk.mtu - 52, rounds = 0, ss = 0, hs = 0, i;
+	double rtt = 2 * p->wan.lat, extra = 0;
+	struct sm_program prog;
+
+	if (c->transport != SM_TRANSPORT_TCP)
+		return;
+	fprintf(f, "  transport tcp (%s, initial window %u, MSS %u, protocol %s): no closed form "
+		"for windows, ACKs, losses or reacting traffic: syncemu run is the answer\n",
+		sm_cc_name(c->cc), c->init_cwnd, mss, sm_proto_name(c->proto));
+	memset(&prog, 0, sizeof(prog));
+	if (p->topo.n_dc < 2 || sm_program_build(p, SM_VAR_A, 0, &prog) != 0) {
+		sm_program_free(&prog);
+		return;
+	}
+	for (i = 0; i < prog.n; i++) {
+		const struct sm_round *r = &prog.r[i];
+		uint32_t k = 0;
+
+		if (r->hop != SM_HOP_WAN)
+			continue;
+		rounds++;
+		extra += sm_ss_extra(r->bytes, p->wan.bw, rtt, mss, c->init_cwnd, &k);
+		ss = k > ss ? k : ss;
+		hs += sm_proto_eager(c, r->bytes) < r->bytes;
+	}
+	sm_program_free(&prog);
+	fprintf(f, "    the WAN path: RTT %.6g ms, %.0f segments fill it; variant A's %u WAN "
+		"round%s from the initial window: up to %u round trips of slow start, +%.6g ms "
+		"(the first step; every step %s)\n", rtt * 1e3, p->wan.bw * rtt / mss, rounds,
+		rounds == 1 ? "" : "s", ss, extra * 1e3, !c->ss_after_idle ? "never: "
+		"transport.slow_start_after_idle = no" : "a flow is idle longer than its RTO (at "
+		"least transport.rto_min)");
+	if (hs > 0)
+		fprintf(f, "    the %s protocol: a round trip before each of %u messages: +%.6g ms a "
+			"step at least\n", sm_proto_name(c->proto), hs, hs * rtt * 1e3);
+}
+
 static void
 print_header(const struct sc_scenario *sc, FILE *f)
 {
@@ -716,6 +764,7 @@ print_header(const struct sc_scenario *sc, FILE *f)
 			sm_library_algo(p), sm_workers(p));
 	if (p->job.compute > 0)
 		fprintf(f, "  compute %.6g ms a step (job.compute)\n", p->job.compute * 1e3);
+	print_transport(sc, f);
 	fputc('\n', f);
 }
 

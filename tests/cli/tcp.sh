@@ -69,6 +69,28 @@ assert len(r["steps"]["rows"]) == 3 and r["ok"], r["status"]
 assert t["resent"] > 0 and t["fast_retransmits"] > 0 and t["out_of_order"] > 0, t
 PY
 
+# the libraries' protocols: Open MPI's rendezvous makes two ranks that start apart take turns
+# (a step of 2 B / rate: each answer waits behind the rank's own data, as ob1's one FIFO per
+# connection has it), gloo's ready notification costs round trips (a message waits for it)
+proto() {	# proto PROTOCOL LATENCY: steps 1.. as a line of ms
+	"$se" run "${job[@]}" --set wan.latency="$2" --set intra.latency=0s -n 5 \
+		--set transport.protocol="$1" --set run.sync=none --set job.start_skew=50ms \
+		--set job.reduce_rate=2GB/s --set run.accounting=wire --json 2>/dev/null |
+		python3 -c 'import json,sys; r=json.load(sys.stdin)["runs"][0]; print(" ".join("%.3f" % s["emulated_ms"] for s in r["steps"]["rows"][1:]))'
+}
+p0=$(proto plain 0ms) o0=$(proto openmpi 0ms) g0=$(proto gloo 0ms) p5=$(proto plain 5ms) g5=$(proto gloo 5ms)
+python3 - "$p0" "$o0" "$g0" "$p5" "$g5" <<'PY' && ok "openmpi: the ranks take turns (2 B / rate a step); gloo: a round trip a message" || bad "the protocols: plain/openmpi/gloo at 0 ms: $p0 / $o0 / $g0; plain/gloo at 5 ms: $p5 / $g5"
+import sys
+p0, o0, g0, p5, g5 = ([float(x) for x in a.split()] for a in sys.argv[1:])
+# 2 x 4 MiB of 1514-byte frames at 1 Gbit/s is 69.6 ms; both ways at once half of it
+assert all(36 < s < 40 for s in p0), p0
+assert all(68 < s < 76 for s in o0[1:]), o0
+assert all(36 < s < 40 for s in g0), g0
+# at 5 ms one way a step waits at least one 10 ms round trip more than plain's (two at first,
+# one once the second round's notification comes while the first's data still flows)
+assert all(g - p > 9.5 for g, p in zip(g5, p5)), (p5, g5)
+PY
+
 # a bulk TCP flow each way beside the job, on a WAN queue of 2 MB (the path's 1.25 MB and more)
 expect_rc 0 "beside a bulk TCP flow" -- "$se" run "${job[@]}" --set background.bulk=1 \
 	--set queues.wan=2MB --set queues.sync_lossless=no --set background.host_rate=10Gbit/s \
@@ -84,6 +106,15 @@ steps = [s["emulated_ms"] for s in r["steps"]["rows"]]
 assert b["delivered_bytes"] > 10e6 and b["resent"] > 0, b
 assert min(steps[1:]) > 60, steps
 PY
+
+# the model says there is no closed form, and what slow start and the rendezvous cost
+expect_rc 0 "the model of a TCP job" -- "$se" model -t step --set topology.workers_per_dc=1 \
+	--set wan.bandwidth=1Gbit/s --set wan.latency=20ms --set job.bytes=4MiB --set run.mtu=1500 \
+	--set job.transport=tcp --set transport.protocol=openmpi
+expect_grep "$tmp/out" "no closed form for windows, ACKs, losses or reacting traffic" "it says the emulation is the answer"
+# 2 WAN rounds of 2 MiB at 1 Gbit/s and 40 ms from 10 segments: 8 round trips (sm_ss_extra)
+expect_grep "$tmp/out" "up to 8 round trips of slow start, +530.577 ms" "slow start's terms"
+expect_grep "$tmp/out" "a round trip before each of 2 messages: +80 ms" "the rendezvous's"
 
 expect_rc 2 "an unknown transport" -- "$se" run --set job.transport=udp -n 1
 expect_grep "$tmp/err" "allowed: frames, tcp" "the allowed values named"
