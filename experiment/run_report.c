@@ -470,6 +470,18 @@ realtime_table(const struct outcome *runs, unsigned int n)
 	return t;
 }
 
+/* What a run's TCP connections did (the workers', or the bulk flows'). */
+static json_t *
+tcp_json(const struct dp_tcp_stats *s)
+{
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			 "data_segments", (json_int_t)s->segs, "resent", (json_int_t)s->retrans,
+			 "fast_retransmits", (json_int_t)s->fast_rtx,
+			 "timeouts", (json_int_t)s->rtos, "pure_acks", (json_int_t)s->acks,
+			 "out_of_order", (json_int_t)s->ooo_rx, "duplicates", (json_int_t)s->dup_rx,
+			 "delivered_bytes", (json_int_t)s->bytes_in);
+}
+
 static json_t *
 elems_json(const struct dp_run_result *res)
 {
@@ -648,21 +660,9 @@ run_json(struct results *res, const struct outcome *r, uint32_t run_id, bool eve
 	}
 	json_object_set_new(o, "elements", elems_json(&r->res));
 	if (r->res.bulk.segs > 0)
-		json_object_set_new(o, "bulk", json_pack("{s:I, s:I, s:I, s:I, s:I}",
-			"delivered_bytes", (json_int_t)r->res.bulk.bytes_in,
-			"data_segments", (json_int_t)r->res.bulk.segs,
-			"resent", (json_int_t)r->res.bulk.retrans,
-			"fast_retransmits", (json_int_t)r->res.bulk.fast_rtx,
-			"timeouts", (json_int_t)r->res.bulk.rtos));
+		json_object_set_new(o, "bulk", tcp_json(&r->res.bulk));
 	if (r->res.tcp.segs > 0)
-		json_object_set_new(o, "tcp", json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-			"data_segments", (json_int_t)r->res.tcp.segs,
-			"resent", (json_int_t)r->res.tcp.retrans,
-			"fast_retransmits", (json_int_t)r->res.tcp.fast_rtx,
-			"timeouts", (json_int_t)r->res.tcp.rtos,
-			"pure_acks", (json_int_t)r->res.tcp.acks,
-			"out_of_order", (json_int_t)r->res.tcp.ooo_rx,
-			"duplicates", (json_int_t)r->res.tcp.dup_rx));
+		json_object_set_new(o, "tcp", tcp_json(&r->res.tcp));
 	if (r->res.has_module)
 		json_object_set_new(o, "module_binding",
 				    json_string(sm_stage_name(r->res.binding)));

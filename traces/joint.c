@@ -363,16 +363,25 @@ joint_cuts(struct tr_streams *s, uint32_t n, double *sep)
 		return -ENOENT;
 	}
 	qsort(c, n - 1, sizeof(*c), cmp_jidle_mid);
+	/* every direction must carry bytes in every step: else the idle times do not cut it */
+	for (d = 0; d < s->nmajor; d++) {
+		const struct tr_dir *x = &s->dir[d];
+		uint64_t prev = x->cut[0], at;
+
+		for (k = 1; k <= n; k++) {
+			at = k < n ? off_at(x, c[k - 1].mid) : x->cut[n];
+			if (at <= prev) {
+				free(c);
+				return -ENOENT;
+			}
+			prev = at;
+		}
+	}
 	for (d = 0; d < s->nmajor; d++) {
 		struct tr_dir *x = &s->dir[d];
 
-		for (k = 1; k < n; k++) {
+		for (k = 1; k < n; k++)
 			x->cut[k] = off_at(x, c[k - 1].mid);
-			if (x->cut[k] < x->cut[k - 1])
-				x->cut[k] = x->cut[k - 1];
-			if (x->cut[k] > x->cut[n])
-				x->cut[k] = x->cut[n];
-		}
 		x->snapped = n - 1;
 	}
 	free(c);

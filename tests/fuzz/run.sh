@@ -26,7 +26,7 @@ reader)
 	pkgs="libpcap zlib"
 	incs="-I$t"
 	srcs="$t/reader.c $t/reader_pcap.c $t/reader_pcapng.c $t/source.c $t/decode.c
-	      $t/select.c $t/streams.c $t/split.c $t/appsteps.c $t/syncs.c $t/bursts.c
+	      $t/select.c $t/streams.c $t/split.c $t/joint.c $t/appsteps.c $t/syncs.c $t/bursts.c
 	      $src/models/stream.c
 	      $src/models/queueing.c"
 	incs="$incs -I$src/models"
