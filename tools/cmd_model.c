@@ -699,24 +699,35 @@ static int (*const builders[T_COUNT])(struct ctx *) = {
  * is the answer.  What the model can say: the path, what slow start adds to a round's flow
  * across the WAN from the initial window, and the rendezvous round trips.
  */
-static void
-print_transport(const struct sc_scenario *sc, FILE *f)
+struct transport_terms {
+	uint32_t mss;
+	double rtt;		/* the WAN path's, s */
+	double bdp_segments;	/* segments that fill it */
+	uint32_t rounds;	/* variant A's WAN rounds */
+	uint32_t ss_rtts;	/* most round trips of slow start in one of them */
+	double ss_extra;	/* what slow start adds to a step, s */
+	uint32_t handshakes;	/* messages that wait a round trip for the protocol */
+	bool plan;		/* the terms past the header could be computed */
+};
+
+static bool
+transport_terms(const struct sc_scenario *sc, struct transport_terms *t)
 {
 	const struct sm_tcp_conf *c = &sc->run.pk.tcp;
 	const struct sm_params *p = &sc->model;
-	uint32_t mss = c->mss ? c->mss : sc->run.pk.mtu - 52, rounds = 0, ss = 0, hs = 0, i;
-	double rtt = 2 * p->wan.lat, extra = 0;
 	struct sm_program prog;
+	uint32_t i;
 
 	if (c->transport != SM_TRANSPORT_TCP)
-		return;
-	fprintf(f, "  transport tcp (%s, initial window %u, MSS %u, protocol %s): no closed form "
-		"for windows, ACKs, losses or reacting traffic: syncemu run is the answer\n",
-		sm_cc_name(c->cc), c->init_cwnd, mss, sm_proto_name(c->proto));
+		return false;
+	memset(t, 0, sizeof(*t));
+	t->mss = c->mss ? c->mss : sc->run.pk.mtu - 52;
+	t->rtt = 2 * p->wan.lat;
+	t->bdp_segments = p->wan.bw * t->rtt / t->mss;
 	memset(&prog, 0, sizeof(prog));
 	if (p->topo.n_dc < 2 || sm_program_build(p, SM_VAR_A, 0, &prog) != 0) {
 		sm_program_free(&prog);
-		return;
+		return true;
 	}
 	for (i = 0; i < prog.n; i++) {
 		const struct sm_round *r = &prog.r[i];
@@ -724,21 +735,68 @@ print_transport(const struct sc_scenario *sc, FILE *f)
 
 		if (r->hop != SM_HOP_WAN)
 			continue;
-		rounds++;
-		extra += sm_ss_extra(r->bytes, p->wan.bw, rtt, mss, c->init_cwnd, &k);
-		ss = k > ss ? k : ss;
-		hs += sm_proto_eager(c, r->bytes) < r->bytes;
+		t->rounds++;
+		t->ss_extra += sm_ss_extra(r->bytes, p->wan.bw, t->rtt, t->mss, c->init_cwnd, &k);
+		t->ss_rtts = k > t->ss_rtts ? k : t->ss_rtts;
+		t->handshakes += sm_proto_eager(c, r->bytes) < r->bytes;
 	}
 	sm_program_free(&prog);
+	t->plan = true;
+	return true;
+}
+
+static void
+print_transport(const struct sc_scenario *sc, FILE *f)
+{
+	const struct sm_tcp_conf *c = &sc->run.pk.tcp;
+	struct transport_terms t;
+
+	if (!transport_terms(sc, &t))
+		return;
+	fprintf(f, "  transport tcp (%s, initial window %u, MSS %u, protocol %s): no closed form "
+		"for windows, ACKs, losses or reacting traffic: syncemu run is the answer\n",
+		sm_cc_name(c->cc), c->init_cwnd, t.mss, sm_proto_name(c->proto));
+	if (!t.plan)
+		return;
 	fprintf(f, "    the WAN path: RTT %.6g ms, %.0f segments fill it; variant A's %u WAN "
 		"round%s from the initial window: up to %u round trips of slow start, +%.6g ms "
-		"(the first step; every step %s)\n", rtt * 1e3, p->wan.bw * rtt / mss, rounds,
-		rounds == 1 ? "" : "s", ss, extra * 1e3, !c->ss_after_idle ? "never: "
+		"(the first step; every step %s)\n", t.rtt * 1e3, t.bdp_segments, t.rounds,
+		t.rounds == 1 ? "" : "s", t.ss_rtts, t.ss_extra * 1e3, !c->ss_after_idle ? "never: "
 		"transport.slow_start_after_idle = no" : "a flow is idle longer than its RTO (at "
 		"least transport.rto_min)");
-	if (hs > 0)
+	if (t.handshakes > 0)
 		fprintf(f, "    the %s protocol: a round trip before each of %u messages: +%.6g ms a "
-			"step at least\n", sm_proto_name(c->proto), hs, hs * rtt * 1e3);
+			"step at least\n", sm_proto_name(c->proto), t.handshakes,
+			t.handshakes * t.rtt * 1e3);
+}
+
+/* The same terms for --json; NULL on no memory, json_null() without tcp. */
+static json_t *
+transport_json(const struct sc_scenario *sc)
+{
+	const struct sm_tcp_conf *c = &sc->run.pk.tcp;
+	struct transport_terms t;
+	json_t *o;
+
+	if (!transport_terms(sc, &t))
+		return json_null();
+	o = json_pack("{s:s, s:s, s:i, s:i, s:s, s:b, s:s}", "transport", "tcp",
+		      "congestion", sm_cc_name(c->cc), "initial_window", (int)c->init_cwnd,
+		      "mss", (int)t.mss, "protocol", sm_proto_name(c->proto), "closed_form", 0,
+		      "answer", "syncemu run: no closed form for windows, ACKs, losses or "
+		      "reacting traffic");
+	if (o == NULL || !t.plan)
+		return o;
+	if (json_object_update_new(o, json_pack("{s:f, s:f, s:i, s:i, s:f, s:b, s:i, s:f}",
+			"rtt_s", t.rtt, "bdp_segments", t.bdp_segments, "wan_rounds",
+			(int)t.rounds, "slow_start_round_trips", (int)t.ss_rtts,
+			"slow_start_extra_s", t.ss_extra, "slow_start_every_step",
+			(int)(c->ss_after_idle != 0), "handshakes", (int)t.handshakes,
+			"handshake_extra_s", t.handshakes * t.rtt)) != 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
 }
 
 static void
@@ -754,8 +812,9 @@ print_header(const struct sc_scenario *sc, FILE *f)
 		"P = %.0f; MFU %.2f of %.4g TFLOP/s\n", p->topo.n_dc, p->topo.per_dc,
 		p->intra.bw / 1e9, p->intra.lat * 1e6, p->wan.bw / 1e9, p->wan.lat * 1e6,
 		p->job.params, p->gpu.mfu, p->gpu.peak_flops / 1e12);
-	fprintf(f, "  collectives %s%s, WAN %s; variant A: %s of %.0f B\n",
+	fprintf(f, "  collectives %s%s%s, WAN %s; variant A: %s of %.0f B\n",
 		sm_algo_name(sm_plan_algo(p)), p->job.collective == SM_ALGO_AUTO ? " (auto)" : "",
+		p->job.library != SM_LIB_IDEAL ? " for the variants past A" : "",
 		sm_wan_shape_name(p->topo.wan), sm_opkind_name(p->job.operation),
 		sm_dense_bytes(p));
 	if (p->job.library != SM_LIB_IDEAL)
@@ -796,6 +855,11 @@ header_json(const struct sc_scenario *sc)
 	}
 	if (job != NULL && p->job.compute > 0 &&
 	    json_object_set_new(job, "compute_s", json_real(p->job.compute))) {
+		json_decref(h);
+		return NULL;
+	}
+	if (h != NULL && sc->run.pk.tcp.transport == SM_TRANSPORT_TCP &&
+	    json_object_set_new(h, "transport", transport_json(sc)) != 0) {
 		json_decref(h);
 		return NULL;
 	}

@@ -22,8 +22,13 @@ check() {	# check COMMAND DESC FILE...
 }
 
 "$se" model --json >"$tmp/model.json" && "$se" model --json -v A,C -t step,wire >"$tmp/model2.json" &&
-	"$se" model --json -v A -t step --set job.library=openmpi --set job.compute=5ms >"$tmp/model3.json"
-check model "model, all tables, two variants' tables, Open MPI's algorithm" "$tmp/model.json" \
+	"$se" model --json -v A -t step --set job.library=openmpi --set job.compute=5ms \
+		--set job.transport=tcp --set transport.protocol=openmpi >"$tmp/model3.json"
+python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["scenario"]["transport"]
+assert t["closed_form"] is False and t["wan_rounds"] >= 1 and t["handshakes"] >= 1, t' \
+	"$tmp/model3.json" && ok "model --json: the TCP terms and their absence of a closed form" ||
+	bad "model --json: the TCP terms"
+check model "model, all tables, two variants' tables, Open MPI's algorithm over TCP" "$tmp/model.json" \
 	"$tmp/model2.json" "$tmp/model3.json"
 "$se" run -q -n 25 -v A,E -b low --json --trace "$tmp/t.pcapng" >"$tmp/run.json"
 "$se" run -q -n 25 -v A -l 0.4 --set queues.wan=1GB --json >"$tmp/runl.json"
