@@ -390,6 +390,18 @@ check_all(struct loader *ld, const struct sc_scenario *t)
 		return whole_err(ld, "background.bulk: bulk TCP flows run in virtual time in one "
 				 "partition in this release: set run.clock = virtual and "
 				 "run.partitions = 1");
+	if (t->background.transport == SC_BG_TCP &&
+	    (t->run.clock == SC_CLOCK_REAL || t->run.partitions != 1))
+		return whole_err(ld, "background.transport = tcp: TCP transfers run in virtual time "
+				 "in one partition in this release: set run.clock = virtual and "
+				 "run.partitions = 1");
+	if (t->background.transport == SC_BG_TCP &&
+	    t->background.bulk + t->background.connections > 64) {
+		snprintf(msg, sizeof(msg), "background.bulk + background.connections: %u + %u "
+			 "connections a host, at most 64", t->background.bulk,
+			 t->background.connections);
+		return whole_err(ld, msg);
+	}
 	if (t->run.pk.tcp.transport == SM_TRANSPORT_TCP && t->run.clock == SC_CLOCK_REAL)
 		return whole_err(ld, "job.transport = tcp runs in virtual time in this release: set "
 				 "run.clock = virtual");
@@ -704,6 +716,8 @@ sc_scenario_default(struct sc_scenario *s)
 	/* background.sizes_csv stays "": only empirical sizes need it */
 	s->background.host_rate = 50e9;
 	s->background.directions = SC_DIRECTIONS_ALL;
+	s->background.transport = SC_BG_OPEN;
+	s->background.connections = 16;
 	/* trace.file stays "": no trace */
 	snprintf(s->trace.capture, sizeof(s->trace.capture), "wan");
 	s->trace.snaplen = SM_HDR_BYTES;

@@ -83,6 +83,12 @@ enum sc_directions {
 	SC_DIRECTIONS_ONE,		/**< only data centre 0 to data centre 1 */
 };
 
+/** How background transfers go ([background] transport). */
+enum sc_bg_transport {
+	SC_BG_OPEN,			/**< open-loop frames, as fast as the host link allows */
+	SC_BG_TCP,			/**< each over TCP, on a pool of connections */
+};
+
 /** Background transfers sharing the WAN with the sync ([background]). */
 struct sc_background {
 	double load;			/**< offered load per loaded direction, fraction of the WAN
@@ -94,6 +100,8 @@ struct sc_background {
 	double host_rate;		/**< B/s: a background host's access link */
 	enum sc_directions directions;	/**< which WAN directions are loaded */
 	uint32_t bulk;			/**< bulk TCP flows per loaded direction (0: none) */
+	enum sc_bg_transport transport;	/**< how the transfers go */
+	uint32_t connections;		/**< transport tcp: connections per host */
 };
 
 /** What the data plane writes ([trace]). */

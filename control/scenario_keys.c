@@ -141,6 +141,12 @@ static const struct sc_key_name library_names[] = {
 	{ NULL, 0 },
 };
 
+static const struct sc_key_name bg_transport_names[] = {
+	{ "open", SC_BG_OPEN },
+	{ "tcp", SC_BG_TCP },
+	{ NULL, 0 },
+};
+
 static const struct sc_key_name direction_names[] = {
 	{ "all", SC_DIRECTIONS_ALL },
 	{ "one", SC_DIRECTIONS_ONE },
@@ -488,6 +494,17 @@ static const struct sc_key keys[] = {
 	     "host in the data centre to one in the next, at background.host_rate, with the "
 	     "[transport] settings: they share the WAN queue with the sync and back off from "
 	     "losses (virtual time, one partition); beside background.load's transfers or alone"),
+	ENUM("background", "transport", background.transport, bg_transport_names,
+	     "how background.load's transfers go: open = open-loop frames as fast as the host's "
+	     "link allows (they only queue); tcp = each written to a TCP connection of the host "
+	     "(the [transport] settings) to the next data centre's, so they back off from losses "
+	     "as the sync's TCP does; a transfer's completion time runs to its last byte "
+	     "delivered (virtual time, one partition)"),
+	UINT("background", "connections", background.connections, SC_UNIT_COUNT, 1, 64,
+	     "background.transport = tcp: connections a host keeps open to the next data "
+	     "centre's (a pool, as a client's keep-alive connections): a transfer takes an idle "
+	     "one, or opens one while fewer are open, else waits behind the least loaded; with "
+	     "background.bulk, the two together at most 64"),
 
 	STR("trace", "file", trace.file, KF_EMPTY_OK,
 	    "pcapng file, a FIFO or - (the standard output), written as syncemu run's --trace; "

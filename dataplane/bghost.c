@@ -9,6 +9,8 @@
  * frames on its access link in bursts, the same way a worker does, so the link is never idle while
  * a transfer waits.  The frames cross the same WAN FIFO as the sync and end in the next data
  * centre's sink, which records each transfer's completion time and its wait for the WAN.
+ * Over TCP (background.transport = tcp) the same draws go to the data centre's TCP host
+ * (bulk.c) instead, which writes each transfer to one of its connections.
  */
 #include <errno.h>
 #include <math.h>
@@ -17,6 +19,7 @@
 
 #include "../models/ring.h"
 #include "bghost.h"
+#include "bulk.h"
 #include "capture.h"
 #include "frame.h"
 #include "link.h"
@@ -116,6 +119,18 @@ bghost_event(struct dp_elem *e, dp_time_t now)
 {
 	struct dp_bghost *h = (struct dp_bghost *)e;
 
+	if (!h->stopped && h->next_arrival <= now && h->tcp != NULL) {
+		/* over TCP: the same draw of its size, written to one of the host's connections */
+		double bytes = sm_size_sample(h->sizes, &h->rng);
+		int rc = dp_bulk_xfer(h->tcp, bytes < 1 ? 1 : (uint64_t)llround(bytes), now);
+
+		if (rc != 0) {
+			dp_engine_fail(e->eng, rc, "%s: out of memory for its transfers", e->name);
+			return;
+		}
+		h->stats->started++;
+		h->next_arrival = arrival_after(h, now);
+	}
 	if (!h->stopped && h->next_arrival <= now) {
 		bool idle = h->qhead == h->qtail;
 
@@ -159,7 +174,8 @@ dp_bghost_init(struct dp_bghost *h, struct dp_engine *eng, const struct dp_bghos
 {
 	int rc;
 
-	if (!(p->rate > 0) || p->sizes == NULL || p->link == NULL || p->stats == NULL ||
+	if (!(p->rate > 0) || p->sizes == NULL || (p->link == NULL && p->tcp == NULL) ||
+	    p->stats == NULL ||
 	    p->payload == 0 || p->burst == 0)
 		return -EINVAL;
 	memset(h, 0, sizeof(*h));
@@ -177,6 +193,7 @@ dp_bghost_init(struct dp_bghost *h, struct dp_engine *eng, const struct dp_bghos
 	sm_rng_seed(&h->rng, p->seed);
 	h->link = p->link;
 	h->stats = p->stats;
+	h->tcp = p->tcp;
 	h->cap_tx = p->cap_tx;
 	h->next_arrival = DP_NEVER;
 	h->rearm = DP_NEVER;

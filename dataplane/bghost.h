@@ -14,6 +14,7 @@
 #include "engine.h"
 
 struct dp_link;
+struct dp_bulk;
 
 /** What a sink measures of the background transfers it took. */
 struct dp_bgstats {
@@ -48,6 +49,7 @@ struct dp_bghost_params {
 	uint32_t burst;			/**< frames queued ahead on its link */
 	struct dp_link *link;		/**< its access link to the switch */
 	struct dp_bgstats *stats;
+	struct dp_bulk *tcp;		/**< non-NULL: each transfer goes over this host's TCP */
 	int cap_tx;
 };
 
@@ -66,6 +68,7 @@ struct dp_bghost {
 	struct sm_rng rng;
 	struct dp_link *link;
 	struct dp_bgstats *stats;
+	struct dp_bulk *tcp;
 	int cap_tx;
 	bool stopped;			/**< no new transfers, no more frames */
 	dp_time_t next_arrival;

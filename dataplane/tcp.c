@@ -209,6 +209,17 @@ dp_tcp_write_ctl(struct dp_tcp *t, uint32_t peer, uint32_t bytes, uint32_t step,
 }
 
 void
+dp_tcp_unwait(struct dp_tcp *t, uint32_t peer)
+{
+	struct dp_tcp_conn *c = dp_tcp_conn_of(t, peer);
+
+	if (c != NULL && c->waiting) {
+		c->waiting = false;
+		t->waiting--;
+	}
+}
+
+void
 dp_tcp_resched(struct dp_tcp *t)
 {
 	dp_time_t next = DP_NEVER;

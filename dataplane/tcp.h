@@ -190,6 +190,12 @@ int dp_tcp_write(struct dp_tcp *t, struct dp_link *out, uint32_t peer, uint64_t 
 int dp_tcp_write_ctl(struct dp_tcp *t, uint32_t peer, uint32_t bytes, uint32_t step,
 		     uint16_t round, dp_time_t now);
 
+/**
+ * The app does not wait for @p peer's writes to be within the send buffer: "sent" comes when the
+ * others' are (a host whose transfers are independent of each other).
+ */
+void dp_tcp_unwait(struct dp_tcp *t, uint32_t peer);
+
 /** Stop: what the app wrote and was not yet sent is dropped (a background host at the end). */
 void dp_tcp_stop(struct dp_tcp *t);
 

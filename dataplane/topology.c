@@ -268,7 +268,7 @@ build_bulk(struct dp_topo *t, const struct dp_topo_params *p)
 	uint32_t d;
 	int rc;
 
-	if (t->d < 2 || bg->bulk == 0)
+	if (t->d < 2 || (bg->bulk == 0 && !(bg->xfer_tcp && bg->load > 0)))
 		return 0;
 	if (t->par != NULL || bg->tcp == NULL)
 		return -EINVAL;
@@ -280,7 +280,9 @@ build_bulk(struct dp_topo *t, const struct dp_topo_params *p)
 	for (d = 0; d < t->d; d++) {
 		struct dp_bulk_params bp = {
 			.name = name, .dc = d, .to = (d + 1) % t->d,
-			.flows = d < bg->directions ? bg->bulk : 0, .per_dc = t->n, .conf = bg->tcp,
+			.flows = d < bg->directions ? bg->bulk : 0,
+			.conns = bg->xfer_tcp && d < bg->directions ? bg->connections : 0,
+			.stats = bgstats_of(t, d), .per_dc = t->n, .conf = bg->tcp,
 			.mss = bg->tcp->mss != 0 ? bg->tcp->mss : p->pk->mtu - DP_TCP_MSS_LESS,
 			.burst = p->pk->burst, .nic = &t->bulk_up[d],
 		};
@@ -303,6 +305,8 @@ build_bulk(struct dp_topo *t, const struct dp_topo_params *p)
 			return rc;
 		t->sw[d].to_bulk = &t->bulk_down[d].e;
 	}
+	for (d = 0; d < t->d; d++)	/* each takes what the previous one sends */
+		t->bulk[(d + 1) % t->d].from = &t->bulk[d];
 	return 0;
 }
 
@@ -353,7 +357,7 @@ build_background(struct dp_topo *t, const struct dp_topo_params *p)
 			.rate = bg->load * (double)t->links.wan_bw / bg->sizes->mean,
 			.sizes = bg->sizes, .seed = sm_rng_stream_seed(bg->seed, d),
 			.payload = p->pk->payload, .burst = p->pk->burst, .link = &t->bglink[d],
-			.stats = bgstats_of(t, d),
+			.stats = bgstats_of(t, d), .tcp = bg->xfer_tcp ? &t->bulk[d] : NULL,
 		};
 		int cin;
 
@@ -368,8 +372,9 @@ build_background(struct dp_topo *t, const struct dp_topo_params *p)
 		if (d >= bg->directions)
 			continue;	/* this direction carries no background */
 		snprintf(name, sizeof(name), "bg%u.nic", d);
-		rc = add_link(t, &t->bglink[d], p, DP_CAP_BG, name, bg->host_bw,
-			      t->links.nic_delay, p->q_nic, &t->sw[d].e, part, part);
+		rc = bg->xfer_tcp ? 0 : add_link(t, &t->bglink[d], p, DP_CAP_BG, name, bg->host_bw,
+						 t->links.nic_delay, p->q_nic, &t->sw[d].e, part,
+						 part);
 		if (rc != 0)
 			return rc;
 		snprintf(name, sizeof(name), "bg%u", d);

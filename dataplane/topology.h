@@ -40,6 +40,8 @@ struct dp_bg_params {
 	uint32_t directions;			/**< 1: DC 0 to 1 only; 2 (or more): every one */
 	uint32_t bulk;				/**< bulk TCP flows per loaded direction */
 	const struct sm_tcp_conf *tcp;		/**< their TCP's settings (with bulk) */
+	bool xfer_tcp;				/**< the transfers go over TCP (the bulk hosts') */
+	uint32_t connections;			/**< xfer_tcp: connections per host */
 	bool fg_lossless;			/**< the sync's frames are never dropped */
 	dp_time_t probe_every;			/**< WAN queue sampling interval; 0: none */
 };

@@ -173,23 +173,30 @@ tcp_notes(struct table *t, const struct outcome *runs, unsigned int n,
 
 	table_note(t, "%s: %s, initial window %u, slow start after idle %s, delayed ACK %.6g ms, "
 		   "RTO min %.6g ms, receive window %.6g MB, send buffer %.6g MB, MSS %u%s",
-		   c->transport == SM_TRANSPORT_TCP ? "transport: tcp" : "the bulk flows' TCP",
+		   c->transport == SM_TRANSPORT_TCP ? "transport: tcp" : "the background's TCP",
 		   sm_cc_name(c->cc), c->init_cwnd, c->ss_after_idle ? "on" : "off",
 		   c->delack * 1e3, c->rto_min * 1e3, c->rwnd / 1e6, c->sndbuf / 1e6,
 		   c->mss ? c->mss : sc->run.pk.mtu - 52, c->transport == SM_TRANSPORT_TCP ?
 		   "; no packet model (its closed form is the ideal collective's): the emulation "
 		   "is the answer" : "");
-	for (i = 0; i < n && sc->background.bulk > 0; i++) {
+	for (i = 0; i < n && (sc->background.bulk > 0 || sc->background.transport == SC_BG_TCP);
+	     i++) {
 		const struct dp_tcp_stats *s = &runs[i].res.bulk;
 		double secs = (runs[i].res.t_end - runs[i].res.t_start) * 1e-12;
 		unsigned int dirs = sc->background.directions == SC_DIRECTIONS_ONE ? 1 :
 				    sc->model.topo.n_dc;
+		char what[96];
 
-		table_note(t, "bulk %s: %u TCP flow%s on each of %u WAN direction%s, %.6g MB "
+		if (sc->background.bulk > 0)
+			snprintf(what, sizeof(what), "%u TCP flow%s%s", sc->background.bulk,
+				 sc->background.bulk == 1 ? "" : "s",
+				 sc->background.transport == SC_BG_TCP ? " and the transfers" : "");
+		else
+			snprintf(what, sizeof(what), "the transfers over TCP");
+		table_note(t, "background %s: %s on each of %u WAN direction%s, %.6g MB "
 			   "delivered (%.6g Mbit/s a direction over the run's %.6g ms), %" PRIu64
 			   " of %" PRIu64 " segments resent (%" PRIu64 " fast retransmits, %" PRIu64
-			   " timeouts)", runs[i].c.label, sc->background.bulk,
-			   sc->background.bulk == 1 ? "" : "s", dirs, dirs == 1 ? "" : "s",
+			   " timeouts)", runs[i].c.label, what, dirs, dirs == 1 ? "" : "s",
 			   s->bytes_in / 1e6, secs > 0 ? s->bytes_in * 8 / secs / 1e6 / dirs : 0,
 			   secs * 1e3, s->retrans, s->segs, s->fast_rtx, s->rtos);
 	}
@@ -276,7 +283,8 @@ summary_zero(struct outcome *runs, unsigned int n, const struct sc_scenario *sc)
 		   sc->run.pk.account == SM_ACCOUNT_WIRE ? "wire" : "payload",
 		   sc->run.pk.sync == SM_SYNC_PHASE ? "phase" : sc->run.pk.sync == SM_SYNC_STEP ?
 		   "step" : "none", sc->run.pk.mtu, sc->run.pk.payload, sc->run.seed);
-	if (sc->run.pk.tcp.transport == SM_TRANSPORT_TCP || sc->background.bulk > 0)
+	if (sc->run.pk.tcp.transport == SM_TRANSPORT_TCP || sc->background.bulk > 0 ||
+	    sc->background.transport == SC_BG_TCP)
 		tcp_notes(t, runs, n, sc);
 	return t;
 }
@@ -339,11 +347,14 @@ summary_loaded(struct outcome *runs, unsigned int n, const struct sc_scenario *s
 			break;
 		}
 	change_notes(t, runs, n);
+	if (sc->run.pk.tcp.transport == SM_TRANSPORT_TCP || sc->background.bulk > 0 ||
+	    sc->background.transport == SC_BG_TCP)
+		tcp_notes(t, runs, n, sc);
 	return t;
 }
 
 static struct table *
-background_table(struct outcome *runs, unsigned int n)
+background_table(struct outcome *runs, unsigned int n, const struct sc_scenario *sc)
 {
 	static const struct tcol cols[] = {
 		{ "run", "run", -1 }, { "transfers", "transfers", 0 },
@@ -385,10 +396,19 @@ background_table(struct outcome *runs, unsigned int n)
 			table_num(t, r->nq ? r->q[q].max / 1e6 : NAN);
 		}
 	}
-	table_note(t, "wait: a transfer's first frame from creation to the far end of the WAN, "
-		   "less its own serialisation and delays (the queueing it met); M/G/1: "
-		   "lambda E[S^2] / (2 (1 - rho)) with S = size / WAN rate (M/D/1 for fixed sizes); "
-		   "FCT: creation to the last frame");
+	if (sc->background.transport == SC_BG_TCP)
+		table_note(t, "over TCP (background.transport = tcp, %u connections a host): wait: "
+			   "a transfer's creation to its first byte at the far host (its turn on "
+			   "its connection, the window and the path); FCT: creation to its last byte "
+			   "there; unsent: not complete when the sync ended; M/G/1, like the summary's "
+			   "fluid models, is the open-loop frames' reference (lambda E[S^2] / (2 (1 - "
+			   "rho)), S = size / WAN rate), not a closed form of TCP transfers",
+			   sc->background.connections);
+	else
+		table_note(t, "wait: a transfer's first frame from creation to the far end of the "
+			   "WAN, less its own serialisation and delays (the queueing it met); M/G/1: "
+			   "lambda E[S^2] / (2 (1 - rho)) with S = size / WAN rate (M/D/1 for fixed "
+			   "sizes); FCT: creation to the last frame");
 	return t;
 }
 
@@ -881,7 +901,7 @@ run_report_results(struct outcome *runs, unsigned int n, const struct sc_scenari
 				     runs[i].c.label, runs[i].res.steps, sc->run.steps);
 	/* in text only: the JSON has each run's "background" and "wan_queues" */
 	if (loaded)
-		results_add_table(res, background_table(runs, n), RESULTS_TEXT, NULL);
+		results_add_table(res, background_table(runs, n, sc), RESULTS_TEXT, NULL);
 	if (trace_path != NULL && cap != NULL)
 		trace_results(res, cap, trace_path);
 	return res;

@@ -75,6 +75,8 @@ base_params(const struct sc_scenario *sc, const struct contender *c, struct dp_r
 	rp->bg.fg_lossless = sc->queues.sync_lossless;
 	rp->bg.bulk = sc->background.bulk;
 	rp->bg.tcp = &sc->run.pk.tcp;
+	rp->bg.xfer_tcp = sc->background.transport == SC_BG_TCP;
+	rp->bg.connections = sc->background.connections;
 	rp->bg.probe_every = sm_ps(sc->trace.queue_sample);
 }
 

@@ -131,6 +131,27 @@ want = statistics.median(run[1:])
 assert len(st) == 10, len(st)
 assert abs(statistics.median(per) - want) <= 0.1 * want, (per, want)
 PY
+# background.load's transfers over TCP (background.transport = tcp) beside the job, a 2 MB WAN
+# queue that overflows: open-loop transfers lose frames and end incomplete; over TCP every
+# transfer is resent whole, none incomplete, and a run repeats byte for byte (virtual time)
+bgt=(run -v A -n 8 -q --json --set topology.workers_per_dc=1 --set wan.bandwidth=1Gbit/s
+	--set wan.latency=5ms --set job.bytes=4MiB --set run.mtu=1500 --set job.transport=tcp
+	--set background.load=0.5 --set queues.wan=2MB --set queues.sync_lossless=no)
+"$se" "${bgt[@]}" >"$tmp/bgo.json" && "$se" "${bgt[@]}" --set background.transport=tcp \
+	>"$tmp/bgt.json" && "$se" "${bgt[@]}" --set background.transport=tcp >"$tmp/bgt2.json"
+python3 - "$tmp/bgo.json" "$tmp/bgt.json" "$tmp/bgt2.json" <<'PY' && ok "background transfers over TCP: resent, none incomplete, the same twice" || bad "background transfers over TCP"
+import json, sys
+o, t, t2 = (json.load(open(f))["runs"][0] for f in sys.argv[1:])
+bo, bt = o["background"], t["background"]
+assert bo["incomplete"] > 0 and "bulk" not in o, bo
+assert bt["incomplete"] == 0 and bt["done"] > 100 and bt["started"] == bt["done"] + bt["unsent"], bt
+assert t["bulk"]["resent"] > 0, t["bulk"]
+# a 1 MB transfer needs 8 ms on the 1 Gbit/s WAN and 5 ms of path: none completes sooner
+assert bt["fct_us"]["min"] > 13000, bt["fct_us"]
+for k in ("wall_s", "events"):
+    t.pop(k, None), t2.pop(k, None)
+assert t == t2
+PY
 # the model says there is no closed form, and what slow start and the rendezvous cost
 expect_rc 0 "the model of a TCP job" -- "$se" model -t step --set topology.workers_per_dc=1 \
 	--set wan.bandwidth=1Gbit/s --set wan.latency=20ms --set job.bytes=4MiB --set run.mtu=1500 \
@@ -144,6 +165,12 @@ expect_rc 2 "an unknown transport" -- "$se" run --set job.transport=udp -n 1
 expect_grep "$tmp/err" "allowed: frames, tcp" "the allowed values named"
 expect_rc 3 "tcp in partitions" -- "$se" run --set job.transport=tcp --set run.partitions=2 -n 1
 expect_grep "$tmp/err" "job.transport = tcp runs in one partition" "the keys named"
+expect_rc 3 "TCP transfers in partitions" -- "$se" run --set background.load=0.3 \
+	--set background.transport=tcp --set run.partitions=2 -n 1
+expect_grep "$tmp/err" "background.transport = tcp: TCP transfers run in virtual time" "the key named"
+expect_rc 3 "more than 64 connections a host" -- "$se" run --set background.load=0.3 \
+	--set background.transport=tcp --set background.bulk=60 --set background.connections=16 -n 1
+expect_grep "$tmp/err" "background.bulk + background.connections: 60 + 16" "the keys named"
 expect_rc 3 "an MSS beyond the MTU" -- "$se" run --set job.transport=tcp --set transport.mss=9000 -n 1
 expect_grep "$tmp/err" "transport.mss: 9000" "the key named"
 finish
