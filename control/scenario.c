@@ -405,9 +405,6 @@ check_all(struct loader *ld, const struct sc_scenario *t)
 	if (t->run.pk.tcp.transport == SM_TRANSPORT_TCP && t->run.clock == SC_CLOCK_REAL)
 		return whole_err(ld, "job.transport = tcp runs in virtual time in this release: set "
 				 "run.clock = virtual");
-	if (t->run.pk.tcp.transport == SM_TRANSPORT_TCP && t->run.partitions != 1)
-		return whole_err(ld, "job.transport = tcp runs in one partition in this release: set "
-				 "run.partitions = 1");
 	if (t->run.clock == SC_CLOCK_REAL && t->run.partitions != 1) {
 		bool split = t->ports.local[0] != '\0' && strcmp(t->ports.local, "all") != 0;
 		bool links = false;

@@ -86,24 +86,32 @@ dp_flow_init(struct dp_flow *f, uint32_t n_per_dc, uint32_t run_id, uint32_t ste
 }
 
 /*
- * A frame of SM_HDR_BYTES + @payload bytes from @pool (@fs its frame pool, or NULL): from a frame
- * pool its headers, the payload a shared segment of zeros; else one mbuf of the whole frame
- * (the caller checks that it fits).  @p: where its headers go.  NULL if the pool is empty.
+ * A frame of @hdr + @payload bytes from @pool (@fs its frame pool, or NULL): from a frame pool its
+ * headers, the payload a shared segment of zeros; else one mbuf of the whole frame (the caller
+ * checks that it fits).  @p: where its headers go.  NULL if the pool is empty.
  */
 static inline struct rte_mbuf *
-frame_alloc(struct rte_mempool *pool, struct dp_fpool_set *fs, uint32_t payload, uint8_t **p)
+frame_alloc_hdr(struct rte_mempool *pool, struct dp_fpool_set *fs, uint32_t hdr,
+		uint32_t payload, uint8_t **p)
 {
 	struct rte_mbuf *m;
 
 	if (fs != NULL)
-		return dp_fpool_frame(fs, SM_HDR_BYTES, payload, p);
+		return dp_fpool_frame(fs, hdr, payload, p);
 	m = rte_pktmbuf_alloc(pool);
 	if (m == NULL)
 		return NULL;
-	m->data_len = (uint16_t)(SM_HDR_BYTES + payload);
+	m->data_len = (uint16_t)(hdr + payload);
 	m->pkt_len = m->data_len;
 	*p = rte_pktmbuf_mtod(m, uint8_t *);
 	return m;
+}
+
+/* A syncemu frame: SM_HDR_BYTES of headers and @payload. */
+static inline struct rte_mbuf *
+frame_alloc(struct rte_mempool *pool, struct dp_fpool_set *fs, uint32_t payload, uint8_t **p)
+{
+	return frame_alloc_hdr(pool, fs, SM_HDR_BYTES, payload, p);
 }
 
 /* Does a frame of @len bytes fit one mbuf of @pool (@fs NULL: not a frame pool)? */
@@ -209,6 +217,25 @@ dp_pkt_of_mbuf(struct rte_mbuf *m, struct dp_pkt *p)
 	p->meta = *dp_meta(m);
 }
 
+/*
+ * The headers of @m (@len bytes): a TCP segment's (tcp_frame.c) end where its TCP header's data
+ * offset says, every other frame's at SM_HDR_BYTES; never past the frame.
+ */
+static uint32_t
+hdr_len(const struct rte_mbuf *m, uint32_t len)
+{
+	uint8_t b[SM_ETH_HDR + SM_IP_HDR + 13];
+	const uint8_t *h;
+	uint32_t n = SM_HDR_BYTES;
+
+	if (dp_meta((struct rte_mbuf *)(uintptr_t)m)->flags & DP_SE_F_TCP) {
+		h = len >= sizeof(b) ? rte_pktmbuf_read(m, 0, sizeof(b), b) : NULL;
+		n = h != NULL ? SM_ETH_HDR + SM_IP_HDR + (h[SM_ETH_HDR + SM_IP_HDR + 12] >> 4) * 4u :
+				len;
+	}
+	return n < len ? n : len;
+}
+
 struct rte_mbuf *
 dp_frame_copy(struct rte_mempool *pool, const struct rte_mbuf *m)
 {
@@ -216,16 +243,17 @@ dp_frame_copy(struct rte_mempool *pool, const struct rte_mbuf *m)
 	struct dp_fpool_set *fs = dp_fpool_of(pool);
 	struct rte_mbuf *c;
 	const void *h;
-	uint32_t n;
+	uint32_t n, hdr;
 	uint8_t *p;
 
 	if (!frame_fits(pool, fs, len))
 		return NULL;
-	c = frame_alloc(pool, fs, len - SM_HDR_BYTES, &p);
+	hdr = hdr_len(m, len);
+	c = frame_alloc_hdr(pool, fs, hdr, len - hdr, &p);
 	if (c == NULL)
 		return NULL;
 	/* in a frame pool the payload is zeros in every frame: the headers are the frame */
-	n = fs != NULL ? SM_HDR_BYTES : len;
+	n = fs != NULL ? hdr : len;
 	h = rte_pktmbuf_read(m, 0, n, p);
 	if (h != p)
 		memcpy(p, h, n);

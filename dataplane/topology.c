@@ -480,10 +480,9 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 		}
 	}
 	if (p->pk->tcp.transport == SM_TRANSPORT_TCP &&
-	    (np > 1 || t->local != all_dcs(t->d) || p->realtime)) {
-		snprintf(err, errlen, "[job] transport = tcp runs in virtual time in one partition "
-			 "and one process for now (run.clock = virtual, run.partitions = 1, no "
-			 "ranks)");
+	    (t->local != all_dcs(t->d) || p->realtime)) {
+		snprintf(err, errlen, "[job] transport = tcp runs in virtual time in one process "
+			 "for now (run.clock = virtual, no ranks)");
 		dp_topo_free(t);
 		return -EINVAL;
 	}
