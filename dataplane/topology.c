@@ -420,6 +420,7 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	const struct sm_program *prog = p->prog;
 	bool pluggable = prog->plan.n_modules > 0 && prog->plan.placement == SM_PLACE_PORT;
 	bool in_net = prog->plan.n_modules > 0 && prog->plan.placement == SM_PLACE_NETWORK;
+	bool ported = false;
 	uint32_t w, d, n_elems, np;
 	char name[32];
 	int rc;
@@ -479,10 +480,12 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 			return -EINVAL;
 		}
 	}
+	for (d = 0; p->dc_port != NULL && d < t->d && !ported; d++)
+		ported = p->dc_port[d] != NULL;
 	if (p->pk->tcp.transport == SM_TRANSPORT_TCP &&
-	    (t->local != all_dcs(t->d) || p->realtime)) {
-		snprintf(err, errlen, "[job] transport = tcp runs in virtual time in one process "
-			 "for now (run.clock = virtual, no ranks)");
+	    (t->local != all_dcs(t->d) || ported || p->n_link_ports > 0)) {
+		snprintf(err, errlen, "[job] transport = tcp runs inside one process for now (no "
+			 "ranks, no ports)");
 		dp_topo_free(t);
 		return -EINVAL;
 	}

@@ -180,6 +180,21 @@ assert r[0]["tcp"]["resent"] > 0 and all(x["steps"] == r[0]["steps"] and x["tcp"
 	"$tmp/part1.json" "$tmp/part2.json" "$tmp/part4.json" &&
 	ok "tcp in 1, 2 and 4 partitions: one trace byte for byte, the same steps" ||
 	bad "tcp across partitions differs"
+# real time inside one process (no ports): the same steps as virtual time (elements take the
+# event's time, and nothing comes from a port, so lateness cannot change a result); dilation 10
+# keeps it near 1 s of wall-clock time
+rtt=(run -v A -n 3 -q --json --set topology.workers_per_dc=1 --set wan.bandwidth=1Gbit/s
+	--set wan.latency=5ms --set job.bytes=1MiB --set run.mtu=1500 --set job.transport=tcp)
+"$se" "${rtt[@]}" >"$tmp/vt.json" && "$se" "${rtt[@]}" --set run.clock=real --set run.dilation=10 \
+	>"$tmp/rt.json" 2>"$tmp/err" && python3 -c 'import json, sys
+v, r = (json.load(open(f))["runs"][0] for f in sys.argv[1:])
+assert r["clock"] == "real" and v["tcp"] == r["tcp"], (r["clock"], r["tcp"])
+assert [s["emulated_ms"] for s in v["steps"]["rows"]] == [s["emulated_ms"] for s in r["steps"]["rows"]]' \
+	"$tmp/vt.json" "$tmp/rt.json" && ok "tcp in real time: the steps of virtual time" ||
+	bad "tcp in real time: $(cat "$tmp/err")"
+expect_rc 3 "tcp in real time through a port" -- "$se" run --set job.transport=tcp \
+	--set run.clock=real --set ports.dc0=ring:w --set ports.dc1=ring:w -n 1
+expect_grep "$tmp/err" "job.transport = tcp in real time runs inside one process" "the keys named"
 expect_rc 3 "TCP transfers in partitions" -- "$se" run --set background.load=0.3 \
 	--set background.transport=tcp --set run.partitions=2 -n 1
 expect_grep "$tmp/err" "background.transport = tcp: TCP transfers run in virtual time" "the key named"
