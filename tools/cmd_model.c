@@ -799,6 +799,14 @@ transport_json(const struct sc_scenario *sc)
 	return o;
 }
 
+/* Background over TCP (bulk flows, or the transfers as TCP flows) backs off: no closed form. */
+static bool
+reacting_background(const struct sc_scenario *sc)
+{
+	return sc->model.topo.n_dc > 1 && (sc->background.bulk > 0 ||
+	       (sc->background.transport == SC_BG_TCP && sc->background.load > 0));
+}
+
 static void
 print_header(const struct sc_scenario *sc, FILE *f)
 {
@@ -824,6 +832,12 @@ print_header(const struct sc_scenario *sc, FILE *f)
 	if (p->job.compute > 0)
 		fprintf(f, "  compute %.6g ms a step (job.compute)\n", p->job.compute * 1e3);
 	print_transport(sc, f);
+	if (reacting_background(sc))
+		fprintf(f, "  background that reacts (%s): no closed form for flows that back off "
+			"from the sync's losses: syncemu run is the answer\n",
+			sc->background.bulk > 0 && sc->background.transport == SC_BG_TCP ?
+			"background.bulk and background.transport = tcp" : sc->background.bulk > 0 ?
+			"background.bulk" : "background.transport = tcp");
 	fputc('\n', f);
 }
 
@@ -860,6 +874,14 @@ header_json(const struct sc_scenario *sc)
 	}
 	if (h != NULL && sc->run.pk.tcp.transport == SM_TRANSPORT_TCP &&
 	    json_object_set_new(h, "transport", transport_json(sc)) != 0) {
+		json_decref(h);
+		return NULL;
+	}
+	if (h != NULL && reacting_background(sc) &&
+	    json_object_set_new(h, "background", json_pack("{s:i, s:s, s:f, s:b}", "bulk",
+			(int)sc->background.bulk, "transport", sc->background.transport ==
+			SC_BG_TCP ? "tcp" : "open", "load", sc->background.load, "closed_form",
+			0)) != 0) {
 		json_decref(h);
 		return NULL;
 	}

@@ -23,10 +23,12 @@ check() {	# check COMMAND DESC FILE...
 
 "$se" model --json >"$tmp/model.json" && "$se" model --json -v A,C -t step,wire >"$tmp/model2.json" &&
 	"$se" model --json -v A -t step --set job.library=openmpi --set job.compute=5ms \
-		--set job.transport=tcp --set transport.protocol=openmpi >"$tmp/model3.json"
-python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["scenario"]["transport"]
-assert t["closed_form"] is False and t["wan_rounds"] >= 1 and t["handshakes"] >= 1, t' \
-	"$tmp/model3.json" && ok "model --json: the TCP terms and their absence of a closed form" ||
+		--set job.transport=tcp --set transport.protocol=openmpi --set background.load=0.3 \
+		--set background.transport=tcp >"$tmp/model3.json"
+python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["scenario"]; t = s["transport"]
+assert t["closed_form"] is False and t["wan_rounds"] >= 1 and t["handshakes"] >= 1, t
+assert s["background"] == {"bulk": 0, "transport": "tcp", "load": 0.3, "closed_form": False}, s' \
+	"$tmp/model3.json" && ok "model --json: the TCP terms, the reacting background, no closed form" ||
 	bad "model --json: the TCP terms"
 check model "model, all tables, two variants' tables, Open MPI's algorithm over TCP" "$tmp/model.json" \
 	"$tmp/model2.json" "$tmp/model3.json"
