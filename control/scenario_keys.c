@@ -284,8 +284,9 @@ static const struct sc_key keys[] = {
 	     "whose all-reduce variant A's job runs: ideal = job.collective's (the deck's); "
 	     "openmpi = Open MPI 4.1 coll_tuned's fixed decision by ranks and bytes (ring, "
 	     "recursive doubling, Rabenseifner; syncemu model names it); gloo = gloo's ring "
-	     "of segments of at most 1 MiB, each pair after ready messages from the receivers; "
-	     "both over all workers as one flat group"),
+	     "of segments of at most 1 MiB, each pair after ready messages from the receivers, "
+	     "one ring per DDP bucket (job.first_bucket, job.bucket_cap); both over all workers "
+	     "as one flat group"),
 	DBL("job", "compute", model.job.compute, SC_UNIT_TIME, 0, 1e6, 0,
 	    "compute time per step, replacing the FLOP model's (tokens x parameters x "
 	    "flops_per_param_token at gpu.mfu x gpu.peak) in the model and the run; 0 = the FLOP "
