@@ -246,7 +246,7 @@ log2_exact(unsigned int w)
 int
 sm_library_check(const struct sm_params *p, char *err, unsigned long errlen)
 {
-	unsigned int w = sm_workers(p), k = log2_exact(w);
+	unsigned int w = sm_workers(p), k = log2_exact(w), nb;
 	enum sm_ompi_allreduce a;
 
 	if (p->job.library == SM_LIB_IDEAL)
@@ -261,13 +261,15 @@ sm_library_check(const struct sm_params *p, char *err, unsigned long errlen)
 	if (p->job.library == SM_LIB_GLOO) {
 		if (w < 2 || gloo_phases(p, ar_bytes(p), w) <= SM_PHASES_MAX)
 			return 0;
+		nb = sm_ddp_buckets(&p->job, ar_bytes(p), NULL, SM_PHASES_MAX);
 		if (err != NULL && errlen > 0)
 			snprintf(err, errlen, "job.library: gloo's rings over %u ranks send %llu B "
-				 "in %u buckets (job.first_bucket, job.bucket_cap) and more than %u "
-				 "rounds of ready messages and segments; syncemu runs up to %u", w,
-				 (unsigned long long)ar_bytes(p),
-				 sm_ddp_buckets(&p->job, ar_bytes(p), NULL, 0), SM_PHASES_MAX,
-				 SM_PHASES_MAX);
+				 "in %s%u bucket%s (job.first_bucket, job.bucket_cap) and more than "
+				 "%u rounds of ready messages and segments; syncemu runs up to %u",
+				 w, (unsigned long long)ar_bytes(p),
+				 nb > SM_PHASES_MAX ? "more than " : "",
+				 nb > SM_PHASES_MAX ? SM_PHASES_MAX : nb, nb == 1 ? "" : "s",
+				 SM_PHASES_MAX, SM_PHASES_MAX);
 		return -ENOTSUP;
 	}
 	a = ompi_pick(p);

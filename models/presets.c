@@ -209,9 +209,12 @@ sm_params_check(const struct sm_params *p, char *err, unsigned long errlen)
 	      (unsigned int)p->job.library);
 	SM_CHECK(p->job.compute >= 0 && p->job.compute <= 1e6,
 	      "job.compute: %g s not in 0..1e6 s", p->job.compute);
-	SM_CHECK(p->job.first_bucket >= 0, "job.first_bucket: must be >= 0");
-	SM_CHECK(p->job.bucket_cap >= 0, "job.bucket_cap: must be >= 0");
-	SM_CHECK(p->job.tensor_bytes >= 0, "job.tensor_bytes: must be >= 0");
+	SM_CHECK(p->job.first_bucket == 0 || p->job.first_bucket >= 1,
+	      "job.first_bucket: %g B: 0 or at least 1 B", p->job.first_bucket);
+	SM_CHECK(p->job.bucket_cap == 0 || p->job.bucket_cap >= 1,
+	      "job.bucket_cap: %g B: 0 or at least 1 B", p->job.bucket_cap);
+	SM_CHECK(p->job.tensor_bytes == 0 || p->job.tensor_bytes >= 1,
+	      "job.tensor_bytes: %g B: 0 or at least 1 B", p->job.tensor_bytes);
 	rc = sm_library_check(p, err, errlen);
 	if (rc != 0)
 		return -EINVAL;

@@ -335,7 +335,7 @@ test_library_refused(void **state)
 	p.job.bucket_cap = 1;		/* 80e6 buckets of a byte */
 	assert_int_equal(sm_params_check(&p, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "job.bucket_cap"));
-	p.job.bucket_cap = -1;
+	p.job.bucket_cap = 0.5;		/* a bucket of no whole byte */
 	assert_int_equal(sm_params_check(&p, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "job.bucket_cap"));
 	openmpi(&p, 2, 1, 4194304);
