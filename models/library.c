@@ -264,8 +264,9 @@ sm_library_check(const struct sm_params *p, char *err, unsigned long errlen)
 		nb = sm_ddp_buckets(&p->job, ar_bytes(p), NULL, SM_PHASES_MAX);
 		if (err != NULL && errlen > 0)
 			snprintf(err, errlen, "job.library: gloo's rings over %u ranks send %llu B "
-				 "in %s%u bucket%s (job.first_bucket, job.bucket_cap) and more than "
-				 "%u rounds of ready messages and segments; syncemu runs up to %u",
+				 "in %s%u bucket%s (job.first_bucket, job.bucket_cap) and more "
+				 "than %u rounds of ready messages and segments; syncemu runs up "
+				 "to %u",
 				 w, (unsigned long long)ar_bytes(p),
 				 nb > SM_PHASES_MAX ? "more than " : "",
 				 nb > SM_PHASES_MAX ? SM_PHASES_MAX : nb, nb == 1 ? "" : "s",

@@ -206,7 +206,7 @@ test_gloo_programs(void **state)
 
 		openmpi(&p, t[i].d, t[i].n, t[i].bytes);
 		p.job.library = SM_LIB_GLOO;
-		p.job.first_bucket = 0;	/* one all-reduce of B, as gloo runs it without DDP */
+		p.job.first_bucket = 0;	/* one all-reduce of B: gloo without DDP */
 		p.job.bucket_cap = 0;
 		nw = sm_workers(&p);
 		assert_int_equal(sm_params_check(&p, NULL, 0), 0);
@@ -284,8 +284,8 @@ test_ddp_buckets(void **state)
 
 	/*
 	 * The 4 MiB MLP over 2 DCs at 5 ms: DDP's 2 buckets are 2 rings of [ready][2 segments]
-	 * [ready][2 segments], 8 rounds against gloo's 4 for B at once, the same data (B per worker),
-	 * and 4 more phases that each wait a one-way latency at least: 20 ms more a step.
+	 * [ready][2 segments], 8 rounds against gloo's 4 for B at once, the same data (B per
+	 * worker), and 4 more phases that each wait a one-way latency at least: 20 ms more a step.
 	 */
 	openmpi(&p, 2, 1, 4194288);
 	p.job.library = SM_LIB_GLOO;
