@@ -290,12 +290,26 @@ static const struct sc_key keys[] = {
 	     "whose all-reduce variant A's job runs: ideal = job.collective's (the deck's); "
 	     "openmpi = Open MPI 4.1 coll_tuned's fixed decision by ranks and bytes (ring, "
 	     "recursive doubling, Rabenseifner; syncemu model names it); gloo = gloo's ring "
-	     "of segments of at most 1 MiB, each pair after ready messages from the receivers; "
-	     "both over all workers as one flat group"),
+	     "of segments of at most 1 MiB, each pair after ready messages from the receivers, "
+	     "one ring per DDP bucket (job.first_bucket, job.bucket_cap); both over all workers "
+	     "as one flat group"),
 	DBL("job", "compute", model.job.compute, SC_UNIT_TIME, 0, 1e6, 0,
 	    "compute time per step, replacing the FLOP model's (tokens x parameters x "
 	    "flops_per_param_token at gpu.mfu x gpu.peak) in the model and the run; 0 = the FLOP "
 	    "model's"),
+	DBL("job", "first_bucket", model.job.first_bucket, SC_UNIT_BYTES, 0, 1e15, 0,
+	    "job.library = gloo, as PyTorch's DistributedDataParallel runs it: the gradient is "
+	    "all-reduced in buckets, each a gloo ring of its own, one after another in the order "
+	    "backward fills them (the last layers first); the first bucket closes once it holds "
+	    "this many bytes (DDP's 1 MiB first bucket); 0 = no separate first bucket"),
+	DBL("job", "bucket_cap", model.job.bucket_cap, SC_UNIT_BYTES, 0, 1e15, 0,
+	    "job.library = gloo: every later DDP bucket closes once it holds this many bytes "
+	    "(DDP's bucket_cap_mb, 25 MiB); with job.first_bucket = 0, 0 = the whole gradient in "
+	    "one all-reduce (gloo without DDP)"),
+	DBL("job", "tensor_bytes", model.job.tensor_bytes, SC_UNIT_BYTES, 0, 1e15, 0,
+	    "job.library = gloo: the size of the gradient tensors DDP fills its buckets with, "
+	    "whole (a layer's weight and bias); the gradient's remainder is the first tensor "
+	    "bucketed; 0 = any byte, buckets of exactly job.first_bucket and job.bucket_cap"),
 
 	ENUM("job", "transport", run.pk.tcp.transport, transport_names,
 	     "how the workers' flows travel: frames = the ideal collective's frames, every one "

@@ -17,6 +17,11 @@
  * segments each, two segments in flight.  Its TCP pair sends a segment only once the receiver
  * has posted the receive and said so (a 48-byte NOTIFY_RECV_READY preamble), so each pair of
  * segments is a round of ready messages back around the ring, then a round of the two segments.
+ *
+ * PyTorch's DistributedDataParallel all-reduces the gradient in buckets (torch/nn/parallel/
+ * distributed.py, reducer.cpp): whole tensors in reverse order of the parameters, the first bucket
+ * closed at 1 MiB (dist._DEFAULT_FIRST_BUCKET_BYTES), the others at bucket_cap_mb (25 MiB);
+ * ProcessGroupGloo runs each bucket as a gloo all-reduce of its own, one after another.
  */
 #include <errno.h>
 #include <math.h>
@@ -147,14 +152,67 @@ gloo_segments(uint64_t b, unsigned int w, uint64_t *nseg, uint64_t *seg, uint64_
 	*per = s / w;
 }
 
-/* Phases of gloo's ring: 2 per pair of segments, in each half. */
+/* Phases of gloo's ring of one bucket: 2 per pair of segments, in each half. */
 static uint64_t
-gloo_phases(uint64_t b, unsigned int w)
+gloo_phases_one(uint64_t b, unsigned int w)
 {
 	uint64_t nseg, seg, per;
 
 	gloo_segments(b, w, &nseg, &seg, &per);
 	return 2 * 2 * (((w - 1) * per + 1) / 2);
+}
+
+/*
+ * The next bucket of the @rest bytes not yet bucketed, as DDP fills it: tensors of @tensor bytes
+ * (0: any byte), the gradient's remainder (rest mod tensor) being the first tensor taken, until
+ * the bucket holds @cap bytes (0: no cap).
+ */
+static uint64_t
+ddp_bucket(uint64_t rest, uint64_t cap, uint64_t tensor)
+{
+	uint64_t first, n;
+
+	if (cap == 0 || cap >= rest)
+		return rest;
+	if (tensor == 0)
+		return cap;
+	first = rest % tensor;
+	if (first >= cap)
+		return first;
+	n = (cap - first + tensor - 1) / tensor;
+	return first + n * tensor < rest ? first + n * tensor : rest;
+}
+
+unsigned int
+sm_ddp_buckets(const struct sm_job *j, uint64_t b, uint64_t *sizes, unsigned int max)
+{
+	unsigned int n = 0;
+	uint64_t rest = b, t, cap;
+
+	while (rest > 0 && n <= max) {
+		cap = n == 0 && j->first_bucket > 0 ? (uint64_t)j->first_bucket :
+						      (uint64_t)j->bucket_cap;
+		t = ddp_bucket(rest, cap, (uint64_t)j->tensor_bytes);
+		if (sizes != NULL && n < max)
+			sizes[n] = t;
+		n++;
+		rest -= t;
+	}
+	return n;
+}
+
+/* Phases of gloo's rings over DDP's buckets, one bucket after another (UINT64_MAX: too many). */
+static uint64_t
+gloo_phases(const struct sm_params *p, uint64_t b, unsigned int w)
+{
+	uint64_t sz[SM_PHASES_MAX], ph = 0;
+	unsigned int n = sm_ddp_buckets(&p->job, b, sz, SM_PHASES_MAX), i;
+
+	if (n > SM_PHASES_MAX)
+		return UINT64_MAX;
+	for (i = 0; i < n; i++)
+		ph += gloo_phases_one(sz[i], w);
+	return ph;
 }
 
 static enum sm_ompi_allreduce
@@ -188,7 +246,7 @@ log2_exact(unsigned int w)
 int
 sm_library_check(const struct sm_params *p, char *err, unsigned long errlen)
 {
-	unsigned int w = sm_workers(p), k = log2_exact(w);
+	unsigned int w = sm_workers(p), k = log2_exact(w), nb;
 	enum sm_ompi_allreduce a;
 
 	if (p->job.library == SM_LIB_IDEAL)
@@ -201,12 +259,17 @@ sm_library_check(const struct sm_params *p, char *err, unsigned long errlen)
 		return -ENOTSUP;
 	}
 	if (p->job.library == SM_LIB_GLOO) {
-		if (w < 2 || gloo_phases(ar_bytes(p), w) <= SM_PHASES_MAX)
+		if (w < 2 || gloo_phases(p, ar_bytes(p), w) <= SM_PHASES_MAX)
 			return 0;
+		nb = sm_ddp_buckets(&p->job, ar_bytes(p), NULL, SM_PHASES_MAX);
 		if (err != NULL && errlen > 0)
-			snprintf(err, errlen, "job.library: gloo's ring over %u ranks sends %llu B "
-				 "in more than %u rounds of ready messages and segments; syncemu "
-				 "runs up to %u", w, (unsigned long long)ar_bytes(p),
+			snprintf(err, errlen, "job.library: gloo's rings over %u ranks send %llu B "
+				 "in %s%u bucket%s (job.first_bucket, job.bucket_cap) and more "
+				 "than %u rounds of ready messages and segments; syncemu runs up "
+				 "to %u",
+				 w, (unsigned long long)ar_bytes(p),
+				 nb > SM_PHASES_MAX ? "more than " : "",
+				 nb > SM_PHASES_MAX ? SM_PHASES_MAX : nb, nb == 1 ? "" : "s",
 				 SM_PHASES_MAX, SM_PHASES_MAX);
 		return -ENOTSUP;
 	}
@@ -267,7 +330,11 @@ sm_library_allreduce(const struct sm_params *p, double b, struct sm_plan *plan)
 	if (sm_library_check(p, NULL, 0) != 0)
 		return;
 	if (p->job.library == SM_LIB_GLOO) {
-		gloo_ring(p, b, hop, plan);
+		uint64_t sz[SM_PHASES_MAX];
+		unsigned int nb = sm_ddp_buckets(&p->job, (uint64_t)ceil(b), sz, SM_PHASES_MAX), i;
+
+		for (i = 0; i < nb && i < SM_PHASES_MAX; i++)
+			gloo_ring(p, (double)sz[i], hop, plan);
 		return;
 	}
 	switch (ompi_pick(p)) {

@@ -54,6 +54,13 @@ int sm_library_check(const struct sm_params *p, char *err, unsigned long errlen)
  * Add the phases of the all-reduce of @p b bytes per worker that @p p's library runs to @p plan.
  * Only for a library other than ideal that sm_library_check() accepts.
  */
+/**
+ * DDP's gradient buckets of a gradient of @p b bytes under @p j's first_bucket, bucket_cap and
+ * tensor_bytes, in the order backward fills and all-reduces them: their number, and the sizes of
+ * the first @p max in @p sizes (may be NULL).  At most @p max + 1 are counted.
+ */
+unsigned int sm_ddp_buckets(const struct sm_job *j, uint64_t b, uint64_t *sizes, unsigned int max);
+
 void sm_library_allreduce(const struct sm_params *p, double b, struct sm_plan *plan);
 
 #endif /* SM_LIBRARY_H */

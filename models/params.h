@@ -121,6 +121,9 @@ struct sm_job {
 	enum sm_opkind operation;	/**< what variant A runs */
 	enum sm_library library;	/**< whose algorithm variant A's collective runs */
 	double compute;		/**< compute time per step, s; 0 = the FLOP model's */
+	double first_bucket;	/**< gloo: DDP's first bucket closes at this; 0 = none */
+	double bucket_cap;	/**< gloo: DDP's later buckets close at this; 0 = no cap */
+	double tensor_bytes;	/**< gloo: the tensors DDP buckets whole; 0 = any byte */
 };
 
 /** The module as a link kernel with four pipelined stages. */

@@ -109,6 +109,8 @@ sm_params_default(struct sm_params *p)
 	p->job.topk_kept = 989490.0;			/* [S] results.json wire 27,705,720 / 7 / 4 */
 	p->job.band_chunk = 256.0;			/* [S] 1-D 256-point band */
 	p->job.topk_chunk = 4096.0;			/* [F] 2-D 64 x 64, t_x of B */
+	p->job.first_bucket = 1048576.0;		/* DDP's _DEFAULT_FIRST_BUCKET_BYTES */
+	p->job.bucket_cap = 26214400.0;			/* DDP's bucket_cap_mb = 25 */
 
 	/* The link kernel.  The transform costs 2.5 n log2 n FLOP per n-point chunk, i.e.
 	 * 2.5 log2(256) = 20 FLOP per value = 10 per byte [F]; the FPGA's per-byte work
@@ -207,6 +209,12 @@ sm_params_check(const struct sm_params *p, char *err, unsigned long errlen)
 	      (unsigned int)p->job.library);
 	SM_CHECK(p->job.compute >= 0 && p->job.compute <= 1e6,
 	      "job.compute: %g s not in 0..1e6 s", p->job.compute);
+	SM_CHECK(p->job.first_bucket == 0 || p->job.first_bucket >= 1,
+	      "job.first_bucket: %g B: 0 or at least 1 B", p->job.first_bucket);
+	SM_CHECK(p->job.bucket_cap == 0 || p->job.bucket_cap >= 1,
+	      "job.bucket_cap: %g B: 0 or at least 1 B", p->job.bucket_cap);
+	SM_CHECK(p->job.tensor_bytes == 0 || p->job.tensor_bytes >= 1,
+	      "job.tensor_bytes: %g B: 0 or at least 1 B", p->job.tensor_bytes);
 	rc = sm_library_check(p, err, errlen);
 	if (rc != 0)
 		return -EINVAL;

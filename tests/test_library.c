@@ -2,7 +2,7 @@
 /*
  * The libraries' collectives: Open MPI 4.1's fixed decision for all-reduce against a table read
  * from its source, each picked algorithm's and gloo's ring's round program (whom every worker sends to and how many
- * bytes), the keys' checks, and job.compute.
+ * bytes), DDP's buckets, the keys' checks, and job.compute.
  */
 #include <errno.h>
 #include <math.h>
@@ -206,6 +206,8 @@ test_gloo_programs(void **state)
 
 		openmpi(&p, t[i].d, t[i].n, t[i].bytes);
 		p.job.library = SM_LIB_GLOO;
+		p.job.first_bucket = 0;	/* one all-reduce of B: gloo without DDP */
+		p.job.bucket_cap = 0;
 		nw = sm_workers(&p);
 		assert_int_equal(sm_params_check(&p, NULL, 0), 0);
 		assert_int_equal(sm_program_build(&p, SM_VAR_A, 0, &prog), 0);
@@ -243,6 +245,72 @@ test_gloo_programs(void **state)
 	}
 }
 
+/*
+ * DDP's buckets (job.first_bucket, job.bucket_cap, job.tensor_bytes; DDP's defaults 1 MiB and
+ * 25 MiB), each a gloo ring of its own, one after another.  The first row is tools/realjob_ddp.py's
+ * 4 MiB MLP (4 layers of 512 x 512 + 512 floats, the last one narrower): PyTorch 1.13 reported
+ * rebuilt_bucket_sizes=2093040, 2101248 for it.
+ */
+static void
+test_ddp_buckets(void **state)
+{
+	static const struct {
+		double bytes, tensor, first, cap;
+		unsigned int n;
+		uint64_t size[4];
+	} t[] = {
+		{ 4194288, 1050624, 1048576, 26214400, 2, { 2093040, 2101248 } },
+		{ 4194304, 0, 1048576, 26214400, 2, { 1048576, 3145728 } },
+		{ 62914560, 0, 1048576, 26214400, 4, { 1048576, 26214400, 26214400, 9437184 } },
+		/* the remainder (2 MiB) alone passes the first bucket's 1 MiB */
+		{ 10485760, 4194304, 1048576, 26214400, 2, { 2097152, 8388608 } },
+		{ 4194304, 0, 0, 0, 1, { 4194304 } },		/* gloo without DDP */
+		{ 4194304, 0, 0, 1048576, 4, { 1048576, 1048576, 1048576, 1048576 } },
+	};
+	struct sm_program one = { 0 }, ddp = { 0 };
+	struct sm_params p;
+	struct sm_step s1, s2;
+	uint64_t sz[4];
+	unsigned int i, k;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct sm_job j = { .first_bucket = t[i].first, .bucket_cap = t[i].cap,
+				    .tensor_bytes = t[i].tensor };
+
+		assert_int_equal(sm_ddp_buckets(&j, (uint64_t)t[i].bytes, sz, 4), t[i].n);
+		for (k = 0; k < t[i].n; k++)
+			assert_int_equal(sz[k], t[i].size[k]);
+	}
+
+	/*
+	 * The 4 MiB MLP over 2 DCs at 5 ms: DDP's 2 buckets are 2 rings of [ready][2 segments]
+	 * [ready][2 segments], 8 rounds against gloo's 4 for B at once, the same data (B per
+	 * worker), and 4 more phases that each wait a one-way latency at least: 20 ms more a step.
+	 */
+	openmpi(&p, 2, 1, 4194288);
+	p.job.library = SM_LIB_GLOO;
+	p.job.tensor_bytes = 1050624;
+	p.wan.lat = 0.005;
+	assert_int_equal(sm_params_check(&p, NULL, 0), 0);
+	assert_int_equal(sm_program_build(&p, SM_VAR_A, 0, &ddp), 0);
+	assert_int_equal(sm_step_eval(&p, SM_VAR_A, 0, &s2), 0);
+	p.job.first_bucket = 0;
+	p.job.bucket_cap = 0;
+	assert_int_equal(sm_program_build(&p, SM_VAR_A, 0, &one), 0);
+	assert_int_equal(sm_step_eval(&p, SM_VAR_A, 0, &s1), 0);
+	assert_int_equal(one.n, 4);
+	assert_int_equal(ddp.n, 8);
+	assert_int_equal(ddp.r[1].bytes, 2 * ((2093040 + 3) / 4));	/* bucket 1's first */
+	assert_int_equal(ddp.r[5].bytes, 2 * (2101248 / 4));		/* bucket 2's */
+	assert_int_equal(ddp.r[0].bytes, 96);
+	assert_int_equal(ddp.r[4].bytes, 96);
+	assert_true(ddp.r[1].bytes + ddp.r[3].bytes + ddp.r[5].bytes + ddp.r[7].bytes >=
+		    4194288);
+	assert_true(s2.total - s1.total >= 4 * 0.005 - 1e-9);
+	sm_program_free(&one);
+	sm_program_free(&ddp);
+}
+
 /* What a library cannot run is refused with a message naming the key. */
 static void
 test_library_refused(void **state)
@@ -260,8 +328,16 @@ test_library_refused(void **state)
 	assert_non_null(strstr(err, "job.library"));
 	openmpi(&p, 2, 1, 80e6);	/* gloo: 39 segments a half, 80 phases */
 	p.job.library = SM_LIB_GLOO;
+	p.job.first_bucket = 0;
+	p.job.bucket_cap = 0;
 	assert_int_equal(sm_params_check(&p, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "job.library: gloo"));
+	p.job.bucket_cap = 1;		/* 80e6 buckets of a byte */
+	assert_int_equal(sm_params_check(&p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "job.bucket_cap"));
+	p.job.bucket_cap = 0.5;		/* a bucket of no whole byte */
+	assert_int_equal(sm_params_check(&p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "job.bucket_cap"));
 	openmpi(&p, 2, 1, 4194304);
 	assert_int_equal(sm_params_check(&p, err, sizeof(err)), 0);
 }
@@ -296,6 +372,7 @@ main(void)
 		cmocka_unit_test(test_ompi_decision_table),
 		cmocka_unit_test(test_ompi_programs),
 		cmocka_unit_test(test_gloo_programs),
+		cmocka_unit_test(test_ddp_buckets),
 		cmocka_unit_test(test_library_refused),
 		cmocka_unit_test(test_compute_key),
 	};

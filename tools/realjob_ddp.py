@@ -10,7 +10,9 @@ An MLP of Linear(W, W) layers (and a last, narrower one) whose float32 parameter
   a barrier, then --steps iterations with DDP's bucketed all-reduces (overlapping backward).
 Rank 0 writes OUT (step,kind,start_ns,end_ns; kind warmup, compute or step; CLOCK_REALTIME, the
 clock tcpdump stamps with) and OUT.meta (grad_bytes=..., layers=..., DDP's bucket sizes in bytes
-before and after it rebuilt them).
+before and after it rebuilt them, and the median forward, backward and optimizer times of the
+compute and step iterations in ms: a step's backward holds DDP's wait for its all-reduces, so
+step minus compute backward is the all-reduce's time not hidden behind the backward pass).
 The rank, the world size and the rendezvous come from the environment (RANK, WORLD_SIZE,
 MASTER_ADDR, MASTER_PORT; GLOO_SOCKET_IFNAME names the interface).
 """
@@ -62,12 +64,23 @@ def main():
     x = torch.randn(a.batch, a.width)
     rows = []
 
+    phases = {"compute": [], "step": []}
+
     def iteration(i, kind):
         t0 = time.time_ns()
         opt.zero_grad(set_to_none=False)
-        ddp(x).square().mean().backward()
+        loss = ddp(x).square().mean()
+        t1 = time.time_ns()
+        loss.backward()
+        t2 = time.time_ns()
         opt.step()
-        rows.append((i, kind, t0, time.time_ns()))
+        t3 = time.time_ns()
+        rows.append((i, kind, t0, t3))
+        if kind in phases:
+            phases[kind].append((t1 - t0, t2 - t1, t3 - t2))
+
+    def medians(v):
+        return ",".join("%.3f" % (sorted(c)[len(c) // 2] / 1e6) for c in zip(*v))
 
     for i in range(2):
         iteration(i, "warmup")
@@ -92,6 +105,8 @@ def main():
         with open(a.out + ".meta", "w") as f:
             f.write("grad_bytes=%d\nlayers=%d\nwidth=%d\nbatch=%d\nworld=%d\n%s" % (
                 grad_bytes, nlayers, a.width, a.batch, dist.get_world_size(), buckets))
+            for kind, v in phases.items():
+                f.write("%s_forward_backward_optimizer_ms=%s\n" % (kind, medians(v)))
         os.replace(a.out + ".tmp", a.out)
     dist.destroy_process_group()
     return 0
