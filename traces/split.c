@@ -16,9 +16,13 @@
  * covered), so a candidate scores (1 - theta) x coverage.  Every multiple of the true volume
  * folds as well as the volume itself, and half of it folds badly unless the two halves of a step
  * pause alike; so the step count is the largest n whose score is within TR_PDM_SLACK of the best,
- * and that score is the confidence.  The idle time at a gap of one direction is the part of it
- * during which every other direction of the job was idle too (a direction waiting for the
- * other's turn is not between steps); the cuts move to the gaps with the most of it.
+ * then a multiple of it while that scores within TR_PDM_SLACK of it and within twice that of the
+ * best (a few steps unlike the rest, TCP's warm-up, spoil the fine folds more than the coarse),
+ * and that score is the confidence.  A step count neither a divisor nor a multiple of it that
+ * scores as well (the runner-up) makes the answer uncertain.  The idle time at a gap of one
+ * direction is the part of it during which every other direction of the job was idle too (a
+ * direction waiting for the other's turn is not between steps); the cuts move to the gaps with
+ * the most of it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -268,7 +272,7 @@ tr_period_find(const struct tr_dir *dirs, uint32_t nd, const uint64_t *lo, const
 	uint32_t *ng = calloc(nd ? nd : 1, sizeof(*ng));
 	uint64_t *len = calloc(nd ? nd : 1, sizeof(*len));
 	double *score = NULL, best = 0;
-	uint32_t d, n, nmax = 0, found = 0;
+	uint32_t d, n, m, nmax = 0, found = 0;
 
 	*conf = 0;
 	*second_n = 0;
@@ -333,6 +337,14 @@ tr_period_find(const struct tr_dir *dirs, uint32_t nd, const uint64_t *lo, const
 		if (score[n] >= best - TR_PDM_SLACK) {
 			found = n;
 			break;
+		}
+	/* a few steps unlike the rest (TCP's warm-up) spoil the fine folds more than the coarse:
+	 * a multiple of the count found that scores as well is the finer step */
+	for (m = 2; found >= 2 && (uint64_t)m * found <= nmax; m++)
+		if (score[m * found] >= score[found] - TR_PDM_SLACK &&
+		    score[m * found] >= best - 2 * TR_PDM_SLACK) {
+			found *= m;
+			m = 1;
 		}
 	*conf = score[found];
 	for (n = 2; n <= nmax; n++)
@@ -476,7 +488,11 @@ place_cuts(struct tr_dir *d, uint32_t n)
 		d->cut[0] = d->job_lo > 0 ? d->job_lo : edge_cut(d, a, TR_SNAP_FRACTION * b);
 		d->cut[n] = d->job_hi < d->bytes ? d->job_hi :
 			    edge_cut(d, a + n * b, TR_SNAP_FRACTION * b);
-		if (d->cut[n] < d->cut[0] + n) {	/* not a pattern after all */
+		/* not a pattern after all, or not the steps': n steps from a run past the
+		 * stream's end (the longest gaps fall a part of a step in: a rendezvous's
+		 * round trip outlasting the compute between steps) */
+		if (d->cut[n] < d->cut[0] + n ||
+		    a + n * b > (double)d->job_hi + TR_SNAP_FRACTION * n * b) {
 			d->cut[0] = d->job_lo;
 			d->cut[n] = d->job_hi;
 		}
@@ -670,6 +686,10 @@ split_streams(struct tr_streams *s, const struct tr_stream_params *p, char *err,
 			return 0;
 		}
 		s->by = TR_SPLIT_PERIOD;
+		/* a step count that is neither a multiple nor a divisor of the one found and
+		 * folds as well: the streams do not tell which */
+		s->period_uncertain = s->runner_up != 0 &&
+				      s->runner_up_confidence >= s->confidence;
 		snprintf(s->how, sizeof(s->how), "%u steps found from the streams: their idle "
 			 "moments repeat every %.0f bytes of %s (confidence %.2f; next best %u "
 			 "steps, %.2f)", n, (double)(s->dir[0].job_hi - s->dir[0].job_lo) / n,
