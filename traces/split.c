@@ -19,10 +19,13 @@
  * then a multiple of it while that scores within TR_PDM_SLACK of it and within twice that of the
  * best (a few steps unlike the rest, TCP's warm-up, spoil the fine folds more than the coarse),
  * and that score is the confidence.  A step count neither a divisor nor a multiple of it that
- * scores as well (the runner-up) makes the answer uncertain.  The idle time at a gap of one
- * direction is the part of it during which every other direction of the job was idle too (a
- * direction waiting for the other's turn is not between steps); the cuts move to the gaps with
- * the most of it.
+ * scores as well (the runner-up) makes the answer uncertain.  Folds cannot tell a step of two
+ * alike halves from two steps: cut, the idle times at the steps' ends that alternate long and
+ * short (the halves differ) halve the count, and middles that pause as the ends do double it;
+ * if the new cuts tell no better, the answer is uncertain, naming both (joint.c).  The idle
+ * time at a gap of one direction is the part of it during which every other direction of the
+ * job was idle too (a direction waiting for the other's turn is not between steps); the cuts
+ * move to the gaps with the most of it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -365,8 +368,7 @@ out:
 
 /* ---- the cuts ---- */
 
-/* The longest gap of @p d with an offset in [a, b]: its index, or -1. */
-static int64_t
+int64_t
 longest_gap(const struct tr_dir *d, uint64_t a, uint64_t b)
 {
 	uint32_t lo = 0, hi = d->ngaps;
@@ -642,6 +644,30 @@ prelude_how(struct tr_streams *s)
 	}
 }
 
+/* Cut every major direction into @p n steps (the steps' arrays made anew). */
+static int
+cut_all(struct tr_streams *s, uint32_t n)
+{
+	uint32_t i;
+	int rc;
+
+	free(s->step);
+	s->step = calloc(n, sizeof(*s->step));
+	if (s->step == NULL)
+		return -ENOMEM;
+	s->nsteps = n;
+	for (i = 0; i < s->nmajor; i++) {
+		free(s->dir[i].cut);
+		free(s->dir[i].step);
+		s->dir[i].cut = NULL;
+		s->dir[i].step = NULL;
+		rc = place_cuts(&s->dir[i], n);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
 int
 split_streams(struct tr_streams *s, const struct tr_stream_params *p, char *err, size_t errlen)
 {
@@ -704,14 +730,34 @@ split_streams(struct tr_streams *s, const struct tr_stream_params *p, char *err,
 			return -EINVAL;
 		}
 	prelude_how(s);
-	s->step = calloc(n, sizeof(*s->step));
-	if (s->step == NULL)
-		return -ENOMEM;
-	s->nsteps = n;
-	for (i = 0; i < s->nmajor; i++) {
-		rc = place_cuts(&s->dir[i], n);
-		if (rc != 0)
-			return rc;
+	rc = cut_all(s, n);
+	if (rc != 0)
+		return rc;
+	/* steps found from the period whose halves differ (the idle times at their ends alternate:
+	 * n / 2 steps of two phases) or whose middles pause as their ends do (2n steps, the first
+	 * ones unlike the rest): cut again, and if the new cuts are no better, say so */
+	if (s->by == TR_SPLIT_PERIOD && !s->period_uncertain) {
+		uint32_t m = joint_alternate(&s->dir[0], n) ? n / 2 :
+			     joint_middles(&s->dir[0], n) ? 2 * n : 0;
+		size_t len = strlen(s->how);
+
+		for (i = 0; i < s->nmajor && m != 0; i++)
+			if (s->dir[i].job_hi - s->dir[i].job_lo < m)
+				m = 0;
+		if (m >= 2) {
+			rc = cut_all(s, m);
+			if (rc != 0)
+				return rc;
+			if (joint_alternate(&s->dir[0], m) || joint_middles(&s->dir[0], m))
+				s->period_other = n;
+			if (len < sizeof(s->how))
+				snprintf(s->how + len, sizeof(s->how) - len, "; cut into %u steps "
+					 "instead: %s", m, m < n ? "the idle times at the ends of "
+					 "the first count's steps alternate, long and short (steps of two "
+					 "phases)" : "the first count's steps pause at their middles as at "
+					 "their ends");
+			n = m;
+		}
 	}
 	/* equal volumes that miss the idle times: steps of different sizes */
 	if (n > 1 && s->dir[0].snapped < TR_VARY_SNAP_SHARE * (n - 1)) {
