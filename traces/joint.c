@@ -30,6 +30,11 @@
  * between steps), each direction's cut its stream's offset there, if the shortest of them is
  * TR_IDLE_SEP_MIN times the longest left out at least: otherwise nothing tells the steps apart,
  * and the caller says so.
+ *
+ * A step of two alike halves folds as two steps: joint_alternate() and joint_middles() look at
+ * the idle times at the cuts the period gave (the ends alternating long and short: halves that
+ * differ, so half the count; the middles pausing as the ends: twice it), for split.c to cut
+ * again.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -41,6 +46,9 @@
 #include "stream.h"
 #include "streams.h"
 #include "streams_impl.h"
+
+#define TR_ALT_SHARE 0.8		/* cuts whose idle times alternate this often pair up */
+#define TR_ALIKE 0.1			/* idle times this close pause alike */
 
 /* An idle interval of one direction, as edges: +1 it goes idle, -1 it is busy again. */
 struct jedge {
@@ -386,4 +394,73 @@ joint_cuts(struct tr_streams *s, uint32_t n, double *sep)
 	}
 	free(c);
 	return 0;
+}
+
+/* The joint idle time of direction @p d's gaps at offset @p off (the longest), 0 if none. */
+static uint64_t
+idle_at(const struct tr_dir *d, uint64_t off)
+{
+	uint32_t lo = 0, hi = d->ngaps;
+	uint64_t w = 0;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (d->gap[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < d->ngaps && d->gap[lo].off == off; lo++)
+		w = d->gap[lo].joint_ns > w ? d->gap[lo].joint_ns : w;
+	return w;
+}
+
+/*
+ * Whether direction @p d's n cuts pair up: the idle times at them alternate, long and short, in
+ * at least TR_ALT_SHARE of the turns (a step of two phases whose pauses differ read as two
+ * steps).  Ties (steps as alike as an emulation makes them) are no turn.
+ */
+bool
+joint_alternate(const struct tr_dir *d, uint32_t n)
+{
+	uint32_t k, up = 0, down = 0;
+
+	if (n < 6 || n % 2 != 0)
+		return false;
+	for (k = 1; k + 1 < n; k++) {
+		uint64_t a = idle_at(d, d->cut[k]), b = idle_at(d, d->cut[k + 1]);
+
+		if (a == 0 || b == 0 || a == b)
+			continue;
+		if ((b > a) == (k % 2 == 1))
+			up++;
+		else
+			down++;
+	}
+	return (up > down ? up : down) >= TR_ALT_SHARE * (n - 2);
+}
+
+/*
+ * Whether direction @p d's n steps pause at their middles as at their ends: in at least half of
+ * them, the longest idle gap within TR_EDGE_FRACTION of a step of the middle is within
+ * TR_ALIKE of the idle time at the step's end (the steps may be 2n, as alike as an emulation
+ * makes them, their first ones unlike the rest: TCP's warm-up).
+ */
+bool
+joint_middles(const struct tr_dir *d, uint32_t n)
+{
+	uint32_t k, alike = 0;
+
+	if (n < 2)
+		return false;
+	for (k = 0; k + 1 < n; k++) {
+		double v = (double)(d->cut[k + 1] - d->cut[k]), m = (double)d->cut[k] + v / 2;
+		double w = TR_EDGE_FRACTION * v / 2;
+		int64_t g = longest_gap(d, (uint64_t)(m - w), (uint64_t)(m + w));
+		double a = (double)idle_at(d, d->cut[k + 1]), b = g >= 0 ? (double)d->gap[g].joint_ns : 0;
+
+		alike += a > 0 && fabs(a - b) <= TR_ALIKE * (a > b ? a : b);
+	}
+	return alike >= n / 2;
 }

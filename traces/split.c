@@ -16,9 +16,16 @@
  * covered), so a candidate scores (1 - theta) x coverage.  Every multiple of the true volume
  * folds as well as the volume itself, and half of it folds badly unless the two halves of a step
  * pause alike; so the step count is the largest n whose score is within TR_PDM_SLACK of the best,
- * and that score is the confidence.  The idle time at a gap of one direction is the part of it
- * during which every other direction of the job was idle too (a direction waiting for the
- * other's turn is not between steps); the cuts move to the gaps with the most of it.
+ * then a multiple of it while that scores within TR_PDM_SLACK of it and within twice that of the
+ * best (a few steps unlike the rest, TCP's warm-up, spoil the fine folds more than the coarse),
+ * and that score is the confidence.  A step count neither a divisor nor a multiple of it that
+ * scores as well (the runner-up) makes the answer uncertain.  Folds cannot tell a step of two
+ * alike halves from two steps: cut, the idle times at the steps' ends that alternate long and
+ * short (the halves differ) halve the count, and middles that pause as the ends do double it;
+ * if the new cuts tell no better, the answer is uncertain, naming both (joint.c).  The idle
+ * time at a gap of one direction is the part of it during which every other direction of the
+ * job was idle too (a direction waiting for the other's turn is not between steps); the cuts
+ * move to the gaps with the most of it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -268,7 +275,7 @@ tr_period_find(const struct tr_dir *dirs, uint32_t nd, const uint64_t *lo, const
 	uint32_t *ng = calloc(nd ? nd : 1, sizeof(*ng));
 	uint64_t *len = calloc(nd ? nd : 1, sizeof(*len));
 	double *score = NULL, best = 0;
-	uint32_t d, n, nmax = 0, found = 0;
+	uint32_t d, n, m, nmax = 0, found = 0;
 
 	*conf = 0;
 	*second_n = 0;
@@ -334,6 +341,14 @@ tr_period_find(const struct tr_dir *dirs, uint32_t nd, const uint64_t *lo, const
 			found = n;
 			break;
 		}
+	/* a few steps unlike the rest (TCP's warm-up) spoil the fine folds more than the coarse:
+	 * a multiple of the count found that scores as well is the finer step */
+	for (m = 2; found >= 2 && (uint64_t)m * found <= nmax; m++)
+		if (score[m * found] >= score[found] - TR_PDM_SLACK &&
+		    score[m * found] >= best - 2 * TR_PDM_SLACK) {
+			found *= m;
+			m = 1;
+		}
 	*conf = score[found];
 	for (n = 2; n <= nmax; n++)
 		if (n % found != 0 && found % n != 0 &&
@@ -353,8 +368,7 @@ out:
 
 /* ---- the cuts ---- */
 
-/* The longest gap of @p d with an offset in [a, b]: its index, or -1. */
-static int64_t
+int64_t
 longest_gap(const struct tr_dir *d, uint64_t a, uint64_t b)
 {
 	uint32_t lo = 0, hi = d->ngaps;
@@ -476,7 +490,11 @@ place_cuts(struct tr_dir *d, uint32_t n)
 		d->cut[0] = d->job_lo > 0 ? d->job_lo : edge_cut(d, a, TR_SNAP_FRACTION * b);
 		d->cut[n] = d->job_hi < d->bytes ? d->job_hi :
 			    edge_cut(d, a + n * b, TR_SNAP_FRACTION * b);
-		if (d->cut[n] < d->cut[0] + n) {	/* not a pattern after all */
+		/* not a pattern after all, or not the steps': n steps from a run past the
+		 * stream's end (the longest gaps fall a part of a step in: a rendezvous's
+		 * round trip outlasting the compute between steps) */
+		if (d->cut[n] < d->cut[0] + n ||
+		    a + n * b > (double)d->job_hi + TR_SNAP_FRACTION * n * b) {
 			d->cut[0] = d->job_lo;
 			d->cut[n] = d->job_hi;
 		}
@@ -626,6 +644,30 @@ prelude_how(struct tr_streams *s)
 	}
 }
 
+/* Cut every major direction into @p n steps (the steps' arrays made anew). */
+static int
+cut_all(struct tr_streams *s, uint32_t n)
+{
+	uint32_t i;
+	int rc;
+
+	free(s->step);
+	s->step = calloc(n, sizeof(*s->step));
+	if (s->step == NULL)
+		return -ENOMEM;
+	s->nsteps = n;
+	for (i = 0; i < s->nmajor; i++) {
+		free(s->dir[i].cut);
+		free(s->dir[i].step);
+		s->dir[i].cut = NULL;
+		s->dir[i].step = NULL;
+		rc = place_cuts(&s->dir[i], n);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
 int
 split_streams(struct tr_streams *s, const struct tr_stream_params *p, char *err, size_t errlen)
 {
@@ -670,6 +712,10 @@ split_streams(struct tr_streams *s, const struct tr_stream_params *p, char *err,
 			return 0;
 		}
 		s->by = TR_SPLIT_PERIOD;
+		/* a step count that is neither a multiple nor a divisor of the one found and
+		 * folds as well: the streams do not tell which */
+		s->period_uncertain = s->runner_up != 0 &&
+				      s->runner_up_confidence >= s->confidence;
 		snprintf(s->how, sizeof(s->how), "%u steps found from the streams: their idle "
 			 "moments repeat every %.0f bytes of %s (confidence %.2f; next best %u "
 			 "steps, %.2f)", n, (double)(s->dir[0].job_hi - s->dir[0].job_lo) / n,
@@ -684,14 +730,34 @@ split_streams(struct tr_streams *s, const struct tr_stream_params *p, char *err,
 			return -EINVAL;
 		}
 	prelude_how(s);
-	s->step = calloc(n, sizeof(*s->step));
-	if (s->step == NULL)
-		return -ENOMEM;
-	s->nsteps = n;
-	for (i = 0; i < s->nmajor; i++) {
-		rc = place_cuts(&s->dir[i], n);
-		if (rc != 0)
-			return rc;
+	rc = cut_all(s, n);
+	if (rc != 0)
+		return rc;
+	/* steps found from the period whose halves differ (the idle times at their ends alternate:
+	 * n / 2 steps of two phases) or whose middles pause as their ends do (2n steps, the first
+	 * ones unlike the rest): cut again, and if the new cuts are no better, say so */
+	if (s->by == TR_SPLIT_PERIOD && !s->period_uncertain) {
+		uint32_t m = joint_alternate(&s->dir[0], n) ? n / 2 :
+			     joint_middles(&s->dir[0], n) ? 2 * n : 0;
+		size_t len = strlen(s->how);
+
+		for (i = 0; i < s->nmajor && m != 0; i++)
+			if (s->dir[i].job_hi - s->dir[i].job_lo < m)
+				m = 0;
+		if (m >= 2) {
+			rc = cut_all(s, m);
+			if (rc != 0)
+				return rc;
+			if (joint_alternate(&s->dir[0], m) || joint_middles(&s->dir[0], m))
+				s->period_other = n;
+			if (len < sizeof(s->how))
+				snprintf(s->how + len, sizeof(s->how) - len, "; cut into %u steps "
+					 "instead: %s", m, m < n ? "the idle times at the ends of "
+					 "the first count's steps alternate, long and short (steps of two "
+					 "phases)" : "the first count's steps pause at their middles as at "
+					 "their ends");
+			n = m;
+		}
 	}
 	/* equal volumes that miss the idle times: steps of different sizes */
 	if (n > 1 && s->dir[0].snapped < TR_VARY_SNAP_SHARE * (n - 1)) {

@@ -295,6 +295,9 @@ struct tr_streams {
 	uint32_t runner_up;		/**< the best step count that is not a multiple or a
 					 *   divisor of nsteps, and */
 	double runner_up_confidence;	/**< its share */
+	bool period_uncertain;		/**< the runner-up scores as well as the count found */
+	uint32_t period_other;		/**< 0, or the count found first when cutting again
+					 *   at half or twice it told no better */
 	char how[512];			/**< how the capture was split, in words */
 	bool by_idle;			/**< cut at the times every direction was idle, not into
 					 *   equal volumes (the steps' volumes differ) */

@@ -140,6 +140,16 @@ int joint_bounds(struct tr_streams *s);
  */
 int joint_cuts(struct tr_streams *s, uint32_t n, double *sep);
 
+/** The longest gap of @p d with an offset in [a, b] (by joint idle time): its index, or -1
+ *  (split.c). */
+int64_t longest_gap(const struct tr_dir *d, uint64_t a, uint64_t b);
+
+/** Whether the idle times at direction @p d's n cuts alternate, long and short (joint.c). */
+bool joint_alternate(const struct tr_dir *d, uint32_t n);
+
+/** Whether direction @p d's n steps pause at their middles as at their ends (joint.c). */
+bool joint_middles(const struct tr_dir *d, uint32_t n);
+
 /** Each step's span, overlap and idle from the directions' steps and idle gaps (split.c). */
 void spans_fill(struct tr_streams *s);
 

@@ -359,6 +359,19 @@ generic_streams(const struct tr_validate_params *o, const char *path, const stru
 			 "different sizes?) and the times every direction was idle do not tell where "
 			 "the steps end");
 	}
+	if (st->by == TR_SPLIT_PERIOD && st->period_uncertain && !v->uncertain) {
+		v->uncertain = true;
+		snprintf(v->reason, sizeof(v->reason), "the streams repeat as well on %u steps "
+			 "(confidence %.2f) as on the %u found (%.2f): give --steps N, --steps-csv "
+			 "or --collective", st->runner_up, st->runner_up_confidence, st->nsteps,
+			 st->confidence);
+	}
+	if (st->by == TR_SPLIT_PERIOD && st->period_other != 0 && !v->uncertain) {
+		v->uncertain = true;
+		snprintf(v->reason, sizeof(v->reason), "the idle times at the steps' ends and "
+			 "middles tell %u steps no better than %u (give --steps N, --steps-csv or "
+			 "--collective)", st->nsteps, st->period_other);
+	}
 	if (st->by == TR_SPLIT_COLLECTIVE && st->coll_disagrees) {
 		char w[512];
 
