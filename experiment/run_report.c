@@ -782,10 +782,11 @@ header_lines(struct results *res, const struct sc_scenario *sc)
 	if (sc->desc[0])
 		results_line(res, "  %s", sc->desc);
 	/* the shape run, which --set may have changed from what the description says */
-	results_line(res, "  %u DC x %u workers, collectives %s%s, WAN %s", sc->model.topo.n_dc,
+	results_line(res, "  %u DC x %u workers, collectives %s%s%s%s, WAN %s", sc->model.topo.n_dc,
 		     sc->model.topo.per_dc, sm_algo_name(sm_plan_algo(&sc->model)),
 		     sc->model.job.collective == SM_ALGO_AUTO ? " (auto)" : "",
-		     sm_wan_shape_name(sc->model.topo.wan));
+		     sm_plan_direct_name(&sc->model)[0] ? ", " : "",
+		     sm_plan_direct_name(&sc->model), sm_wan_shape_name(sc->model.topo.wan));
 	if (sc->model.job.library != SM_LIB_IDEAL)
 		results_line(res, "  library %s: variant A's %s runs as %s",
 			     sm_library_name(sc->model.job.library),
