@@ -107,6 +107,13 @@ static const struct sc_key_name algo_names[] = {
 	{ NULL, 0 },
 };
 
+static const struct sc_key_name direct_names[] = {
+	{ "auto", SM_DIRECT_AUTO },
+	{ "concurrent", SM_DIRECT_CONCURRENT },
+	{ "rounds", SM_DIRECT_ROUNDS },
+	{ NULL, 0 },
+};
+
 static const struct sc_key_name transport_names[] = {
 	{ "frames", SM_TRANSPORT_FRAMES },
 	{ "tcp", SM_TRANSPORT_TCP },
@@ -282,6 +289,13 @@ static const struct sc_key keys[] = {
 	     "reduces half of B to its root and broadcasts it back, 2 floor(log2 W) rounds; "
 	     "all-gathers and reduce-scatters, which have no tree form, as one ring); auto = "
 	     "hierarchical with D > 1 and N > 1, else ring (the deck's)"),
+	ENUM("job", "direct", model.job.direct, direct_names,
+	     "how job.collective = direct sends a DC's shards to the D - 1 other DCs: "
+	     "concurrent = to all of them at once, as a library posts its sends (one WAN round: "
+	     "a worker's D - 1 flows take turns on its NIC a frame each, and each goes over its "
+	     "own WAN link on a mesh, over shared links and their queues on a ring or star); "
+	     "rounds = D - 1 rounds, round k to the peer k DCs on; auto = concurrent on a mesh "
+	     "WAN, rounds on a ring or star (the two are the same with D = 2)"),
 	ENUM("job", "operation", model.job.operation, opkind_names,
 	     "what variant A runs on the dense gradient of B bytes: allreduce (the deck's), "
 	     "allgather (B / W from each worker), reducescatter (each ends with B / W of the sum), "

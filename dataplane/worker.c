@@ -6,7 +6,8 @@
  * frames on its first hop (the NIC, the port cap of its pluggable, or the pluggable itself) and
  * waits for the chunk its ring predecessor sends it (or for its module to finish); in a tree's
  * round it queues a chunk for each of its parents or children due (sm_phase_sends()), one flow
- * after another, and waits for those it is due to receive (none, in some rounds).  It queues at
+ * after another, and waits for those it is due to receive (none, in some rounds); in a fan's
+ * round (a direct exchange posted at once) a frame of each of its flows in turn.  It queues at
  * most pk->burst frames ahead and re-arms when the last of them starts serialising, so the first
  * hop never idles while frames remain and the pool holds few frames per worker.  The next round
  * starts when both the round's frames are all queued and its expected bytes have all arrived.
@@ -224,6 +225,7 @@ tx_burst(struct dp_worker *w, dp_time_t now)
 	uint32_t payload = w->pk->payload, i;
 	dp_time_t start = now;
 	bool to_module = r->hop == SM_HOP_MODULE;
+	bool mix = !to_module && w->prog->plan.ph[r->phase].fan;
 
 	for (i = 0; i < w->pk->burst && w->tx_off < r->bytes; i++) {
 		uint64_t left = r->bytes - w->tx_off;
@@ -240,8 +242,10 @@ tx_burst(struct dp_worker *w, dp_time_t now)
 			return;
 		}
 		dp_sync_hold(w->e.eng);	/* a frame of the sync, until its journey ends */
-		w->tx_off += len;
-		w->tx_seq++;
+		if (!mix || w->send_i + 1 == w->n_sends) {
+			w->tx_off += len;
+			w->tx_seq++;
+		}
 		w->frames_made++;
 		w->e.c.tx++;
 		w->e.c.tx_bytes += p.len;
@@ -256,8 +260,17 @@ tx_burst(struct dp_worker *w, dp_time_t now)
 				       w->round);
 			return;
 		}
-		if (w->tx_off == r->bytes && w->send_i + 1 < w->n_sends)
+		if (mix && w->tx_off < r->bytes) {
+			/* a fan: the next flow's frame at the same offset */
+			uint64_t off = w->tx_off;
+			uint32_t seq = w->tx_seq;
+
+			flow_begin(w, (w->send_i + 1) % w->n_sends);
+			w->tx_off = off;
+			w->tx_seq = seq;
+		} else if (!mix && w->tx_off == r->bytes && w->send_i + 1 < w->n_sends) {
 			flow_begin(w, w->send_i + 1);	/* this flow queued: the next */
+		}
 	}
 	w->rec->frames[dp_record_slot(w->rec, w->step)] += i;
 	if (w->tx_off < r->bytes) {
@@ -279,7 +292,8 @@ handshake(const struct dp_worker *w, const struct sm_round *r, uint64_t bytes)
 	const struct sm_tcp_conf *c = &w->pk->tcp;
 
 	return c->proto != SM_PROTO_PLAIN && r->hop != SM_HOP_MODULE &&
-	       w->prog->plan.ph[r->phase].tree == SM_TREE_NONE && sm_proto_eager(c, bytes) < bytes;
+	       sm_phase_sends_max(&w->prog->plan.ph[r->phase]) == 1 &&
+	       sm_proto_eager(c, bytes) < bytes;
 }
 
 /* The round's sends are done when every rest is written and within the send buffers. */
@@ -452,15 +466,14 @@ probe_step_end(const struct dp_worker *w, uint32_t s, dp_time_t now)
 	DP_USDT_STEP_END(w->run_id, s, now - prev, span);
 }
 
-/* Bytes worker @w receives in @round (a ring's chunk; in a tree, a chunk per flow due in). */
+/* Bytes worker @w receives in @round (a ring's chunk; in a tree or a fan, a chunk per flow due
+ * in). */
 static uint64_t
 in_bytes(const struct dp_worker *w, uint32_t round)
 {
 	const struct sm_round *r = &w->prog->r[round];
 	const struct sm_phase *ph = &w->prog->plan.ph[r->phase];
 
-	if (ph->tree == SM_TREE_NONE)
-		return r->bytes;
 	return sm_phase_ins(ph, r->index, w->id) * r->bytes;
 }
 

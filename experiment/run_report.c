@@ -802,9 +802,12 @@ header_lines(struct results *res, const struct sc_scenario *sc)
 	if (sc->desc[0])
 		results_line(res, "  %s", sc->desc);
 	/* the shape run, which --set may have changed from what the description says */
-	results_line(res, "  %u DC x %u workers, collectives %s%s%s, WAN %s", sc->model.topo.n_dc,
-		     sc->model.topo.per_dc, sm_algo_name(sm_plan_algo(&sc->model)),
+	results_line(res, "  %u DC x %u workers, collectives %s%s%s%s%s, WAN %s",
+		     sc->model.topo.n_dc, sc->model.topo.per_dc,
+		     sm_algo_name(sm_plan_algo(&sc->model)),
 		     sc->model.job.collective == SM_ALGO_AUTO ? " (auto)" : "",
+		     sm_plan_direct_name(&sc->model)[0] ? ", " : "",
+		     sm_plan_direct_name(&sc->model),
 		     sc->model.job.library != SM_LIB_IDEAL ? " for the variants past A" : "",
 		     sm_wan_shape_name(sc->model.topo.wan));
 	if (sc->model.job.library != SM_LIB_IDEAL)

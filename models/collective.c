@@ -43,6 +43,7 @@ add(struct sm_plan *plan, const char *what, enum sm_hop hop, enum sm_xfer xfer,
 	ph->back = false;
 	ph->tree = SM_TREE_NONE;
 	ph->chunks = 1;
+	ph->fan = false;
 }
 
 struct sm_phase *
@@ -66,6 +67,42 @@ add_pairwise(struct sm_plan *plan, const char *what, enum sm_hop hop, enum sm_xf
 	add(plan, what, hop, xfer, rounds, bytes, flows, cap, ring, stride);
 	if (plan->n > n)
 		plan->ph[n].pairwise = true;
+}
+
+/*
+ * A direct exchange across DCs (rounds of @bytes): D - 1 pairwise rounds, or one round to every
+ * DC peer at once (job.direct; auto: at once where each peer has its own WAN link, a mesh).
+ */
+bool
+sm_plan_direct_fan(const struct sm_params *p)
+{
+	/* with two DCs one round either way */
+	return sm_plan_algo(p) == SM_ALGO_DIRECT && p->topo.n_dc > 2 &&
+	       (p->job.direct == SM_DIRECT_CONCURRENT ||
+		(p->job.direct == SM_DIRECT_AUTO && p->topo.wan == SM_WAN_MESH));
+}
+
+static void
+add_direct(const struct sm_params *p, struct sm_plan *plan, const char *what, enum sm_xfer xfer,
+	   double bytes, double cap)
+{
+	unsigned int d = p->topo.n_dc, n = p->topo.per_dc, k = plan->n;
+
+	if (!sm_plan_direct_fan(p)) {
+		add_pairwise(plan, what, SM_HOP_WAN, xfer, d - 1, bytes, n, cap, d, n);
+		return;
+	}
+	add(plan, what, SM_HOP_WAN, xfer, 1, bytes, n, cap, d, n);
+	if (plan->n > k)
+		plan->ph[k].fan = true;
+}
+
+const char *
+sm_plan_direct_name(const struct sm_params *p)
+{
+	if (sm_plan_algo(p) != SM_ALGO_DIRECT || p->topo.n_dc <= 2)
+		return "";
+	return sm_plan_direct_fan(p) ? "concurrent" : "rounds";
 }
 
 /* The rounds of a double binary tree over all @w workers, each tree pipelining @half bytes. */
@@ -125,8 +162,7 @@ allreduce(const struct sm_params *p, double b, struct sm_plan *plan)
 	add(plan, "reduce-scatter in DC", SM_HOP_INTRA, SM_XFER_REDUCE, n - 1, b / n, 1, 0, n, 1);
 	if (algo == SM_ALGO_DIRECT) {
 		/* each worker's shard straight to each DC peer, which sums the D copies */
-		add_pairwise(plan, "shard exchange across DCs", SM_HOP_WAN, SM_XFER_REDUCE, d - 1,
-			     b / n, n, 0, d, n);
+		add_direct(p, plan, "shard exchange across DCs", SM_XFER_REDUCE, b / n, 0);
 	} else {
 		add(plan, "reduce-scatter across DCs", SM_HOP_WAN, SM_XFER_REDUCE, d - 1,
 		    b / (n * d), n, 0, d, n);
@@ -151,8 +187,7 @@ allgather(const struct sm_params *p, double b, double cap, struct sm_plan *plan)
 	}
 	add(plan, "all-gather in DC", SM_HOP_INTRA, SM_XFER_GATHER, n - 1, b, 1, cap, n, 1);
 	if (algo == SM_ALGO_DIRECT)
-		add_pairwise(plan, "exchange across DCs", SM_HOP_WAN, SM_XFER_GATHER, d - 1, b, n,
-			     cap, d, n);
+		add_direct(p, plan, "exchange across DCs", SM_XFER_GATHER, b, cap);
 	else
 		add(plan, "all-gather across DCs", SM_HOP_WAN, SM_XFER_GATHER, d - 1, b, n, cap, d,
 		    n);
@@ -176,8 +211,7 @@ reducescatter(const struct sm_params *p, double b, struct sm_plan *plan)
 	}
 	add(plan, "reduce-scatter in DC", SM_HOP_INTRA, SM_XFER_REDUCE, n - 1, b / n, 1, 0, n, 1);
 	if (algo == SM_ALGO_DIRECT)
-		add_pairwise(plan, "shard parts across DCs", SM_HOP_WAN, SM_XFER_REDUCE, d - 1,
-			     b / (n * d), n, 0, d, n);
+		add_direct(p, plan, "shard parts across DCs", SM_XFER_REDUCE, b / (n * d), 0);
 	else
 		add(plan, "reduce-scatter across DCs", SM_HOP_WAN, SM_XFER_REDUCE, d - 1,
 		    b / (n * d), n, 0, d, n);
@@ -375,32 +409,13 @@ load_pair(const struct sm_params *p, unsigned int a, unsigned int b, unsigned in
 	}
 }
 
-void
-sm_round_load(const struct sm_params *p, unsigned int ring, unsigned int stride,
-	      unsigned int shift, struct sm_round_load *out)
+/* Every worker's flow @shift places on around its ring, onto the links' loads. */
+static void
+shift_load(const struct sm_params *p, unsigned int ring, unsigned int stride, unsigned int shift,
+	   unsigned int *load, int *diff, struct sm_round_load *out)
 {
-	unsigned int d = p->topo.n_dc, n = p->topo.per_dc;
-	unsigned int nw = sm_wan_count(p->topo.wan, d), a, i;
-	/* D <= 64 (the key's range): at most 64 x 63 mesh links */
-	unsigned int load[64 * 63 + 1];
-	int diff[64 + 1], run = 0;
+	unsigned int d = p->topo.n_dc, n = p->topo.per_dc, a;
 
-	memset(out, 0, sizeof(*out));
-	out->out_max = out->in_max = 1;		/* one flow out and one in, every worker */
-	out->flows = d * n;
-	if (d < 2 || (stride == 1 && ring <= n && n % ring == 0)) {
-		out->intra = true;	/* rings inside a DC */
-		out->inside = d * n;
-		return;
-	}
-	if (d > 64) {			/* beyond the key's range: the worst a round can be */
-		out->wan = true;
-		out->wan_flows = d * n;
-		out->wan_hops = d;
-		return;
-	}
-	memset(load, 0, (nw + 1) * sizeof(load[0]));
-	memset(diff, 0, (d + 1) * sizeof(diff[0]));
 	for (a = 0; a < d; a++) {
 		if (stride == n && ring == d) {		/* DC peers: all n to one DC */
 			load_pair(p, a, (a + shift) % d, n, load, diff, out);
@@ -419,6 +434,40 @@ sm_round_load(const struct sm_params *p, unsigned int ring, unsigned int stride,
 			}
 		}
 	}
+}
+
+/* The load of a round in which every worker sends @fan flows, 1 .. @fan places on around its
+ * ring (a ring's round: @shift places on, @fan 0). */
+static void
+round_load(const struct sm_params *p, unsigned int ring, unsigned int stride, unsigned int shift,
+	   unsigned int fan, struct sm_round_load *out)
+{
+	unsigned int d = p->topo.n_dc, n = p->topo.per_dc, f = fan > 0 ? fan : 1;
+	unsigned int nw = sm_wan_count(p->topo.wan, d), i, s;
+	/* D <= 64 (the key's range): at most 64 x 63 mesh links */
+	unsigned int load[64 * 63 + 1];
+	int diff[64 + 1], run = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->out_max = out->in_max = f;		/* f flows out and f in, every worker */
+	out->flows = d * n * f;
+	if (d < 2 || (stride == 1 && ring <= n && n % ring == 0)) {
+		out->intra = true;	/* rings inside a DC */
+		out->inside = d * n * f;
+		return;
+	}
+	if (d > 64) {			/* beyond the key's range: the worst a round can be */
+		out->wan = true;
+		out->wan_flows = d * n * f;
+		out->wan_hops = d;
+		return;
+	}
+	memset(load, 0, (nw + 1) * sizeof(load[0]));
+	memset(diff, 0, (d + 1) * sizeof(diff[0]));
+	if (fan == 0)
+		shift_load(p, ring, stride, shift, load, diff, out);
+	for (s = 1; s <= fan; s++)
+		shift_load(p, ring, stride, s, load, diff, out);
 	for (i = 0; p->topo.wan == SM_WAN_RING && i < d; i++) {
 		run += diff[i];
 		load[i] += (unsigned int)run;
@@ -426,6 +475,13 @@ sm_round_load(const struct sm_params *p, unsigned int ring, unsigned int stride,
 	for (i = 0; i < nw; i++)
 		if (load[i] > out->wan_flows)
 			out->wan_flows = load[i];
+}
+
+void
+sm_round_load(const struct sm_params *p, unsigned int ring, unsigned int stride,
+	      unsigned int shift, struct sm_round_load *out)
+{
+	round_load(p, ring, stride, shift, 0, out);
 }
 
 unsigned int
@@ -484,6 +540,14 @@ sm_phase_sends(const struct sm_phase *ph, unsigned int k, uint32_t w, uint32_t *
 	struct sm_tree_node nd;
 	unsigned int n = 0, t, c;
 
+	if (ph->fan) {
+		for (n = 0; n + 1 < ph->ring && n < SM_SENDS_MAX; n++) {
+			dst[n] = sm_ring_peer(w, ph->ring, ph->stride, n + 1, +1);
+			if (tree != NULL)
+				tree[n] = 0;
+		}
+		return n;
+	}
 	if (ph->tree == SM_TREE_NONE) {
 		dst[0] = sm_ring_peer(w, ph->ring, ph->stride, sm_phase_shift(ph, k), +1);
 		if (tree != NULL)
@@ -512,11 +576,21 @@ sm_phase_sends(const struct sm_phase *ph, unsigned int k, uint32_t w, uint32_t *
 }
 
 unsigned int
+sm_phase_sends_max(const struct sm_phase *ph)
+{
+	if (ph->fan)
+		return ph->ring - 1 < SM_SENDS_MAX ? ph->ring - 1 : SM_SENDS_MAX;
+	return ph->tree != SM_TREE_NONE ? SM_TREE_SENDS : 1;
+}
+
+unsigned int
 sm_phase_ins(const struct sm_phase *ph, unsigned int k, uint32_t w)
 {
 	struct sm_tree_node nd;
 	unsigned int n = 0, t, c;
 
+	if (ph->fan)
+		return sm_phase_sends_max(ph);
 	if (ph->tree == SM_TREE_NONE)
 		return 1;
 	for (t = 0; t < 2; t++) {
@@ -624,8 +698,8 @@ worst_round(const struct sm_params *p, const struct sm_phase *ph, struct sm_roun
 	out->intra = true;
 	out->wan_flows = out->flows = out->inside = 2 * ph->ring;
 	out->wan_hops = p->topo.n_dc;
-	out->out_max = SM_SENDS_MAX;
-	out->in_max = SM_SENDS_MAX;
+	out->out_max = SM_TREE_SENDS;
+	out->in_max = SM_TREE_SENDS;
 }
 
 void
@@ -646,6 +720,10 @@ sm_phase_round_load(const struct sm_params *p, const struct sm_phase *ph, unsign
 	} tab;
 	unsigned int h, lo, hi, dir;
 
+	if (ph->fan) {
+		round_load(p, ph->ring, ph->stride, 0, sm_phase_sends_max(ph), out);
+		return;
+	}
 	if (ph->tree == SM_TREE_NONE) {
 		sm_round_load(p, ph->ring, ph->stride, sm_phase_shift(ph, k), out);
 		return;
@@ -681,7 +759,7 @@ sm_phase_round_load(const struct sm_params *p, const struct sm_phase *ph, unsign
 struct phase_key {
 	unsigned int d, n, ring, stride, rounds;
 	enum sm_wan_shape shape;
-	bool pairwise, back;
+	bool pairwise, back, fan;
 	enum sm_tree_dir tree;
 };
 
@@ -709,6 +787,7 @@ sm_phase_load(const struct sm_params *p, const struct sm_phase *ph, struct sm_ph
 	key.shape = p->topo.wan;
 	key.pairwise = ph->pairwise;
 	key.back = ph->back;
+	key.fan = ph->fan;
 	key.tree = ph->tree;
 	if (ph->tree != SM_TREE_NONE)
 		key.rounds = ph->rounds;

@@ -69,6 +69,10 @@ struct sm_phase {
 	enum sm_tree_dir tree;	/**< not a ring: rounds of the double binary tree over the
 				 *   @c ring workers (sm_phase_sends()); @c bytes per chunk */
 	unsigned int chunks;	/**< a tree's chunks: rounds = chunks + height - 1 */
+	bool fan;		/**< one round in which every worker sends @c bytes to each of the
+				 *   @c ring - 1 others of its ring at once (a direct exchange
+				 *   posted as a library posts it): its flows' frames interleave on
+				 *   its first hop, one frame of each in turn (sm_phase_sends()) */
 };
 
 #define SM_PHASES_MAX 64
@@ -168,17 +172,23 @@ void sm_tree_node(uint32_t w, unsigned int t, uint32_t rank, struct sm_tree_node
 /** A tree's reduce (and broadcast) rounds over @p w ranks: floor(log2 w), 0 below 2. */
 unsigned int sm_tree_rounds(uint32_t w);
 
-/** The most flows a worker sends in a round: a tree's broadcast, two children in each tree. */
-#define SM_SENDS_MAX 4
+/** The most flows a worker sends in a tree's round: a broadcast, two children in each tree. */
+#define SM_TREE_SENDS 4
+/** The most flows a worker sends in any round: a fan's ring - 1 peers, D - 1 <= 63. */
+#define SM_SENDS_MAX 63
 
 /**
  * Whom worker @p w sends to in round @p k of phase @p ph, in the order it sends: one ring peer;
- * in a tree's reduce its parent in each tree where it has a chunk to send up (tree 0 first); in
+ * in a fan every other worker of its ring, 1, 2, ... places on (their frames interleaved); in a
+ * tree's reduce its parent in each tree where it has a chunk to send up (tree 0 first); in
  * a broadcast its children in each tree where it has a chunk to send down.  Sets @p tree[i] (if not NULL) to the
- * tree of each (0 in a ring).  Returns how many (0 .. SM_SENDS_MAX).
+ * tree of each (0 in a ring or a fan).  Returns how many (0 .. SM_SENDS_MAX).
  */
 unsigned int sm_phase_sends(const struct sm_phase *ph, unsigned int k, uint32_t w,
 			    uint32_t *dst, uint8_t *tree);
+
+/** The most flows a worker sends in a round of @p ph: 1 on a ring, a tree's, a fan's. */
+unsigned int sm_phase_sends_max(const struct sm_phase *ph);
 
 /** How many flows worker @p w receives in round @p k of phase @p ph (each of ph->bytes). */
 unsigned int sm_phase_ins(const struct sm_phase *ph, unsigned int k, uint32_t w);
@@ -242,6 +252,15 @@ struct sm_phase *sm_plan_add(struct sm_plan *plan, const char *what, enum sm_hop
 
 /** The algorithm @p p's collectives run with (SM_ALGO_AUTO resolved). */
 enum sm_algo sm_plan_algo(const struct sm_params *p);
+
+/**
+ * Whether @p p's direct collective sends to its D - 1 DC peers in one round (job.direct,
+ * SM_DIRECT_AUTO resolved: at once on a mesh WAN); false for any other algorithm and D <= 2.
+ */
+bool sm_plan_direct_fan(const struct sm_params *p);
+
+/** A direct collective's way across DCs, for a header: "concurrent", "rounds", or "" if none. */
+const char *sm_plan_direct_name(const struct sm_params *p);
 
 const char *sm_algo_name(enum sm_algo a);
 const char *sm_opkind_name(enum sm_opkind o);

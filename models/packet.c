@@ -120,7 +120,7 @@ sm_program_build(const struct sm_params *p, enum sm_variant v, double budget,
 			r->stride = ph->stride;
 			r->shift = sm_phase_shift(ph, k);
 			r->flows = sm_workers(p);
-			if (ph->tree != SM_TREE_NONE) {
+			if (ph->tree != SM_TREE_NONE || ph->fan) {
 				struct sm_round_load ld;
 
 				sm_phase_round_load(p, ph, k, &ld);
@@ -212,10 +212,15 @@ sm_packet_fluid_bound(const struct sm_params *p, const struct sm_packet *pk,
 		return NAN;
 	for (i = 0; i < prog->n; i++) {
 		const struct sm_round *r = &prog->r[i];
+		const struct sm_phase *ph = &prog->plan.ph[r->phase];
 		uint64_t k = sm_frames(r->bytes, pk->payload, NULL);
+		unsigned int fan = ph->fan ? sm_phase_sends_max(ph) : 1;
 
 		/* up to 1 ps of rounding per frame on each of up to 4 hops or stages */
-		bound += 4e-12 * (double)k;
+		bound += 4e-12 * (double)k * fan;
+		/* a fan's flows take turns frame by frame on the first hop: the last flow's first
+		 * frame leaves after one of each other flow's */
+		bound += (fan - 1) * frame / (double)l.intra_bw;
 		nh = 0;
 		if (r->hop == SM_HOP_MODULE) {
 			for (st = 0; st < SM_STAGE_COUNT; st++)
@@ -271,13 +276,13 @@ sm_packet_fluid_bound_holds(const struct sm_params *p, const struct sm_packet *p
 				snprintf(why, len, "%s: a tree's rounds are a pipeline (a rank sends "
 					 "up when its children's sums are in, down when its parent's "
 					 "result is), with up to %u flows a rank; the fluid model sums "
-					 "each round's slowest link", ph->what, SM_SENDS_MAX);
+					 "each round's slowest link", ph->what, SM_TREE_SENDS);
 			return false;
 		}
 		for (k = 0; k < ph->rounds; k++) {
 			unsigned int flows;
 
-			sm_round_load(p, ph->ring, ph->stride, sm_phase_shift(ph, k), &ld);
+			sm_phase_round_load(p, ph, k, &ld);
 			flows = ld.wan ? ld.wan_flows : 1;
 			if (ld.wan && ld.wan_hops > 1) {
 				if (why != NULL)

@@ -161,18 +161,20 @@ close_round(struct hop *h)
 }
 
 /*
- * A worker queues @flows flows of k frames each, one after another, on its first hop @h from @s:
- * bursts of @burst, each re-armed when the last frame queued starts serialising.  Fills @out with
- * the frames' arrivals at the next hop and returns when the last burst was queued.
+ * A worker queues @flows flows of k frames each, one after another (@mix: a frame of each in
+ * turn, frame j of flow j % flows), on its first hop @h from @s: bursts of @burst, each re-armed
+ * when the last frame queued starts serialising.  Fills @out with the frames' arrivals at the
+ * next hop and returns when the last burst was queued.
  */
 static uint64_t
 first_hop(struct pmodel *m, struct hop *h, uint64_t s, uint32_t w, uint64_t k, uint32_t flows,
-	  uint32_t last, uint32_t charge_unit, struct pframe *out)
+	  bool mix, uint32_t last, uint32_t charge_unit, struct pframe *out)
 {
 	uint64_t j, queued = s, start = 0;
 
 	for (j = 0; j < k * flows; j++) {
-		uint32_t len = (j + 1) % k == 0 ? last : m->pk->payload;
+		bool end = mix ? j / flows == k - 1 : (j + 1) % k == 0;
+		uint32_t len = end ? last : m->pk->payload;
 		uint32_t charge = charge_unit ? sm_charge(m->pk->account, len) : len;
 
 		if (j > 0 && j % m->pk->burst == 0)
@@ -257,7 +259,7 @@ module_one(struct pmodel *m, const struct sm_round *r, uint32_t w, uint64_t s)
 		return;
 	}
 	/* in the network: nic, switch, mlink (all the worker's own), then gather and stream */
-	m->txdone[w] = first_hop(m, &m->nic[w], s, w, k, 1, last, 1, f);
+	m->txdone[w] = first_hop(m, &m->nic[w], s, w, k, 1, false, last, 1, f);
 	for (j = 0; j < k; j++)
 		f[j].t = pass(&m->mlink[w], f[j].t, sm_charge(m->pk->account, f[j].len));
 	for (j = 0; j < k; j++)
@@ -420,7 +422,8 @@ flow_in(struct pmodel *m, uint32_t w, uint64_t t)
 
 /*
  * Worker @w begins round @ri at @s: its flows' frames onto their first hop (one flow after
- * another, as sm_phase_sends() lists them), in flight from there.
+ * another, as sm_phase_sends() lists them; a fan's a frame of each in turn), in flight from
+ * there.
  */
 static void
 begin(struct pmodel *m, uint32_t w, uint32_t ri, uint64_t s)
@@ -442,17 +445,17 @@ begin(struct pmodel *m, uint32_t w, uint32_t ri, uint64_t s)
 	ns = sm_phase_sends(ph, r->index, w, dst, NULL);
 	m->txdone[w] = s;
 	if (ns > 0 && r->capped) {
-		m->txdone[w] = first_hop(m, &m->port[w], s, w, k, ns, last, 1, f);
+		m->txdone[w] = first_hop(m, &m->port[w], s, w, k, ns, ph->fan, last, 1, f);
 		for (j = 0; j < k * ns; j++)
 			f[j].t = pass(&m->nic[w], f[j].t, sm_charge(acc, f[j].len));
 	} else if (ns > 0) {
-		m->txdone[w] = first_hop(m, &m->nic[w], s, w, k, ns, last, 1, f);
+		m->txdone[w] = first_hop(m, &m->nic[w], s, w, k, ns, ph->fan, last, 1, f);
 	}
 	for (j = 0; j < k * ns; j++) {
-		f[j].dst = dst[j / k];
+		f[j].dst = ph->fan ? dst[j % ns] : dst[j / k];
 		f[j].at = w / m->n;
 		f[j].round = ri;
-		f[j].last = (j + 1) % k == 0;
+		f[j].last = ph->fan ? j / ns == k - 1 : (j + 1) % k == 0;
 		if (src_push(m, w, &f[j]) != 0) {
 			m->err = -ENOMEM;
 			return;
@@ -615,8 +618,7 @@ pmodel_init(struct pmodel *m, const struct sm_params *p, const struct sm_packet 
 	for (i = 0; i < prog->n; i++) {
 		uint64_t k = sm_frames(prog->r[i].bytes, pk->payload, NULL);
 
-		if (prog->plan.ph[prog->r[i].phase].tree != SM_TREE_NONE)
-			k *= SM_SENDS_MAX;	/* several flows a round */
+		k *= sm_phase_sends_max(&prog->plan.ph[prog->r[i].phase]); /* a tree's, a fan's */
 		if (k > maxk)
 			maxk = k;
 	}

@@ -72,6 +72,14 @@ enum sm_algo {
 	SM_ALGO_COUNT
 };
 
+/** How a direct collective sends a DC's shards to the D - 1 other DCs. */
+enum sm_direct {
+	SM_DIRECT_AUTO,		/**< concurrent on a mesh WAN (a link per DC pair), else rounds */
+	SM_DIRECT_CONCURRENT,	/**< to every DC peer at once, as a library posts its sends */
+	SM_DIRECT_ROUNDS,	/**< D - 1 rounds, round k to the peer k DCs on */
+	SM_DIRECT_COUNT
+};
+
 /** What variant A (the dense job) runs on its gradient of B bytes. */
 enum sm_opkind {
 	SM_OPK_ALLREDUCE,	/**< B in, B out: the deck's */
@@ -118,6 +126,7 @@ struct sm_job {
 	double topk_chunk;	/**< points of top-k's 2-D chunk (64 x 64 = 4096) */
 	double bytes;		/**< the dense gradient's bytes; 0 = value_bytes x P */
 	enum sm_algo collective;	/**< every variant's all-reduce and all-gather */
+	enum sm_direct direct;		/**< how job.collective = direct crosses the WAN */
 	enum sm_opkind operation;	/**< what variant A runs */
 	enum sm_library library;	/**< whose algorithm variant A's collective runs */
 	double compute;		/**< compute time per step, s; 0 = the FLOP model's */

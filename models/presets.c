@@ -207,6 +207,8 @@ sm_params_check(const struct sm_params *p, char *err, unsigned long errlen)
 	SM_CHECK(p->job.topk_chunk >= 2, "job.topk_chunk: must be >= 2");
 	SM_CHECK((unsigned int)p->job.library < SM_LIB_COUNT, "job.library: %u unknown",
 	      (unsigned int)p->job.library);
+	SM_CHECK((unsigned int)p->job.direct < SM_DIRECT_COUNT, "job.direct: %u unknown",
+	      (unsigned int)p->job.direct);
 	SM_CHECK(p->job.compute >= 0 && p->job.compute <= 1e6,
 	      "job.compute: %g s not in 0..1e6 s", p->job.compute);
 	SM_CHECK(p->job.first_bucket == 0 || p->job.first_bucket >= 1,

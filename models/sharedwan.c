@@ -15,8 +15,9 @@
  * t_x, every intra-DC phase and the module take their closed-form time.  A WAN phase of r rounds:
  * in each round every directional WAN link (DC d to DC d+1; D links for D data centres, so both
  * directions for D = 2) carries flows x bytes of sync; the round's transfer ends when the slowest
- * link has delivered them, no earlier than bytes / cap for a port-capped phase; the WAN latency
- * follows.  This is the packet emulator's default ("phase") sync.
+ * link has delivered them, no earlier than bytes / cap for a port-capped phase (nor, in a direct
+ * exchange to every DC peer at once, than the worker's NIC takes for its D - 1 flows); the WAN
+ * latency follows.  This is the packet emulator's default ("phase") sync.
  *
  * A loaded link has Poisson arrivals at rate load b / E[S] of transfers with sizes from the
  * distribution, all the time and from an empty link at t = 0; each link its own RNG stream.
@@ -335,6 +336,12 @@ wan_round(struct swan *w, const struct sm_phase *ph, double *x)
 			return rc;
 		if (d > worst)
 			worst = d;
+	}
+	if (ph->fan) {	/* to every DC peer at once: no sooner than its flows leave the NIC */
+		double own = sm_phase_sends_max(ph) * ph->bytes / w->p->intra.bw;
+
+		if (own > worst)
+			worst = own;
 	}
 	*x = cap_t > worst ? cap_t : worst;
 	return 0;

@@ -233,6 +233,54 @@ test_collectives_and_shapes_match_the_form(void **state)
 
 
 /*
+ * job.direct on a 4 x 2 mesh, a 4 MB all-reduce (B): concurrent, the default on a mesh, sends
+ * each worker's shard (B / 2) to its 3 DC peers at once, each DC pair's two flows on its own WAN
+ * link: one round of B / b_w + l_w; rounds takes D - 1 = 3 such.  Both runs equal the packet form
+ * to the picosecond; concurrent's stays within the fluid model's stated bound (its frames take
+ * turns on the NIC, which the bound's fill covers), and the fluid exchange terms are 3 apart.
+ * The rounds run is shorter than its fluid sum (each round's frames fill the latency of the one
+ * before: at most l_w a round), so the runs differ by (D - 2) B / b_w + between 0 and (D - 2) l_w.
+ */
+static void
+test_direct_concurrent_on_a_mesh(void **state)
+{
+	struct sm_params p = P0;
+	struct sm_program prog;
+	struct dp_run_result res[2];
+	struct sm_step fl[2];
+	double ex[2], bound, gap, wan = 4e6 / P0.wan.bw;
+	unsigned int i, k;
+
+	p.topo.n_dc = 4;
+	p.topo.per_dc = 2;
+	p.topo.wan = SM_WAN_MESH;
+	p.job.collective = SM_ALGO_DIRECT;
+	p.job.bytes = 4e6;
+	for (i = 0; i < 2; i++) {
+		p.job.direct = i == 0 ? SM_DIRECT_AUTO : SM_DIRECT_ROUNDS;
+		assert_true(sm_plan_direct_fan(&p) == (i == 0));
+		assert_true(run_against_model(&p, &PK0, SM_VAR_A, 0, 1, &res[i]) == 0);
+		assert_int_equal(sm_step_eval(&p, SM_VAR_A, 0, &fl[i]), 0);
+		for (k = 0, ex[i] = 0; k < fl[i].n; k++)
+			if (fl[i].term[k].res == SM_RES_WAN)
+				ex[i] += fl[i].term[k].t;
+	}
+	assert_true(fabs(ex[0] - (wan + P0.wan.lat)) < 1e-12);
+	assert_true(fabs(ex[1] - 3 * ex[0]) < 1e-12);
+	p.job.direct = SM_DIRECT_CONCURRENT;
+	assert_int_equal(sm_program_build(&p, SM_VAR_A, 0, &prog), 0);
+	assert_true(sm_packet_fluid_bound_holds(&p, &PK0, &prog, NULL, 0));
+	bound = sm_packet_fluid_bound(&p, &PK0, &prog);
+	sm_program_free(&prog);
+	assert_true(res[0].step[0].time / 1e12 >= fl[0].total);
+	assert_true(res[0].step[0].time / 1e12 <= fl[0].total * (1 + bound));
+	gap = (double)(res[1].step[0].time - res[0].step[0].time) / 1e12;
+	assert_true(gap >= 2 * wan && gap <= 2 * (wan + P0.wan.lat));
+	dp_run_result_free(&res[0]);
+	dp_run_result_free(&res[1]);
+}
+
+/*
  * The libraries' all-reduces at zero load, against the packet form to the picosecond: Open MPI's
  * ring, recursive doubling and Rabenseifner as the fixed decision picks them for 2, 3, 4 and 8
  * ranks, and gloo's ring with its ready messages back around the ring (over 3 ranks a round
@@ -769,6 +817,7 @@ main(void)
 		cmocka_unit_test(test_frame_format),
 		cmocka_unit_test(test_zero_load_matches_closed_form),
 		cmocka_unit_test(test_collectives_and_shapes_match_the_form),
+		cmocka_unit_test(test_direct_concurrent_on_a_mesh),
 		cmocka_unit_test(test_library_matches_the_form),
 		cmocka_unit_test(test_shares_follow_the_model),
 		cmocka_unit_test(test_wire_accounting_and_mtu),

@@ -363,6 +363,16 @@ test_sharedwan_load0_closed_form(void **state)
 	check_closed_form(&p, SM_VAR_CP, 0);
 	check_closed_form(&p, SM_VAR_EP, free_budget);
 	check_closed_form(&p8, SM_VAR_A, 0);
+	/* a direct exchange to the 7 other DCs at once on a mesh, bound by each worker's NIC (7
+	 * flows of B / 50 GB/s against B / 12.5 GB/s on each DC pair's link) and on a 4 x 2 mesh
+	 * by the WAN */
+	p8.topo.wan = SM_WAN_MESH;
+	p8.job.collective = SM_ALGO_DIRECT;
+	check_closed_form(&p8, SM_VAR_A, 0);
+	p8.topo.n_dc = 4;
+	p8.topo.per_dc = 2;
+	check_closed_form(&p8, SM_VAR_A, 0);
+	p8 = topology("8dc1-100g");
 	/* And the others, for good measure. */
 	for (v = 0; v < SM_VAR_COUNT; v++) {
 		check_closed_form(&p, (enum sm_variant)v, sm_budget_value(&p.mod, SM_BUDGET_LOW));

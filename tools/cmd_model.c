@@ -820,8 +820,9 @@ print_header(const struct sc_scenario *sc, FILE *f)
 		"P = %.0f; MFU %.2f of %.4g TFLOP/s\n", p->topo.n_dc, p->topo.per_dc,
 		p->intra.bw / 1e9, p->intra.lat * 1e6, p->wan.bw / 1e9, p->wan.lat * 1e6,
 		p->job.params, p->gpu.mfu, p->gpu.peak_flops / 1e12);
-	fprintf(f, "  collectives %s%s%s, WAN %s; variant A: %s of %.0f B\n",
+	fprintf(f, "  collectives %s%s%s%s%s, WAN %s; variant A: %s of %.0f B\n",
 		sm_algo_name(sm_plan_algo(p)), p->job.collective == SM_ALGO_AUTO ? " (auto)" : "",
+		sm_plan_direct_name(p)[0] ? ", " : "", sm_plan_direct_name(p),
 		p->job.library != SM_LIB_IDEAL ? " for the variants past A" : "",
 		sm_wan_shape_name(p->topo.wan), sm_opkind_name(p->job.operation),
 		sm_dense_bytes(p));

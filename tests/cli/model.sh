@@ -35,6 +35,17 @@ if grep -q "Hot spots" "$tmp/out"; then bad "--table step printed other tables";
 expect_rc 0 "model --set wan.bandwidth=1GB/s" -- "$se" model --set wan.bandwidth=1GB/s -t topologies,step -v A
 expect_grep "$tmp/out" "33.208767" "AdamW step on the 8 Gb/s WAN share (33.208767 ms)"
 
+# job.direct on a 4 x 2 mesh: concurrent by default, one WAN round (31.7 MB / 12.5 GB/s + 20 us =
+# 2.553356 ms) where rounds take three; the header says which
+mesh4="--set topology.data_centres=4 --set topology.workers_per_dc=2 --set topology.wan=mesh --set job.collective=direct"
+expect_rc 0 "model, direct on a mesh" -- "$se" model $mesh4 -t terms -v A
+expect_grep "$tmp/out" "collectives direct, concurrent, WAN mesh" "direct on a mesh is concurrent by default"
+expect_grep "$tmp/out" "shard exchange across DCs  inter-DC link       1  2.553356" "concurrent: one WAN round"
+expect_rc 0 "model, direct on a mesh in rounds" -- "$se" model $mesh4 --set job.direct=rounds -t terms -v A
+expect_grep "$tmp/out" "shard exchange across DCs  inter-DC link       3  7.660067" "rounds: three WAN rounds"
+expect_rc 2 "bad job.direct" -- "$se" model --set job.direct=parallel
+expect_grep "$tmp/err" "job.direct" "the error names job.direct"
+
 expect_rc 0 "--help" -- "$se" --help
 expect_grep "$tmp/out" "model" "--help lists model"
 expect_rc 0 "model --help" -- "$se" model --help
