@@ -364,14 +364,19 @@ static const struct sc_key keys[] = {
 	ENUM("transport", "protocol", run.pk.tcp.proto, proto_names,
 	     "how the library's messages go over TCP in a ring's rounds: plain = each written "
 	     "whole as its round begins; openmpi = Open MPI's ob1 rendezvous: a message past "
-	     "transport.eager_limit sends that much, then the rest once the receiver's ACK and PUT "
-	     "request (128 bytes, sent when its receive is posted and the first part is in) come "
-	     "back, queued behind what that side has written before (so two ranks may take "
+	     "transport.eager_limit sends transport.rndv_first, then the rest once the "
+	     "receiver's ACK and PUT request (128 bytes, sent when its receive is posted and the "
+	     "first part is in) come back, queued behind what that side has written before (so two ranks may take "
 	     "turns); gloo = each message after the receiver's 48-byte ready notification, sent as "
 	     "its receive is posted"),
 	DBL("transport", "eager_limit", run.pk.tcp.eager_limit, SC_UNIT_BYTES, 0, 1073741824.0,
 	    0, "transport.protocol = openmpi: the largest message sent without a rendezvous, and "
-	    "the rendezvous's first fragment (btl_tcp_eager_limit: 64 KiB)"),
+	    "the rendezvous's first fragment at most (btl_tcp_eager_limit: 64 KiB)"),
+	DBL("transport", "rndv_first", run.pk.tcp.rndv_first, SC_UNIT_BYTES, 1, 1073741824.0,
+	    0, "transport.protocol = openmpi: bytes of a message past transport.eager_limit that "
+	    "its rendezvous fragment carries, at most transport.eager_limit (64 KiB, ob1's "
+	    "send-with-data rendezvous; 40 B models the 40-byte header alone that ob1 sends for "
+	    "a contiguous buffer over the TCP BTL, which can put, as captured)"),
 	UINT("transport", "mss", run.pk.tcp.mss, SC_UNIT_BYTES, 0, SM_MTU_MAX,
 	     "segment payload, bytes; 0 = run.mtu - 52 (IPv4, TCP and its timestamps option)"),
 

@@ -19,7 +19,7 @@ enum sm_transport {
 /** How a library's messages go over TCP (transport.protocol). */
 enum sm_msg_proto {
 	SM_PROTO_PLAIN,		/**< a message is written whole when its round begins */
-	SM_PROTO_OPENMPI,	/**< ob1's rendezvous past the eager limit: the first eager_limit
+	SM_PROTO_OPENMPI,	/**< ob1's rendezvous past the eager limit: the first rndv_first
 				 *   bytes, the rest after the receiver's ACK */
 	SM_PROTO_GLOO,		/**< each message after the receiver's ready notification */
 };
@@ -47,6 +47,8 @@ struct sm_tcp_conf {
 	uint32_t mss;			/**< 0: from the MTU (MTU - 52: IPv4, TCP, timestamps) */
 	enum sm_msg_proto proto;	/**< the library's messages over TCP */
 	double eager_limit;		/**< bytes (ob1's btl_tcp_eager_limit: 64 KiB) */
+	double rndv_first;		/**< bytes of a message its rendezvous carries (at most
+					 *   eager_limit) */
 	double reduce_rate;		/**< B/s a rank reduces a round's input at; 0: no time */
 	double start_skew;		/**< s: worker r starts its first step r x this later */
 };
@@ -65,7 +67,7 @@ sm_proto_eager(const struct sm_tcp_conf *c, uint64_t bytes)
 	if (c->proto == SM_PROTO_GLOO)
 		return 0;
 	if (c->proto == SM_PROTO_OPENMPI && bytes > (uint64_t)c->eager_limit)
-		return (uint64_t)c->eager_limit;
+		return (uint64_t)(c->rndv_first < c->eager_limit ? c->rndv_first : c->eager_limit);
 	return bytes;
 }
 

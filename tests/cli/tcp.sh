@@ -91,6 +91,20 @@ assert all(36 < s < 40 for s in g0), g0
 assert all(g - p > 9.5 for g, p in zip(g5, p5)), (p5, g5)
 PY
 
+# ob1's rendezvous as captured (a 40-byte header, no data): at 100 Mbit/s the ranks still take
+# turns, as the real job does. A step carries 4 MiB each way: 2897 segments of 1538 wire bytes
+# (1448 + 66 of headers + 24 of preamble, FCS and gap) are 356.5 ms a direction; taking turns a
+# step is 2 x 356.5 ms plus compute (713-750), both directions at once 356.5 plus (under 400).
+# With 64 KiB of data in the rendezvous the answer waits for it, and the ranks overlap here.
+turns=$("$se" run "${job[@]}" --set wan.bandwidth=100Mbit/s --set wan.latency=0ms -n 2 \
+	--set intra.latency=0s --set transport.protocol=openmpi --set transport.rndv_first=40B \
+	--set run.sync=none --set job.start_skew=50ms --set job.reduce_rate=2GB/s \
+	--set run.accounting=wire --set queues.wan=4MB --json 2>/dev/null |
+	python3 -c 'import json,sys; print("%.3f" % json.load(sys.stdin)["runs"][0]["steps"]["rows"][1]["emulated_ms"])')
+python3 -c 'import sys; s = float(sys.argv[1]); assert 713 < s < 750, s' "$turns" &&
+	ok "openmpi, a 40-byte rendezvous at 100 Mbit/s: turns, $turns ms a step" ||
+	bad "openmpi, a 40-byte rendezvous at 100 Mbit/s: a step of ${turns:-no} ms, not 713-750"
+
 # a bulk TCP flow each way beside the job, on a WAN queue of 2 MB (the path's 1.25 MB and more)
 expect_rc 0 "beside a bulk TCP flow" -- "$se" run "${job[@]}" --set background.bulk=1 \
 	--set queues.wan=2MB --set queues.sync_lossless=no --set background.host_rate=10Gbit/s \
