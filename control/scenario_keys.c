@@ -374,9 +374,9 @@ static const struct sc_key keys[] = {
 	    "the rendezvous's first fragment at most (btl_tcp_eager_limit: 64 KiB)"),
 	DBL("transport", "rndv_first", run.pk.tcp.rndv_first, SC_UNIT_BYTES, 1, 1073741824.0,
 	    0, "transport.protocol = openmpi: bytes of a message past transport.eager_limit that "
-	    "its rendezvous fragment carries, at most transport.eager_limit (64 KiB, ob1's "
-	    "send-with-data rendezvous; 40 B models the 40-byte header alone that ob1 sends for "
-	    "a contiguous buffer over the TCP BTL, which can put, as captured)"),
+	    "its rendezvous fragment carries, at most transport.eager_limit: 40 B, the header "
+	    "alone that ob1 sends for a contiguous buffer over the TCP BTL, which can put (as "
+	    "captured); 64 KiB for ob1's send-with-data rendezvous"),
 	UINT("transport", "mss", run.pk.tcp.mss, SC_UNIT_BYTES, 0, SM_MTU_MAX,
 	     "segment payload, bytes; 0 = run.mtu - 52 (IPv4, TCP and its timestamps option)"),
 

@@ -26,7 +26,7 @@ sm_tcp_conf_default(struct sm_tcp_conf *c)
 	c->mss = 0;
 	c->proto = SM_PROTO_PLAIN;
 	c->eager_limit = 65536;
-	c->rndv_first = 65536;
+	c->rndv_first = 40;
 	c->reduce_rate = 0;
 	c->start_skew = 0;
 }
