@@ -65,6 +65,10 @@ for f in ("job.csv", "hostA.pcap", "bridge.json", "run.json"):
 assert os.path.exists(os.path.join(sys.argv[3], "job.log"))    # mpirun's output: may be empty
 dirs = d["bridge"]["directions"]
 assert all(x["frames_out"] > 0 for x in dirs.values()), dirs
+# the printed line counts the ports' receive misses beside the queue's drops
+missed = sum(x["dev_rx_dropped"] for x in dirs.values())
+out = open(os.path.join(os.path.dirname(sys.argv[1]), "out")).read()
+assert " %d frames its ports missed" % missed in out, out
 PY
 cpid=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["pid"])' "$tmp/c.json")
 left=$(leftovers "$cpid")
