@@ -868,6 +868,11 @@ header_json(const struct sc_scenario *sc)
 		json_decref(h);
 		return NULL;
 	}
+	if (job != NULL && sm_plan_direct_name(p)[0] != '\0' &&
+	    json_object_set_new(job, "direct", json_string(sm_plan_direct_name(p)))) {
+		json_decref(h);
+		return NULL;
+	}
 	if (job != NULL && p->job.compute > 0 &&
 	    json_object_set_new(job, "compute_s", json_real(p->job.compute))) {
 		json_decref(h);

@@ -30,8 +30,10 @@ assert t["closed_form"] is False and t["wan_rounds"] >= 1 and t["handshakes"] >=
 assert s["background"] == {"bulk": 0, "transport": "tcp", "load": 0.3, "closed_form": False}, s' \
 	"$tmp/model3.json" && ok "model --json: the TCP terms, the reacting background, no closed form" ||
 	bad "model --json: the TCP terms"
-check model "model, all tables, two variants' tables, Open MPI's algorithm over TCP" "$tmp/model.json" \
-	"$tmp/model2.json" "$tmp/model3.json"
+"$se" model --json -t step --set topology.wan=mesh --set job.collective=direct \
+	--set topology.data_centres=4 >"$tmp/model4.json"
+check model "model, all tables, two variants' tables, Open MPI's algorithm over TCP, direct on a mesh" "$tmp/model.json" \
+	"$tmp/model2.json" "$tmp/model3.json" "$tmp/model4.json"
 "$se" run -q -n 25 -v A,E -b low --json --trace "$tmp/t.pcapng" >"$tmp/run.json"
 "$se" run -q -n 25 -v A -l 0.4 --set queues.wan=1GB --json >"$tmp/runl.json"
 "$se" run -q -n 5 -v A --set queues.wan=20kB --set queues.sync_lossless=no --json >"$tmp/rund.json"
