@@ -71,20 +71,13 @@ cmp_jedge(const void *a, const void *b)
 static uint64_t
 off_at(const struct tr_dir *d, uint64_t t)
 {
-	uint32_t lo = 0, hi = d->ngaps;
+	uint32_t lo;
 
 	if (t <= d->first_ns)
 		return 0;
 	if (t >= d->last_ns)
 		return d->bytes;
-	while (lo < hi) {			/* the first gap ending after t */
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (d->gap[mid].start_ns + d->gap[mid].dur_ns <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = tr_gap_after(d, t);
 	if (lo < d->ngaps && d->gap[lo].start_ns <= t)
 		return d->gap[lo].off;
 	/* not in a gap (no joint idle time is): the previous gap's offset is the nearest known */
@@ -400,17 +393,10 @@ joint_cuts(struct tr_streams *s, uint32_t n, double *sep)
 static uint64_t
 idle_at(const struct tr_dir *d, uint64_t off)
 {
-	uint32_t lo = 0, hi = d->ngaps;
+	uint32_t lo;
 	uint64_t w = 0;
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (d->gap[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = tr_gap_from_off(d, off);
 	for (; lo < d->ngaps && d->gap[lo].off == off; lo++)
 		w = d->gap[lo].joint_ns > w ? d->gap[lo].joint_ns : w;
 	return w;

@@ -98,7 +98,7 @@ static uint64_t
 idle_within(const struct tr_dir *d, uint64_t t0, uint64_t t1)
 {
 	uint64_t idle = 0, a, b;
-	uint32_t lo = 0, hi = d->ngaps;
+	uint32_t lo;
 
 	if (t1 <= t0)
 		return 0;
@@ -106,14 +106,7 @@ idle_within(const struct tr_dir *d, uint64_t t0, uint64_t t1)
 		idle += (d->first_ns < t1 ? d->first_ns : t1) - t0;
 	if (d->last_ns < t1)
 		idle += t1 - (d->last_ns > t0 ? d->last_ns : t0);
-	while (lo < hi) {			/* the first gap ending after t0 */
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (d->gap[mid].start_ns + d->gap[mid].dur_ns <= t0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = tr_gap_after(d, t0);
 	for (; lo < d->ngaps && d->gap[lo].start_ns < t1; lo++) {
 		a = d->gap[lo].start_ns > t0 ? d->gap[lo].start_ns : t0;
 		b = d->gap[lo].start_ns + d->gap[lo].dur_ns;
@@ -371,17 +364,10 @@ out:
 int64_t
 longest_gap(const struct tr_dir *d, uint64_t a, uint64_t b)
 {
-	uint32_t lo = 0, hi = d->ngaps;
+	uint32_t lo;
 	int64_t best = -1;
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (d->gap[mid].off < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = tr_gap_from_off(d, a);
 	for (; lo < d->ngaps && d->gap[lo].off <= b; lo++)
 		if (best < 0 || d->gap[lo].joint_ns > d->gap[best].joint_ns)
 			best = lo;
@@ -810,7 +796,7 @@ static int
 idle_edges(const struct tr_dir *d, uint64_t t0, uint64_t t1, struct edge **e, uint32_t *n,
 	   uint32_t *cap)
 {
-	uint32_t lo = 0, hi = d->ngaps;
+	uint32_t lo;
 
 #define PUSH(a, b) do { \
 		uint64_t a_ = (a) < t0 ? t0 : (a), b_ = (b) > t1 ? t1 : (b); \
@@ -830,14 +816,7 @@ idle_edges(const struct tr_dir *d, uint64_t t0, uint64_t t1, struct edge **e, ui
 
 	PUSH(t0, d->first_ns);
 	PUSH(d->last_ns, t1);
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (d->gap[mid].start_ns + d->gap[mid].dur_ns <= t0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = tr_gap_after(d, t0);
 	for (; lo < d->ngaps && d->gap[lo].start_ns < t1; lo++)
 		PUSH(d->gap[lo].start_ns, d->gap[lo].start_ns + d->gap[lo].dur_ns);
 #undef PUSH

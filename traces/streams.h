@@ -260,6 +260,40 @@ struct tr_dir {
 					 *   prelude and postlude (joint.c) */
 };
 
+/** The first gap of @p d at stream offset @p off or later (d->ngaps: none). */
+static inline uint32_t
+tr_gap_from_off(const struct tr_dir *d, uint64_t off)
+{
+	uint32_t lo = 0, hi = d->ngaps;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (d->gap[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/** The first gap of @p d that ends after @p t ns (d->ngaps: none). */
+static inline uint32_t
+tr_gap_after(const struct tr_dir *d, uint64_t t)
+{
+	uint32_t lo = 0, hi = d->ngaps;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (d->gap[mid].start_ns + d->gap[mid].dur_ns <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /** How the steps were found. */
 enum tr_split_by {
 	TR_SPLIT_NONE = 0,		/**< not split (no major direction, or nothing periodic) */
