@@ -43,6 +43,9 @@ struct dp_worker;
 /** MSS = MTU less this: IPv4 (20), TCP (20) and its timestamps option (12), as Linux's. */
 #define DP_TCP_MSS_LESS 52u
 
+/** Up to this many connections a scan finds the next timer; past it, a heap. */
+#define DP_TCP_SCAN_MAX 8u
+
 /** A segment sent and not yet acknowledged (the retransmission queue). */
 struct dp_tcp_seg {
 	uint64_t seq;
@@ -114,6 +117,10 @@ struct dp_tcp_conn {
 	uint64_t sack_seq, sack_len;	/**< the block the next ACK reports (len 0: none) */
 	uint32_t quick;			/**< ACKs still to send at once (quick-ACK mode) */
 	dp_time_t delack_at, last_rx;
+	/* the element's timer heap */
+	uint32_t ix;			/**< its index in dp_tcp.conn */
+	uint32_t heap_pos;		/**< its place in dp_tcp.heap */
+	bool touched;			/**< its timers may have moved since the heap was fixed */
 	/* counts */
 	uint64_t segs_out, retrans_out, acks_out, fast_rtx, rtos, dup_rx, ooo_rx, bytes_in;
 };
@@ -162,8 +169,15 @@ struct dp_tcp {
 	uint64_t rwnd, sndbuf;
 	struct dp_tcp_app app;
 	int cap_tx, cap_rx;
-	struct dp_tcp_conn *conn;
-	uint32_t n_conn, cap_conn, last_conn;
+	struct dp_tcp_conn **conn;	/**< each allocated on its own: its address stays */
+	uint32_t n_conn, cap_conn;
+	uint32_t *conn_ix;		/**< by peer wire id: index in conn + 1 (0: none) */
+	uint32_t cap_ix;
+	bool heaped;			/**< more than DP_TCP_SCAN_MAX connections: the heap runs */
+	uint32_t *heap;			/**< connections by earliest timer: a binary min-heap */
+	uint32_t *touched;		/**< connections whose timers may have moved */
+	uint32_t n_touched;
+	uint32_t *due;			/**< connections whose timers are due (the event's) */
 	uint32_t waiting;		/**< connections the worker's send waits on */
 	uint32_t rr;			/**< the next connection to send from */
 	dp_time_t tx_free;		/**< when the last frame queued starts serialising */
@@ -215,6 +229,16 @@ void dp_tcp_data_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt
 		    dp_time_t now);
 void dp_tcp_rto_fire(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now);
 void dp_tcp_resched(struct dp_tcp *t);
+
+/** @p c's timers (rto_at, delack_at) may have moved: dp_tcp_resched() places it again. */
+static inline void
+dp_tcp_touch(struct dp_tcp *t, struct dp_tcp_conn *c)
+{
+	if (t->heaped && !c->touched) {
+		c->touched = true;
+		t->touched[t->n_touched++] = c->ix;
+	}
+}
 int dp_tcp_push(struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_pkt *p, dp_time_t now,
 		dp_time_t *start);
 struct rte_mbuf *dp_tcp_frame(struct rte_mempool *pool, const struct dp_tcp_conn *c,
