@@ -75,17 +75,21 @@ dp_tcp_fini(struct dp_tcp *t)
 	uint32_t i;
 
 	for (i = 0; i < t->n_conn; i++) {
-		free(t->conn[i]->rtx);
-		free(t->conn[i]->msg);
-		free(t->conn[i]->ooo);
-		free(t->conn[i]);
+		struct dp_tcp_conn *c = dp_tcp_conn_at(t, i);
+
+		free(c->rtx);
+		free(c->msg);
+		free(c->ooo);
 	}
-	free(t->conn);
+	for (i = 0; i < DP_TCP_BLKS; i++) {
+		free(t->blk[i]);
+		t->blk[i] = NULL;
+	}
 	free(t->conn_ix);
 	free(t->heap);
 	free(t->touched);
 	free(t->due);
-	t->conn = NULL;
+	t->last = NULL;
 	t->conn_ix = t->heap = t->touched = t->due = NULL;
 	t->n_conn = t->cap_conn = t->cap_ix = t->n_touched = 0;
 }
@@ -116,17 +120,17 @@ static inline void
 heap_set(struct dp_tcp *t, uint32_t pos, uint32_t ci)
 {
 	t->heap[pos] = ci;
-	t->conn[ci]->heap_pos = pos;
+	dp_tcp_conn_at(t, ci)->heap_pos = pos;
 }
 
 /* Move connection @ci to its place in the heap (its key moved either way). */
 static void
 heap_fix(struct dp_tcp *t, uint32_t ci)
 {
-	dp_time_t k = conn_key(t->conn[ci]);
-	uint32_t pos = t->conn[ci]->heap_pos, child;
+	dp_time_t k = conn_key(dp_tcp_conn_at(t, ci));
+	uint32_t pos = dp_tcp_conn_at(t, ci)->heap_pos, child;
 
-	while (pos > 0 && conn_key(t->conn[t->heap[(pos - 1) / 2]]) > k) {
+	while (pos > 0 && conn_key(dp_tcp_conn_at(t, t->heap[(pos - 1) / 2])) > k) {
 		heap_set(t, pos, t->heap[(pos - 1) / 2]);
 		pos = (pos - 1) / 2;
 	}
@@ -135,9 +139,9 @@ heap_fix(struct dp_tcp *t, uint32_t ci)
 		if (child >= t->n_conn)
 			break;
 		if (child + 1 < t->n_conn &&
-		    conn_key(t->conn[t->heap[child + 1]]) < conn_key(t->conn[t->heap[child]]))
+		    conn_key(dp_tcp_conn_at(t, t->heap[child + 1])) < conn_key(dp_tcp_conn_at(t, t->heap[child])))
 			child++;
-		if (conn_key(t->conn[t->heap[child]]) >= k)
+		if (conn_key(dp_tcp_conn_at(t, t->heap[child])) >= k)
 			break;
 		heap_set(t, pos, t->heap[child]);
 		pos = child;
@@ -152,25 +156,22 @@ heap_update(struct dp_tcp *t)
 	while (t->n_touched > 0) {
 		uint32_t ci = t->touched[--t->n_touched];
 
-		t->conn[ci]->touched = false;
+		dp_tcp_conn_at(t, ci)->touched = false;
 		heap_fix(t, ci);
 	}
 }
 
-/* Room for one more connection: its array, the heap, the touched and due lists; 0 or -ENOMEM. */
+/* Room for one more connection: a block, the heap, the touched and due lists; 0 or -ENOMEM. */
 static int
 conn_room(struct dp_tcp *t)
 {
-	uint32_t cap = t->cap_conn ? 2 * t->cap_conn : 4;
-	struct dp_tcp_conn **c;
-	uint32_t *h;
+	uint32_t k = 31u - (uint32_t)__builtin_clz(t->n_conn / 4 + 1);
+	uint32_t cap = 4 * ((2u << k) - 1), *h;
 
 	if (t->n_conn < t->cap_conn)
 		return 0;
-	c = realloc(t->conn, cap * sizeof(*c));
-	if (c == NULL)
+	if (k >= DP_TCP_BLKS)
 		return -ENOMEM;
-	t->conn = c;
 	h = realloc(t->heap, cap * sizeof(*h));
 	if (h == NULL)
 		return -ENOMEM;
@@ -183,6 +184,11 @@ conn_room(struct dp_tcp *t)
 	if (h == NULL)
 		return -ENOMEM;
 	t->due = h;
+	if (t->blk[k] == NULL) {
+		t->blk[k] = calloc(4u << k, sizeof(*t->blk[k]));
+		if (t->blk[k] == NULL)
+			return -ENOMEM;
+	}
 	t->cap_conn = cap;
 	return 0;
 }
@@ -210,16 +216,24 @@ struct dp_tcp_conn *
 dp_tcp_conn_of(struct dp_tcp *t, uint32_t peer)
 {
 	struct dp_tcp_conn *c;
+	uint32_t i;
 
-	if (peer < t->cap_ix && t->conn_ix[peer] != 0)
-		return t->conn[t->conn_ix[peer] - 1];
+	if (t->last != NULL && t->last->peer == peer)
+		return t->last;
+	if (!t->heaped) {		/* a few: a scan of what is near at hand */
+		for (i = 0; i < t->n_conn; i++) {
+			c = dp_tcp_conn_at(t, i);
+			if (c->peer == peer)
+				return t->last = c;
+		}
+	} else if (peer < t->cap_ix && t->conn_ix[peer] != 0) {
+		return t->last = dp_tcp_conn_at(t, t->conn_ix[peer] - 1);
+	}
 	if (ix_room(t, peer) != 0 || conn_room(t) != 0)
 		return NULL;
-	/* each on its own: a caller's pointer outlives the app's callbacks that make more */
-	c = calloc(1, sizeof(*c));	/* its rings are made at their first use */
-	if (c == NULL)
-		return NULL;
-	t->conn[t->n_conn] = c;
+	/* in blocks that never move: a caller's pointer outlives the app's callbacks */
+	c = dp_tcp_conn_at(t, t->n_conn);
+	memset(c, 0, sizeof(*c));	/* its rings are made at their first use */
 	c->ix = t->n_conn;
 	c->peer = peer;
 	c->self_wire = (uint16_t)(t->id * t->mult + peer % t->mult);
@@ -238,16 +252,21 @@ dp_tcp_conn_of(struct dp_tcp *t, uint32_t peer)
 	heap_set(t, t->n_conn, t->n_conn);	/* no timer: the heap's last place is its */
 	t->n_conn++;
 	if (!t->heaped && t->n_conn > DP_TCP_SCAN_MAX) {	/* a scan costs more than the heap */
-		uint32_t i, pos;
+		uint32_t pos, up;
 
 		t->heaped = true;
 		for (i = 0; i < t->n_conn; i++) {	/* each inserted in turn, sifting up */
-			for (pos = i; pos > 0 && conn_key(t->conn[t->heap[(pos - 1) / 2]]) >
-					     conn_key(t->conn[i]); pos = (pos - 1) / 2)
-				heap_set(t, pos, t->heap[(pos - 1) / 2]);
+			for (pos = i; pos > 0; pos = up) {
+				up = (pos - 1) / 2;
+				if (conn_key(dp_tcp_conn_at(t, t->heap[up])) <=
+				    conn_key(dp_tcp_conn_at(t, i)))
+					break;
+				heap_set(t, pos, t->heap[up]);
+			}
 			heap_set(t, pos, i);
 		}
 	}
+	t->last = c;
 	return c;
 }
 
@@ -329,11 +348,11 @@ dp_tcp_resched(struct dp_tcp *t)
 
 	if (t->heaped) {
 		heap_update(t);
-		next = conn_key(t->conn[t->heap[0]]);
+		next = conn_key(dp_tcp_conn_at(t, t->heap[0]));
 	} else {
 		for (i = 0; i < t->n_conn; i++)
-			if (conn_key(t->conn[i]) < next)
-				next = conn_key(t->conn[i]);
+			if (conn_key(dp_tcp_conn_at(t, i)) < next)
+				next = conn_key(dp_tcp_conn_at(t, i));
 	}
 	if (t->tx_at < next)
 		next = t->tx_at;
@@ -356,7 +375,7 @@ tcp_event(struct dp_elem *e, dp_time_t now)
 
 	if (!t->heaped) {
 		for (i = 0; i < t->n_conn; i++) {
-			struct dp_tcp_conn *c = t->conn[i];
+			struct dp_tcp_conn *c = dp_tcp_conn_at(t, i);
 
 			if (c->delack_at <= now)
 				dp_tcp_send_ack(t, c, now);
@@ -367,21 +386,21 @@ tcp_event(struct dp_elem *e, dp_time_t now)
 	}
 	heap_update(t);
 	/* the connections whose timers are due: the heap's top down (t->touched the stack) */
-	if (conn_key(t->conn[t->heap[0]]) <= now)
+	if (conn_key(dp_tcp_conn_at(t, t->heap[0])) <= now)
 		t->touched[top++] = 0;
 	while (top > 0) {
 		uint32_t pos = t->touched[--top], child;
 
 		t->due[n++] = t->heap[pos];
 		for (child = 2 * pos + 1; child <= 2 * pos + 2 && child < t->n_conn; child++)
-			if (conn_key(t->conn[t->heap[child]]) <= now)
+			if (conn_key(dp_tcp_conn_at(t, t->heap[child])) <= now)
 				t->touched[top++] = child;
 	}
 	/* in the order the connections were made, whatever the heap's */
 	if (n > 1)
 		qsort(t->due, n, sizeof(*t->due), cmp_u32);
 	for (i = 0; i < n; i++) {
-		struct dp_tcp_conn *c = t->conn[t->due[i]];
+		struct dp_tcp_conn *c = dp_tcp_conn_at(t, t->due[i]);
 
 		if (c->delack_at <= now)
 			dp_tcp_send_ack(t, c, now);
@@ -440,7 +459,7 @@ dp_tcp_describe(const struct dp_tcp *t, char *buf, size_t len)
 
 	n += snprintf(buf, len, "%s:", t->e.name);
 	for (i = 0; i < t->n_conn && n < len; i++) {
-		const struct dp_tcp_conn *c = t->conn[i];
+		const struct dp_tcp_conn *c = dp_tcp_conn_at(t, i);
 
 		n += snprintf(buf + n, len - n, " [to w%u: %lu of %lu bytes acked, %lu sent, cwnd "
 			      "%u, rto %.0f ms%s; from w%u: %lu in order, %u out of order]",
@@ -458,7 +477,7 @@ dp_tcp_stats_add(const struct dp_tcp *t, struct dp_tcp_stats *s)
 	uint32_t i;
 
 	for (i = 0; i < t->n_conn; i++) {
-		const struct dp_tcp_conn *c = t->conn[i];
+		const struct dp_tcp_conn *c = dp_tcp_conn_at(t, i);
 
 		s->segs += c->segs_out;
 		s->retrans += c->retrans_out;
@@ -478,7 +497,7 @@ dp_tcp_stop(struct dp_tcp *t)
 
 	t->stopped = true;
 	for (i = 0; i < t->n_conn; i++) {
-		struct dp_tcp_conn *c = t->conn[i];
+		struct dp_tcp_conn *c = dp_tcp_conn_at(t, i);
 
 		c->write_end = c->snd_nxt;	/* the rest is never sent */
 		c->msg_head = c->msg_tail;
@@ -496,6 +515,6 @@ dp_tcp_bytes_in(const struct dp_tcp *t)
 	uint32_t i;
 
 	for (i = 0; i < t->n_conn; i++)
-		n += t->conn[i]->bytes_in;
+		n += dp_tcp_conn_at(t, i)->bytes_in;
 	return n;
 }

@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_common.h>
 
 #include "../models/tcp_cc.h"
@@ -45,6 +46,9 @@ struct dp_worker;
 
 /** Up to this many connections a scan finds the next timer; past it, a heap. */
 #define DP_TCP_SCAN_MAX 8u
+
+/** Blocks of connections: 4 x (2^DP_TCP_BLKS - 1) at most. */
+#define DP_TCP_BLKS 20u
 
 /** A segment sent and not yet acknowledged (the retransmission queue). */
 struct dp_tcp_seg {
@@ -169,7 +173,7 @@ struct dp_tcp {
 	uint64_t rwnd, sndbuf;
 	struct dp_tcp_app app;
 	int cap_tx, cap_rx;
-	struct dp_tcp_conn **conn;	/**< each allocated on its own: its address stays */
+	struct dp_tcp_conn *last;	/**< the last one looked up */
 	uint32_t n_conn, cap_conn;
 	uint32_t *conn_ix;		/**< by peer wire id: index in conn + 1 (0: none) */
 	uint32_t cap_ix;
@@ -183,6 +187,8 @@ struct dp_tcp {
 	dp_time_t tx_free;		/**< when the last frame queued starts serialising */
 	dp_time_t tx_at;		/**< when to queue more (DP_NEVER: nothing waits) */
 	struct dp_link *out;		/**< where frames go (the worker's first hop) */
+	/** the connections, in blocks of 4, 8, 16, ...: a connection's address stays */
+	struct dp_tcp_conn *blk[DP_TCP_BLKS];
 } __rte_cache_aligned;
 
 int dp_tcp_init(struct dp_tcp *t, struct dp_engine *eng, const char *name,
@@ -229,6 +235,18 @@ void dp_tcp_data_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt
 		    dp_time_t now);
 void dp_tcp_rto_fire(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now);
 void dp_tcp_resched(struct dp_tcp *t);
+
+/** Connection @p i (of dp_tcp.blk: block k holds 4 x 2^k, from 4 x (2^k - 1) on). */
+static inline struct dp_tcp_conn *
+dp_tcp_conn_at(const struct dp_tcp *t, uint32_t i)
+{
+	uint32_t k;
+
+	if (likely(i < 4))
+		return &t->blk[0][i];
+	k = 31u - (uint32_t)__builtin_clz(i / 4 + 1);
+	return &t->blk[k][i - 4 * ((1u << k) - 1)];
+}
 
 /** @p c's timers (rto_at, delack_at) may have moved: dp_tcp_resched() places it again. */
 static inline void

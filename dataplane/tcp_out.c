@@ -233,7 +233,7 @@ dp_tcp_output(struct dp_tcp *t, dp_time_t now)
 		more = false;
 		for (k = 0; k < t->n_conn && n < t->burst; k++) {
 			i = (t->rr + k) % t->n_conn;
-			if (send_one(t, t->conn[i], now, &start) != 1)
+			if (send_one(t, dp_tcp_conn_at(t, i), now, &start) != 1)
 				continue;
 			n++;
 			more = true;
