@@ -7,9 +7,9 @@
  * worker does for frames, so the first hop never idles while the window allows more and its
  * queue holds a burst at most: Linux's TCP small queues keep a socket's frames in the qdisc
  * short the same way); up to DP_TCP_SCAN_MAX connections a scan finds the earliest timer, past
- * that a heap of the connections by their earliest timer.  A connection is made at the first write to or frame from its peer;
- * connections are set up before the run (no handshake on the wire).  Sending: tcp_out.c;
- * receiving and ACKs: tcp_in.c; the frames' bytes: tcp_frame.c.
+ * that a heap of the connections by their earliest timer.  A connection is made at the first
+ * write to or frame from its peer; connections are set up before the run (no handshake on the
+ * wire).  Sending: tcp_out.c; receiving and ACKs: tcp_in.c; the frames' bytes: tcp_frame.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -139,7 +139,8 @@ heap_fix(struct dp_tcp *t, uint32_t ci)
 		if (child >= t->n_conn)
 			break;
 		if (child + 1 < t->n_conn &&
-		    conn_key(dp_tcp_conn_at(t, t->heap[child + 1])) < conn_key(dp_tcp_conn_at(t, t->heap[child])))
+		    conn_key(dp_tcp_conn_at(t, t->heap[child + 1])) <
+		    conn_key(dp_tcp_conn_at(t, t->heap[child])))
 			child++;
 		if (conn_key(dp_tcp_conn_at(t, t->heap[child])) >= k)
 			break;
