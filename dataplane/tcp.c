@@ -6,9 +6,10 @@
  * frame queued on the first hop starts serialising (it then queues up to a burst more, as the
  * worker does for frames, so the first hop never idles while the window allows more and its
  * queue holds a burst at most: Linux's TCP small queues keep a socket's frames in the qdisc
- * short the same way).  A connection is made at the first write to or frame from its peer;
- * connections are set up before the run (no handshake on the wire).  Sending: tcp_out.c;
- * receiving and ACKs: tcp_in.c; the frames' bytes: tcp_frame.c.
+ * short the same way); up to DP_TCP_SCAN_MAX connections a scan finds the earliest timer, past
+ * that a heap of the connections by their earliest timer.  A connection is made at the first
+ * write to or frame from its peer; connections are set up before the run (no handshake on the
+ * wire).  Sending: tcp_out.c; receiving and ACKs: tcp_in.c; the frames' bytes: tcp_frame.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -74,13 +75,23 @@ dp_tcp_fini(struct dp_tcp *t)
 	uint32_t i;
 
 	for (i = 0; i < t->n_conn; i++) {
-		free(t->conn[i].rtx);
-		free(t->conn[i].msg);
-		free(t->conn[i].ooo);
+		struct dp_tcp_conn *c = dp_tcp_conn_at(t, i);
+
+		free(c->rtx);
+		free(c->msg);
+		free(c->ooo);
 	}
-	free(t->conn);
-	t->conn = NULL;
-	t->n_conn = t->cap_conn = 0;
+	for (i = 0; i < DP_TCP_BLKS; i++) {
+		free(t->blk[i]);
+		t->blk[i] = NULL;
+	}
+	free(t->conn_ix);
+	free(t->heap);
+	free(t->touched);
+	free(t->due);
+	t->last = NULL;
+	t->conn_ix = t->heap = t->touched = t->due = NULL;
+	t->n_conn = t->cap_conn = t->cap_ix = t->n_touched = 0;
 }
 
 static uint64_t
@@ -98,30 +109,133 @@ isn(uint32_t from, uint32_t to)
 	return x ^ x >> 15;
 }
 
+/* When @c's next timer fires (DP_NEVER: none runs). */
+static inline dp_time_t
+conn_key(const struct dp_tcp_conn *c)
+{
+	return c->rto_at < c->delack_at ? c->rto_at : c->delack_at;
+}
+
+static inline void
+heap_set(struct dp_tcp *t, uint32_t pos, uint32_t ci)
+{
+	t->heap[pos] = ci;
+	dp_tcp_conn_at(t, ci)->heap_pos = pos;
+}
+
+/* Move connection @ci to its place in the heap (its key moved either way). */
+static void
+heap_fix(struct dp_tcp *t, uint32_t ci)
+{
+	dp_time_t k = conn_key(dp_tcp_conn_at(t, ci));
+	uint32_t pos = dp_tcp_conn_at(t, ci)->heap_pos, child;
+
+	while (pos > 0 && conn_key(dp_tcp_conn_at(t, t->heap[(pos - 1) / 2])) > k) {
+		heap_set(t, pos, t->heap[(pos - 1) / 2]);
+		pos = (pos - 1) / 2;
+	}
+	for (;;) {
+		child = 2 * pos + 1;
+		if (child >= t->n_conn)
+			break;
+		if (child + 1 < t->n_conn &&
+		    conn_key(dp_tcp_conn_at(t, t->heap[child + 1])) <
+		    conn_key(dp_tcp_conn_at(t, t->heap[child])))
+			child++;
+		if (conn_key(dp_tcp_conn_at(t, t->heap[child])) >= k)
+			break;
+		heap_set(t, pos, t->heap[child]);
+		pos = child;
+	}
+	heap_set(t, pos, ci);
+}
+
+/* Place again every connection whose timers may have moved. */
+static void
+heap_update(struct dp_tcp *t)
+{
+	while (t->n_touched > 0) {
+		uint32_t ci = t->touched[--t->n_touched];
+
+		dp_tcp_conn_at(t, ci)->touched = false;
+		heap_fix(t, ci);
+	}
+}
+
+/* Room for one more connection: a block, the heap, the touched and due lists; 0 or -ENOMEM. */
+static int
+conn_room(struct dp_tcp *t)
+{
+	uint32_t k = 31u - (uint32_t)__builtin_clz(t->n_conn / 4 + 1);
+	uint32_t cap = 4 * ((2u << k) - 1), *h;
+
+	if (t->n_conn < t->cap_conn)
+		return 0;
+	if (k >= DP_TCP_BLKS)
+		return -ENOMEM;
+	h = realloc(t->heap, cap * sizeof(*h));
+	if (h == NULL)
+		return -ENOMEM;
+	t->heap = h;
+	h = realloc(t->touched, cap * sizeof(*h));
+	if (h == NULL)
+		return -ENOMEM;
+	t->touched = h;
+	h = realloc(t->due, cap * sizeof(*h));
+	if (h == NULL)
+		return -ENOMEM;
+	t->due = h;
+	if (t->blk[k] == NULL) {
+		t->blk[k] = calloc(4u << k, sizeof(*t->blk[k]));
+		if (t->blk[k] == NULL)
+			return -ENOMEM;
+	}
+	t->cap_conn = cap;
+	return 0;
+}
+
+/* Room in the index by peer for @peer; 0 or -ENOMEM. */
+static int
+ix_room(struct dp_tcp *t, uint32_t peer)
+{
+	uint32_t cap = t->cap_ix ? t->cap_ix : 16, *ix;
+
+	if (peer < t->cap_ix)
+		return 0;
+	while (cap <= peer)
+		cap *= 2;
+	ix = realloc(t->conn_ix, cap * sizeof(*ix));
+	if (ix == NULL)
+		return -ENOMEM;
+	memset(ix + t->cap_ix, 0, (cap - t->cap_ix) * sizeof(*ix));
+	t->conn_ix = ix;
+	t->cap_ix = cap;
+	return 0;
+}
+
 struct dp_tcp_conn *
 dp_tcp_conn_of(struct dp_tcp *t, uint32_t peer)
 {
 	struct dp_tcp_conn *c;
 	uint32_t i;
 
-	if (t->last_conn < t->n_conn && t->conn[t->last_conn].peer == peer)
-		return &t->conn[t->last_conn];
-	for (i = 0; i < t->n_conn; i++)
-		if (t->conn[i].peer == peer) {
-			t->last_conn = i;
-			return &t->conn[i];
+	if (t->last != NULL && t->last->peer == peer)
+		return t->last;
+	if (!t->heaped) {		/* a few: a scan of what is near at hand */
+		for (i = 0; i < t->n_conn; i++) {
+			c = dp_tcp_conn_at(t, i);
+			if (c->peer == peer)
+				return t->last = c;
 		}
-	if (t->n_conn == t->cap_conn) {
-		uint32_t cap = t->cap_conn ? 2 * t->cap_conn : 4;
-
-		c = realloc(t->conn, cap * sizeof(*c));
-		if (c == NULL)
-			return NULL;
-		t->conn = c;
-		t->cap_conn = cap;
+	} else if (peer < t->cap_ix && t->conn_ix[peer] != 0) {
+		return t->last = dp_tcp_conn_at(t, t->conn_ix[peer] - 1);
 	}
-	c = &t->conn[t->n_conn];
+	if (ix_room(t, peer) != 0 || conn_room(t) != 0)
+		return NULL;
+	/* in blocks that never move: a caller's pointer outlives the app's callbacks */
+	c = dp_tcp_conn_at(t, t->n_conn);
 	memset(c, 0, sizeof(*c));	/* its rings are made at their first use */
+	c->ix = t->n_conn;
 	c->peer = peer;
 	c->self_wire = (uint16_t)(t->id * t->mult + peer % t->mult);
 	c->dst = (uint16_t)(peer / t->mult * t->dst_mult);
@@ -135,8 +249,26 @@ dp_tcp_conn_of(struct dp_tcp *t, uint32_t peer)
 	c->last_tx = DP_NEVER;
 	c->last_rx = DP_NEVER;
 	dp_tcp_conn_template(t, c);
-	t->last_conn = t->n_conn;
-	return &t->conn[t->n_conn++];
+	t->conn_ix[peer] = t->n_conn + 1;
+	heap_set(t, t->n_conn, t->n_conn);	/* no timer: the heap's last place is its */
+	t->n_conn++;
+	if (!t->heaped && t->n_conn > DP_TCP_SCAN_MAX) {	/* a scan costs more than the heap */
+		uint32_t pos, up;
+
+		t->heaped = true;
+		for (i = 0; i < t->n_conn; i++) {	/* each inserted in turn, sifting up */
+			for (pos = i; pos > 0; pos = up) {
+				up = (pos - 1) / 2;
+				if (conn_key(dp_tcp_conn_at(t, t->heap[up])) <=
+				    conn_key(dp_tcp_conn_at(t, i)))
+					break;
+				heap_set(t, pos, t->heap[up]);
+			}
+			heap_set(t, pos, i);
+		}
+	}
+	t->last = c;
+	return c;
 }
 
 /* Append a message to @c's stream; 0 or -ENOMEM. */
@@ -223,35 +355,72 @@ void
 dp_tcp_resched(struct dp_tcp *t)
 {
 	dp_time_t next = DP_NEVER;
+
 	uint32_t i;
 
-	for (i = 0; i < t->n_conn; i++) {
-		const struct dp_tcp_conn *c = &t->conn[i];
-
-		if (c->rto_at < next)
-			next = c->rto_at;
-		if (c->delack_at < next)
-			next = c->delack_at;
+	if (t->heaped) {
+		heap_update(t);
+		next = conn_key(dp_tcp_conn_at(t, t->heap[0]));
+	} else {
+		for (i = 0; i < t->n_conn; i++)
+			if (conn_key(dp_tcp_conn_at(t, i)) < next)
+				next = conn_key(dp_tcp_conn_at(t, i));
 	}
 	if (t->tx_at < next)
 		next = t->tx_at;
 	dp_sched(&t->e, next);
 }
 
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static void
 tcp_event(struct dp_elem *e, dp_time_t now)
 {
 	struct dp_tcp *t = (struct dp_tcp *)e;
-	uint32_t i;
+	uint32_t n = 0, top = 0, i;
 
-	for (i = 0; i < t->n_conn; i++) {
-		struct dp_tcp_conn *c = &t->conn[i];
+	if (!t->heaped) {
+		for (i = 0; i < t->n_conn; i++) {
+			struct dp_tcp_conn *c = dp_tcp_conn_at(t, i);
+
+			if (c->delack_at <= now)
+				dp_tcp_send_ack(t, c, now);
+			if (c->rto_at <= now)
+				dp_tcp_rto_fire(t, c, now);
+		}
+		goto out;
+	}
+	heap_update(t);
+	/* the connections whose timers are due: the heap's top down (t->touched the stack) */
+	if (conn_key(dp_tcp_conn_at(t, t->heap[0])) <= now)
+		t->touched[top++] = 0;
+	while (top > 0) {
+		uint32_t pos = t->touched[--top], child;
+
+		t->due[n++] = t->heap[pos];
+		for (child = 2 * pos + 1; child <= 2 * pos + 2 && child < t->n_conn; child++)
+			if (conn_key(dp_tcp_conn_at(t, t->heap[child])) <= now)
+				t->touched[top++] = child;
+	}
+	/* in the order the connections were made, whatever the heap's */
+	if (n > 1)
+		qsort(t->due, n, sizeof(*t->due), cmp_u32);
+	for (i = 0; i < n; i++) {
+		struct dp_tcp_conn *c = dp_tcp_conn_at(t, t->due[i]);
 
 		if (c->delack_at <= now)
 			dp_tcp_send_ack(t, c, now);
 		if (c->rto_at <= now)
 			dp_tcp_rto_fire(t, c, now);
+		dp_tcp_touch(t, c);
 	}
+out:
 	if (t->tx_at <= now)
 		t->tx_at = DP_NEVER;
 	dp_tcp_output(t, now);
@@ -284,6 +453,7 @@ tcp_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 		dp_frame_end(e->eng, p);
 		return;
 	}
+	dp_tcp_touch(t, c);	/* its ACK moves the RTO, its data a delayed ACK */
 	more = dp_tcp_ack_in(t, c, p, now);
 	if (p->meta.payload > 0 && !(p->meta.flags & DP_SE_F_TCP_SACK))
 		dp_tcp_data_in(t, c, p, now);
@@ -301,7 +471,7 @@ dp_tcp_describe(const struct dp_tcp *t, char *buf, size_t len)
 
 	n += snprintf(buf, len, "%s:", t->e.name);
 	for (i = 0; i < t->n_conn && n < len; i++) {
-		const struct dp_tcp_conn *c = &t->conn[i];
+		const struct dp_tcp_conn *c = dp_tcp_conn_at(t, i);
 
 		n += snprintf(buf + n, len - n, " [to w%u: %lu of %lu bytes acked, %lu sent, cwnd "
 			      "%u, rto %.0f ms%s; from w%u: %lu in order, %u out of order]",
@@ -319,7 +489,7 @@ dp_tcp_stats_add(const struct dp_tcp *t, struct dp_tcp_stats *s)
 	uint32_t i;
 
 	for (i = 0; i < t->n_conn; i++) {
-		const struct dp_tcp_conn *c = &t->conn[i];
+		const struct dp_tcp_conn *c = dp_tcp_conn_at(t, i);
 
 		s->segs += c->segs_out;
 		s->retrans += c->retrans_out;
@@ -339,7 +509,7 @@ dp_tcp_stop(struct dp_tcp *t)
 
 	t->stopped = true;
 	for (i = 0; i < t->n_conn; i++) {
-		struct dp_tcp_conn *c = &t->conn[i];
+		struct dp_tcp_conn *c = dp_tcp_conn_at(t, i);
 
 		c->write_end = c->snd_nxt;	/* the rest is never sent */
 		c->msg_head = c->msg_tail;
@@ -357,6 +527,6 @@ dp_tcp_bytes_in(const struct dp_tcp *t)
 	uint32_t i;
 
 	for (i = 0; i < t->n_conn; i++)
-		n += t->conn[i].bytes_in;
+		n += dp_tcp_conn_at(t, i)->bytes_in;
 	return n;
 }

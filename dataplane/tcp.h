@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_common.h>
 
 #include "../models/tcp_cc.h"
@@ -42,6 +43,12 @@ struct dp_worker;
 
 /** MSS = MTU less this: IPv4 (20), TCP (20) and its timestamps option (12), as Linux's. */
 #define DP_TCP_MSS_LESS 52u
+
+/** Up to this many connections a scan finds the next timer; past it, a heap. */
+#define DP_TCP_SCAN_MAX 8u
+
+/** Blocks of connections: 4 x (2^DP_TCP_BLKS - 1) at most. */
+#define DP_TCP_BLKS 20u
 
 /** A segment sent and not yet acknowledged (the retransmission queue). */
 struct dp_tcp_seg {
@@ -114,6 +121,10 @@ struct dp_tcp_conn {
 	uint64_t sack_seq, sack_len;	/**< the block the next ACK reports (len 0: none) */
 	uint32_t quick;			/**< ACKs still to send at once (quick-ACK mode) */
 	dp_time_t delack_at, last_rx;
+	/* the element's timer heap */
+	uint32_t ix;			/**< its index in dp_tcp.conn */
+	uint32_t heap_pos;		/**< its place in dp_tcp.heap */
+	bool touched;			/**< its timers may have moved since the heap was fixed */
 	/* counts */
 	uint64_t segs_out, retrans_out, acks_out, fast_rtx, rtos, dup_rx, ooo_rx, bytes_in;
 };
@@ -162,13 +173,22 @@ struct dp_tcp {
 	uint64_t rwnd, sndbuf;
 	struct dp_tcp_app app;
 	int cap_tx, cap_rx;
-	struct dp_tcp_conn *conn;
-	uint32_t n_conn, cap_conn, last_conn;
+	struct dp_tcp_conn *last;	/**< the last one looked up */
+	uint32_t n_conn, cap_conn;
+	uint32_t *conn_ix;		/**< by peer wire id: index in conn + 1 (0: none) */
+	uint32_t cap_ix;
+	bool heaped;			/**< more than DP_TCP_SCAN_MAX connections: the heap runs */
+	uint32_t *heap;			/**< connections by earliest timer: a binary min-heap */
+	uint32_t *touched;		/**< connections whose timers may have moved */
+	uint32_t n_touched;
+	uint32_t *due;			/**< connections whose timers are due (the event's) */
 	uint32_t waiting;		/**< connections the worker's send waits on */
 	uint32_t rr;			/**< the next connection to send from */
 	dp_time_t tx_free;		/**< when the last frame queued starts serialising */
 	dp_time_t tx_at;		/**< when to queue more (DP_NEVER: nothing waits) */
 	struct dp_link *out;		/**< where frames go (the worker's first hop) */
+	/** the connections, in blocks of 4, 8, 16, ...: a connection's address stays */
+	struct dp_tcp_conn *blk[DP_TCP_BLKS];
 } __rte_cache_aligned;
 
 int dp_tcp_init(struct dp_tcp *t, struct dp_engine *eng, const char *name,
@@ -221,6 +241,28 @@ void dp_tcp_data_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt
 		    dp_time_t now);
 void dp_tcp_rto_fire(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now);
 void dp_tcp_resched(struct dp_tcp *t);
+
+/** Connection @p i (of dp_tcp.blk: block k holds 4 x 2^k, from 4 x (2^k - 1) on). */
+static inline struct dp_tcp_conn *
+dp_tcp_conn_at(const struct dp_tcp *t, uint32_t i)
+{
+	uint32_t k;
+
+	if (likely(i < 4))
+		return &t->blk[0][i];
+	k = 31u - (uint32_t)__builtin_clz(i / 4 + 1);
+	return &t->blk[k][i - 4 * ((1u << k) - 1)];
+}
+
+/** @p c's timers (rto_at, delack_at) may have moved: dp_tcp_resched() places it again. */
+static inline void
+dp_tcp_touch(struct dp_tcp *t, struct dp_tcp_conn *c)
+{
+	if (t->heaped && !c->touched) {
+		c->touched = true;
+		t->touched[t->n_touched++] = c->ix;
+	}
+}
 int dp_tcp_push(struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_pkt *p, dp_time_t now,
 		dp_time_t *start);
 struct rte_mbuf *dp_tcp_frame(struct rte_mempool *pool, const struct dp_tcp_conn *c,

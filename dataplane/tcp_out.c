@@ -45,7 +45,7 @@ dp_tcp_push(struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_pkt *p, dp_time_t
 {
 	struct dp_engine *eng = t->e.eng;
 
-	(void)c;
+	dp_tcp_touch(t, c);	/* the frame's ACK ends a delayed one; a segment starts the RTO */
 	p->m = NULL;
 	if (eng->bytes) {
 		p->m = dp_tcp_frame(eng->pool, c, p, now);
@@ -233,7 +233,7 @@ dp_tcp_output(struct dp_tcp *t, dp_time_t now)
 		more = false;
 		for (k = 0; k < t->n_conn && n < t->burst; k++) {
 			i = (t->rr + k) % t->n_conn;
-			if (send_one(t, &t->conn[i], now, &start) != 1)
+			if (send_one(t, dp_tcp_conn_at(t, i), now, &start) != 1)
 				continue;
 			n++;
 			more = true;

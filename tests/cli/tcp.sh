@@ -69,6 +69,14 @@ assert len(r["steps"]["rows"]) == 3 and r["ok"], r["status"]
 assert t["resent"] > 0 and t["fast_retransmits"] > 0 and t["out_of_order"] > 0, t
 PY
 
+# an alltoall of 10 workers: connections made as rounds begin, from within the arrival of bytes
+# (the sanitizer build sees a connection's memory used after more were made), 9 of them (the
+# timers in a heap past 8), delayed ACKs firing
+expect_rc 0 "an alltoall over TCP, connections made as it goes" -- "$se" run -q -v A -n 1 \
+	--set topology.data_centres=2 --set topology.workers_per_dc=5 --set job.operation=alltoall \
+	--set job.transport=tcp --set job.bytes=256KiB --set run.mtu=1500 \
+	--set transport.delayed_ack=1ms
+
 # the libraries' protocols: Open MPI's rendezvous makes two ranks that start apart take turns
 # (a step of 2 B / rate: each answer waits behind the rank's own data, as ob1's one FIFO per
 # connection has it), gloo's ready notification costs round trips (a message waits for it)
