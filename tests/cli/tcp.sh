@@ -203,11 +203,11 @@ assert r[0]["tcp"]["resent"] > 0 and all(x["steps"] == r[0]["steps"] and x["tcp"
 	ok "tcp in 1, 2 and 4 partitions: one trace byte for byte, the same steps" ||
 	bad "tcp across partitions differs"
 # real time inside one process (no ports): the same steps as virtual time (elements take the
-# event's time, and nothing comes from a port, so lateness cannot change a result); dilation 10
+# event's time, and nothing comes from a port, so lateness cannot change a result); dilation 2
 # keeps it near 1 s of wall-clock time
 rtt=(run -v A -n 3 -q --json --set topology.workers_per_dc=1 --set wan.bandwidth=1Gbit/s
 	--set wan.latency=5ms --set job.bytes=1MiB --set run.mtu=1500 --set job.transport=tcp)
-"$se" "${rtt[@]}" >"$tmp/vt.json" && "$se" "${rtt[@]}" --set run.clock=real --set run.dilation=10 \
+"$se" "${rtt[@]}" >"$tmp/vt.json" && "$se" "${rtt[@]}" --set run.clock=real --set run.dilation=2 \
 	>"$tmp/rt.json" 2>"$tmp/err" && python3 -c 'import json, sys
 v, r = (json.load(open(f))["runs"][0] for f in sys.argv[1:])
 assert r["clock"] == "real" and v["tcp"] == r["tcp"], (r["clock"], r["tcp"])
