@@ -82,6 +82,9 @@ dp_worker_fini(struct dp_worker *w)
 	free(w->ctl_early);
 	w->ctl_early = NULL;
 	w->n_ctl = w->cap_ctl = 0;
+	free(w->fan);
+	w->fan = NULL;
+	w->cap_fan = 0;
 }
 
 static uint64_t
@@ -217,6 +220,27 @@ flow_begin(struct dp_worker *w, uint32_t i)
 		     (uint16_t)pos, w->id, dst, kind, flags, w->pk->payload);
 }
 
+/* A fan's round: every flow's headers once, for its frames take turns (w->fan); 0 or -ENOMEM. */
+static int
+fan_begin(struct dp_worker *w)
+{
+	uint32_t i;
+
+	if (w->n_sends > w->cap_fan) {
+		struct dp_flow *f = realloc(w->fan, w->n_sends * sizeof(*f));
+
+		if (f == NULL)
+			return -ENOMEM;
+		w->fan = f;
+		w->cap_fan = w->n_sends;
+	}
+	for (i = 0; i < w->n_sends; i++) {
+		flow_begin(w, i);
+		w->fan[i] = w->flow;
+	}
+	return 0;
+}
+
 /* Queue up to a burst of the round's frames; re-arm or finish the round's transmission. */
 static void
 tx_burst(struct dp_worker *w, dp_time_t now)
@@ -234,8 +258,8 @@ tx_burst(struct dp_worker *w, dp_time_t now)
 		struct dp_pkt p;
 		int rc;
 
-		if (dp_pkt_make(w->e.eng, &w->flow, w->tx_off, w->tx_seq, len, now / 1000, last,
-				&p) != 0) {
+		if (dp_pkt_make(w->e.eng, mix ? &w->fan[w->send_i] : &w->flow, w->tx_off,
+				w->tx_seq, len, now / 1000, last, &p) != 0) {
 			dp_engine_fail(w->e.eng, -ENOBUFS, "%s: the mbuf pool (%u mbufs) is empty at "
 				       "step %u round %u: give it more (--mbufs)", w->e.name,
 				       w->e.eng->pool->size, w->step, w->round);
@@ -260,15 +284,9 @@ tx_burst(struct dp_worker *w, dp_time_t now)
 				       w->round);
 			return;
 		}
-		if (mix && w->tx_off < r->bytes) {
-			/* a fan: the next flow's frame at the same offset */
-			uint64_t off = w->tx_off;
-			uint32_t seq = w->tx_seq;
-
-			flow_begin(w, (w->send_i + 1) % w->n_sends);
-			w->tx_off = off;
-			w->tx_seq = seq;
-		} else if (!mix && w->tx_off == r->bytes && w->send_i + 1 < w->n_sends) {
+		if (mix && w->tx_off < r->bytes)
+			w->send_i = (w->send_i + 1) % w->n_sends;	/* a fan: the next flow's frame */
+		else if (!mix && w->tx_off == r->bytes && w->send_i + 1 < w->n_sends) {
 			flow_begin(w, w->send_i + 1);	/* this flow queued: the next */
 		}
 	}
@@ -505,6 +523,11 @@ begin_round(struct dp_worker *w, uint32_t round, dp_time_t now)
 	dp_sync_hold(w->e.eng);		/* frames still to make, until the last is */
 	if (w->tcp != NULL && r->hop != SM_HOP_MODULE) {
 		tcp_writes(w, now);
+		return;
+	}
+	if (r->hop != SM_HOP_MODULE && w->prog->plan.ph[r->phase].fan && fan_begin(w) != 0) {
+		dp_engine_fail(w->e.eng, -ENOMEM, "%s: out of memory for its flows' headers",
+			       w->e.name);
 		return;
 	}
 	flow_begin(w, 0);

@@ -64,6 +64,8 @@ struct dp_worker {
 	/* the round's transmission: its flows one after another (several in a tree's round) */
 	bool tx_active;
 	struct dp_flow flow;
+	struct dp_flow *fan;		/**< a fan's round: flow i's headers (cap_fan of them) */
+	uint32_t cap_fan;
 	uint64_t tx_off;		/**< payload bytes of the current flow queued so far */
 	uint32_t tx_seq;
 	uint16_t flow_chunk;		/**< the current flow's chunk */
