@@ -640,6 +640,82 @@ test_clumps(void **state)
 	tr_streams_free(&s);
 }
 
+/*
+ * Two ranks taking turns as Open MPI's 2-rank all-reduce does through a shaper (a capture of
+ * it on this machine's veth pair): each step A sends its V bytes, then B its V; each receiver
+ * sends a 64-byte ready 100 us after the sender's first segment (a rendezvous reply), so each
+ * direction has two idle gaps 64 bytes apart near every step end, the reduction's (700 us, the
+ * longer) and the compute's (550 us, the step's end).  Around them a prelude (70 and 46 bytes)
+ * and a postlude (368 and 26).  Every step's first packet is A's first segment, its last B's
+ * last: the cuts of both directions must meet at the compute's idle time.
+ */
+static void
+write_turns(struct cap *c, uint32_t steps, uint32_t vol, uint64_t *start, uint64_t *end)
+{
+	uint32_t nseg = vol / MSS, k, i, seq[2] = { 1000, 5000 };
+	uint64_t t = T0 + 20000000;
+
+	cap_tcp(c, T0, 0, 40000, 50000, seq[0], 0x18, 70, 0);
+	seq[0] += 70;
+	cap_tcp(c, T0 + 40000, 1, 50000, 40000, seq[1], 0x18, 46, 0);
+	seq[1] += 46;
+	for (k = 0; k < steps; k++) {
+		start[k] = t;
+		for (i = 0; i < nseg; i++) {	/* A's turn, B's ready after 100 us */
+			cap_tcp(c, t + (uint64_t)i * SEG_NS, 0, 40000, 50000, seq[0], 0x10, MSS, 0);
+			seq[0] += MSS;
+			if (i == 10) {
+				cap_tcp(c, t + 100000 + 500, 1, 50000, 40000, seq[1], 0x18, 64, 0);
+				seq[1] += 64;
+			}
+		}
+		t += (uint64_t)(nseg - 1) * SEG_NS + 700000;
+		for (i = 0; i < nseg; i++) {	/* B's turn, A's ready after 100 us */
+			cap_tcp(c, t + (uint64_t)i * SEG_NS, 1, 50000, 40000, seq[1], 0x10, MSS, 0);
+			seq[1] += MSS;
+			if (i == 10) {
+				cap_tcp(c, t + 100000 + 500, 0, 40000, 50000, seq[0], 0x18, 64, 0);
+				seq[0] += 64;
+			}
+		}
+		end[k] = t + (uint64_t)(nseg - 1) * SEG_NS;
+		t = end[k] + 550000;
+	}
+	cap_tcp(c, t + 1000000, 0, 40000, 50000, seq[0], 0x18, 368, 0);
+	cap_tcp(c, t + 1040000, 1, 50000, 40000, seq[1], 0x18, 26, 0);
+}
+
+static void
+test_turns_with_ready(void **state)
+{
+	struct tr_stream_params given = { .steps = 20 }, coll = { .coll = TR_COLL_ALLREDUCE,
+		.ranks = 2, .coll_bytes = 100000 };
+	const struct tr_stream_params *ps[] = { &given, &coll };
+	uint64_t start[20], end[20];
+	struct tr_streams s;
+	struct cap c;
+	char err[512];
+	uint32_t k, m;
+
+	(void)state;
+	cap_open(&c);
+	write_turns(&c, 20, 100000, start, end);
+	cap_close(&c);
+	for (m = 0; m < 2; m++) {
+		assert_int_equal(tr_streams_read(c.path, ps[m], &s, err, sizeof(err)), 0);
+		if (s.nsteps != 20)
+			fail_msg("%s: %u steps: %s", m ? "collective" : "given", s.nsteps, s.how);
+		for (k = 0; k < 20; k++)
+			if (s.step[k].start_ns != start[k] || s.step[k].end_ns != end[k])
+				fail_msg("%s: step %u: %" PRIu64 "..%" PRIu64 ", written %" PRIu64
+					 "..%" PRIu64, m ? "collective" : "given", k,
+					 s.step[k].start_ns - T0, s.step[k].end_ns - T0,
+					 start[k] - T0, end[k] - T0);
+		tr_streams_free(&s);
+	}
+	unlink(c.path);
+}
+
 static void
 test_bad_calls(void **state)
 {
@@ -883,6 +959,7 @@ main(void)
 		cmocka_unit_test(test_roce_and_udp),
 		cmocka_unit_test(test_sequence_jumps),
 		cmocka_unit_test(test_clumps),
+		cmocka_unit_test(test_turns_with_ready),
 		cmocka_unit_test(test_bad_calls),
 		cmocka_unit_test(test_bth),
 		cmocka_unit_test(test_collective_bytes),

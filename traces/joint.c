@@ -450,3 +450,118 @@ joint_middles(const struct tr_dir *d, uint32_t n)
 	}
 	return alike >= n / 2;
 }
+
+/* The overlap of time spans [a0, a1) and [b0, b1), as [*lo, *hi); its length. */
+static uint64_t
+span_and(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1, uint64_t *lo, uint64_t *hi)
+{
+	*lo = a0 > b0 ? a0 : b0;
+	*hi = a1 < b1 ? a1 : b1;
+	return *hi > *lo ? *hi - *lo : 0;
+}
+
+/*
+ * Direction @p d's gap within @p w bytes of offset @p x, strictly between offsets @p lo and
+ * @p hi, that overlaps [@p t0, @p t1) the longest: its index, -1 if none does.
+ */
+static int64_t
+gap_meeting(const struct tr_dir *d, uint64_t x, uint64_t w, uint64_t lo, uint64_t hi,
+	    uint64_t t0, uint64_t t1)
+{
+	uint32_t j = tr_gap_from_off(d, x > w ? x - w : 0);
+	uint64_t best = 0, a, b, o;
+	int64_t g = -1;
+
+	for (; j < d->ngaps && d->gap[j].off <= x + w; j++) {
+		if (d->gap[j].off <= lo || d->gap[j].off >= hi)
+			continue;
+		o = span_and(t0, t1, d->gap[j].start_ns, d->gap[j].start_ns + d->gap[j].dur_ns,
+			     &a, &b);
+		if (o > best) {
+			best = o;
+			g = j;
+		}
+	}
+	return g;
+}
+
+int
+joint_agree(struct tr_streams *s, uint32_t n)
+{
+	uint32_t k, i, nd = s->nmajor, moved = 0;
+	int64_t *pick, *best;
+
+	if (nd < 2 || n < 2)
+		return 0;
+	pick = calloc(nd, sizeof(*pick));
+	best = calloc(nd, sizeof(*best));
+	if (pick == NULL || best == NULL) {
+		free(pick);
+		free(best);
+		return -ENOMEM;
+	}
+	for (k = 1; k < n; k++) {
+		const struct tr_dir *d0 = &s->dir[0];
+		uint64_t w0 = (uint64_t)(TR_SNAP_FRACTION * (double)(d0->cut[n] - d0->cut[0]) / n);
+		uint64_t t0 = 0, t1 = UINT64_MAX, lo, hi, top = 0;
+		uint32_t j;
+
+		/* the cuts as placed: left if one is not at a gap, or if their gaps' times meet */
+		for (i = 0; i < nd; i++)
+			if (gap_meeting(&s->dir[i], s->dir[i].cut[k], 0, s->dir[i].cut[k - 1],
+					s->dir[i].cut[k + 1], 0, UINT64_MAX) < 0)
+				break;
+		if (i < nd)
+			continue;
+		for (i = 0; i < nd && t1 > t0; i++) {
+			const struct tr_dir *d = &s->dir[i];
+			int64_t g = gap_meeting(d, d->cut[k], 0, d->cut[k - 1], d->cut[k + 1], t0, t1);
+
+			if (g < 0)
+				t1 = t0;
+			else
+				span_and(t0, t1, d->gap[g].start_ns,
+					 d->gap[g].start_ns + d->gap[g].dur_ns, &t0, &t1);
+		}
+		if (t1 > t0)
+			continue;
+		/* else the gaps near direction 0's cut whose time every direction was idle in
+		 * near its own cut too: the longest such time */
+		j = tr_gap_from_off(d0, d0->cut[k] > w0 ? d0->cut[k] - w0 : 0);
+		for (; j < d0->ngaps && d0->gap[j].off <= d0->cut[k] + w0; j++) {
+			const struct tr_gap *g0 = &d0->gap[j];
+
+			if (g0->off <= d0->cut[k - 1] || g0->off >= d0->cut[k + 1])
+				continue;
+			lo = g0->start_ns;
+			hi = g0->start_ns + g0->dur_ns;
+			pick[0] = j;
+			for (i = 1; i < nd && hi > lo; i++) {
+				const struct tr_dir *d = &s->dir[i];
+				uint64_t w = (uint64_t)(TR_SNAP_FRACTION *
+							(double)(d->cut[n] - d->cut[0]) / n);
+
+				pick[i] = gap_meeting(d, d->cut[k], w, d->cut[k - 1], d->cut[k + 1],
+						      lo, hi);
+				if (pick[i] < 0)
+					hi = lo;
+				else
+					span_and(lo, hi, d->gap[pick[i]].start_ns,
+						 d->gap[pick[i]].start_ns + d->gap[pick[i]].dur_ns,
+						 &lo, &hi);
+			}
+			if (hi > lo && hi - lo > top) {
+				top = hi - lo;
+				memcpy(best, pick, nd * sizeof(*pick));
+			}
+		}
+		if (top == 0)
+			continue;
+		for (i = 0; i < nd; i++)
+			s->dir[i].cut[k] = s->dir[i].gap[best[i]].off;
+		moved++;
+	}
+	free(pick);
+	free(best);
+	return (int)moved;
+}

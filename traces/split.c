@@ -41,7 +41,9 @@
 #define TR_PDM_BINS 32			/* phase bins */
 #define TR_PDM_SLACK 0.05		/* theta within this of the smallest: as good */
 #define TR_PDM_GAPS 8192u		/* the longest gaps used */
-#define TR_PERIOD_MIN_CONF 0.5		/* below: no period found */
+#define TR_PERIOD_MIN_CONF 0.5		/* below: no period found, unless clear: */
+#define TR_PERIOD_CLEAR_CONF 0.3	/* at least this, and TR_PERIOD_CLEAR_RATIO times */
+#define TR_PERIOD_CLEAR_RATIO 3.0	/* the next best count's (neither multiple nor divisor) */
 
 /* ---- collectives ---- */
 
@@ -651,7 +653,8 @@ cut_all(struct tr_streams *s, uint32_t n)
 		if (rc != 0)
 			return rc;
 	}
-	return 0;
+	rc = joint_agree(s, n);
+	return rc < 0 ? rc : 0;
 }
 
 int
@@ -690,10 +693,14 @@ split_streams(struct tr_streams *s, const struct tr_stream_params *p, char *err,
 		rc = steps_of_period(s, &n);
 		if (rc != 0)
 			return rc;
-		if (n == 0 || s->confidence < TR_PERIOD_MIN_CONF) {
+		if (n == 0 || (s->confidence < TR_PERIOD_MIN_CONF &&
+			       (s->confidence < TR_PERIOD_CLEAR_CONF ||
+				s->confidence < TR_PERIOD_CLEAR_RATIO * s->runner_up_confidence))) {
 			snprintf(s->how, sizeof(s->how), "no step volume repeats in the streams "
-				 "(best: %u steps, confidence %.2f; at least %.2f is needed)", n,
-				 s->confidence, TR_PERIOD_MIN_CONF);
+				 "(best: %u steps, confidence %.2f, next best %u steps, %.2f; at "
+				 "least %.2f is needed, or %.2f and %.0f x the next best)", n,
+				 s->confidence, s->runner_up, s->runner_up_confidence,
+				 TR_PERIOD_MIN_CONF, TR_PERIOD_CLEAR_CONF, TR_PERIOD_CLEAR_RATIO);
 			s->nsteps = 0;
 			return 0;
 		}

@@ -140,6 +140,17 @@ int joint_bounds(struct tr_streams *s);
  */
 int joint_cuts(struct tr_streams *s, uint32_t n, double *sep);
 
+/**
+ * Where the directions' interior cuts k (placed, each at an idle gap or not) are at gaps that
+ * were never idle at one time, move them to gaps within TR_SNAP_FRACTION of a step of each that
+ * were: the longest such time (a step ends when every direction is idle, the same moment for
+ * all; a small message one way beside the cut, a receiver's ready or a rendezvous reply, puts
+ * two gaps of a direction near its cut, and the idle times alone may pick the wrong one).
+ *
+ * @return the cuts moved, or -ENOMEM
+ */
+int joint_agree(struct tr_streams *s, uint32_t n);
+
 /** The longest gap of @p d with an offset in [a, b] (by joint idle time): its index, or -1
  *  (split.c). */
 int64_t longest_gap(const struct tr_dir *d, uint64_t a, uint64_t b);

@@ -138,7 +138,10 @@ read_streams(const char *path, uint32_t steps, const char *background)
 		CHECK(x->overlap_ns <= x->some_ns && x->some_ns <= x->end_ns - x->start_ns);
 		CHECK(x->longest_idle_ns <= x->end_ns - x->start_ns);
 	}
-	CHECK(s.by != TR_SPLIT_PERIOD || (s.confidence >= 0.5 && s.confidence <= 1));
+	CHECK(s.by != TR_SPLIT_PERIOD ||
+	      ((s.confidence >= 0.5 || (s.confidence >= 0.3 &&
+				      s.confidence >= 3 * s.runner_up_confidence)) &&
+	       s.confidence <= 1));
 	tr_streams_free(&s);
 }
 
