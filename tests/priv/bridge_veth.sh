@@ -34,9 +34,10 @@
 # steal; the median is held to 1 %, the whole transfer to 3 %. (3) is exact for the background
 # (none of it dropped) and physical for TCP: the bulk flow's goodput under load against its
 # goodput alone, the model's 1 - 0.54 within 15 %: the FIFO, kept backlogged by the bulk
-# flow, gives it what the background leaves; the background's Poisson count over the 8.1 s
-# (about 790 transfers of 64 kB) varies by 3.6 %, the bulk flow's share by 0.54/0.46 x 3.6 =
-# 4.2 %: 15 % is 3.6 sigma (measured -0.0 %). (4) 10 % as validate_mpi.sh derives it (measured
+# flow, gives it what the background leaves; the background's Poisson count over the 5.1 s
+# (about 500 transfers of 64 kB) varies by 4.5 %, the bulk flow's share by 0.54/0.46 x 4.5 =
+# 5.3 %: 15 % is 2.8 sigma, a chance of 0.5 % an attempt and 0.003 % for both (measured -0.1 %
+# over 8 s). (4) 10 % as validate_mpi.sh derives it (measured
 # within 5.2 %). A check on a physical bound gets a second attempt (twice, lib.sh).
 #
 # Needs root, network namespaces, tc, ethtool, iperf3, ping, taskset, Open MPI and the program
@@ -144,13 +145,13 @@ pings() {
 	taskset -c 1 ip netns exec "$na" ping -c 30 -i 0.1 -W 2 10.198.0.2 |
 		sed -n 's/.*time=\([0-9.]*\) ms/\1/p' >"$1"
 }
-# goodput NS HOST OUT: iperf3 (cubic) for 10 s from A to B (server in NS), JSON in OUT with the
-# server's (the receiver's) own intervals
+# goodput NS HOST OUT: iperf3 (cubic) from A to B for 6 s, the first omitted (server in NS),
+# JSON in OUT with the server's (the receiver's) own intervals
 goodput() {
 	taskset -c 1 ip netns exec "$nb" iperf3 -s -1 -J -B "$2" >/dev/null 2>&1 &
 	local srv=$!
 	sleep 0.3
-	taskset -c 1 ip netns exec "$na" iperf3 -c "$2" -t 8 -O 2 -C cubic --get-server-output -J \
+	taskset -c 1 ip netns exec "$na" iperf3 -c "$2" -t 5 -O 1 -C cubic --get-server-output -J \
 		>"$3" 2>"$tmp/ip.err" ||
 		bad "iperf3 to $2: $(tail -c 300 "$tmp/ip.err")"
 	wait "$srv" 2>/dev/null
@@ -301,7 +302,8 @@ flood_held() {
 	kill -CONT "$br"
 	sleep 0.5
 }
-# received FILE: the receiver's 1-s intervals after the 2 s of slow start (bits/s), and its mean
+# received FILE: the receiver's 1-s intervals after the omitted first
+# second (slow start ends in 70 ms at 5 ms) (bits/s), and its mean
 cat >"$tmp/received.py" <<'PY'
 import json
 def received(f):
@@ -323,7 +325,7 @@ print("received: median of %d 1-s intervals %.3f Mbit/s (%.3f to %.3f), whole tr
       "the link allows %.3f (%+.2f %%, whole %+.2f %%)" %
       (len(iv), med / 1e6, min(iv) / 1e6, max(iv) / 1e6, total / 1e6, expect / 1e6,
        100 * (med / expect - 1), 100 * (total / expect - 1)))
-assert len(iv) >= 6, len(iv)
+assert len(iv) >= 4, len(iv)
 assert abs(med / expect - 1) <= 0.01, med
 assert abs(total / expect - 1) <= 0.03, total
 PY
