@@ -387,7 +387,8 @@ assert ab["frames_out"] == k_xb, (ab["frames_out"], k_xb)
 assert ab["dev_rx_missed"] >= 3000 - 512 - 100, ab["dev_rx_missed"]
 print("A: %d frames to the interface, %d taken, %d lost in its ring" %
       (k_ya, ab["frames_in"], ab["dev_rx_missed"]))
-assert ab["frames_in"] > 100000, ab["frames_in"]
+# (the two 6-s transfers: 47 k frames of 1514 bytes alone, 22 k beside the background)
+assert ab["frames_in"] > 50000, ab["frames_in"]
 assert ab["bg_done"] > 0 and ab["load"] == 0.5, ab
 # the background, unresponsive, took its whole share: the 4 MB queue dropped none of it
 assert ab["bg_drops"] == 0 and ab["bg_incomplete"] == 0, ab
