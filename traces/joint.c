@@ -48,6 +48,7 @@
 #include "streams_impl.h"
 
 #define TR_ALT_SHARE 0.8		/* cuts whose idle times alternate this often pair up */
+#define TR_SPREAD_GAIN 0.01		/* a prelude left out evens the volumes by this much */
 #define TR_ALIKE 0.1			/* idle times this close pause alike */
 
 /* An idle interval of one direction, as edges: +1 it goes idle, -1 it is busy again. */
@@ -179,7 +180,7 @@ joint_bounds(struct tr_streams *s)
 	struct period *p;
 	uint32_t nt, np, d, k, first2 = UINT32_MAX, last2 = 0, pre = UINT32_MAX, post = UINT32_MAX;
 	unsigned int c, best = 0;
-	double best_x = INFINITY;
+	double best_x = INFINITY, all;
 
 	s->prelude_ns = s->postlude_ns = 0;
 	for (d = 0; d < s->nmajor; d++) {
@@ -244,14 +245,17 @@ joint_bounds(struct tr_streams *s)
 	/* the small periods between them go too (a library's few messages around its set-up) */
 	lo_t = pre != UINT32_MAX ? p[first2].t0 : 0;
 	hi_t = post != UINT32_MAX ? p[last2].t1 : UINT64_MAX;
-	/* which of them to leave out: the choice with the least spread, if it halves it */
+	/* which of them to leave out: the choice with the least spread, if it halves it and
+	 * evens the volumes by TR_SPREAD_GAIN of them at least (directions equal to a few
+	 * hundred bytes of a library's messages are not uneven: halving that is noise) */
+	all = spread(s, 0, UINT64_MAX);
 	for (c = 1; c < 4; c++) {
 		double x;
 
 		if (((c & 1) && pre == UINT32_MAX) || ((c & 2) && post == UINT32_MAX))
 			continue;
 		x = spread(s, c & 1 ? lo_t : 0, c & 2 ? hi_t : UINT64_MAX);
-		if (x < 0.5 * spread(s, 0, UINT64_MAX) && (best == 0 || x < best_x)) {
+		if (x < 0.5 * all && all - x >= TR_SPREAD_GAIN && (best == 0 || x < best_x)) {
 			best = c;
 			best_x = x;
 		}

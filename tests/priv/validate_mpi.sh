@@ -123,7 +123,12 @@ while c.recv(1 << 20):
 ' &
 		recv=$!
 	fi
-	sleep 1		# tcpdump and the receiver are ready
+	# tcpdump is ready once it says it listens (its socket bound), the receiver at once
+	for _ in $(seq 50); do
+		grep -q "listening on" "$tmp/dump.err" 2>/dev/null && break
+		sleep 0.1
+	done
+	sleep 0.1
 	if [ -n "$bulk" ]; then
 		ip netns exec "$na" python3 -c '
 import socket
