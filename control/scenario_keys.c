@@ -355,12 +355,22 @@ static const struct sc_key keys[] = {
 	    "rto_min), doubled per timeout to 120 s"),
 	DBL("transport", "rto_initial", run.pk.tcp.rto_init, SC_UNIT_TIME, 0.001, 120, 0,
 	    "retransmission timeout before the first RTT sample (RFC 6298: 1 s)"),
-	DBL("transport", "receive_window", run.pk.tcp.rwnd, SC_UNIT_BYTES, 1, 1073741824.0, 0,
-	    "bytes a receiver advertises (fixed: no autotuning; Linux's tcp_rmem maximum of 6 MiB "
-	    "gives about 3 MiB)"),
-	DBL("transport", "send_buffer", run.pk.tcp.sndbuf, SC_UNIT_BYTES, 1, 1073741824.0, 0,
-	    "bytes a sender holds unacknowledged: a worker's send completes once its bytes are "
-	    "within it of the acknowledged (tcp_wmem's 4 MiB)"),
+	DBL("transport", "receive_window", run.pk.tcp.rwnd, SC_UNIT_BYTES, 1, 1073741824.0,
+	    KF_AUTO, "bytes a receiver advertises, fixed; auto = as Linux 6.18 tunes it: from "
+	    "tcp_rmem[1] (128 KiB: a 64 KiB window), rcv_ssthresh growing by 2 segments a "
+	    "segment, the buffer twice the bytes read in a round trip, up to "
+	    "transport.rmem_max, a segment counted at its truesize"),
+	DBL("transport", "send_buffer", run.pk.tcp.sndbuf, SC_UNIT_BYTES, 1, 1073741824.0,
+	    KF_AUTO, "bytes a sender holds unacknowledged: a worker's send completes once its "
+	    "bytes are within it of the acknowledged (tcp_wmem's 4 MiB); auto = Linux's "
+	    "sk_sndbuf, truesize bytes: 2 x max(10, cwnd) x 4352 B up to transport.wmem_max, "
+	    "2344 B a segment, which also bounds the segments in flight"),
+	DBL("transport", "rmem_max", run.pk.tcp.rmem_max, SC_UNIT_BYTES, 131072, 1073741824.0,
+	    0, "transport.receive_window = auto: the receive buffer's largest size, truesize "
+	    "bytes (net.ipv4.tcp_rmem[2]: 32 MiB since Linux 6.10, 6 MiB before)"),
+	DBL("transport", "wmem_max", run.pk.tcp.wmem_max, SC_UNIT_BYTES, 16384, 1073741824.0,
+	    0, "transport.send_buffer = auto: the send buffer's largest size, truesize bytes "
+	    "(net.ipv4.tcp_wmem[2]: 4 MiB)"),
 	ENUM("transport", "protocol", run.pk.tcp.proto, proto_names,
 	     "how the library's messages go over TCP in a ring's rounds: plain = each written "
 	     "whole as its round begins; openmpi = Open MPI's ob1 rendezvous: a message past "

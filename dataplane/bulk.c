@@ -162,7 +162,8 @@ dp_bulk_init(struct dp_bulk *b, struct dp_engine *eng, const struct dp_bulk_para
 	b->flows = p->flows;
 	b->nic = p->nic;
 	/* past the send buffer: the write waits, and "sent" comes when it has room again */
-	b->chunk = 2 * (uint64_t)p->conf->sndbuf + p->mss;
+	b->chunk = 2 * (uint64_t)(p->conf->sndbuf < 0 ? p->conf->wmem_max : p->conf->sndbuf) +
+		   p->mss;
 	b->stats = p->stats;
 	if (p->conns > 0) {
 		b->conn = calloc(p->conns, sizeof(*b->conn));

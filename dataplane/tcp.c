@@ -54,8 +54,12 @@ dp_tcp_init(struct dp_tcp *t, struct dp_engine *eng, const char *name,
 	t->delack_ps = sm_ps(p->conf->delack);
 	t->rto_min_ps = sm_ps(p->conf->rto_min);
 	t->rto_init_ps = sm_ps(p->conf->rto_init);
-	t->rwnd = (uint64_t)p->conf->rwnd;
-	t->sndbuf = (uint64_t)p->conf->sndbuf;
+	t->rwnd_auto = p->conf->rwnd < 0;
+	t->sndbuf_auto = p->conf->sndbuf < 0;
+	t->rwnd = t->rwnd_auto ? 0 : (uint64_t)p->conf->rwnd;
+	t->sndbuf = t->sndbuf_auto ? 0 : (uint64_t)p->conf->sndbuf;
+	sm_tcp_bufconf_init(&t->bc, p->mss + DP_TCP_MSS_LESS, (uint64_t)p->conf->rmem_max,
+			    (uint64_t)p->conf->wmem_max);
 	t->app = p->app;
 	t->mult = p->mult;
 	t->dst_mult = p->dst_mult;
@@ -242,7 +246,9 @@ dp_tcp_conn_of(struct dp_tcp *t, uint32_t peer)
 	c->isn_tx = isn(c->self_wire, peer);
 	c->isn_rx = isn(peer, c->self_wire);
 	sm_cc_init(&c->cc, t->conf->cc, t->conf->init_cwnd);
-	c->peer_wnd = t->rwnd;
+	c->peer_wnd = t->rwnd_auto ? sm_rcvbuf_initial_window(&t->bc) : t->rwnd;
+	c->sndbuf = sm_sndbuf_expand(&t->bc, t->bc.wmem[1], t->conf->init_cwnd);
+	sm_rcvbuf_init(&c->rb, &t->bc, 0);
 	c->rto = t->rto_init_ps;
 	c->rto_at = DP_NEVER;
 	c->delack_at = DP_NEVER;
@@ -317,7 +323,7 @@ dp_tcp_write(struct dp_tcp *t, struct dp_link *out, uint32_t peer, uint64_t byte
 	t->out = out;
 	dp_tcp_output(t, now);
 	dp_tcp_resched(t);
-	if (c->write_end - c->snd_una <= t->sndbuf)
+	if (c->write_end - c->snd_una <= dp_tcp_sndbuf_bytes(t, c))
 		return 1;		/* within the send buffer: the send is complete */
 	if (!c->waiting) {
 		c->waiting = true;

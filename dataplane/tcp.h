@@ -27,6 +27,7 @@
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
 
+#include "../models/tcp_buf.h"
 #include "../models/tcp_cc.h"
 #include "engine.h"
 #include "frame.h"
@@ -108,6 +109,7 @@ struct dp_tcp_conn {
 	bool loss;			/**< after an RTO, until snd_una reaches recover */
 	uint64_t recover;
 	uint64_t peer_wnd;		/**< bytes the peer advertises */
+	uint64_t sndbuf;		/**< send_buffer = auto: sk_sndbuf, truesize bytes */
 	uint64_t srtt, rttvar, rto;	/**< ps; srtt 0: no sample yet */
 	uint32_t backoff;
 	dp_time_t rto_at, last_tx;
@@ -118,6 +120,8 @@ struct dp_tcp_conn {
 	uint64_t rcv_nxt, rcv_acked;	/**< next expected; the last ACK sent */
 	struct dp_tcp_ooo *ooo;
 	uint32_t n_ooo, cap_ooo;
+	uint64_t ooo_ts;		/**< the out-of-order segments' truesize */
+	struct sm_rcvbuf rb;		/**< receive_window = auto: the buffer's tuning */
 	uint64_t sack_seq, sack_len;	/**< the block the next ACK reports (len 0: none) */
 	uint32_t quick;			/**< ACKs still to send at once (quick-ACK mode) */
 	dp_time_t delack_at, last_rx;
@@ -171,6 +175,8 @@ struct dp_tcp {
 	const struct sm_tcp_conf *conf;
 	uint64_t delack_ps, rto_min_ps, rto_init_ps;	/* the conf's, in ps and bytes */
 	uint64_t rwnd, sndbuf;
+	bool rwnd_auto, sndbuf_auto;	/* sized as Linux does (models/tcp_buf.h) */
+	struct sm_tcp_bufconf bc;
 	struct dp_tcp_app app;
 	int cap_tx, cap_rx;
 	struct dp_tcp_conn *last;	/**< the last one looked up */
@@ -252,6 +258,15 @@ dp_tcp_conn_at(const struct dp_tcp *t, uint32_t i)
 		return &t->blk[0][i];
 	k = 31u - (uint32_t)__builtin_clz(i / 4 + 1);
 	return &t->blk[k][i - 4 * ((1u << k) - 1)];
+}
+
+/** Bytes of data @p c's send buffer holds (what a write waits for). */
+static inline uint64_t
+dp_tcp_sndbuf_bytes(const struct dp_tcp *t, const struct dp_tcp_conn *c)
+{
+	if (!t->sndbuf_auto)
+		return t->sndbuf;
+	return (uint64_t)sm_sndbuf_segs(&t->bc, c->sndbuf) * t->mss;
 }
 
 /** @p c's timers (rto_at, delack_at) may have moved: dp_tcp_resched() places it again. */

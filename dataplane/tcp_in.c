@@ -62,7 +62,17 @@ ooo_add(struct dp_tcp *t, struct dp_tcp_conn *c, uint64_t seq, const struct dp_p
 	c->ooo[i].round = p->meta.round;
 	c->ooo[i].ctl = p->meta.flags & DP_SE_F_CTL;
 	c->n_ooo++;
+	c->ooo_ts += SM_TCP_RX_TRUESIZE(p->meta.payload);
 	return i;
+}
+
+/* Bytes from the next expected to the end of the out-of-order queue. */
+static inline uint64_t
+ooo_span(const struct dp_tcp_conn *c)
+{
+	if (c->n_ooo == 0)
+		return 0;
+	return c->ooo[c->n_ooo - 1].seq + c->ooo[c->n_ooo - 1].len - c->rcv_nxt;
 }
 
 /* Bytes [from, seq + len) of a segment of (step, round) are the next in order. */
@@ -100,14 +110,19 @@ dp_tcp_data_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, 
 		c->ooo_rx++;
 		if (i >= 0)
 			sack_block(c, (uint32_t)i);
+		if (i >= 0 && t->rwnd_auto)
+			sm_rcvbuf_data(&c->rb, &t->bc, len, c->rcv_nxt, false, c->ooo_ts,
+				       ooo_span(c), now);
 		dp_tcp_send_ack(t, c, now);
 		return;
 	}
 	deliver(t, c, seq, len, p->meta.step, p->meta.round, p->meta.flags & DP_SE_F_CTL, now);
 	if (c->n_ooo > 0) {			/* it filled a hole, or part of one */
-		for (k = 0; k < c->n_ooo && c->ooo[k].seq <= c->rcv_nxt; k++)
+		for (k = 0; k < c->n_ooo && c->ooo[k].seq <= c->rcv_nxt; k++) {
 			deliver(t, c, c->ooo[k].seq, c->ooo[k].len, c->ooo[k].step,
 				c->ooo[k].round, c->ooo[k].ctl, now);
+			c->ooo_ts -= SM_TCP_RX_TRUESIZE(c->ooo[k].len);
+		}
 		memmove(c->ooo, &c->ooo[k], (c->n_ooo - k) * sizeof(*c->ooo));
 		c->n_ooo -= k;
 		c->sack_len = 0;
@@ -115,6 +130,8 @@ dp_tcp_data_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, 
 			sack_block(c, 0);
 		now_ack = true;
 	}
+	if (t->rwnd_auto)
+		sm_rcvbuf_data(&c->rb, &t->bc, len, c->rcv_nxt, true, c->ooo_ts, ooo_span(c), now);
 	if (now_ack || t->delack_ps == 0 || c->rcv_nxt - c->rcv_acked > t->mss ||
 	    c->quick > 0) {
 		if (c->quick > 0)

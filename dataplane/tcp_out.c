@@ -69,7 +69,8 @@ dp_tcp_push(struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_pkt *p, dp_time_t
 static void
 pkt_base(const struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_pkt *p)
 {
-	uint64_t wnd = t->rwnd;
+	uint64_t wnd = t->rwnd_auto ? sm_rcvbuf_window(&c->rb, &t->bc, c->rcv_nxt, c->ooo_ts) :
+		       t->rwnd;
 
 	p->m = NULL;
 	memset(&p->meta, 0, sizeof(p->meta));
@@ -192,6 +193,8 @@ send_one(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now, dp_time_t *star
 	len = m->left < t->mss ? (uint32_t)m->left : t->mss;
 	if (c->snd_nxt + len > c->snd_una + c->peer_wnd)
 		return 0;			/* the receiver's window is full */
+	if (t->sndbuf_auto && packets_out(c) >= sm_sndbuf_segs(&t->bc, c->sndbuf))
+		return 0;			/* the rest is not in the send buffer yet */
 	if (packets_out(c) == 0 && c->last_tx != DP_NEVER)	/* sending after idle */
 		sm_cc_on_idle(&c->cc, now - c->last_tx, c->rto, t->conf->init_cwnd,
 			      t->conf->ss_after_idle);
@@ -335,7 +338,7 @@ rtt_sample(const struct dp_tcp *t, struct dp_tcp_conn *c, uint64_t r)
 static void
 acked_to(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now)
 {
-	if (c->waiting && c->wait_end - c->snd_una <= t->sndbuf) {
+	if (c->waiting && c->wait_end - c->snd_una <= dp_tcp_sndbuf_bytes(t, c)) {
 		c->waiting = false;
 		if (--t->waiting == 0 && t->app.sent != NULL)
 			t->app.sent(t->app.arg, now);
@@ -399,6 +402,10 @@ dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, d
 		if (c->msg_head == c->msg_tail)
 			c->cwnd_full = false;
 		c->rto_at = c->snd_una < c->snd_nxt ? now + c->rto : DP_NEVER;
+		/* room freed while the writer waits and the window is not full: the buffer grows */
+		if (t->sndbuf_auto && c->msg_head != c->msg_tail &&
+		    in_flight(c) < sm_cc_window(&c->cc))
+			c->sndbuf = sm_sndbuf_expand(&t->bc, c->sndbuf, sm_cc_window(&c->cc));
 		acked_to(t, c, now);
 		more = true;
 	} else if (pure && c->snd_una < c->snd_nxt) {

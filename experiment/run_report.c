@@ -170,12 +170,21 @@ tcp_notes(struct table *t, const struct outcome *runs, unsigned int n,
 {
 	const struct sm_tcp_conf *c = &sc->run.pk.tcp;
 	unsigned int i;
+	char rw[48], sb[48];
 
+	if (c->rwnd < 0)
+		snprintf(rw, sizeof(rw), "auto (up to %.6g MB of buffer)", c->rmem_max / 1e6);
+	else
+		snprintf(rw, sizeof(rw), "%.6g MB", c->rwnd / 1e6);
+	if (c->sndbuf < 0)
+		snprintf(sb, sizeof(sb), "auto (up to %.6g MB)", c->wmem_max / 1e6);
+	else
+		snprintf(sb, sizeof(sb), "%.6g MB", c->sndbuf / 1e6);
 	table_note(t, "%s: %s, initial window %u, slow start after idle %s, delayed ACK %.6g ms, "
-		   "RTO min %.6g ms, receive window %.6g MB, send buffer %.6g MB, MSS %u%s",
+		   "RTO min %.6g ms, receive window %s, send buffer %s, MSS %u%s",
 		   c->transport == SM_TRANSPORT_TCP ? "transport: tcp" : "the background's TCP",
 		   sm_cc_name(c->cc), c->init_cwnd, c->ss_after_idle ? "on" : "off",
-		   c->delack * 1e3, c->rto_min * 1e3, c->rwnd / 1e6, c->sndbuf / 1e6,
+		   c->delack * 1e3, c->rto_min * 1e3, rw, sb,
 		   c->mss ? c->mss : sc->run.pk.mtu - 52, c->transport == SM_TRANSPORT_TCP ?
 		   "; no packet model (its closed form is the ideal collective's): the emulation "
 		   "is the answer" : "");

@@ -23,6 +23,8 @@ sm_tcp_conf_default(struct sm_tcp_conf *c)
 	c->rto_init = 1.0;
 	c->rwnd = 3 * 1048576.0;	/* tcp_rmem's 6 MiB, half of it for the window */
 	c->sndbuf = 4 * 1048576.0;	/* tcp_wmem's 4 MiB */
+	c->rmem_max = 32 * 1048576.0;	/* tcp_rmem[2] since Linux 6.10 */
+	c->wmem_max = 4 * 1048576.0;
 	c->mss = 0;
 	c->proto = SM_PROTO_PLAIN;
 	c->eager_limit = 65536;

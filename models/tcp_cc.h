@@ -42,8 +42,12 @@ struct sm_tcp_conf {
 	double delack;			/**< delayed ACK timeout, s (Linux: 40 ms); 0: every segment */
 	double rto_min;			/**< s (200 ms) */
 	double rto_init;		/**< s (1 s, RFC 6298) */
-	double rwnd;			/**< bytes the receiver advertises */
-	double sndbuf;			/**< bytes a sender holds unacknowledged before a send completes */
+	double rwnd;			/**< bytes the receiver advertises; SM_TCP_AUTO: as Linux
+					 *   tunes it (models/tcp_buf.h) */
+	double sndbuf;			/**< bytes a sender holds unacknowledged before a send
+					 *   completes; SM_TCP_AUTO: Linux's sk_sndbuf */
+	double rmem_max;		/**< tcp_rmem[2], bytes (receive_window = auto) */
+	double wmem_max;		/**< tcp_wmem[2], bytes (send_buffer = auto) */
 	uint32_t mss;			/**< 0: from the MTU (MTU - 52: IPv4, TCP, timestamps) */
 	enum sm_msg_proto proto;	/**< the library's messages over TCP */
 	double eager_limit;		/**< bytes (ob1's btl_tcp_eager_limit: 64 KiB) */

@@ -129,6 +129,38 @@ assert b["delivered_bytes"] > 10e6 and b["resent"] > 0, b
 assert min(steps[1:]) > 60, steps
 PY
 
+# Linux's socket buffers (transport.receive_window and send_buffer = auto) on a bulk flow at
+# 100 Mbit/s: the receiver's first ACK advertises the window after one segment (65160 +
+# 2 x 1460 = 68080, rounded up to 2^7: 68096, 532 on the wire), the window grows with the
+# bytes read (past 1 MB within the run's 2 s; tools/realbulk: 7.6 MB by 3 s), and the send
+# buffer (4 MiB of 2344-byte segments: 1790) bounds what is in flight: 1790 x 1448 B at most
+expect_rc 0 "a bulk flow with Linux's socket buffers, traced" -- "$se" run -q -v A -n 2 \
+	--set topology.data_centres=2 --set topology.workers_per_dc=1 --set intra.latency=0s \
+	--set wan.bandwidth=100Mbit/s --set wan.latency=0s --set queues.wan=4MB --set run.mtu=1500 \
+	--set job.transport=tcp --set job.bytes=64KiB --set background.bulk=1 \
+	--set background.directions=one --set background.host_rate=10Gbit/s \
+	--set transport.receive_window=auto --set transport.send_buffer=auto \
+	--set job.parameters=1000000 --set job.tokens=1 --set job.flops_per_param_token=1 \
+	--set gpu.mfu=1 --set gpu.peak=2e6FLOP/s --trace "$tmp/rw.pcapng" -c wan --snaplen 128
+if command -v tshark >/dev/null; then
+	tshark -r "$tmp/rw.pcapng" -n -Y 'ip.src == 10.221.0.1' -T fields \
+		-e tcp.window_size_value 2>/dev/null >"$tmp/rw.wnd"
+	tshark -r "$tmp/rw.pcapng" -n -Y 'ip.src == 10.220.0.1' -T fields \
+		-e tcp.analysis.bytes_in_flight 2>/dev/null >"$tmp/rw.fl"
+	python3 - "$tmp/rw.wnd" "$tmp/rw.fl" <<'PY' &&
+import sys
+w = [int(x) for x in open(sys.argv[1]).read().split()]
+f = [int(x) for x in open(sys.argv[2]).read().split()]
+assert w and w[0] == 532, w[:3]
+assert max(w) << 7 > 1e6, max(w)
+assert 2.0e6 < max(f) <= 1790 * 1448, max(f)
+PY
+		ok "auto buffers: the first window 68096 B, growing past 1 MB; at most 1790 segments in flight" ||
+		bad "auto buffers: windows $(head -c 40 "$tmp/rw.wnd" | tr '\n' ' '), most in flight $(sort -n "$tmp/rw.fl" | tail -1)"
+else
+	echo "# tshark is not installed: the auto buffers' trace is not read"
+fi
+
 # validate reads an emulated Open MPI job as it reads a real capture: a 2-rank 1 MiB all-reduce
 # (Rabenseifner, ob1's rendezvous) at 5 ms and 400 Mbit/s, traced at the WAN; from the streams
 # alone (where a WAN link delivers, as a capture past the bridge) it finds the 10 steps, and
