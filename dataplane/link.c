@@ -255,11 +255,15 @@ link_event(struct dp_elem *e, dp_time_t now)
 		dp_capture_frame(e->eng, l->cap_out, &s->p, s->start);
 		l->ohead++;
 	}
-	advance_queue(l, now);	/* so that qhead stays ahead of head */
 	while (l->head != l->tail && l->ring[l->head & l->mask].arrive <= now) {
 		/* a copy: the receiver may push a frame into this very link, over the slot */
 		struct dp_pkt p = l->ring[l->head & l->mask].p;
 
+		if (l->qhead == l->head) {	/* qhead stays ahead of head; the rest is lazy */
+			l->qbytes -= p.len;
+			l->qframes--;
+			l->qhead++;
+		}
 		l->head++;
 		l->e.c.tx++;
 		l->e.c.tx_bytes += p.len;

@@ -88,50 +88,63 @@ struct dp_tcp_ooo {
 	bool ctl;
 };
 
-/** A connection with one peer: its sending half and its receiving half. */
+/**
+ * A connection with one peer: its sending half and its receiving half.  What every frame in or
+ * out and the timers read sits in its first three cache lines (a connection is 64-byte aligned);
+ * what only losses, traces and reports read comes after.
+ */
 struct dp_tcp_conn {
+	/* line 0: both halves' positions and the timers */
 	uint32_t peer;			/**< its wire id (tcp.h dp_tcp_params) */
 	uint16_t self_wire, dst;	/**< src and dst of its frames */
-	uint8_t hdr[DP_TCP_HDR];	/**< this side's header template (frames to the peer) */
-	uint32_t isn_tx, isn_rx;	/**< initial sequence numbers of the two directions */
-	/* sending */
-	struct sm_cc cc;
-	uint64_t snd_una, snd_nxt, write_end;
+	dp_time_t rto_at, delack_at;
+	uint64_t snd_una, snd_nxt;	/**< sending */
+	uint64_t rcv_nxt, rcv_acked;	/**< receiving: next expected; the last ACK sent */
+	dp_time_t last_rx;
+	/* line 1: the rings' positions and the scoreboard's counts */
 	struct dp_tcp_seg *rtx;		/**< [snd_una, snd_nxt): a ring of rtx_mask + 1 */
 	uint32_t rtx_head, rtx_tail, rtx_mask;
-	struct dp_tcp_msg *msg;		/**< written, not yet segmented: a ring */
 	uint32_t msg_head, msg_tail, msg_mask;
 	uint32_t sacked, lost, retrans;	/**< segments of rtx so marked */
-	uint64_t high_sacked;		/**< end of the highest SACKed segment */
 	uint32_t dupacks;
+	uint32_t n_ooo;
+	uint32_t quick;			/**< ACKs still to send at once (quick-ACK mode) */
 	bool cwnd_full;			/**< the window held data back since the last ACK */
 	bool recovery;			/**< fast recovery, until snd_una reaches recover */
 	bool loss;			/**< after an RTO, until snd_una reaches recover */
-	uint64_t recover;
-	uint64_t peer_wnd;		/**< bytes the peer advertises */
-	uint64_t sndbuf;		/**< send_buffer = auto: sk_sndbuf, truesize bytes */
-	uint64_t srtt, rttvar, rto;	/**< ps; srtt 0: no sample yet */
-	uint32_t backoff;
-	dp_time_t rto_at, last_tx;
-	uint64_t wait_end;		/**< the worker's send completes when written to here */
 	bool waiting;
 	bool held;			/**< holds a unit of the sync's work (data unacknowledged) */
-	/* receiving */
-	uint64_t rcv_nxt, rcv_acked;	/**< next expected; the last ACK sent */
-	struct dp_tcp_ooo *ooo;
-	uint32_t n_ooo, cap_ooo;
-	uint64_t ooo_ts;		/**< the out-of-order segments' truesize */
-	struct sm_rcvbuf rb;		/**< receive_window = auto: the buffer's tuning */
-	uint64_t sack_seq, sack_len;	/**< the block the next ACK reports (len 0: none) */
-	uint32_t quick;			/**< ACKs still to send at once (quick-ACK mode) */
-	dp_time_t delack_at, last_rx;
-	/* the element's timer heap */
+	bool touched;			/**< its timers may have moved since the heap was fixed */
+	/* line 2 */
+	struct dp_tcp_msg *msg;		/**< written, not yet segmented: a ring */
+	uint64_t peer_wnd;		/**< bytes the peer advertises */
+	uint64_t rto;			/**< ps */
+	uint64_t write_end;
+	dp_time_t last_tx;
+	uint64_t sack_len;		/**< the next ACK's SACK block: its length (0: none) */
+	uint64_t segs_out, acks_out;
+	/* lines 3-4: the congestion control, the RTT */
+	struct sm_cc cc;
+	uint64_t srtt, rttvar;		/**< ps; srtt 0: no sample yet */
+	uint32_t backoff;
 	uint32_t ix;			/**< its index in dp_tcp.conn */
 	uint32_t heap_pos;		/**< its place in dp_tcp.heap */
-	bool touched;			/**< its timers may have moved since the heap was fixed */
-	/* counts */
-	uint64_t segs_out, retrans_out, acks_out, fast_rtx, rtos, dup_rx, ooo_rx, bytes_in;
-};
+	uint32_t cap_ooo;
+	uint64_t bytes_in;
+	uint64_t wait_end;		/**< the worker's send completes when written to here */
+	/* colder: recovery, SACK, the out-of-order queue, the frames' bytes, counts */
+	uint64_t recover;
+	uint64_t high_sacked;		/**< end of the highest SACKed segment */
+	uint64_t sack_seq;		/**< the next ACK's SACK block: its first byte */
+	struct dp_tcp_ooo *ooo;
+	uint32_t isn_tx, isn_rx;	/**< initial sequence numbers of the two directions */
+	uint8_t hdr[DP_TCP_HDR];	/**< this side's header template (frames to the peer) */
+	uint64_t retrans_out, fast_rtx, rtos, dup_rx, ooo_rx;
+	/* receive_window, send_buffer = auto (models/tcp_buf.h) */
+	uint64_t sndbuf;		/**< send_buffer = auto: sk_sndbuf, truesize bytes */
+	uint64_t ooo_ts;		/**< the out-of-order segments' truesize */
+	struct sm_rcvbuf rb;		/**< receive_window = auto: the buffer's tuning */
+} __rte_cache_aligned;
 
 /** What the TCP serves: a worker, or a background host's bulk flows (bghost.h). */
 struct dp_tcp_app {

@@ -175,6 +175,8 @@ send_one(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now, dp_time_t *star
 	struct dp_tcp_msg *m;
 	uint32_t len;
 
+	if (c->msg_head == c->msg_tail && c->lost == 0)
+		return 0;			/* nothing to send (a receiver's usual case) */
 	if (in_flight(c) >= sm_cc_window(&c->cc)) {
 		if (c->msg_head != c->msg_tail || c->lost > c->retrans)
 			c->cwnd_full = true;
@@ -234,15 +236,17 @@ dp_tcp_output(struct dp_tcp *t, dp_time_t now)
 	}
 	while (more && n < t->burst) {
 		more = false;
-		for (k = 0; k < t->n_conn && n < t->burst; k++) {
-			i = (t->rr + k) % t->n_conn;
-			if (send_one(t, dp_tcp_conn_at(t, i), now, &start) != 1)
-				continue;
-			n++;
-			more = true;
+		for (k = 0, i = t->rr; k < t->n_conn && n < t->burst; k++) {
+			if (send_one(t, dp_tcp_conn_at(t, i), now, &start) == 1) {
+				n++;
+				more = true;
+			}
+			if (++i == t->n_conn)
+				i = 0;
 		}
 	}
-	t->rr = (t->rr + 1) % t->n_conn;
+	if (++t->rr == t->n_conn)
+		t->rr = 0;
 	if (n > 0)
 		t->tx_free = start;
 	if (n == t->burst)
