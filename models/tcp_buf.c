@@ -8,7 +8,7 @@
  * rounded down to the MSS (tcp_select_initial_window()), rcv_ssthresh that window and
  * rcvq_space 10 x advmss (tcp_init_buffer_space()).  Each segment in order of 128 bytes or
  * more raises rcv_ssthresh by 2 x advmss while the buffer has room (tcp_grow_window()); as the
- * application reads, once per receiver's RTT estimate, the bytes read in that time (copied)
+ * application reads, once per receiver's RTT estimate, the bytes read over it (copied)
  * past the last such count set sk_rcvbuf to hold 2 x copied (plus what waits beyond a hole),
  * up to tcp_rmem[2], and window_clamp follows (tcp_rcv_space_adjust(), tcp_rcvbuf_grow()).  The
  * RTT estimate's sample is the time to receive a window's worth (tcp_rcv_rtt_measure()), filtered
