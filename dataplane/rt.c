@@ -18,6 +18,7 @@
 #include "record.h"
 #include "rt.h"
 #include "rt_impl.h"
+#include "tcp.h"
 #include "topology.h"
 
 /* ---- the engine's hooks ---- */
@@ -562,6 +563,9 @@ dp_rt_end(struct dp_rt *rt, struct dp_topo *t, struct dp_rt_report *rep, char *e
 	uint32_t d;
 	int rc;
 
+	/* (the steps are done here: TCP's delayed ACKs go now, not transport.delayed_ack later) */
+	for (d = 0; t->tcp != NULL && t->par == NULL && d < t->n_local; d++)
+		dp_tcp_ack_pending(&t->tcp[t->local_w[d]], t->eng.now);
 	if (t->par != NULL) {
 		/* the partitions run on until drained; then the lcores halt and the caller's merges */
 		rc = dp_par_run_rt(t->par, wait, par_drained, &dr);
