@@ -377,21 +377,6 @@ whole_err(struct loader *ld, const char *msg)
 	return -EINVAL;
 }
 
-/* Does [ports] give a data centre or a link a DPDK port? */
-static bool
-has_ports(const struct sc_ports *p)
-{
-	unsigned int i;
-
-	for (i = 0; i < SC_PORTS_MAX; i++)
-		if (p->dc[i][0] != '\0')
-			return true;
-	for (i = 0; i < SC_LINKS_MAX; i++)
-		if (p->link[i][0] != '\0')
-			return true;
-	return false;
-}
-
 /* The checks across keys: the model's (sm_params_check()) and the frames' (sm_packet_check()). */
 static int
 check_all(struct loader *ld, const struct sc_scenario *t)
@@ -417,11 +402,6 @@ check_all(struct loader *ld, const struct sc_scenario *t)
 			 t->background.connections);
 		return whole_err(ld, msg);
 	}
-	if (t->run.pk.tcp.transport == SM_TRANSPORT_TCP && t->run.clock == SC_CLOCK_REAL &&
-	    has_ports(&t->ports))
-		return whole_err(ld, "job.transport = tcp in real time runs inside one process in "
-				 "this release: no [ports] (its frames are not read back from a "
-				 "port), or run.clock = virtual");
 	if (t->run.clock == SC_CLOCK_REAL && t->run.partitions != 1) {
 		bool split = t->ports.local[0] != '\0' && strcmp(t->ports.local, "all") != 0;
 		bool links = false;

@@ -329,8 +329,8 @@ static const struct sc_key keys[] = {
 	     "how the workers' flows travel: frames = the ideal collective's frames, every one "
 	     "as fast as its first hop takes it, nothing acknowledged or resent (the deck's); tcp "
 	     "= a TCP connection per pair of workers that talk ([transport]), its data and ACKs "
-	     "as frames with real IPv4/TCP headers (virtual time, one process; partitions give the "
-	     "same trace byte for byte)"),
+	     "as frames with real IPv4/TCP headers (partitions give the same trace byte for byte; "
+	     "in real time also through [ports], split over processes or ranks)"),
 	DBL("job", "reduce_rate", run.pk.tcp.reduce_rate, SC_UNIT_BYTE_RATE, 0, NOLIM, 0,
 	    "job.transport = tcp: the rate a rank reduces (or copies) a round's input at before "
 	    "its next round (a CPU's memory-bound sum: a few GB/s); 0 = no time"),

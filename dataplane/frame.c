@@ -192,7 +192,8 @@ dp_frame_parse(struct rte_mbuf *m)
 	se = (const struct sm_se_hdr *)(p + SM_SE_AT);
 	payload = rte_be_to_cpu_32(se->payload_len);
 	if (se->magic != rte_cpu_to_be_32(SM_SE_MAGIC) || se->version != SM_SE_VERSION ||
-	    SM_HDR_BYTES + (uint64_t)payload != m->pkt_len || se->kind > DP_KIND_SINK)
+	    SM_HDR_BYTES + (uint64_t)payload != m->pkt_len || se->kind > DP_KIND_SINK ||
+	    (se->flags & ~(DP_SE_F_BG | DP_SE_F_LAST | DP_SE_F_DENSE)) != 0)
 		return -EINVAL;
 	meta->payload = payload;
 	meta->step = rte_be_to_cpu_32(se->step);

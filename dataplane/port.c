@@ -28,6 +28,7 @@
 #include "port.h"
 #include "port_impl.h"
 #include "rawframe.h"
+#include "tcp.h"
 
 #define BURST DP_PORT_BURST
 #define QUEUE_MIN 256
@@ -164,6 +165,8 @@ port_rx(struct dp_elem *e, const struct dp_pkt *f, dp_time_t now)
 		rte_pktmbuf_free(m);
 		return;
 	}
+	if (f->meta.flags & DP_SE_F_TCP)
+		dp_tcp_port_tag(m, p->run_id);	/* what its receiver needs that TCP's do not say */
 	dp_capture_frame(e->eng, p->cap_tx, f, now);
 	if (p->tx_batch) {
 		if (p->nb == RTE_DIM(p->txb))
@@ -263,7 +266,11 @@ port_event(struct dp_elem *e, dp_time_t now)
 			rte_pktmbuf_free(a->m);
 			continue;
 		}
-		dp_pkt_of_mbuf(a->m, &f);	/* checked by dp_frame_parse() when it came */
+		/* checked by dp_frame_parse() or dp_tcp_port_parse() when it came */
+		if (dp_meta(a->m)->flags & DP_SE_F_TCP)
+			dp_tcp_port_pkt(a->m, &f);
+		else
+			dp_pkt_of_mbuf(a->m, &f);
 		e->c.tx++;
 		e->c.tx_bytes += f.len;
 		dp_capture_frame(e->eng, p->cap_rx, &f, now);
@@ -342,17 +349,26 @@ classify(struct dp_port *p, struct rte_mbuf *m)
 {
 	const uint8_t *msg;
 	uint32_t len;
+	int rc = 0;
 
 	if (!p->raw && is_ctl(m, &msg, &len)) {
 		p->rx_ctl++;
 		return 0;
 	}
-	if ((!p->raw && dp_frame_parse(m) != 0) || p->rx_to == NULL) {
+	if (p->raw ? p->rx_to == NULL :
+		     (rc = dp_frame_parse(m)) != 0 &&
+		     (rc = dp_tcp_port_parse(m, p->tcp_per_dc, p->run_id)) == -EINVAL) {
 		p->rx_other++;	/* not syncemu's; or a link's TX end: nothing comes here */
 		rte_pktmbuf_free(m);
 		return -1;
 	}
-	if (!p->raw && frame_run(m) != p->run_id) {
+	if (p->rx_to == NULL) {
+		p->rx_other++;
+		rte_pktmbuf_free(m);
+		return -1;
+	}
+	if (!p->raw && (rc != 0 || (!(dp_meta(m)->flags & DP_SE_F_TCP) &&
+				    frame_run(m) != p->run_id))) {
 		p->rx_stale++;	/* an earlier run's, late */
 		rte_pktmbuf_free(m);
 		return -1;

@@ -55,6 +55,8 @@ struct dp_port {
 	const struct dp_clock *clk;
 	struct dp_elem *rx_to;		/**< where arrivals go; NULL: nowhere (a link's TX end) */
 	uint32_t run_id;		/**< frames of other runs are stale */
+	uint32_t tcp_per_dc;		/**< workers a DC, when the job's transport is TCP: its
+					 *   workers' TCP frames are taken (tcp.h); 0: none are */
 	bool raw;			/**< every frame is taken as it is, none parsed (a
 					 *   bridge's port: dp_pkt_of_raw()); set before attaching */
 	bool tx_batch;			/**< frames handed over between two polls go out in one

@@ -18,6 +18,7 @@
 #include "record.h"
 #include "rt.h"
 #include "rt_impl.h"
+#include "tcp.h"
 #include "topology.h"
 
 /* ---- the engine's hooks ---- */
@@ -399,6 +400,7 @@ dp_rt_begin(struct dp_rt *rt, struct dp_topo *t, uint32_t run_id, char *err, siz
 	rt->sent_done = rt->peer_done = false;
 	rt->peer_tx = 0;
 	rt->n_peer_ports = 0;
+	memset(rt->peer_tcp, 0, sizeof(rt->peer_tcp));
 	rt->results = rt->results_want = 0;
 	rt->results_end = false;
 	rt->got_start = rt->got_ack = false;
@@ -562,6 +564,9 @@ dp_rt_end(struct dp_rt *rt, struct dp_topo *t, struct dp_rt_report *rep, char *e
 	uint32_t d;
 	int rc;
 
+	/* (the steps are done here: TCP's delayed ACKs go now, not transport.delayed_ack later) */
+	for (d = 0; t->tcp != NULL && t->par == NULL && d < t->n_local; d++)
+		dp_tcp_ack_pending(&t->tcp[t->local_w[d]], t->eng.now);
 	if (t->par != NULL) {
 		/* the partitions run on until drained; then the lcores halt and the caller's merges */
 		rc = dp_par_run_rt(t->par, wait, par_drained, &dr);
@@ -664,6 +669,40 @@ dp_rt_end(struct dp_rt *rt, struct dp_topo *t, struct dp_rt_report *rep, char *e
 			rt_port_report(&rt->port[d], &rep->port[rep->n_ports++]);
 	rep->n_peer_ports = rt->n_peer_ports;
 	memcpy(rep->peer_port, rt->peer_port, sizeof(rep->peer_port));
+	memcpy(rep->peer_tcp, rt->peer_tcp, sizeof(rep->peer_tcp));
 	rt->topo = NULL;
 	return 0;
+}
+void
+rt_tcp_pack(const struct dp_topo *t, uint64_t *v)
+{
+	struct dp_tcp_stats s;
+	uint32_t i;
+
+	memset(&s, 0, sizeof(s));
+	for (i = 0; t->tcp != NULL && i < t->n_local; i++)
+		dp_tcp_stats_add(&t->tcp[t->local_w[i]], &s);
+	v[0] = s.segs;
+	v[1] = s.retrans;
+	v[2] = s.acks;
+	v[3] = s.fast_rtx;
+	v[4] = s.rtos;
+	v[5] = s.dup_rx;
+	v[6] = s.ooo_rx;
+	v[7] = s.bytes_in;
+}
+
+void
+dp_rt_tcp_add(const struct dp_rt_report *rep, struct dp_tcp_stats *s)
+{
+	const uint64_t *v = rep->peer_tcp;
+
+	s->segs += v[0];
+	s->retrans += v[1];
+	s->acks += v[2];
+	s->fast_rtx += v[3];
+	s->rtos += v[4];
+	s->dup_rx += v[5];
+	s->ooo_rx += v[6];
+	s->bytes_in += v[7];
 }

@@ -51,6 +51,7 @@ struct dp_rt_link {
 };
 
 struct dp_topo;
+struct dp_tcp_stats;
 
 struct dp_rt_params {
 	double dilation;		/**< >= 1 */
@@ -83,6 +84,9 @@ struct dp_rt_port_report {
 };
 
 /** What a real-time run reports beside its steps. */
+/** TCP counts a split run's sides exchange (struct dp_tcp_stats's 8, in its order). */
+#define DP_RT_TCP_VALS 8
+
 struct dp_rt_report {
 	bool on;
 	double dilation;
@@ -104,6 +108,8 @@ struct dp_rt_report {
 	uint64_t idle;			/**< polls made while nothing was due */
 	double start_late_ns;		/**< how late the first event ran */
 	bool merged;			/**< the steps are both sides' (the leader) */
+	uint64_t peer_tcp[DP_RT_TCP_VALS];	/**< the leader: the other side's (every other
+						 *   rank's) TCP counts, dp_rt_tcp_add()'s order */
 };
 
 /** A partition's view of the real-time hooks (parallel.h): the ports of its own engine. */
@@ -145,6 +151,7 @@ struct dp_rt {
 	uint64_t peer_tx;			/**< data frames the peer sent us in this run */
 	struct dp_rt_port_report peer_port[DP_RT_DC_MAX];
 	uint32_t n_peer_ports;
+	uint64_t peer_tcp[DP_RT_TCP_VALS];	/* the other side's TCP counts (the leader) */
 	uint64_t results, results_want;		/**< RESULT values received, announced */
 	bool results_end;
 	/* handshake state */
@@ -179,5 +186,8 @@ int dp_rt_begin(struct dp_rt *rt, struct dp_topo *t, uint32_t run_id, char *err,
  */
 int dp_rt_end(struct dp_rt *rt, struct dp_topo *t, struct dp_rt_report *rep, char *err,
 	      size_t errlen);
+
+/** Add to @p s the TCP counts of the other side (every other rank) @p rep holds (the leader). */
+void dp_rt_tcp_add(const struct dp_rt_report *rep, struct dp_tcp_stats *s);
 
 #endif /* DP_RT_H */

@@ -34,6 +34,7 @@ enum rt_type {
 	RT_RESULT,		/* gen: array, a: offset, count: values in v */
 	RT_RESULT_END,		/* a: values sent */
 	RT_RESULT_ACK,
+	RT_TCP,			/* v: the sender's workers' TCP counts (DP_RT_TCP_VALS) */
 };
 
 /* The record's arrays, as the follower sends them and the leader merges them. */
@@ -48,6 +49,8 @@ void rt_array_merge(struct dp_record *r, int a, uint64_t i, uint64_t v);
 void rt_port_report(const struct dp_port *p, struct dp_rt_port_report *r);
 uint16_t rt_portrep_pack(const struct dp_rt_port_report *r, uint64_t *v);
 void rt_portrep_unpack(struct dp_rt_port_report *r, uint32_t dc, const uint64_t *v, uint16_t n);
+/* This side's workers' TCP counts into @v (DP_RT_TCP_VALS; zeros without TCP). */
+void rt_tcp_pack(const struct dp_topo *t, uint64_t *v);
 
 /* rt_peer.c: two processes over the ports. */
 int rt_send_msg(struct dp_rt *rt, uint8_t type, uint32_t run_id, uint32_t gen, uint64_t a,

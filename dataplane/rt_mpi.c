@@ -393,7 +393,7 @@ rt_mpi_results(struct dp_rt *rt, struct dp_topo *t, char *err, size_t errlen)
 		alen += rt_array_len(&t->rec, a);
 	for (d = 0; d < rt->n_dc; d++)
 		np += rt->dc_port[d] != NULL;
-	mine = malloc((1 + 16 * np + alen) * sizeof(*mine));
+	mine = malloc((1 + 16 * np + alen + DP_RT_TCP_VALS) * sizeof(*mine));
 	if (mine == NULL || lens == NULL) {
 		free(mine);
 		free(lens);
@@ -413,6 +413,8 @@ rt_mpi_results(struct dp_rt *rt, struct dp_topo *t, char *err, size_t errlen)
 	for (a = 0; a < A_COUNT; a++)
 		for (uint64_t i = 0; i < rt_array_len(&t->rec, a); i++)
 			mine[k++] = rt_array_get(&t->rec, a, i);
+	rt_tcp_pack(t, mine + k);
+	k += DP_RT_TCP_VALS;
 	rc = dp_ranks_gatherv(mine, k * sizeof(*mine), &buf, &cap, lens);
 	if (rc != 0)
 		snprintf(err, errlen, "gathering the ranks' records of run %u over MPI failed: %s",
@@ -424,10 +426,10 @@ rt_mpi_results(struct dp_rt *rt, struct dp_topo *t, char *err, size_t errlen)
 			continue;	/* ours is the record merged into */
 		v = (uint64_t *)(void *)(buf + off);
 		n = lens[r] >= 8 ? v[0] : UINT64_MAX;
-		want = n <= DP_RT_DC_MAX ? 8 * (1 + 16 * n + alen) : 0;
+		want = n <= DP_RT_DC_MAX ? 8 * (1 + 16 * n + alen + DP_RT_TCP_VALS) : 0;
 		if (lens[r] != want) {
 			snprintf(err, errlen, "rank %d's record of run %u is %zu bytes, not the %llu "
-				 "of its %llu ports and %llu values", r, rt->run_id, lens[r],
+				 "of its %llu ports, %llu values and its TCP counts", r, rt->run_id, lens[r],
 				 (unsigned long long)want, (unsigned long long)n,
 				 (unsigned long long)alen);
 			rc = -EPROTO;
@@ -444,6 +446,8 @@ rt_mpi_results(struct dp_rt *rt, struct dp_topo *t, char *err, size_t errlen)
 		for (a = 0; a < A_COUNT; a++)
 			for (uint64_t i = 0; i < rt_array_len(&t->rec, a); i++)
 				rt_array_merge(&t->rec, a, i, *v++);
+		for (a = 0; a < DP_RT_TCP_VALS; a++)
+			rt->peer_tcp[a] += *v++;
 	}
 	free(buf);
 	free(lens);

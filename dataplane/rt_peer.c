@@ -167,6 +167,10 @@ rt_on_msg(void *arg, struct dp_port *p, const uint8_t *raw, uint32_t len, dp_tim
 		if (m.run_id == rt->run_id)
 			rt->got_ack = true;
 		break;
+	case RT_TCP:
+		for (i = 0; m.run_id == rt->run_id && i < m.count && i < DP_RT_TCP_VALS; i++)
+			rt->peer_tcp[i] += m.v[i];
+		break;
 	default:
 		rt->seen_other++;
 	}
@@ -293,5 +297,9 @@ rt_send_results(struct dp_rt *rt, const struct dp_topo *t)
 			total += n;
 		}
 	}
+	rt_tcp_pack(t, v);
+	rc = rt_send_msg(rt, RT_TCP, rt->run_id, 0, 0, 0, 0, v, DP_RT_TCP_VALS);
+	if (rc != 0)
+		return rc;
 	return rt_send_msg(rt, RT_RESULT_END, rt->run_id, 0, total, 0, 0, NULL, 0);
 }

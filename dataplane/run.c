@@ -228,6 +228,8 @@ summarise(const struct dp_topo *t, struct dp_run_result *res)
 		return -ENOMEM;
 	for (i = 0; t->tcp != NULL && i < t->w_count; i++)
 		dp_tcp_stats_add(&t->tcp[i], &res->tcp);
+	if (t->tcp != NULL && res->rt.merged)
+		dp_rt_tcp_add(&res->rt, &res->tcp);	/* the other side's workers' too */
 	for (i = 0; t->bulk != NULL && i < t->d; i++)
 		dp_tcp_stats_add(&t->bulk[i].tcp, &res->bulk);
 	for (i = 0; i < t->n_all; i++) {

@@ -104,15 +104,6 @@ tcp_held(const struct dp_elem *e)
 	return 0;	/* segments not yet acknowledged are state, not frames */
 }
 
-/* A direction's initial sequence number: fixed per ordered pair, so runs repeat. */
-static uint32_t
-isn(uint32_t from, uint32_t to)
-{
-	uint32_t x = from * 0x9e3779b1u ^ (to + 0x7f4a7c15u) * 0x85ebca6bu;
-
-	return x ^ x >> 15;
-}
-
 /* When @c's next timer fires (DP_NEVER: none runs). */
 static inline dp_time_t
 conn_key(const struct dp_tcp_conn *c)
@@ -245,8 +236,8 @@ dp_tcp_conn_of(struct dp_tcp *t, uint32_t peer)
 	c->peer = peer;
 	c->self_wire = (uint16_t)(t->id * t->mult + peer % t->mult);
 	c->dst = (uint16_t)(peer / t->mult * t->dst_mult);
-	c->isn_tx = isn(c->self_wire, peer);
-	c->isn_rx = isn(peer, c->self_wire);
+	c->isn_tx = dp_tcp_isn(c->self_wire, peer);
+	c->isn_rx = dp_tcp_isn(peer, c->self_wire);
 	sm_cc_init(&c->cc, t->conf->cc, t->conf->init_cwnd);
 	c->peer_wnd = t->rwnd_auto ? sm_rcvbuf_initial_window(&t->bc) : t->rwnd;
 	c->sndbuf = sm_sndbuf_expand(&t->bc, t->bc.wmem[1], t->conf->init_cwnd);

@@ -51,6 +51,15 @@ struct dp_worker;
 /** Blocks of connections: 4 x (2^DP_TCP_BLKS - 1) at most. */
 #define DP_TCP_BLKS 20u
 
+/** A direction's initial sequence number: fixed per ordered pair of wire ids, so runs repeat. */
+static inline uint32_t
+dp_tcp_isn(uint32_t from, uint32_t to)
+{
+	uint32_t x = from * 0x9e3779b1u ^ (to + 0x7f4a7c15u) * 0x85ebca6bu;
+
+	return x ^ x >> 15;
+}
+
 /** A segment sent and not yet acknowledged (the retransmission queue). */
 struct dp_tcp_seg {
 	uint64_t seq;
@@ -238,6 +247,12 @@ void dp_tcp_unwait(struct dp_tcp *t, uint32_t peer);
 /** Stop: what the app wrote and was not yet sent is dropped (a background host at the end). */
 void dp_tcp_stop(struct dp_tcp *t);
 
+/**
+ * The job is over here: every delayed ACK goes now, as closing the socket sends it (a FIN's ACK),
+ * so that a real-time run through ports drains without waiting out transport.delayed_ack.
+ */
+void dp_tcp_ack_pending(struct dp_tcp *t, dp_time_t now);
+
 /** Bytes this element's connections received in order, all together. */
 uint64_t dp_tcp_bytes_in(const struct dp_tcp *t);
 
@@ -296,5 +311,33 @@ int dp_tcp_push(struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_pkt *p, dp_ti
 struct rte_mbuf *dp_tcp_frame(struct rte_mempool *pool, const struct dp_tcp_conn *c,
 			      const struct dp_pkt *p, dp_time_t now);
 void dp_tcp_conn_template(const struct dp_tcp *t, struct dp_tcp_conn *c);
+
+/*
+ * Through DPDK ports (tcp_frame.c): a worker's TCP frame leaves with what its receiver needs
+ * and the bytes do not otherwise say (the message a data segment belongs to: the library's own
+ * framing, which the element does not put in the stream), and comes back to a dp_pkt.
+ */
+
+/** Steps a TCP frame through a port can name (24 bits of its TSecr; run.steps stays below). */
+#define DP_TCP_PORT_STEPS (UINT32_C(1) << 24)
+
+/**
+ * Write into @p m's headers (a worker's TCP frame, leaving through a port in run @p run_id)
+ * its message's step, round and control flag, and the run: IPv4 identification = round, TSecr
+ * = control << 31 | (run_id & 0x7f) << 24 | step (mod DP_TCP_PORT_STEPS); both checksums kept
+ * right.
+ */
+void dp_tcp_port_tag(struct rte_mbuf *m, uint32_t run_id);
+
+/**
+ * Check a frame taken from a port and fill its dp_meta if it is a TCP frame between two
+ * workers (of @p per_dc a data centre) of run @p run_id, as dp_tcp_port_tag() left it.
+ *
+ * @return 0; -ESTALE a frame of another run; -EINVAL not such a frame (or a checksum wrong)
+ */
+int dp_tcp_port_parse(struct rte_mbuf *m, uint32_t per_dc, uint32_t run_id);
+
+/** The dp_pkt of a frame dp_tcp_port_parse() took: sequence and ACK numbers relative again. */
+void dp_tcp_port_pkt(struct rte_mbuf *m, struct dp_pkt *p);
 
 #endif /* DP_TCP_H */

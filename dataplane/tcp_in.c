@@ -142,3 +142,19 @@ dp_tcp_data_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, 
 	if (c->delack_at == DP_NEVER)
 		c->delack_at = now + t->delack_ps;
 }
+
+void
+dp_tcp_ack_pending(struct dp_tcp *t, dp_time_t now)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->n_conn; i++) {
+		struct dp_tcp_conn *c = dp_tcp_conn_at(t, i);
+
+		if (c->delack_at != DP_NEVER) {
+			dp_tcp_touch(t, c);
+			dp_tcp_send_ack(t, c, now);
+		}
+	}
+	dp_tcp_resched(t);
+}

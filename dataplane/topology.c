@@ -199,6 +199,7 @@ link_through_ports(struct dp_topo *t, const struct dp_topo_params *p,
 	if (rc != 0)
 		return rc;
 	lp->tx->run_id = lp->rx->run_id = p->run_id;
+	lp->tx->tcp_per_dc = lp->rx->tcp_per_dc = t->tcp != NULL ? t->n : 0;
 	l->next = &lp->tx->e;
 	return 0;
 }
@@ -420,7 +421,6 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	const struct sm_program *prog = p->prog;
 	bool pluggable = prog->plan.n_modules > 0 && prog->plan.placement == SM_PLACE_PORT;
 	bool in_net = prog->plan.n_modules > 0 && prog->plan.placement == SM_PLACE_NETWORK;
-	bool ported = false;
 	uint32_t w, d, n_elems, np;
 	char name[32];
 	int rc;
@@ -480,12 +480,11 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 			return -EINVAL;
 		}
 	}
-	for (d = 0; p->dc_port != NULL && d < t->d && !ported; d++)
-		ported = p->dc_port[d] != NULL;
-	if (p->pk->tcp.transport == SM_TRANSPORT_TCP &&
-	    (t->local != all_dcs(t->d) || ported || p->n_link_ports > 0)) {
-		snprintf(err, errlen, "[job] transport = tcp runs inside one process for now (no "
-			 "ranks, no ports)");
+	if (p->pk->tcp.transport == SM_TRANSPORT_TCP && !p->realtime &&
+	    t->local != all_dcs(t->d)) {
+		/* (ranks in virtual time pass frames as syncemu's headers alone) */
+		snprintf(err, errlen, "[job] transport = tcp: in virtual time a run is not split "
+			 "over ranks in this release (real time over ports is)");
 		dp_topo_free(t);
 		return -EINVAL;
 	}
@@ -664,6 +663,7 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 		if (rc != 0)
 			goto fail;
 		t->dc_port[d]->run_id = p->run_id;
+		t->dc_port[d]->tcp_per_dc = t->tcp != NULL ? t->n : 0;
 	}
 	for (d = 0; d < t->n_link_ports; d++) {
 		rc = link_through_ports(t, p, &t->link_port[d]);

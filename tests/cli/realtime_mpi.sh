@@ -11,6 +11,7 @@
 #      crossed the ports as in one process over a ring pair (the count does not depend on timing).
 #      The trace of two ranks (each holds its records, rank 0 merges them): tshark reads it, with
 #      the frames per interface of one process, in time order; validate rebuilds the steps.
+#      And job.transport = tcp in two ranks: the steps of virtual time within 1 %.
 #   2. 8 DC x 1 in two ranks, each with its own [ports] local (mpirun's MPMD form), two memif
 #      links, one per crossing; in four ranks, one command line, four memif links (two vCPUs for
 #      four busy ranks: the time held from below only); and in two
@@ -117,6 +118,44 @@ print("%d frames through the ports, %d in all, in both" % (n1, one["frames"]))
 PY
 [ $? -eq 0 ] && ok "two ranks move the frames of one process: $(cat "$tmp/c")" ||
 	{ bad "two ranks against one process:"; cat "$tmp/c"; }
+
+# job.transport = tcp in two ranks (2 DC x 1, its segments and ACKs through memif): rank 0's
+# merged steps within 1 % of the same run in virtual time (the bound and dilation of the frames'
+# real-time runs: steps of 4.7 ms against their 4; a late arrival holds back an ACK as it holds a
+# frame), every frame through the ports received, none stale, and they are the segments and ACKs
+# rank 0's report counts (both ranks' workers', merged as the steps are)
+TCPJ=(-n 3 --set topology.workers_per_dc=1 --set wan.bandwidth=1Gbit/s --set wan.latency=1ms
+	--set job.bytes=256KiB --set run.mtu=1500 --set job.transport=tcp)
+"$se" run -v A -q -j --trace none "${TCPJ[@]}" >"$tmp/tcpv.json" 2>"$tmp/err" ||
+	bad "tcp in virtual time: $(cat "$tmp/err")"
+tcp_ranks() {
+	local rc=0
+	rm -f "$tmp/m.sock"
+	"${mpi[@]}" -np 2 "$se" run -v A -q -j --trace none "${TCPJ[@]}" "${RT[@]}" \
+		--set run.dilation=50 \
+		--set "ports.dc0=net_memif0,role=server,socket=$tmp/m.sock$M" \
+		--set "ports.dc1=net_memif0,role=client,socket=$tmp/m.sock$M" \
+		>"$tmp/tcpr.json" 2>"$tmp/tcpr.err" || rc=$?
+	[ $rc -eq 0 ] || { bad "tcp in two ranks: exit $rc"; grep -v memif_connect "$tmp/tcpr.err" | head -3; return; }
+	python3 - "$tmp/tcpv.json" "$tmp/tcpr.json" >"$tmp/c" 2>&1 <<'PY'
+import json, sys
+v, r = (json.load(open(f))["runs"][0] for f in sys.argv[1:])
+assert r["ok"] and r["real_time"]["ranks"] == 2 and r["real_time"]["merged"], r.get("error")
+ports = r["real_time"]["ports"] + r["real_time"]["peer_ports"]
+sent = sum(p["frames_sent"] for p in ports)
+assert sent == sum(p["frames_received"] for p in ports) > 0, ports
+assert all(p["stale_frames"] == 0 and p["other_frames"] == 0 for p in ports), ports
+assert sent == r["tcp"]["data_segments"] + r["tcp"]["pure_acks"], (sent, r["tcp"])
+assert r["tcp"]["delivered_bytes"] == v["tcp"]["delivered_bytes"], (r["tcp"], v["tcp"])
+mean = lambda x: sum(s["emulated_ms"] for s in x["steps"]["rows"]) / len(x["steps"]["rows"])
+err = 100 * (mean(r) / mean(v) - 1)
+assert len(r["steps"]["rows"]) == len(v["steps"]["rows"]) and abs(err) < 1, (mean(r), mean(v))
+print("%d TCP frames through the ports; mean step %.4f ms, virtual %.4f ms (%+.3f %%)" % (
+    sent, mean(r), mean(v), err))
+PY
+	[ $? -eq 0 ] && ok "tcp in two ranks: $(cat "$tmp/c")" || { bad "tcp in two ranks:"; tail -3 "$tmp/c"; }
+}
+twice tcp_ranks
 
 # the trace: every rank holds its records, rank 0 merges them at the run's end, its own ports'
 # and the other rank's; tshark reads it: as many frames on each interface as one process over a

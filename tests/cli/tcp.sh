@@ -246,9 +246,6 @@ assert r["clock"] == "real" and v["tcp"] == r["tcp"], (r["clock"], r["tcp"])
 assert [s["emulated_ms"] for s in v["steps"]["rows"]] == [s["emulated_ms"] for s in r["steps"]["rows"]]' \
 	"$tmp/vt.json" "$tmp/rt.json" && ok "tcp in real time: the steps of virtual time" ||
 	bad "tcp in real time: $(cat "$tmp/err")"
-expect_rc 3 "tcp in real time through a port" -- "$se" run --set job.transport=tcp \
-	--set run.clock=real --set ports.dc0=ring:w --set ports.dc1=ring:w -n 1
-expect_grep "$tmp/err" "job.transport = tcp in real time runs inside one process" "the keys named"
 expect_rc 3 "TCP transfers in partitions" -- "$se" run --set background.load=0.3 \
 	--set background.transport=tcp --set run.partitions=2 -n 1
 expect_grep "$tmp/err" "background.transport = tcp: TCP transfers run in virtual time" "the key named"
