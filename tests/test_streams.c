@@ -640,6 +640,27 @@ test_clumps(void **state)
 	tr_streams_free(&s);
 }
 
+/* Direction @p d's next @p len bytes at @p ts, TCP flags @p flags (A's port 40000, B's 50000). */
+static void
+turn_seg(struct cap *c, uint64_t ts, uint32_t d, uint32_t *seq, uint8_t flags, uint32_t len)
+{
+	cap_tcp(c, ts, (int)d, d ? 50000 : 40000, d ? 40000 : 50000, seq[d], flags, len, 0);
+	seq[d] += len;
+}
+
+/* Direction @p d's @p nseg segments from @p t, the other's 64-byte ready 100 us in. */
+static void
+turn(struct cap *c, uint64_t t, uint32_t d, uint32_t nseg, uint32_t *seq)
+{
+	uint32_t i;
+
+	for (i = 0; i < nseg; i++) {
+		turn_seg(c, t + (uint64_t)i * SEG_NS, d, seq, 0x10, MSS);
+		if (i == 10)
+			turn_seg(c, t + 100000 + 500, !d, seq, 0x18, 64);
+	}
+}
+
 /*
  * Two ranks taking turns as Open MPI's 2-rank all-reduce does through a shaper (a capture of
  * it on this machine's veth pair): each step A sends its V bytes, then B its V; each receiver
@@ -653,55 +674,33 @@ static void
 write_turns(struct cap *c, uint32_t steps, uint32_t vol, uint32_t both, uint64_t red_ns,
 	    uint64_t comp_ns, uint64_t *start, uint64_t *end)
 {
-	uint32_t nseg = vol / MSS, k, i, seq[2] = { 1000, 5000 };
+	uint32_t nseg = vol / MSS, k, i, d, seq[2] = { 1000, 5000 };
 	uint64_t t = T0 + 20000000;
 
-	cap_tcp(c, T0, 0, 40000, 50000, seq[0], 0x18, 70, 0);
-	seq[0] += 70;
-	cap_tcp(c, T0 + 40000, 1, 50000, 40000, seq[1], 0x18, 46, 0);
-	seq[1] += 46;
+	turn_seg(c, T0, 0, seq, 0x18, 70);
+	turn_seg(c, T0 + 40000, 1, seq, 0x18, 46);
 	for (k = 0; k < steps; k++) {
 		start[k] = t;
 		if (k < both) {		/* the first steps both ways at once */
 			for (i = 0; i < nseg; i++)
-				for (uint32_t d = 0; d < 2; d++) {
-					cap_tcp(c, t + (uint64_t)i * SEG_NS + d * OTHER_NS, d,
-						d ? 50000 : 40000, d ? 40000 : 50000, seq[d], 0x10,
-						MSS, 0);
-					seq[d] += MSS;
-					if (i != 10)
-						continue;
-					cap_tcp(c, t + (uint64_t)i * SEG_NS + d * OTHER_NS + 2500, d,
-						d ? 50000 : 40000, d ? 40000 : 50000, seq[d], 0x18,
-						64, 0);
-					seq[d] += 64;
+				for (d = 0; d < 2; d++) {
+					uint64_t ts = t + (uint64_t)i * SEG_NS + d * OTHER_NS;
+
+					turn_seg(c, ts, d, seq, 0x10, MSS);
+					if (i == 10)
+						turn_seg(c, ts + 2500, d, seq, 0x18, 64);
 				}
 			end[k] = t + (uint64_t)(nseg - 1) * SEG_NS + OTHER_NS;
-			t = end[k] + comp_ns;
-			continue;
+		} else {		/* A's turn, then B's */
+			turn(c, t, 0, nseg, seq);
+			t += (uint64_t)(nseg - 1) * SEG_NS + red_ns;
+			turn(c, t, 1, nseg, seq);
+			end[k] = t + (uint64_t)(nseg - 1) * SEG_NS;
 		}
-		for (i = 0; i < nseg; i++) {	/* A's turn, B's ready after 100 us */
-			cap_tcp(c, t + (uint64_t)i * SEG_NS, 0, 40000, 50000, seq[0], 0x10, MSS, 0);
-			seq[0] += MSS;
-			if (i == 10) {
-				cap_tcp(c, t + 100000 + 500, 1, 50000, 40000, seq[1], 0x18, 64, 0);
-				seq[1] += 64;
-			}
-		}
-		t += (uint64_t)(nseg - 1) * SEG_NS + red_ns;
-		for (i = 0; i < nseg; i++) {	/* B's turn, A's ready after 100 us */
-			cap_tcp(c, t + (uint64_t)i * SEG_NS, 1, 50000, 40000, seq[1], 0x10, MSS, 0);
-			seq[1] += MSS;
-			if (i == 10) {
-				cap_tcp(c, t + 100000 + 500, 0, 40000, 50000, seq[0], 0x18, 64, 0);
-				seq[0] += 64;
-			}
-		}
-		end[k] = t + (uint64_t)(nseg - 1) * SEG_NS;
 		t = end[k] + comp_ns;
 	}
-	cap_tcp(c, t + 1000000, 0, 40000, 50000, seq[0], 0x18, 368, 0);
-	cap_tcp(c, t + 1040000, 1, 50000, 40000, seq[1], 0x18, 26, 0);
+	turn_seg(c, t + 1000000, 0, seq, 0x18, 368);
+	turn_seg(c, t + 1040000, 1, seq, 0x18, 26);
 }
 
 /* The capture of @p c read with --steps 20 and as the 2-rank all-reduce: every step as written,
