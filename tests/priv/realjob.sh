@@ -16,7 +16,7 @@ rj=$(dirname "$0")/../../tools/realjob
 
 [ "$prog" = sanitized ] && skip "the sanitizer build: the tool runs no C of its own"
 [ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces)"
-for c in ip ethtool taskset tcpdump mpirun python3 unshare setpriv; do
+for c in ip ethtool taskset tc tcpdump mpirun python3 unshare setpriv; do
 	command -v $c >/dev/null || skip "$c is not installed"
 done
 [ -x "$prog" ] || skip "the all-reduce program was not built (libopenmpi-dev)"
@@ -37,6 +37,11 @@ leftovers() {
 expect_rc 2 "--steps 1" -- "$rj" "${base[@]}" --steps 1
 expect_rc 2 "--ranks 4 with ddp" -- "$rj" --job ddp --ranks 4 --latency 0 --rate 1Gbit/s
 expect_rc 2 "a rate without a unit" -- "$rj" "${base[@]}" --rate 100
+expect_rc 2 "a host rate without a unit" -- "$rj" "${base[@]}" --host-rate 10
+printf 'date,job\n2026-01-01,mpi\n' >"$tmp/old.csv"
+expect_rc 2 "--csv with another version's columns" -- "$rj" "${base[@]}" --csv "$tmp/old.csv"
+grep -q "old.csv: its header" "$tmp/err" && [ "$(wc -l <"$tmp/old.csv")" -eq 2 ] &&
+	ok "the other CSV is named and left as it was" || bad "the other CSV: $(cat "$tmp/err")"
 expect_rc 2 "--csv in a missing directory" -- "$rj" "${base[@]}" --csv "$tmp/no/x.csv"
 expect_rc 2 "a --set syncemu refuses" -- "$rj" "${base[@]}" --set job.nosuchkey=1
 grep -q "nosuchkey" "$tmp/err" && ok "the refused key is named" || bad "the key: $(cat "$tmp/err")"
@@ -58,6 +63,10 @@ run = d["syncemu_run"]
 assert run["n"] == 5 and run["median_ms"] > 0 and d["syncemu_model"]["step_ms"] > 0, run
 assert abs(float(rows[0]["real_median_ms"]) - r["median_ms"]) < 1e-3
 assert rows[0]["bytes"] == "65536" and rows[0]["ranks"] == "2"
+# the hosts send at the default line rate (a tbf each); the ranks' first starts are stamped
+assert d["host_rate_bps"] == 2.5e9 and rows[0]["host_rate_mbps"] == "2500.0000", d
+assert d["start_skew_ms"] >= 0 and d["skew_median_ms"] >= 0, d
+assert abs(float(rows[0]["start_skew_ms"]) - d["start_skew_ms"]) < 1e-3, rows[0]
 assert any(k.startswith("job.bytes=65536") for k in d["syncemu_keys"])
 for f in ("job.csv", "hostA.pcap", "bridge.json", "run.json"):
     p = os.path.join(sys.argv[3], f)
@@ -75,7 +84,9 @@ left=$(leftovers "$cpid")
 [ "$left" = "0 0 0" ] && ok "after the case: nothing left" || bad "after the case: left $left"
 # a second case into the same CSV adds a row, and keeps the first's files
 expect_rc 0 "a second case" -- "$rj" "${base[@]}" --no-emulate --keep "$tmp/keep" \
-	--csv "$tmp/c.csv"
+	--csv "$tmp/c.csv" --host-rate none
+[ "$(tail -1 "$tmp/c.csv" | cut -d, -f22)" = "0.0000" ] && ok "--host-rate none: no tbf" ||
+	bad "--host-rate none: $(tail -1 "$tmp/c.csv")"
 [ "$(wc -l <"$tmp/c.csv")" -eq 3 ] && [ -s "$tmp/keep/job.1.csv" ] &&
 	ok "the CSV has a header and two rows; the kept files of the first case stay" ||
 	bad "second case: $(wc -l <"$tmp/c.csv") lines, $(ls "$tmp/keep")"
