@@ -12,7 +12,7 @@
 #   ranks' compute (about 5 ms), so the real median is >= 72 ms whatever the load: the
 #   emulated median (77.0 ms when measured) may be at most 1 / 0.8 of it;
 # - a loaded host slows the real step by its compute and the bridge's lateness: the worst
-#   lateness at p99 among docs/real-jobs.csv's 61 cases is 34.8 ms, so a real median past
+#   lateness at p99 among docs/real-jobs.csv's 61 cases is 14.3 ms, so a real median past
 #   2 x the emulated one (154 ms) is not load but a wrong emulation;
 # - the ideal collective (both directions at once) says about 42 ms: the real median is nearer
 #   the emulated TCP median than the ideal one (with turns it cannot fall below 72 ms, above
