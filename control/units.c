@@ -467,6 +467,10 @@ sc_unit_parse(enum sc_unit_kind kind, const char *s, double *v, char *err, size_
 	if (scan_number(s, &n) != 0)
 		return fail(kind, err, errlen, "'%s' %s", s, not_number_reason(s));
 	unit = n.end;
+	if (*unit == '\0' && strspn(n.mant, "+-0.") >= n.mant_len) {
+		*v = 0;		/* zero is zero in every unit */
+		return 0;
+	}
 	if (*unit == '\0')
 		return fail(kind, err, errlen, "'%s' needs a unit", s);
 	if (*unit == ' ')

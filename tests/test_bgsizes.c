@@ -273,8 +273,9 @@ test_bad_values(void **state)
 		   "> 0", NULL);
 	expect_bad("[background]\nhost_rate = 0 B/s\n", 2, "[background] host_rate = '0 B/s'",
 		   "out of range", "(allowed: > 0)", NULL);
+	/* a bare 0 is 0 B/s: out of range, not a missing unit */
 	expect_bad("[background]\nhost_rate = 0\n", 2, "[background] host_rate = '0'",
-		   "needs a unit", "GB/s", NULL);
+		   "out of range", "(allowed: > 0)", NULL);
 	expect_bad("[background]\ndirections = two\n", 2, "[background] directions = 'two'",
 		   "unknown value", "(allowed: all, one)", NULL);
 	expect_bad("[queues]\nsync_lossless = maybe\n", 2, "[queues] sync_lossless = 'maybe'",

@@ -198,6 +198,12 @@ test_other_kinds(void **state)
 		{ SC_UNIT_FRACTION, "1", 1.0 },
 		{ SC_UNIT_FRACTION, "0", 0.0 },
 		{ SC_UNIT_FRACTION, "1/3", 1.0 / 3.0 },
+		/* zero is zero in every unit: no unit needed */
+		{ SC_UNIT_TIME, "0", 0.0 },
+		{ SC_UNIT_BYTES, "0", 0.0 },
+		{ SC_UNIT_BYTE_RATE, "0.0", 0.0 },
+		{ SC_UNIT_TIME, "-0", 0.0 },
+		{ SC_UNIT_BYTES, "0e3", 0.0 },
 	};
 
 	check_ok(ok, N(ok));
@@ -211,6 +217,8 @@ test_bad(void **state)
 		{ SC_UNIT_BYTE_RATE, "12.5", "needs a unit" },
 		{ SC_UNIT_BYTE_RATE, "12.5", "GB/s, TB/s, KiB/s" },	/* lists the units */
 		{ SC_UNIT_TIME, "20", "needs a unit" },
+		{ SC_UNIT_TIME, "0.5", "needs a unit" },
+		{ SC_UNIT_BYTES, "0.001", "needs a unit" },
 		{ SC_UNIT_TIME, "20", "allowed units: s, ms, us" },
 		{ SC_UNIT_POWER, "9.7", "needs a unit" },
 		{ SC_UNIT_BYTE_RATE, "12.5GB", "unknown unit 'GB'" },
