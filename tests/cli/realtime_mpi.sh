@@ -20,12 +20,14 @@
 #      it needs, more ranks than data centres, a rank with other steps, a data centre on two ranks,
 #      a data centre alone between two of other ranks (its one port cannot end both crossings); and a rank frozen mid-run (SIGSTOP): rank 0 stops within
 #      [ports] wait, says so, and no rank is left behind.
-# Usage: realtime_mpi.sh SYNCEMU [sanitized].  Skips (77) without mpirun, for a build without
-# MPI, for the sanitizer build (Open MPI's allocations at MPI_Finalize are leaks to
-# LeakSanitizer), and with fewer than two CPUs.
+# Usage: realtime_mpi.sh SYNCEMU plain|sanitized [timed|refusals] (sections 1, 2 and the frozen
+# rank, or section 3's refusals, which time nothing; both without the third argument).  Skips
+# (77) without mpirun, for a build without MPI, for the sanitizer build (Open MPI's allocations
+# at MPI_Finalize are leaks to LeakSanitizer), and with fewer than two CPUs.
 set -u
 . "$(dirname "$0")/lib.sh"
 se=$(realpath "$1")
+part=${3:-all}
 [ "${2:-}" = sanitized ] && skip "the sanitizer build: Open MPI's allocations are leaks to LeakSanitizer"
 command -v mpirun >/dev/null || skip "Open MPI's mpirun is not installed (apt-get install openmpi-bin)"
 command -v python3 >/dev/null || skip "python3 is not installed"
@@ -79,6 +81,46 @@ print("; ".join(out))
 PY
 	if [ $? -eq 0 ]; then ok "$4: $(cat "$tmp/check")"; else bad "$4:"; sed 's/^/    /' "$tmp/check" | tail -4; fi
 }
+
+# 3. Refused, by every rank alike (times nothing: meson's cli-realtime-mpi-refusals runs it
+# beside other tests; ports.wait of 30 s where both ranks' memif ports must meet, ample on a
+# loaded machine, and it costs nothing once they have met).
+S0="ports.dc0=net_memif0,role=server,socket=$tmp/m.sock$M"
+S1="ports.dc1=net_memif0,role=client,socket=$tmp/m.sock$M"
+refusals() {
+	local RT=(--set run.clock=real --set ports.wait=30s)
+	rm -f "$tmp/m.sock"
+	expect_rc 1 "a rank without the port its data centre needs" -- "${mpi[@]}" -np 2 "$se" run -v A \
+		-q -n 2 --trace none "${RT[@]}" --set ports.wait=2s --set run.dilation=100 --set "$S0"
+	expect_grep "$tmp/err" "rank 1: [ports] dc1: data centre 1 exchanges frames with DC 0 in another rank" \
+		"the cause is named, with its rank (not rank 0's wait for it)"
+	expect_rc 1 "more ranks than data centres" -- "${mpi[@]}" -np 3 "$se" run -v A -q -n 2 \
+		--trace none "${RT[@]}" --set run.dilation=100 --set "$S0" --set "$S1"
+	expect_grep "$tmp/err" "mpirun -np 3: a real-time run gives each rank data centres of its own, and the scenario has 2" \
+		"the error counts both"
+	rm -f "$tmp/m.sock"
+	expect_rc 1 "a rank with other steps" -- "${mpi[@]}" -np 1 "$se" run -v A -q -n 2 --trace none \
+		"${RT[@]}" --set run.dilation=100 --set ports.local=0 --set "$S0" : -np 1 "$se" run -v A -q \
+		-n 3 --trace none "${RT[@]}" --set run.dilation=100 --set ports.local=1 --set "$S1"
+	expect_grep "$tmp/err" "rank 1 runs another scenario or other options than rank 0" "the error says which rank"
+	rm -f "$tmp/m.sock"
+	expect_rc 1 "a data centre on two ranks" -- "${mpi[@]}" -np 1 "$se" run -v A -q -n 2 --trace none \
+		"${RT[@]}" --set run.dilation=100 --set ports.local=0 --set "$S0" : -np 1 "$se" run -v A -q \
+		-n 2 --trace none "${RT[@]}" --set run.dilation=100 --set ports.local=0,1 --set "$S1"
+	expect_grep "$tmp/err" "[ports] local: data centres 0x1 of rank 1 run on an earlier rank too" \
+		"the error names the data centres and the rank"
+
+	expect_rc 1 "a data centre alone between two of other ranks" -- "${mpi[@]}" -np 1 "$se" run \
+		scenarios/8dc1-100g.ini -v A -q -n 2 --trace none "${RT[@]}" --set ports.local=0 : -np 1 \
+		"$se" run scenarios/8dc1-100g.ini -v A -q -n 2 --trace none "${RT[@]}" \
+		--set ports.local=1,2,3,4,5,6,7
+	expect_grep "$tmp/err" "rank 0: [ports] local: data centre 0 runs alone between DC 7 and DC 1 of other ranks" \
+		"the error names the data centre and its neighbours"
+}
+if [ "$part" = refusals ]; then
+	refusals
+	finish
+fi
 
 # 1. 2 DC x 4 in two ranks, one command line.
 pair() {
@@ -268,36 +310,7 @@ eight_split() {
 }
 twice eight_split
 
-# 3. Refused, by every rank alike.
-S0="ports.dc0=net_memif0,role=server,socket=$tmp/m.sock$M"
-S1="ports.dc1=net_memif0,role=client,socket=$tmp/m.sock$M"
-rm -f "$tmp/m.sock"
-expect_rc 1 "a rank without the port its data centre needs" -- "${mpi[@]}" -np 2 "$se" run -v A \
-	-q -n 2 --trace none "${RT[@]}" --set ports.wait=2s --set run.dilation=100 --set "$S0"
-expect_grep "$tmp/err" "rank 1: [ports] dc1: data centre 1 exchanges frames with DC 0 in another rank" \
-	"the cause is named, with its rank (not rank 0's wait for it)"
-expect_rc 1 "more ranks than data centres" -- "${mpi[@]}" -np 3 "$se" run -v A -q -n 2 \
-	--trace none "${RT[@]}" --set run.dilation=100 --set "$S0" --set "$S1"
-expect_grep "$tmp/err" "mpirun -np 3: a real-time run gives each rank data centres of its own, and the scenario has 2" \
-	"the error counts both"
-rm -f "$tmp/m.sock"
-expect_rc 1 "a rank with other steps" -- "${mpi[@]}" -np 1 "$se" run -v A -q -n 2 --trace none \
-	"${RT[@]}" --set run.dilation=100 --set ports.local=0 --set "$S0" : -np 1 "$se" run -v A -q \
-	-n 3 --trace none "${RT[@]}" --set run.dilation=100 --set ports.local=1 --set "$S1"
-expect_grep "$tmp/err" "rank 1 runs another scenario or other options than rank 0" "the error says which rank"
-rm -f "$tmp/m.sock"
-expect_rc 1 "a data centre on two ranks" -- "${mpi[@]}" -np 1 "$se" run -v A -q -n 2 --trace none \
-	"${RT[@]}" --set run.dilation=100 --set ports.local=0 --set "$S0" : -np 1 "$se" run -v A -q \
-	-n 2 --trace none "${RT[@]}" --set run.dilation=100 --set ports.local=0,1 --set "$S1"
-expect_grep "$tmp/err" "[ports] local: data centres 0x1 of rank 1 run on an earlier rank too" \
-	"the error names the data centres and the rank"
-
-expect_rc 1 "a data centre alone between two of other ranks" -- "${mpi[@]}" -np 1 "$se" run \
-	scenarios/8dc1-100g.ini -v A -q -n 2 --trace none "${RT[@]}" --set ports.local=0 : -np 1 \
-	"$se" run scenarios/8dc1-100g.ini -v A -q -n 2 --trace none "${RT[@]}" \
-	--set ports.local=1,2,3,4,5,6,7
-expect_grep "$tmp/err" "rank 0: [ports] local: data centre 0 runs alone between DC 7 and DC 1 of other ranks" \
-	"the error names the data centre and its neighbours"
+[ "$part" = timed ] || refusals
 
 # a rank frozen mid-run: rank 0 waits for its workers at the barrier no longer than [ports] wait
 # (a timeout of 90 s: a rank that would wait for ever fails the check, not the suite)
