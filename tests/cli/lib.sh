@@ -2,11 +2,16 @@
 # Helpers for the command-line tests: each check prints what it tested and fails loudly.
 fails=0
 tmp=$(mktemp -d)
-# processes a test starts in the background go in pids: killed at the end, whatever happened
+# processes a test starts in the background go in pids: killed at the end, whatever happened,
+# if still running as this shell's jobs. One already waited for is not: its pid may by then be
+# another test's process (pid_max is 32768 on these machines, and the suite starts many).
 pids=()
 cleanup_pids() {
-	local p
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	local p live
+	live=" $(jobs -pr | tr '\n' ' ') "
+	for p in "${pids[@]}"; do
+		[[ $live == *" $p "* ]] && kill -9 "$p" 2>/dev/null
+	done
 	rm -rf "$tmp"
 }
 trap cleanup_pids EXIT
