@@ -390,6 +390,9 @@ check_all(struct loader *ld, const struct sc_scenario *t)
 		return whole_err(ld, "background.bulk: bulk TCP flows run in virtual time in one "
 				 "partition in this release: set run.clock = virtual and "
 				 "run.partitions = 1");
+	if (t->background.bulk_lead > 0 && t->background.bulk == 0)
+		return whole_err(ld, "background.bulk_lead: there are no bulk flows to start "
+				 "early: set background.bulk > 0, or background.bulk_lead = 0");
 	if (t->background.transport == SC_BG_TCP &&
 	    (t->run.clock == SC_CLOCK_REAL || t->run.partitions != 1))
 		return whole_err(ld, "background.transport = tcp: TCP transfers run in virtual time "
@@ -712,6 +715,7 @@ sc_scenario_default(struct sc_scenario *s)
 	s->background.directions = SC_DIRECTIONS_ALL;
 	s->background.transport = SC_BG_OPEN;
 	s->background.connections = 16;
+	s->background.bulk_lead = 0;
 	/* trace.file stays "": no trace */
 	snprintf(s->trace.capture, sizeof(s->trace.capture), "wan");
 	s->trace.snaplen = SM_HDR_BYTES;

@@ -102,6 +102,7 @@ struct sc_background {
 	uint32_t bulk;			/**< bulk TCP flows per loaded direction (0: none) */
 	enum sc_bg_transport transport;	/**< how the transfers go */
 	uint32_t connections;		/**< transport tcp: connections per host */
+	double bulk_lead;		/**< s the bulk flows run before the job's first step */
 };
 
 /** What the data plane writes ([trace]). */

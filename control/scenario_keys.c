@@ -538,6 +538,10 @@ static const struct sc_key keys[] = {
 	     "host in the data centre to one in the next, at background.host_rate, with the "
 	     "[transport] settings: they share the WAN queue with the sync and back off from "
 	     "losses (virtual time, one partition); beside background.load's transfers or alone"),
+	DBL("background", "bulk_lead", background.bulk_lead, SC_UNIT_TIME, 0, 3600, 0,
+	    "how long the bulk flows run before the job's first step (an iperf3 started before "
+	    "the job is past its slow start and its first losses when the job begins); 0 = "
+	    "they start with the job"),
 	ENUM("background", "transport", background.transport, bg_transport_names,
 	     "how background.load's transfers go: open = open-loop frames as fast as the host's "
 	     "link allows (they only queue); tcp = each written to a TCP connection of the host "

@@ -308,6 +308,7 @@ build_bulk(struct dp_topo *t, const struct dp_topo_params *p)
 	}
 	for (d = 0; d < t->d; d++)	/* each takes what the previous one sends */
 		t->bulk[(d + 1) % t->d].from = &t->bulk[d];
+	t->bulk_lead = bg->bulk_lead;
 	return 0;
 }
 
@@ -727,8 +728,10 @@ dp_topo_start(struct dp_topo *t, bool no_sync)
 {
 	uint32_t w, d;
 
+	if (t->bulk_lead > 0)		/* the first step begins then (bulk: one partition) */
+		t->rec.t0 = t->rec.last_end = t->eng.now + t->bulk_lead;
 	for (w = 0; !no_sync && w < t->n_local; w++)
-		dp_worker_start(&t->workers[t->local_w[w]], t->eng.now);
+		dp_worker_start(&t->workers[t->local_w[w]], t->eng.now + t->bulk_lead);
 	for (d = 0; t->bg != NULL && d < t->d; d++)
 		if (t->bg[d].link != NULL && dp_topo_here(t, d))	/* a host here */
 			dp_bghost_start(&t->bg[d], t->eng.now);

@@ -42,6 +42,7 @@ struct dp_bg_params {
 	const struct sm_tcp_conf *tcp;		/**< their TCP's settings (with bulk) */
 	bool xfer_tcp;				/**< the transfers go over TCP (the bulk hosts') */
 	uint32_t connections;			/**< xfer_tcp: connections per host */
+	dp_time_t bulk_lead;			/**< the bulk flows start this long before the job */
 	bool fg_lossless;			/**< the sync's frames are never dropped */
 	dp_time_t probe_every;			/**< WAN queue sampling interval; 0: none */
 };
@@ -86,6 +87,7 @@ struct dp_topo {
 	struct dp_tcp *tcp;	/* the workers' TCP (job.transport = tcp), or NULL */
 	struct dp_bulk *bulk;	/* [d]: background.bulk's hosts, or NULL */
 	struct dp_link *bulk_up, *bulk_down;	/* [d]: their access links */
+	dp_time_t bulk_lead;	/* the workers start this long after the bulk flows */
 	struct dp_link *nic, *down, *port, *mlink, *wan;	/* port, mlink: NULL if unused */
 	uint32_t n_wan;						/* WAN links (sm_wan_ends()) */
 	enum sm_wan_shape shape;

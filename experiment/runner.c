@@ -77,6 +77,7 @@ base_params(const struct sc_scenario *sc, const struct contender *c, struct dp_r
 	rp->bg.tcp = &sc->run.pk.tcp;
 	rp->bg.xfer_tcp = sc->background.transport == SC_BG_TCP;
 	rp->bg.connections = sc->background.connections;
+	rp->bg.bulk_lead = sm_ps(sc->background.bulk_lead);
 	rp->bg.probe_every = sm_ps(sc->trace.queue_sample);
 }
 

@@ -129,6 +129,23 @@ assert b["delivered_bytes"] > 10e6 and b["resent"] > 0, b
 assert min(steps[1:]) > 60, steps
 PY
 
+# background.bulk_lead: the bulk flows run 1 s before the job, as an iperf3 started first; the
+# first step begins then (a step of 1 s and more would hold the lead: alone or beside the bulk,
+# steps here take 45-510 ms), and the bulk flows deliver the lead's worth more: 1 s at up to
+# 2 x 125 MB/s, reno on a 2 MB queue above half of it after slow start (124 MB measured)
+expect_rc 0 "bulk flows started 1 s before the job" -- "$se" run "${job[@]}" \
+	--set background.bulk=1 --set queues.wan=2MB --set queues.sync_lossless=no \
+	--set background.host_rate=10Gbit/s --set transport.congestion=reno \
+	--set background.bulk_lead=1s --json
+python3 - "$tmp/k.json" "$tmp/out" <<'PY' && ok "the bulk flows' lead: before the first step, not in it" || bad "background.bulk_lead"
+import json, sys
+r0, r1 = (json.load(open(f))["runs"][0] for f in sys.argv[1:3])
+steps = [s["emulated_ms"] for s in r1["steps"]["rows"]]
+assert steps[0] < 1000, steps
+more = r1["bulk"]["delivered_bytes"] - r0["bulk"]["delivered_bytes"]
+assert more > 60e6, more
+PY
+
 # Linux's socket buffers (transport.receive_window and send_buffer = auto) on a bulk flow at
 # 100 Mbit/s: the receiver's first ACK advertises the window after one segment (65160 +
 # 2 x 1460 = 68080, rounded up to 2^7: 68096, 532 on the wire), the window grows with the
@@ -249,6 +266,8 @@ assert [s["emulated_ms"] for s in v["steps"]["rows"]] == [s["emulated_ms"] for s
 expect_rc 3 "TCP transfers in partitions" -- "$se" run --set background.load=0.3 \
 	--set background.transport=tcp --set run.partitions=2 -n 1
 expect_grep "$tmp/err" "background.transport = tcp: TCP transfers run in virtual time" "the key named"
+expect_rc 3 "a lead without bulk flows" -- "$se" run --set background.bulk_lead=1s -n 1
+expect_grep "$tmp/err" "background.bulk_lead: there are no bulk flows" "the key named"
 expect_rc 3 "more than 64 connections a host" -- "$se" run --set background.load=0.3 \
 	--set background.transport=tcp --set background.bulk=60 --set background.connections=16 -n 1
 expect_grep "$tmp/err" "background.bulk + background.connections: 60 + 16" "the keys named"
