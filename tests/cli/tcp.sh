@@ -99,6 +99,30 @@ assert all(36 < s < 40 for s in g0), g0
 assert all(g - p > 9.5 for g, p in zip(g5, p5)), (p5, g5)
 PY
 
+# DDP's two buckets (2093040 and 2101248 B of whole 1050624-B tensors) as gloo rings over TCP at
+# 20 ms one way, 1 Gbit/s, 50 ms of compute. One after another (job.threads = 1) a step is the
+# compute, 4 round trips (a ready message then a flight, per half and bucket) and 4 MiB of wire
+# (2897 segments of 1538 wire bytes: 35.6 ms): 245.6 ms. On two threads the buckets' rings
+# overlap over the one connection: at least 70 ms (1.75 round trips) less, and no less than one
+# bucket's own two halves (50 + 2 x (40 + 8.9) = 147.8 ms). The first bucket ready 0.2 x 50 ms
+# before the compute ends: the step gains at most those 10 ms. The last step: windows grown.
+ddp() {	# ddp KEY=VALUE...: the last step's ms
+	local a=() k
+	for k in "$@"; do a+=(--set "$k"); done
+	"$se" run "${job[@]}" --set wan.latency=20ms --set job.bytes=4194288B -n 5 \
+		--set job.library=gloo --set job.tensor_bytes=1050624B --set run.sync=none \
+		--set job.compute=50ms "${a[@]}" --json 2>/dev/null |
+		python3 -c 'import json,sys; r=json.load(sys.stdin)["runs"][0]; print("%.3f" % r["steps"]["rows"][-1]["emulated_ms"])'
+}
+d1=$(ddp job.threads=1) d2=$(ddp job.threads=2) dl=$(ddp job.threads=2 job.first_lead=0.2)
+python3 - "$d1" "$d2" "$dl" <<'PY' && ok "DDP's buckets: one after another, at once on two threads, the first during backward" || bad "DDP's buckets: threads 1 / 2 / 2 with first_lead 0.2: $d1 / $d2 / $dl ms"
+import sys
+d1, d2, dl = (float(x) for x in sys.argv[1:])
+assert 240 < d1 < 250, d1
+assert 147.8 < d2 < d1 - 70, (d1, d2)
+assert 0 < d2 - dl <= 10.001, (d2, dl)
+PY
+
 # ob1's rendezvous as captured (a 40-byte header, no data): at 100 Mbit/s the ranks still take
 # turns, as the real job does. A step carries 4 MiB each way: 2897 segments of 1538 wire bytes
 # (1448 + 66 of headers + 24 of preamble, FCS and gap) are 356.5 ms a direction; taking turns a
