@@ -329,7 +329,8 @@ static const struct sc_key keys[] = {
 	     "job.library = gloo with job.transport = tcp: the buckets' all-reduces that run at "
 	     "once, each on a thread of its own over the pairs' one connection "
 	     "(ProcessGroupGloo's worker threads, 2 in PyTorch); a bucket waits for a free "
-	     "thread; 1 = one after another"),
+	     "thread; 1 = one after another, as under run.sync = phase (a barrier between "
+	     "phases) and over frames"),
 	DBL("job", "first_lead", model.job.first_lead, SC_UNIT_FRACTION, 0, 1, KF_MAX_OPEN,
 	    "job.library = gloo with job.transport = tcp and 2 or more DDP buckets: the share of "
 	    "the compute that is backward pass still to run once the first bucket's gradients "
