@@ -305,17 +305,18 @@ static const struct sc_key keys[] = {
 	     "openmpi = Open MPI 4.1 coll_tuned's fixed decision by ranks and bytes (ring, "
 	     "recursive doubling, Rabenseifner; syncemu model names it); gloo = gloo's ring "
 	     "of segments of at most 1 MiB, each pair after ready messages from the receivers, "
-	     "one ring per DDP bucket (job.first_bucket, job.bucket_cap); both over all workers "
-	     "as one flat group"),
+	     "one ring per DDP bucket (job.first_bucket, job.bucket_cap), over TCP up to "
+	     "job.threads of them at once; both over all workers as one flat group"),
 	DBL("job", "compute", model.job.compute, SC_UNIT_TIME, 0, 1e6, 0,
 	    "compute time per step, replacing the FLOP model's (tokens x parameters x "
 	    "flops_per_param_token at gpu.mfu x gpu.peak) in the model and the run; 0 = the FLOP "
 	    "model's"),
 	DBL("job", "first_bucket", model.job.first_bucket, SC_UNIT_BYTES, 0, 1e15, 0,
 	    "job.library = gloo, as PyTorch's DistributedDataParallel runs it: the gradient is "
-	    "all-reduced in buckets, each a gloo ring of its own, one after another in the order "
-	    "backward fills them (the last layers first); the first bucket closes once it holds "
-	    "this many bytes (DDP's 1 MiB first bucket); 0 = no separate first bucket"),
+	    "all-reduced in buckets, each a gloo ring of its own, begun in the order backward "
+	    "fills them (the last layers first; job.threads, job.first_lead); the first bucket "
+	    "closes once it holds this many bytes (DDP's 1 MiB first bucket); 0 = no separate "
+	    "first bucket"),
 	DBL("job", "bucket_cap", model.job.bucket_cap, SC_UNIT_BYTES, 0, 1e15, 0,
 	    "job.library = gloo: every later DDP bucket closes once it holds this many bytes "
 	    "(DDP's bucket_cap_mb, 25 MiB); with job.first_bucket = 0, 0 = the whole gradient in "
@@ -324,6 +325,18 @@ static const struct sc_key keys[] = {
 	    "job.library = gloo: the size of the gradient tensors DDP fills its buckets with, "
 	    "whole (a layer's weight and bias); the gradient's remainder is the first tensor "
 	    "bucketed; 0 = any byte, buckets of exactly job.first_bucket and job.bucket_cap"),
+	UINT("job", "threads", model.job.threads, SC_UNIT_COUNT, 1, 64,
+	     "job.library = gloo with job.transport = tcp: the buckets' all-reduces that run at "
+	     "once, each on a thread of its own over the pairs' one connection "
+	     "(ProcessGroupGloo's worker threads, 2 in PyTorch); a bucket waits for a free "
+	     "thread; 1 = one after another, as under run.sync = phase (a barrier between "
+	     "phases) and over frames"),
+	DBL("job", "first_lead", model.job.first_lead, SC_UNIT_FRACTION, 0, 1, KF_MAX_OPEN,
+	    "job.library = gloo with job.transport = tcp and 2 or more DDP buckets: the share of "
+	    "the compute that is backward pass still to run once the first bucket's gradients "
+	    "are ready; its all-reduce starts that much before the compute ends, the others' at "
+	    "its end (tools/realjob_ddp.py's 4-layer MLP: about 0.26, backward 61 % of "
+	    "its compute and 3/7 of it after the first bucket); 0 = all at the end"),
 
 	ENUM("job", "transport", run.pk.tcp.transport, transport_names,
 	     "how the workers' flows travel: frames = the ideal collective's frames, every one "

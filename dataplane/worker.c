@@ -27,11 +27,11 @@
 #include "tcp.h"
 #include "usdt.h"
 #include "worker.h"
+#include "worker_impl.h"
 
 static void worker_event(struct dp_elem *e, dp_time_t now);
 static void worker_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now);
 static uint64_t worker_held(const struct dp_elem *e);
-static void check_round(struct dp_worker *w, dp_time_t now);
 
 static const struct dp_elem_ops worker_ops = {
 	.kind = "worker",
@@ -70,7 +70,8 @@ dp_worker_init(struct dp_worker *w, struct dp_engine *eng, const char *name,
 	w->cap_rx = p->cap_rx;
 	w->state = DP_W_DONE;
 	w->cur_key = UINT64_MAX;
-	return 0;
+	w->loaded = -1;
+	return dp_lanes_init(w);
 }
 
 void
@@ -85,6 +86,9 @@ dp_worker_fini(struct dp_worker *w)
 	free(w->fan);
 	w->fan = NULL;
 	w->cap_fan = 0;
+	free(w->lanes);
+	w->lanes = NULL;
+	w->n_lanes = 0;
 }
 
 static uint64_t
@@ -181,6 +185,15 @@ begin_step(struct dp_worker *w, dp_time_t now)
 	w->state = DP_W_COMPUTE;
 	w->round = 0;
 	dp_sync_hold(w->e.eng);		/* its compute, until it ends */
+	if (w->n_lanes > 0) {
+		w->round = UINT32_MAX;
+		w->compute_at = now + w->prog->compute_ps;
+		w->first_at = w->prog->lead_ps < w->prog->compute_ps ?
+			      w->compute_at - w->prog->lead_ps : now;
+		w->b_ready = w->b_next = w->b_done = 0;
+		dp_lanes_resched(w);
+		return;
+	}
 	dp_sched(&w->e, now + w->prog->compute_ps);
 }
 
@@ -298,10 +311,9 @@ tx_burst(struct dp_worker *w, dp_time_t now)
 	w->tx_active = false;
 	dp_sync_release(w->e.eng);	/* every frame of the round is made */
 	dp_sched(&w->e, DP_NEVER);
-	check_round(w, now);
+	dp_worker_check_round(w, now);
 }
 
-static void tcp_sent(void *arg, dp_time_t now);
 
 /* Does round @r's flow of @bytes go with a handshake (transport.protocol, a ring's round)? */
 static bool
@@ -319,7 +331,7 @@ static void
 tcp_tx_check(struct dp_worker *w, dp_time_t now)
 {
 	if (w->n_rest == 0 && w->tcp->waiting == 0)
-		tcp_sent(w, now);
+		dp_worker_sent_one(w, now);
 }
 
 /* Flow @i's rest, its peer's control message in. */
@@ -410,16 +422,14 @@ tcp_writes(struct dp_worker *w, dp_time_t now)
 	tcp_tx_check(w, now);
 }
 
-static void
-tcp_sent(void *arg, dp_time_t now)
+void
+dp_worker_sent_one(struct dp_worker *w, dp_time_t now)
 {
-	struct dp_worker *w = arg;
-
 	if (!w->tx_active || w->n_rest > 0)
 		return;
 	w->tx_active = false;
 	dp_sync_release(w->e.eng);	/* every byte of the round is written */
-	check_round(w, now);
+	dp_worker_check_round(w, now);
 }
 
 /* A peer's control message: its receive is posted, our rest may go (now, or when it begins). */
@@ -495,8 +505,8 @@ in_bytes(const struct dp_worker *w, uint32_t round)
 	return sm_phase_ins(ph, r->index, w->id) * r->bytes;
 }
 
-static void
-begin_round(struct dp_worker *w, uint32_t round, dp_time_t now)
+void
+dp_worker_begin_round(struct dp_worker *w, uint32_t round, dp_time_t now)
 {
 	const struct sm_round *r = &w->prog->r[round];
 
@@ -516,7 +526,7 @@ begin_round(struct dp_worker *w, uint32_t round, dp_time_t now)
 		w->tx_active = false;
 		w->send_i = 0;
 		w->tx_off = 0;
-		check_round(w, now);
+		dp_worker_check_round(w, now);
 		return;
 	}
 	w->tx_active = true;
@@ -534,8 +544,8 @@ begin_round(struct dp_worker *w, uint32_t round, dp_time_t now)
 	tx_burst(w, now);
 }
 
-static void
-step_done(struct dp_worker *w, dp_time_t now)
+void
+dp_worker_step_done(struct dp_worker *w, dp_time_t now)
 {
 	struct dp_record *rec = w->rec;
 	uint32_t s = w->step, k = dp_record_slot(rec, s);
@@ -563,8 +573,8 @@ step_done(struct dp_worker *w, dp_time_t now)
 }
 
 /* The round is over when its frames are all queued and its input has all arrived. */
-static void
-check_round(struct dp_worker *w, dp_time_t now)
+void
+dp_worker_check_round(struct dp_worker *w, dp_time_t now)
 {
 	const struct sm_program *prog = w->prog;
 	const struct sm_round *r;
@@ -584,7 +594,10 @@ check_round(struct dp_worker *w, dp_time_t now)
 		/* the library reduces (or copies) the round's input before its next round */
 		w->state = DP_W_REDUCE;
 		dp_sync_hold(w->e.eng);
-		dp_sched(&w->e, now + sm_ps(w->in_bytes / w->pk->tcp.reduce_rate));
+		if (w->n_lanes > 0)
+			w->wake = now + sm_ps(w->in_bytes / w->pk->tcp.reduce_rate);
+		else
+			dp_sched(&w->e, now + sm_ps(w->in_bytes / w->pk->tcp.reduce_rate));
 		return;
 	}
 	k = (size_t)dp_record_slot(w->rec, w->step) * prog->n + w->round;
@@ -593,8 +606,13 @@ check_round(struct dp_worker *w, dp_time_t now)
 	if (DP_USDT && ++w->rec->round_out[k] == w->rec->workers &&
 	    (next == prog->n || prog->r[next].phase != r->phase))
 		DP_USDT_PHASE_END(w->run_id, w->step, r->phase, now);	/* the last one out */
+	if (w->n_lanes > 0 && next == w->lane_end) {
+		w->state = DP_W_DONE;	/* the lane's bucket is all-reduced: the lane is free */
+		w->b_done++;
+		return;
+	}
 	if (next == prog->n) {
-		step_done(w, now);
+		dp_worker_step_done(w, now);
 		return;
 	}
 	if (w->pk->sync == SM_SYNC_PHASE && prog->r[next].phase != r->phase) {
@@ -603,7 +621,7 @@ check_round(struct dp_worker *w, dp_time_t now)
 		dp_barrier_arrive(w->barrier, now);
 		return;
 	}
-	begin_round(w, next, now);
+	dp_worker_begin_round(w, next, now);
 }
 
 void
@@ -614,7 +632,7 @@ dp_worker_release(struct dp_worker *w, dp_time_t now)
 	if (w->pending_round == w->prog->n)
 		begin_step(w, now);
 	else
-		begin_round(w, w->pending_round, now);
+		dp_worker_begin_round(w, w->pending_round, now);
 }
 
 void
@@ -623,7 +641,7 @@ dp_worker_module_done(void *arg, dp_time_t now)
 	struct dp_worker *w = arg;
 
 	w->mod_done[w->step & 1] = true;
-	check_round(w, now);
+	dp_worker_check_round(w, now);
 }
 
 static void
@@ -631,17 +649,21 @@ worker_event(struct dp_elem *e, dp_time_t now)
 {
 	struct dp_worker *w = (struct dp_worker *)e;
 
+	if (w->n_lanes > 0) {
+		dp_lanes_event(w, now);
+		return;
+	}
 	if (w->state == DP_W_COMPUTE) {
 		dp_sched(e, DP_NEVER);
 		dp_sync_release(e->eng);	/* its compute is over */
 		dp_record_max(&w->rec->compute_end[dp_record_slot(w->rec, w->step)], now);
-		begin_round(w, 0, now);
+		dp_worker_begin_round(w, 0, now);
 	} else if (w->state == DP_W_REDUCE) {
 		dp_sched(e, DP_NEVER);
 		dp_sync_release(e->eng);	/* its reduction is over */
 		w->state = DP_W_ROUND;
 		w->reduced = true;
-		check_round(w, now);
+		dp_worker_check_round(w, now);
 	} else if (w->tx_active) {
 		tx_burst(w, now);
 	} else {
@@ -680,14 +702,13 @@ worker_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 	w->bytes_got += meta->payload;
 	dp_frame_end(e->eng, p);
 	if (step == w->step && round == w->round)
-		check_round(w, now);
+		dp_worker_check_round(w, now);
 }
 
 static void
-tcp_got(void *arg, uint32_t src, uint32_t step, uint16_t round, bool ctl, uint64_t bytes,
-	dp_time_t now)
+tcp_got_one(struct dp_worker *w, uint32_t src, uint32_t step, uint16_t round, bool ctl,
+	    uint64_t bytes, dp_time_t now)
 {
-	struct dp_worker *w = arg;
 	uint64_t key = got_key(w, step, round);
 
 	if (ctl) {
@@ -706,8 +727,43 @@ tcp_got(void *arg, uint32_t src, uint32_t step, uint16_t round, bool ctl, uint64
 	w->bytes_got += bytes;
 	if (step == w->step && round == w->round) {
 		ready_check(w, now);
-		check_round(w, now);
+		dp_worker_check_round(w, now);
 	}
+}
+
+static void
+tcp_sent(void *arg, dp_time_t now)
+{
+	struct dp_worker *w = arg;
+
+	if (w->n_lanes == 0 || w->loaded >= 0) {
+		dp_worker_sent_one(w, now);
+		return;
+	}
+	dp_lanes_settle(w, now);
+}
+
+static void
+tcp_got(void *arg, uint32_t src, uint32_t step, uint16_t round, bool ctl, uint64_t bytes,
+	dp_time_t now)
+{
+	struct dp_worker *w = arg;
+	uint64_t key = got_key(w, step, round);
+	uint32_t i;
+
+	if (w->n_lanes == 0 || w->loaded >= 0) {
+		tcp_got_one(w, src, step, round, ctl, bytes, now);
+		return;
+	}
+	for (i = 0; i < w->n_lanes; i++)
+		if (w->lanes[i].state != DP_W_DONE && w->lanes[i].cur_key == key)
+			break;
+	if (i < w->n_lanes)
+		dp_lane_load(w, i);
+	tcp_got_one(w, src, step, round, ctl, bytes, now);
+	if (i < w->n_lanes)
+		dp_lane_store(w);
+	dp_lanes_settle(w, now);
 }
 
 static void

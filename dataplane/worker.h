@@ -45,6 +45,26 @@ enum dp_worker_state {
 };
 
 /** Runtime state of a worker. */
+/**
+ * A bucket's all-reduce on one of the library's threads (job.threads over TCP): the round's state
+ * of struct dp_worker, kept here while another lane's is in place.
+ */
+struct dp_lane {
+	enum dp_worker_state state;	/**< DP_W_ROUND, DP_W_REDUCE; DP_W_DONE: free */
+	uint32_t round, end;		/**< its round; the first round past its bucket */
+	bool tx_active, ready_sent, reduced;
+	struct dp_flow flow;
+	uint64_t tx_off;
+	uint32_t tx_seq;
+	uint16_t flow_chunk;
+	uint64_t rest[SM_SENDS_MAX];
+	uint32_t n_rest, n_sends, send_i;
+	uint32_t dst[SM_SENDS_MAX];
+	uint8_t tree[SM_SENDS_MAX];
+	uint64_t in_bytes, cur_key, cur_got;
+	dp_time_t wake;			/**< its reduction ends (DP_W_REDUCE) */
+};
+
 struct dp_worker {
 	struct dp_elem e;
 	/* configuration */
@@ -86,6 +106,22 @@ struct dp_worker {
 	struct dp_got { uint64_t key, bytes; } *early;
 	uint32_t n_early, cap_early;
 	bool mod_done[2];
+	/*
+	 * The buckets' all-reduces at once (sm_program.threads, .lead_ps; TCP, no phase sync): a
+	 * lane per thread.  Between events no lane is in place (loaded < 0, state is the
+	 * worker's: computing, in its buckets, at the barrier or done); a lane's event puts its
+	 * state in the fields above, runs, and takes it back.
+	 */
+	struct dp_lane *lanes;
+	uint32_t n_lanes;		/**< 0: one round after another */
+	int32_t loaded;			/**< the lane in place, or -1 */
+	enum dp_worker_state wstate;	/**< the worker's state while a lane's is in place */
+	uint32_t lane_end;		/**< the lane in place: the first round past its bucket */
+	dp_time_t wake;			/**< the lane in place: its reduction's end */
+	uint32_t n_buckets;
+	uint32_t b_start[SM_PHASES_MAX + 1];	/**< bucket b's rounds: [b_start[b], b_start[b + 1]) */
+	uint32_t b_ready, b_next, b_done;	/**< buckets ready, begun, done in the step */
+	dp_time_t first_at, compute_at;	/**< the first bucket is ready; the compute ends */
 	/* totals */
 	uint64_t frames_made, frames_got, bytes_got;
 } __rte_cache_aligned;

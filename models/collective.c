@@ -44,6 +44,7 @@ add(struct sm_plan *plan, const char *what, enum sm_hop hop, enum sm_xfer xfer,
 	ph->tree = SM_TREE_NONE;
 	ph->chunks = 1;
 	ph->fan = false;
+	ph->bucket = 0;
 }
 
 struct sm_phase *

@@ -73,6 +73,8 @@ struct sm_phase {
 				 *   @c ring - 1 others of its ring at once (a direct exchange
 				 *   posted as a library posts it): its flows' frames interleave on
 				 *   its first hop, one frame of each in turn (sm_phase_sends()) */
+	uint8_t bucket;		/**< a library's all-reduce of one DDP bucket: which (from 0);
+				 *   the worker may run buckets' phases at once (job.threads) */
 };
 
 #define SM_PHASES_MAX 64

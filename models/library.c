@@ -21,7 +21,9 @@
  * PyTorch's DistributedDataParallel all-reduces the gradient in buckets (torch/nn/parallel/
  * distributed.py, reducer.cpp): whole tensors in reverse order of the parameters, the first bucket
  * closed at 1 MiB (dist._DEFAULT_FIRST_BUCKET_BYTES), the others at bucket_cap_mb (25 MiB);
- * ProcessGroupGloo runs each bucket as a gloo all-reduce of its own, one after another.
+ * ProcessGroupGloo runs each bucket as a gloo all-reduce of its own, on one of its threads.  The
+ * plan holds the buckets' rings one after another, each phase naming its bucket (sm_phase.bucket):
+ * over TCP the worker runs up to job.threads of them at once (dataplane/worker_lanes.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -333,8 +335,13 @@ sm_library_allreduce(const struct sm_params *p, double b, struct sm_plan *plan)
 		uint64_t sz[SM_PHASES_MAX];
 		unsigned int nb = sm_ddp_buckets(&p->job, (uint64_t)ceil(b), sz, SM_PHASES_MAX), i;
 
-		for (i = 0; i < nb && i < SM_PHASES_MAX; i++)
+		for (i = 0; i < nb && i < SM_PHASES_MAX; i++) {
+			unsigned int from = plan->n, j;
+
 			gloo_ring(p, (double)sz[i], hop, plan);
+			for (j = from; j < plan->n; j++)
+				plan->ph[j].bucket = (uint8_t)i;
+		}
 		return;
 	}
 	switch (ompi_pick(p)) {

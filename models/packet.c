@@ -93,6 +93,11 @@ sm_program_build(const struct sm_params *p, enum sm_variant v, double budget,
 	prog->compute_ps = sm_ps(s.t_compute + s.t_extra);
 	prog->module_res = stage_resource(s.kernel.binding);
 	sm_plan_build(p, v, &prog->plan);
+	prog->threads = 1;
+	if (v == SM_VAR_A && p->job.library == SM_LIB_GLOO) {
+		prog->threads = p->job.threads > 0 ? p->job.threads : 1;
+		prog->lead_ps = sm_ps(s.t_compute * p->job.first_lead);
+	}
 	for (i = 0; i < prog->plan.n; i++)
 		if (prog->plan.ph[i].xfer != SM_XFER_DENSE)	/* E': part of the module round */
 			n += prog->plan.ph[i].rounds;

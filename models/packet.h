@@ -131,6 +131,10 @@ struct sm_program {
 	double budget;			/**< module compute budget, FLOP/s (0 = not charged) */
 	uint64_t compute_ps;		/**< compute + extra transform per step */
 	enum sm_resource module_res;	/**< the module's binding stage as a resource */
+	unsigned int threads;		/**< buckets (sm_phase.bucket) whose rounds may run at
+					 *   once over TCP (job.threads; 1: one after another) */
+	uint64_t lead_ps;		/**< the first bucket may start this long before the
+					 *   compute ends (job.first_lead) */
 };
 
 /**

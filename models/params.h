@@ -133,6 +133,8 @@ struct sm_job {
 	double first_bucket;	/**< gloo: DDP's first bucket closes at this; 0 = none */
 	double bucket_cap;	/**< gloo: DDP's later buckets close at this; 0 = no cap */
 	double tensor_bytes;	/**< gloo: the tensors DDP buckets whole; 0 = any byte */
+	unsigned int threads;	/**< gloo: buckets' all-reduces run at once (ProcessGroupGloo) */
+	double first_lead;	/**< gloo: share of the compute after DDP's first bucket is ready */
 };
 
 /** The module as a link kernel with four pipelined stages. */

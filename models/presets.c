@@ -111,6 +111,7 @@ sm_params_default(struct sm_params *p)
 	p->job.topk_chunk = 4096.0;			/* [F] 2-D 64 x 64, t_x of B */
 	p->job.first_bucket = 1048576.0;		/* DDP's _DEFAULT_FIRST_BUCKET_BYTES */
 	p->job.bucket_cap = 26214400.0;			/* DDP's bucket_cap_mb = 25 */
+	p->job.threads = 2;				/* ProcessGroupGloo's _Options()._threads */
 
 	/* The link kernel.  The transform costs 2.5 n log2 n FLOP per n-point chunk, i.e.
 	 * 2.5 log2(256) = 20 FLOP per value = 10 per byte [F]; the FPGA's per-byte work
@@ -217,6 +218,10 @@ sm_params_check(const struct sm_params *p, char *err, unsigned long errlen)
 	      "job.bucket_cap: %g B: 0 or at least 1 B", p->job.bucket_cap);
 	SM_CHECK(p->job.tensor_bytes == 0 || p->job.tensor_bytes >= 1,
 	      "job.tensor_bytes: %g B: 0 or at least 1 B", p->job.tensor_bytes);
+	SM_CHECK(p->job.threads >= 1 && p->job.threads <= 64,
+	      "job.threads: %u not in 1..64", p->job.threads);
+	SM_CHECK(p->job.first_lead >= 0 && p->job.first_lead < 1,
+	      "job.first_lead: %g not in [0, 1)", p->job.first_lead);
 	rc = sm_library_check(p, err, errlen);
 	if (rc != 0)
 		return -EINVAL;

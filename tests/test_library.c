@@ -307,7 +307,24 @@ test_ddp_buckets(void **state)
 	assert_true(ddp.r[1].bytes + ddp.r[3].bytes + ddp.r[5].bytes + ddp.r[7].bytes >=
 		    4194288);
 	assert_true(s2.total - s1.total >= 4 * 0.005 - 1e-9);
+	/* each round names its bucket, which the worker's lanes run at once (job.threads) */
+	for (k = 0; k < ddp.n; k++)
+		assert_int_equal(ddp.plan.ph[ddp.r[k].phase].bucket, k < 4 ? 0 : 1);
+	assert_int_equal(ddp.threads, 2);
+	assert_int_equal(ddp.lead_ps, 0);
+	assert_int_equal(one.plan.ph[one.r[3].phase].bucket, 0);
 	sm_program_free(&one);
+	sm_program_free(&ddp);
+	/* the first bucket job.first_lead x the compute early: a quarter of 40 ms */
+	p.job.first_bucket = 1048576;
+	p.job.bucket_cap = 26214400;
+	p.job.compute = 0.04;
+	p.job.first_lead = 0.25;
+	p.job.threads = 3;
+	assert_int_equal(sm_params_check(&p, NULL, 0), 0);
+	assert_int_equal(sm_program_build(&p, SM_VAR_A, 0, &ddp), 0);
+	assert_int_equal(ddp.lead_ps, 10000000000ull);
+	assert_int_equal(ddp.threads, 3);
 	sm_program_free(&ddp);
 }
 
@@ -326,6 +343,14 @@ test_library_refused(void **state)
 	p.job.operation = SM_OPK_ALLGATHER;
 	assert_int_equal(sm_params_check(&p, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "job.library"));
+	openmpi(&p, 2, 1, 4194304);
+	p.job.threads = 0;
+	assert_int_equal(sm_params_check(&p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "job.threads"));
+	openmpi(&p, 2, 1, 4194304);
+	p.job.first_lead = 1;
+	assert_int_equal(sm_params_check(&p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "job.first_lead"));
 	openmpi(&p, 2, 1, 80e6);	/* gloo: 39 segments a half, 80 phases */
 	p.job.library = SM_LIB_GLOO;
 	p.job.first_bucket = 0;

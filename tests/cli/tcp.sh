@@ -99,6 +99,23 @@ assert all(36 < s < 40 for s in g0), g0
 assert all(g - p > 9.5 for g, p in zip(g5, p5)), (p5, g5)
 PY
 
+# DDP's two buckets (2093040 and 2101248 B of whole 1050624-B tensors) as gloo rings over TCP at
+# 20 ms one way, 1 Gbit/s, 50 ms of compute. One after another (job.threads = 1) a step is the
+# compute, 4 round trips (a ready message then a flight, per half and bucket) and 4 MiB of wire
+# (2897 segments of 1538 wire bytes: 35.6 ms): 245.6 ms. On PyTorch's two threads the rings
+# overlap over the one connection, 1.75 round trips (70 ms) saved at least, and the first bucket,
+# ready 0.2 x 50 ms before the compute ends, starts 10 ms early: under 175.6 ms, and no less than
+# one bucket's own two halves from its early start, 50 - 10 + 2 x (40 + 8.9) = 137.8 ms. The last
+# step of 5, the windows grown.
+dl=$("$se" run "${job[@]}" --set wan.latency=20ms --set job.bytes=4194288B -n 5 \
+	--set job.library=gloo --set job.tensor_bytes=1050624B --set run.sync=none \
+	--set job.compute=50ms --set job.first_lead=0.2 --json 2>/dev/null |
+	python3 -c 'import json,sys; print("%.3f" % json.load(sys.stdin)["runs"][0]["steps"]["rows"][-1]["emulated_ms"])')
+python3 - "$dl" <<'PY' && ok "DDP's buckets at once on two threads, the first during backward" || bad "DDP's buckets: a step of '$dl' ms, not within 137.8-175.6"
+import sys
+assert 137.8 < float(sys.argv[1]) < 175.6, sys.argv[1]
+PY
+
 # ob1's rendezvous as captured (a 40-byte header, no data): at 100 Mbit/s the ranks still take
 # turns, as the real job does. A step carries 4 MiB each way: 2897 segments of 1538 wire bytes
 # (1448 + 66 of headers + 24 of preamble, FCS and gap) are 356.5 ms a direction; taking turns a
