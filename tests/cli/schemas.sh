@@ -30,10 +30,20 @@ assert t["closed_form"] is False and t["wan_rounds"] >= 1 and t["handshakes"] >=
 assert s["background"] == {"bulk": 0, "transport": "tcp", "load": 0.3, "closed_form": False}, s' \
 	"$tmp/model3.json" && ok "model --json: the TCP terms, the reacting background, no closed form" ||
 	bad "model --json: the TCP terms"
+# DDP's 2 buckets (4 MiB of 1 MiB tensors) as gloo rings, both at once over TCP (job.threads 2):
+# 4 ready round trips a bucket, 4 in series, not 8
+"$se" model --json -v A -t step --set job.library=gloo --set transport.protocol=gloo \
+	--set job.transport=tcp --set run.sync=none --set job.bytes=4194288B \
+	--set topology.workers_per_dc=1 --set job.tensor_bytes=1050624B >"$tmp/model5.json"
+python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["scenario"]["transport"]
+assert (t["handshakes"], t["buckets_at_once"], t["handshakes_in_series"]) == (8, 2, 4), t
+assert abs(t["handshake_extra_s"] - 4 * t["rtt_s"]) < 1e-12, t' "$tmp/model5.json" &&
+	ok "model --json: two buckets at once pay their round trips once" ||
+	bad "model --json: the buckets at once"
 "$se" model --json -t step --set topology.wan=mesh --set job.collective=direct \
 	--set topology.data_centres=4 >"$tmp/model4.json"
 check model "model, all tables, two variants' tables, Open MPI's algorithm over TCP, direct on a mesh" "$tmp/model.json" \
-	"$tmp/model2.json" "$tmp/model3.json" "$tmp/model4.json"
+	"$tmp/model2.json" "$tmp/model3.json" "$tmp/model4.json" "$tmp/model5.json"
 "$se" run -q -n 25 -v A,E -b low --json --trace "$tmp/t.pcapng" >"$tmp/run.json"
 "$se" run -q -n 25 -v A -l 0.4 --set queues.wan=1GB --json >"$tmp/runl.json"
 "$se" run -q -n 5 -v A --set queues.wan=20kB --set queues.sync_lossless=no --json >"$tmp/rund.json"
