@@ -118,7 +118,6 @@ struct dp_tcp_conn {
 	uint32_t dupacks;
 	uint32_t n_ooo;
 	uint32_t quick;			/**< ACKs still to send at once (quick-ACK mode) */
-	bool cwnd_full;			/**< the window held data back since the last ACK */
 	bool recovery;			/**< fast recovery, until snd_una reaches recover */
 	bool loss;			/**< after an RTO, until snd_una reaches recover */
 	bool waiting;

@@ -142,6 +142,8 @@ send_seg(struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_tcp_seg *s, dp_time_
 	s->sent = now;
 	c->segs_out++;
 	c->last_tx = now;
+	sm_cc_validate(&c->cc, in_flight(c) >= sm_cc_window(&c->cc), packets_out(c), c->snd_una,
+		       c->snd_nxt);
 	if (c->rto_at == DP_NEVER)
 		c->rto_at = now + c->rto;
 	return dp_tcp_push(t, c, &p, now, start);
@@ -179,7 +181,7 @@ send_one(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now, dp_time_t *star
 		return 0;			/* nothing to send (a receiver's usual case) */
 	if (in_flight(c) >= sm_cc_window(&c->cc)) {
 		if (c->msg_head != c->msg_tail || c->lost > c->retrans)
-			c->cwnd_full = true;
+			sm_cc_validate(&c->cc, true, packets_out(c), c->snd_una, c->snd_nxt);
 		return 0;
 	}
 	s = next_lost(c);
@@ -361,8 +363,6 @@ dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, d
 	uint64_t ack = c->snd_una + (uint64_t)(int64_t)(int32_t)(ack32 - (uint32_t)c->snd_una);
 	uint64_t wnd = (uint32_t)p->departure_ns, rtt = 0;
 	bool pure = p->meta.payload == 0 || (p->meta.flags & DP_SE_F_TCP_SACK);
-	bool limited = !c->cwnd_full;
-
 	bool more = wnd != c->peer_wnd;
 
 	if (ack > c->snd_nxt || ack + (UINT64_C(1) << 31) < c->snd_una)
@@ -402,9 +402,7 @@ dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, d
 			c->recovery = c->loss = false;
 		}
 		if (!c->recovery)
-			sm_cc_on_ack(&c->cc, acked, now, rtt, limited);
-		if (c->msg_head == c->msg_tail)
-			c->cwnd_full = false;
+			sm_cc_on_ack(&c->cc, acked, now, rtt, !sm_cc_may_grow(&c->cc));
 		c->rto_at = c->snd_una < c->snd_nxt ? now + c->rto : DP_NEVER;
 		/* room freed while the writer waits and the window is not full: the buffer grows */
 		if (t->sndbuf_auto && c->msg_head != c->msg_tail &&

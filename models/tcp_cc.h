@@ -91,6 +91,10 @@ struct sm_cc {
 	double w_est;		/**< the Reno-friendly estimate */
 	uint64_t epoch_ps;	/**< start of the congestion-avoidance epoch; UINT64_MAX: none */
 	uint64_t min_rtt_ps;	/**< smallest RTT seen (UINT64_MAX: none) */
+	/* the window's use, as Linux's tcp_cwnd_validate() tracks it, per window of data */
+	uint64_t usage_seq;	/**< the window tracked ends when this byte is acknowledged */
+	uint32_t max_out;	/**< most segments out in it */
+	bool lim;		/**< the window held data back in it */
 };
 
 void sm_cc_init(struct sm_cc *cc, enum sm_cc_algo algo, uint32_t init_cwnd);
@@ -101,6 +105,20 @@ void sm_cc_init(struct sm_cc *cc, enum sm_cc_algo algo, uint32_t init_cwnd);
  */
 void sm_cc_on_ack(struct sm_cc *cc, uint32_t acked, uint64_t now_ps, uint64_t rtt_ps,
 		  bool limited);
+
+/**
+ * After the sender sent (or its window refused a segment: @p limited) with @p packets_out out,
+ * @p snd_una acknowledged and @p snd_nxt next: what Linux's tcp_cwnd_validate() keeps of the
+ * window's use.
+ */
+void sm_cc_validate(struct sm_cc *cc, bool limited, uint32_t packets_out, uint64_t snd_una,
+		    uint64_t snd_nxt);
+
+/**
+ * May an ACK grow the window (Linux's tcp_is_cwnd_limited())?  If the window held data back in
+ * the window of data tracked, or, in slow start, while it is under twice the most segments out.
+ */
+bool sm_cc_may_grow(const struct sm_cc *cc);
 
 /** A loss detected by duplicate ACKs or SACK (fast recovery): the new ssthresh and window. */
 void sm_cc_on_loss(struct sm_cc *cc, uint32_t in_flight, uint64_t now_ps);

@@ -4,7 +4,7 @@
  * acknowledged up to ssthresh (RFC 5681, ABC), Reno's halving and one segment per window of
  * ACKs, CUBIC's beta 0.7 and fast convergence, its window back at W_max at t = K (RFC 9438:
  * K = cbrt(W_max (1 - beta) / C)) and past it after, the Reno-friendly region, no growth when
- * not window-limited, the restart after idle (halved per RTO idle, down to the initial
+ * not window-limited (the window's use tracked as Linux does), the restart after idle (halved per RTO idle, down to the initial
  * window), and the round trips slow start needs for a message.
  */
 #include <math.h>
@@ -34,6 +34,45 @@ test_slow_start(void **state)
 	cc.ssthresh = 13;
 	sm_cc_on_ack(&cc, 4, 12 * MS, 10 * MS, false);	/* to ssthresh, the rest in CA */
 	assert_true(cc.cwnd >= 13 && cc.cwnd < 14);
+}
+
+/*
+ * The window's use as Linux's tcp_cwnd_validate() and tcp_is_cwnd_limited() keep it: an
+ * application that sends 9 segments under a window of 10 (include/net/tcp.h's example) lets the
+ * window grow to 18 in slow start, not past; a window that held data back lets every ACK of that
+ * window of data grow it, even after the writer ran dry; in congestion avoidance only a held-back
+ * window grows.
+ */
+static void
+test_window_use(void **state)
+{
+	struct sm_cc cc;
+	uint32_t i;
+
+	(void)state;
+	sm_cc_init(&cc, SM_CC_RENO, 10);
+	for (i = 1; i <= 9; i++)		/* 9 segments of 1000 bytes, the window not full */
+		sm_cc_validate(&cc, false, i, 0, 1000 * i);
+	for (i = 0; i < 9; i++)
+		sm_cc_on_ack(&cc, 1, 0, 0, !sm_cc_may_grow(&cc));
+	assert_int_equal(sm_cc_window(&cc), 18);
+	/* a window of 20 full: the ACKs of all it held grow it, the writer empty or not */
+	sm_cc_init(&cc, SM_CC_RENO, 20);
+	for (i = 1; i <= 20; i++)
+		sm_cc_validate(&cc, i == 20, i, 0, 1000 * i);
+	sm_cc_validate(&cc, true, 20, 0, 20000);	/* the window refused the 21st */
+	for (i = 0; i < 20; i++)
+		sm_cc_on_ack(&cc, 1, 0, 0, !sm_cc_may_grow(&cc));
+	assert_int_equal(sm_cc_window(&cc), 40);
+	/* congestion avoidance: not held back in the window tracked, no growth */
+	sm_cc_init(&cc, SM_CC_RENO, 10);
+	cc.cwnd = cc.ssthresh = 100;
+	sm_cc_validate(&cc, false, 50, 0, 50000);
+	sm_cc_on_ack(&cc, 100, 0, 0, !sm_cc_may_grow(&cc));
+	assert_int_equal(sm_cc_window(&cc), 100);
+	sm_cc_validate(&cc, true, 100, 50000, 100000);
+	sm_cc_on_ack(&cc, 100, 0, 0, !sm_cc_may_grow(&cc));
+	assert_int_equal(sm_cc_window(&cc), 101);
 }
 
 static void
@@ -165,6 +204,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slow_start),
+		cmocka_unit_test(test_window_use),
 		cmocka_unit_test(test_reno),
 		cmocka_unit_test(test_cubic_curve),
 		cmocka_unit_test(test_cubic_reno_friendly),
