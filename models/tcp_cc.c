@@ -68,24 +68,7 @@ sm_cc_init(struct sm_cc *cc, enum sm_cc_algo algo, uint32_t init_cwnd)
 	cc->lim = false;
 }
 
-void
-sm_cc_validate(struct sm_cc *cc, bool limited, uint32_t packets_out, uint64_t snd_una,
-	       uint64_t snd_nxt)
-{
-	if (snd_una >= cc->usage_seq || limited || (!cc->lim && packets_out > cc->max_out)) {
-		cc->lim = limited;
-		cc->max_out = packets_out;
-		cc->usage_seq = snd_nxt;
-	}
-}
 
-bool
-sm_cc_may_grow(const struct sm_cc *cc)
-{
-	if (cc->lim)
-		return true;
-	return cc->cwnd < cc->ssthresh && cc->cwnd < 2.0 * cc->max_out;
-}
 
 /* CUBIC's congestion avoidance for @acked segments (RFC 9438 4.2-4.4). */
 static void

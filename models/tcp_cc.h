@@ -111,14 +111,28 @@ void sm_cc_on_ack(struct sm_cc *cc, uint32_t acked, uint64_t now_ps, uint64_t rt
  * @p snd_una acknowledged and @p snd_nxt next: what Linux's tcp_cwnd_validate() keeps of the
  * window's use.
  */
-void sm_cc_validate(struct sm_cc *cc, bool limited, uint32_t packets_out, uint64_t snd_una,
-		    uint64_t snd_nxt);
+static inline void
+sm_cc_validate(struct sm_cc *cc, bool limited, uint32_t packets_out, uint64_t snd_una,
+	       uint64_t snd_nxt)
+{
+	if (snd_una >= cc->usage_seq || limited || (!cc->lim && packets_out > cc->max_out)) {
+		cc->lim = limited;
+		cc->max_out = packets_out;
+		cc->usage_seq = snd_nxt;
+	}
+}
 
 /**
  * May an ACK grow the window (Linux's tcp_is_cwnd_limited())?  If the window held data back in
  * the window of data tracked, or, in slow start, while it is under twice the most segments out.
  */
-bool sm_cc_may_grow(const struct sm_cc *cc);
+static inline bool
+sm_cc_may_grow(const struct sm_cc *cc)
+{
+	if (cc->lim)
+		return true;
+	return cc->cwnd < cc->ssthresh && cc->cwnd < 2.0 * cc->max_out;
+}
 
 /** A loss detected by duplicate ACKs or SACK (fast recovery): the new ssthresh and window. */
 void sm_cc_on_loss(struct sm_cc *cc, uint32_t in_flight, uint64_t now_ps);
