@@ -350,11 +350,11 @@ dp_tcp_unwait(struct dp_tcp *t, uint32_t peer)
 	}
 }
 
-void
-dp_tcp_resched(struct dp_tcp *t)
+/* The element's next event: the earliest timer or burst. */
+static dp_time_t
+next_due(struct dp_tcp *t)
 {
 	dp_time_t next = DP_NEVER;
-
 	uint32_t i;
 
 	if (t->heaped) {
@@ -367,7 +367,40 @@ dp_tcp_resched(struct dp_tcp *t)
 	}
 	if (t->tx_at < next)
 		next = t->tx_at;
-	dp_sched(&t->e, next);
+	return next;
+}
+
+/*
+ * A frame or a write moved the timers: the element's event moves only if it must come sooner
+ * or nothing is left to wait for.  An event already pending earlier stays (a timer pushed back
+ * at every ACK or segment would otherwise move it in the calendar each frame); it finds nothing
+ * due and is placed then.  The element's last event is at the same time as if placed exactly.
+ */
+void
+dp_tcp_resched(struct dp_tcp *t)
+{
+	dp_time_t next = next_due(t);
+
+	if (next < t->e.next || next == DP_NEVER)
+		dp_sched(&t->e, next);
+}
+
+/* Whether a timer or the burst is due at @p now. */
+static bool
+any_due(struct dp_tcp *t, dp_time_t now)
+{
+	uint32_t i;
+
+	if (t->tx_at <= now)
+		return true;
+	if (t->heaped) {
+		heap_update(t);
+		return conn_key(dp_tcp_conn_at(t, t->heap[0])) <= now;
+	}
+	for (i = 0; i < t->n_conn; i++)
+		if (conn_key(dp_tcp_conn_at(t, i)) <= now)
+			return true;
+	return false;
 }
 
 static int
@@ -384,6 +417,10 @@ tcp_event(struct dp_elem *e, dp_time_t now)
 	struct dp_tcp *t = (struct dp_tcp *)e;
 	uint32_t n = 0, top = 0, i;
 
+	if (!any_due(t, now)) {
+		dp_event_void(e);	/* its timers moved on since it was placed */
+		goto out_sched;
+	}
 	if (!t->heaped) {
 		for (i = 0; i < t->n_conn; i++) {
 			struct dp_tcp_conn *c = dp_tcp_conn_at(t, i);
@@ -423,7 +460,8 @@ out:
 	if (t->tx_at <= now)
 		t->tx_at = DP_NEVER;
 	dp_tcp_output(t, now);
-	dp_tcp_resched(t);
+out_sched:
+	dp_sched(&t->e, next_due(t));
 }
 
 static void
