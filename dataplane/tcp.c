@@ -94,6 +94,7 @@ dp_tcp_fini(struct dp_tcp *t)
 	free(t->touched);
 	free(t->due);
 	t->last = NULL;
+	t->conn0 = NULL;
 	t->conn_ix = t->heap = t->touched = t->due = NULL;
 	t->n_conn = t->cap_conn = t->cap_ix = t->n_touched = 0;
 }
@@ -186,6 +187,8 @@ conn_room(struct dp_tcp *t)
 		if (t->blk[k] == NULL)
 			return -ENOMEM;
 		memset(t->blk[k], 0, (4u << k) * sizeof(*t->blk[k]));
+		if (k == 0)
+			t->conn0 = t->blk[0];
 	}
 	t->cap_conn = cap;
 	return 0;
