@@ -236,6 +236,7 @@ dp_tcp_conn_of(struct dp_tcp *t, uint32_t peer)
 	c = dp_tcp_conn_at(t, t->n_conn);
 	memset(c, 0, sizeof(*c));	/* its rings are made at their first use */
 	c->ix = t->n_conn;
+	c->slot = (uint8_t)(t->n_conn < DP_TCP_SCAN_MAX ? t->n_conn : 0);
 	c->peer = peer;
 	c->self_wire = (uint16_t)(t->id * t->mult + peer % t->mult);
 	c->dst = (uint16_t)(peer / t->mult * t->dst_mult);
@@ -378,12 +379,34 @@ next_due(struct dp_tcp *t)
  * or nothing is left to wait for.  An event already pending earlier stays (a timer pushed back
  * at every ACK or segment would otherwise move it in the calendar each frame); it finds nothing
  * due and is placed then.  The element's last event is at the same time as if placed exactly.
+ * The pending event is never later than any timer, so a scan reads only the connections
+ * touched since (tmask) unless these wait for nothing.
  */
 void
 dp_tcp_resched(struct dp_tcp *t)
 {
-	dp_time_t next = next_due(t);
+	dp_time_t next;
 
+	if (!t->heaped) {
+		uint32_t m = t->tmask;
+
+		t->tmask = 0;
+		next = t->tx_at;
+		while (m != 0) {
+			dp_time_t k = conn_key(dp_tcp_conn_at(t, (uint32_t)__builtin_ctz(m)));
+
+			if (k < next)
+				next = k;
+			m &= m - 1;
+		}
+		if (next < t->e.next) {
+			dp_sched(&t->e, next);
+			return;
+		}
+		if (next != DP_NEVER || t->e.next == DP_NEVER)
+			return;
+	}
+	next = next_due(t);
 	if (next < t->e.next || next == DP_NEVER)
 		dp_sched(&t->e, next);
 }
@@ -464,6 +487,7 @@ out:
 		t->tx_at = DP_NEVER;
 	dp_tcp_output(t, now);
 out_sched:
+	t->tmask = 0;
 	dp_sched(&t->e, next_due(t));
 }
 

@@ -46,7 +46,7 @@ struct dp_worker;
 #define DP_TCP_MSS_LESS 52u
 
 /** Up to this many connections a scan finds the next timer; past it, a heap. */
-#define DP_TCP_SCAN_MAX 8u
+#define DP_TCP_SCAN_MAX 8u	/* (dp_tcp.tmask has a bit for each) */
 
 /** Blocks of connections: 4 x (2^DP_TCP_BLKS - 1) at most. */
 #define DP_TCP_BLKS 20u
@@ -124,6 +124,7 @@ struct dp_tcp_conn {
 	bool waiting;
 	bool held;			/**< holds a unit of the sync's work (data unacknowledged) */
 	bool touched;			/**< its timers may have moved since the heap was fixed */
+	uint8_t slot;			/**< its index while a scan runs (a bit of dp_tcp.tmask) */
 	/* line 2 */
 	struct dp_tcp_msg *msg;		/**< written, not yet segmented: a ring */
 	uint64_t peer_wnd;		/**< bytes the peer advertises */
@@ -205,6 +206,7 @@ struct dp_tcp {
 	bool bg, rwnd_auto, sndbuf_auto; /* sized as Linux does (models/tcp_buf.h) */
 	bool heaped;			/**< more than DP_TCP_SCAN_MAX connections: the heap runs */
 	bool stopped;
+	uint8_t tmask;			/**< a scan's connections touched since last placed */
 	int cap_tx, cap_rx;
 	uint32_t waiting;		/**< connections the worker's send waits on */
 	struct dp_tcp_conn *last;	/**< the last one looked up */
@@ -314,7 +316,9 @@ dp_tcp_sndbuf_bytes(const struct dp_tcp *t, const struct dp_tcp_conn *c)
 static inline void
 dp_tcp_touch(struct dp_tcp *t, struct dp_tcp_conn *c)
 {
-	if (t->heaped && !c->touched) {
+	if (!t->heaped)
+		t->tmask |= (uint8_t)(1u << c->slot);
+	else if (!c->touched) {
 		c->touched = true;
 		t->touched[t->n_touched++] = c->ix;
 	}
