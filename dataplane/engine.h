@@ -177,6 +177,17 @@ dp_sched_warm(struct dp_elem *e, dp_time_t t, const void *a, const struct rte_mb
 	dp_sched(e, t);
 }
 
+/**
+ * The running event of @p e found nothing to do (an element that keeps an early event rather
+ * than move it at every frame): it is not counted in dp_engine.events, which then counts the
+ * same events as if the element had been placed exactly.
+ */
+static inline void
+dp_event_void(struct dp_elem *e)
+{
+	e->eng->events -= !e->aux;
+}
+
 #define DP_BKT_NONE UINT32_MAX		/* no event (DP_NEVER) */
 #define DP_BKT_DUE (UINT32_MAX - 1)	/* in the due list */
 #define DP_BKT_OUT (UINT32_MAX - 2)	/* its event is running */

@@ -94,6 +94,7 @@ dp_tcp_fini(struct dp_tcp *t)
 	free(t->touched);
 	free(t->due);
 	t->last = NULL;
+	t->conn0 = NULL;
 	t->conn_ix = t->heap = t->touched = t->due = NULL;
 	t->n_conn = t->cap_conn = t->cap_ix = t->n_touched = 0;
 }
@@ -186,6 +187,8 @@ conn_room(struct dp_tcp *t)
 		if (t->blk[k] == NULL)
 			return -ENOMEM;
 		memset(t->blk[k], 0, (4u << k) * sizeof(*t->blk[k]));
+		if (k == 0)
+			t->conn0 = t->blk[0];
 	}
 	t->cap_conn = cap;
 	return 0;
@@ -233,6 +236,7 @@ dp_tcp_conn_of(struct dp_tcp *t, uint32_t peer)
 	c = dp_tcp_conn_at(t, t->n_conn);
 	memset(c, 0, sizeof(*c));	/* its rings are made at their first use */
 	c->ix = t->n_conn;
+	c->slot = (uint8_t)(t->n_conn < DP_TCP_SCAN_MAX ? t->n_conn : 0);
 	c->peer = peer;
 	c->self_wire = (uint16_t)(t->id * t->mult + peer % t->mult);
 	c->dst = (uint16_t)(peer / t->mult * t->dst_mult);
@@ -350,11 +354,11 @@ dp_tcp_unwait(struct dp_tcp *t, uint32_t peer)
 	}
 }
 
-void
-dp_tcp_resched(struct dp_tcp *t)
+/* The element's next event: the earliest timer or burst. */
+static dp_time_t
+next_due(struct dp_tcp *t)
 {
 	dp_time_t next = DP_NEVER;
-
 	uint32_t i;
 
 	if (t->heaped) {
@@ -367,7 +371,62 @@ dp_tcp_resched(struct dp_tcp *t)
 	}
 	if (t->tx_at < next)
 		next = t->tx_at;
-	dp_sched(&t->e, next);
+	return next;
+}
+
+/*
+ * A frame or a write moved the timers: the element's event moves only if it must come sooner
+ * or nothing is left to wait for.  An event already pending earlier stays (a timer pushed back
+ * at every ACK or segment would otherwise move it in the calendar each frame); it finds nothing
+ * due and is placed then.  The element's last event is at the same time as if placed exactly.
+ * The pending event is never later than any timer, so a scan reads only the connections
+ * touched since (tmask) unless these wait for nothing.
+ */
+void
+dp_tcp_resched(struct dp_tcp *t)
+{
+	dp_time_t next;
+
+	if (!t->heaped) {
+		uint32_t m = t->tmask;
+
+		t->tmask = 0;
+		next = t->tx_at;
+		while (m != 0) {
+			dp_time_t k = conn_key(dp_tcp_conn_at(t, (uint32_t)__builtin_ctz(m)));
+
+			if (k < next)
+				next = k;
+			m &= m - 1;
+		}
+		if (next < t->e.next) {
+			dp_sched(&t->e, next);
+			return;
+		}
+		if (next != DP_NEVER || t->e.next == DP_NEVER)
+			return;
+	}
+	next = next_due(t);
+	if (next < t->e.next || next == DP_NEVER)
+		dp_sched(&t->e, next);
+}
+
+/* Whether a timer or the burst is due at @p now. */
+static bool
+any_due(struct dp_tcp *t, dp_time_t now)
+{
+	uint32_t i;
+
+	if (t->tx_at <= now)
+		return true;
+	if (t->heaped) {
+		heap_update(t);
+		return conn_key(dp_tcp_conn_at(t, t->heap[0])) <= now;
+	}
+	for (i = 0; i < t->n_conn; i++)
+		if (conn_key(dp_tcp_conn_at(t, i)) <= now)
+			return true;
+	return false;
 }
 
 static int
@@ -384,6 +443,10 @@ tcp_event(struct dp_elem *e, dp_time_t now)
 	struct dp_tcp *t = (struct dp_tcp *)e;
 	uint32_t n = 0, top = 0, i;
 
+	if (!any_due(t, now)) {
+		dp_event_void(e);	/* its timers moved on since it was placed */
+		goto out_sched;
+	}
 	if (!t->heaped) {
 		for (i = 0; i < t->n_conn; i++) {
 			struct dp_tcp_conn *c = dp_tcp_conn_at(t, i);
@@ -423,7 +486,9 @@ out:
 	if (t->tx_at <= now)
 		t->tx_at = DP_NEVER;
 	dp_tcp_output(t, now);
-	dp_tcp_resched(t);
+out_sched:
+	t->tmask = 0;
+	dp_sched(&t->e, next_due(t));
 }
 
 static void

@@ -46,7 +46,7 @@ struct dp_worker;
 #define DP_TCP_MSS_LESS 52u
 
 /** Up to this many connections a scan finds the next timer; past it, a heap. */
-#define DP_TCP_SCAN_MAX 8u
+#define DP_TCP_SCAN_MAX 8u	/* (dp_tcp.tmask has a bit for each) */
 
 /** Blocks of connections: 4 x (2^DP_TCP_BLKS - 1) at most. */
 #define DP_TCP_BLKS 20u
@@ -123,6 +123,7 @@ struct dp_tcp_conn {
 	bool waiting;
 	bool held;			/**< holds a unit of the sync's work (data unacknowledged) */
 	bool touched;			/**< its timers may have moved since the heap was fixed */
+	uint8_t slot;			/**< its index while a scan runs (a bit of dp_tcp.tmask) */
 	/* line 2 */
 	struct dp_tcp_msg *msg;		/**< written, not yet segmented: a ring */
 	uint64_t peer_wnd;		/**< bytes the peer advertises */
@@ -156,14 +157,14 @@ struct dp_tcp_conn {
 
 /** What the TCP serves: a worker, or a background host's bulk flows (bghost.h). */
 struct dp_tcp_app {
-	/** Every write is within its connection's send buffer. */
-	void (*sent)(void *arg, dp_time_t now);
 	/** @p bytes of (step, round) from @p src arrived in order (@p ctl: a control message's). */
 	void (*got)(void *arg, uint32_t src, uint32_t step, uint16_t round, bool ctl,
 		    uint64_t bytes, dp_time_t now);
 	/** A data segment of @p step went out for the first time. */
 	void (*made)(void *arg, uint32_t step);
 	void *arg;
+	/** Every write is within its connection's send buffer. */
+	void (*sent)(void *arg, dp_time_t now);
 	struct dp_elem *pass;		/**< where frames that are not TCP's go (NULL: none come) */
 };
 
@@ -187,33 +188,47 @@ struct dp_tcp_params {
 	int cap_tx, cap_rx;
 };
 
-/** A worker's TCP (an element). */
+/**
+ * A worker's TCP (an element).  What a frame in or out reads follows the element's counters, on
+ * the two cache lines after them (with a thousand workers the elements are out of the caches,
+ * and a frame then costs a miss per line it reads); what only writes, timers of many
+ * connections, losses and reports read comes after.
+ */
 struct dp_tcp {
 	struct dp_elem e;
-	uint32_t id, per_dc, mss, burst, mult, dst_mult;
-	uint8_t kind, addr_base;
-	bool bg, stopped;
-	const struct sm_tcp_conf *conf;
-	uint64_t delack_ps, rto_min_ps, rto_init_ps;	/* the conf's, in ps and bytes */
-	uint64_t rwnd, sndbuf;
-	bool rwnd_auto, sndbuf_auto;	/* sized as Linux does (models/tcp_buf.h) */
-	struct sm_tcp_bufconf bc;
-	struct dp_tcp_app app;
+	/* read by every frame: to the end of line 3 */
+	uint32_t id, dst_mult;
+	uint32_t mss, burst;
+	uint32_t n_conn;
+	uint32_t rr;			/**< the next connection to send from */
+	uint8_t kind;
+	bool bg, rwnd_auto, sndbuf_auto; /* sized as Linux does (models/tcp_buf.h) */
+	bool heaped;			/**< more than DP_TCP_SCAN_MAX connections: the heap runs */
+	bool stopped;
+	uint8_t tmask;			/**< a scan's connections touched since last placed */
 	int cap_tx, cap_rx;
+	uint32_t waiting;		/**< connections the worker's send waits on */
 	struct dp_tcp_conn *last;	/**< the last one looked up */
-	uint32_t n_conn, cap_conn;
+	dp_time_t tx_free;		/**< when the last frame queued starts serialising */
+	dp_time_t tx_at;		/**< when to queue more (DP_NEVER: nothing waits) */
+	struct dp_link *out;		/**< where frames go (the worker's first hop) */
+	uint64_t delack_ps, rto_min_ps;	/* the conf's, in ps */
+	uint64_t rwnd;
+	struct dp_tcp_conn *conn0;	/**< blk[0]: connections 0-3 */
+	struct dp_tcp_app app;		/* (its got, made and arg) */
+	/* the rest */
+	uint64_t sndbuf, rto_init_ps;
+	const struct sm_tcp_conf *conf;
+	uint32_t per_dc, mult;
+	uint8_t addr_base;
+	struct sm_tcp_bufconf bc;
+	uint32_t cap_conn;
 	uint32_t *conn_ix;		/**< by peer wire id: index in conn + 1 (0: none) */
 	uint32_t cap_ix;
-	bool heaped;			/**< more than DP_TCP_SCAN_MAX connections: the heap runs */
 	uint32_t *heap;			/**< connections by earliest timer: a binary min-heap */
 	uint32_t *touched;		/**< connections whose timers may have moved */
 	uint32_t n_touched;
 	uint32_t *due;			/**< connections whose timers are due (the event's) */
-	uint32_t waiting;		/**< connections the worker's send waits on */
-	uint32_t rr;			/**< the next connection to send from */
-	dp_time_t tx_free;		/**< when the last frame queued starts serialising */
-	dp_time_t tx_at;		/**< when to queue more (DP_NEVER: nothing waits) */
-	struct dp_link *out;		/**< where frames go (the worker's first hop) */
 	/** the connections, in blocks of 4, 8, 16, ...: a connection's address stays */
 	struct dp_tcp_conn *blk[DP_TCP_BLKS];
 } __rte_cache_aligned;
@@ -282,7 +297,7 @@ dp_tcp_conn_at(const struct dp_tcp *t, uint32_t i)
 	uint32_t k;
 
 	if (likely(i < 4))
-		return &t->blk[0][i];
+		return &t->conn0[i];
 	k = 31u - (uint32_t)__builtin_clz(i / 4 + 1);
 	return &t->blk[k][i - 4 * ((1u << k) - 1)];
 }
@@ -300,7 +315,9 @@ dp_tcp_sndbuf_bytes(const struct dp_tcp *t, const struct dp_tcp_conn *c)
 static inline void
 dp_tcp_touch(struct dp_tcp *t, struct dp_tcp_conn *c)
 {
-	if (t->heaped && !c->touched) {
+	if (!t->heaped)
+		t->tmask |= (uint8_t)(1u << c->slot);
+	else if (!c->touched) {
 		c->touched = true;
 		t->touched[t->n_touched++] = c->ix;
 	}
