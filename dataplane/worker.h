@@ -51,7 +51,7 @@ enum dp_worker_state {
  */
 struct dp_lane {
 	enum dp_worker_state state;	/**< DP_W_ROUND, DP_W_REDUCE; DP_W_DONE: free */
-	uint32_t round, end;		/**< its round; the first round past its bucket */
+	uint32_t round, lane_end;	/**< its round; the first round past its bucket */
 	bool tx_active, ready_sent, reduced;
 	struct dp_flow flow;
 	uint64_t tx_off;

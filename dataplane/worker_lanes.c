@@ -11,64 +11,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_common.h>
+
 #include "record.h"
 #include "tcp.h"
 #include "worker_impl.h"
 
+/* The round's state a lane keeps: each a field of struct dp_lane and of struct dp_worker. */
+#define LANE_FIELDS(X) X(state) X(round) X(lane_end) X(tx_active) X(ready_sent) X(reduced) \
+	X(flow) X(tx_off) X(tx_seq) X(flow_chunk) X(rest) X(n_rest) X(n_sends) X(send_i) X(dst) \
+	X(tree) X(in_bytes) X(cur_key) X(cur_got) X(wake)
+#define LANE_COPY(f) \
+	RTE_BUILD_BUG_ON(sizeof(to->f) != sizeof(from->f)); \
+	memcpy(&to->f, &from->f, sizeof(to->f));
+
 void
 dp_lane_load(struct dp_worker *w, uint32_t i)
 {
-	const struct dp_lane *l = &w->lanes[i];
+	const struct dp_lane *from = &w->lanes[i];
+	struct dp_worker *to = w;
 
 	w->wstate = w->state;
 	w->loaded = (int32_t)i;
-	w->state = l->state;
-	w->round = l->round;
-	w->lane_end = l->end;
-	w->tx_active = l->tx_active;
-	w->ready_sent = l->ready_sent;
-	w->reduced = l->reduced;
-	w->flow = l->flow;
-	w->tx_off = l->tx_off;
-	w->tx_seq = l->tx_seq;
-	w->flow_chunk = l->flow_chunk;
-	memcpy(w->rest, l->rest, sizeof(w->rest));
-	w->n_rest = l->n_rest;
-	w->n_sends = l->n_sends;
-	w->send_i = l->send_i;
-	memcpy(w->dst, l->dst, sizeof(w->dst));
-	memcpy(w->tree, l->tree, sizeof(w->tree));
-	w->in_bytes = l->in_bytes;
-	w->cur_key = l->cur_key;
-	w->cur_got = l->cur_got;
-	w->wake = l->wake;
+	LANE_FIELDS(LANE_COPY)
 }
 
 void
 dp_lane_store(struct dp_worker *w)
 {
-	struct dp_lane *l = &w->lanes[w->loaded];
+	const struct dp_worker *from = w;
+	struct dp_lane *to = &w->lanes[w->loaded];
 
-	l->state = w->state;
-	l->round = w->round;
-	l->end = w->lane_end;
-	l->tx_active = w->tx_active;
-	l->ready_sent = w->ready_sent;
-	l->reduced = w->reduced;
-	l->flow = w->flow;
-	l->tx_off = w->tx_off;
-	l->tx_seq = w->tx_seq;
-	l->flow_chunk = w->flow_chunk;
-	memcpy(l->rest, w->rest, sizeof(l->rest));
-	l->n_rest = w->n_rest;
-	l->n_sends = w->n_sends;
-	l->send_i = w->send_i;
-	memcpy(l->dst, w->dst, sizeof(l->dst));
-	memcpy(l->tree, w->tree, sizeof(l->tree));
-	l->in_bytes = w->in_bytes;
-	l->cur_key = w->cur_key;
-	l->cur_got = w->cur_got;
-	l->wake = w->wake;
+	LANE_FIELDS(LANE_COPY)
 	w->loaded = -1;
 	w->state = w->wstate;
 	w->round = UINT32_MAX;
