@@ -644,6 +644,24 @@ dp_worker_module_done(void *arg, dp_time_t now)
 	dp_worker_check_round(w, now);
 }
 
+/* Its compute is over (the step's sync may begin). */
+void
+dp_worker_computed(struct dp_worker *w, dp_time_t now)
+{
+	dp_sync_release(w->e.eng);
+	dp_record_max(&w->rec->compute_end[dp_record_slot(w->rec, w->step)], now);
+}
+
+/* Its reduction of the round's input is over: the round may end. */
+void
+dp_worker_reduced(struct dp_worker *w, dp_time_t now)
+{
+	dp_sync_release(w->e.eng);
+	w->state = DP_W_ROUND;
+	w->reduced = true;
+	dp_worker_check_round(w, now);
+}
+
 static void
 worker_event(struct dp_elem *e, dp_time_t now)
 {
@@ -655,15 +673,11 @@ worker_event(struct dp_elem *e, dp_time_t now)
 	}
 	if (w->state == DP_W_COMPUTE) {
 		dp_sched(e, DP_NEVER);
-		dp_sync_release(e->eng);	/* its compute is over */
-		dp_record_max(&w->rec->compute_end[dp_record_slot(w->rec, w->step)], now);
+		dp_worker_computed(w, now);
 		dp_worker_begin_round(w, 0, now);
 	} else if (w->state == DP_W_REDUCE) {
 		dp_sched(e, DP_NEVER);
-		dp_sync_release(e->eng);	/* its reduction is over */
-		w->state = DP_W_ROUND;
-		w->reduced = true;
-		dp_worker_check_round(w, now);
+		dp_worker_reduced(w, now);
 	} else if (w->tx_active) {
 		tx_burst(w, now);
 	} else {

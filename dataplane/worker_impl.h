@@ -10,6 +10,8 @@
 /* worker.c: a round begins, may end; a step ends; the round's writes are within the buffers */
 void dp_worker_begin_round(struct dp_worker *w, uint32_t round, dp_time_t now);
 void dp_worker_check_round(struct dp_worker *w, dp_time_t now);
+void dp_worker_computed(struct dp_worker *w, dp_time_t now);
+void dp_worker_reduced(struct dp_worker *w, dp_time_t now);
 void dp_worker_step_done(struct dp_worker *w, dp_time_t now);
 void dp_worker_sent_one(struct dp_worker *w, dp_time_t now);
 

@@ -13,7 +13,6 @@
 
 #include <rte_common.h>
 
-#include "record.h"
 #include "tcp.h"
 #include "worker_impl.h"
 
@@ -138,8 +137,7 @@ dp_lanes_event(struct dp_worker *w, dp_time_t now)
 		if (w->b_ready == 0 && now >= w->first_at)
 			w->b_ready = 1;		/* DDP's first bucket, during backward */
 		if (now >= w->compute_at) {
-			dp_sync_release(w->e.eng);	/* its compute is over */
-			dp_record_max(&w->rec->compute_end[dp_record_slot(w->rec, w->step)], now);
+			dp_worker_computed(w, now);
 			w->state = DP_W_ROUND;
 			w->b_ready = w->n_buckets;
 		}
@@ -147,10 +145,7 @@ dp_lanes_event(struct dp_worker *w, dp_time_t now)
 	for (i = 0; i < w->n_lanes; i++)
 		if (w->lanes[i].state == DP_W_REDUCE && w->lanes[i].wake <= now) {
 			dp_lane_load(w, i);
-			dp_sync_release(w->e.eng);	/* its reduction is over */
-			w->state = DP_W_ROUND;
-			w->reduced = true;
-			dp_worker_check_round(w, now);
+			dp_worker_reduced(w, now);
 			dp_lane_store(w);
 		}
 	dp_lanes_settle(w, now);
