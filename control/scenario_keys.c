@@ -351,6 +351,11 @@ static const struct sc_key keys[] = {
 	    "worker r starts its first step r x this later, as a launcher starts ranks one after "
 	    "another (with run.sync = none it carries on: a library's rendezvous can then make "
 	    "two ranks take turns); 0 = all at once"),
+	DBL("job", "read_window", run.pk.tcp.read_window, SC_UNIT_TIME, 0, 10, 0,
+	    "transport.protocol = openmpi: a peer's rendezvous that comes while a rank computes "
+	    "or reduces, later than this after it left its progress loop, is read only once the "
+	    "rank has sent its own (so both transfers run at once); one read before is answered "
+	    "first (the rank's data then follows the peer's); 10 s reads every one as it comes"),
 	ENUM("transport", "congestion", run.pk.tcp.cc, cc_names,
 	     "congestion control: cubic (RFC 9438, Linux's default) or reno (RFC 5681)"),
 	UINT("transport", "initial_window", run.pk.tcp.init_cwnd, SC_UNIT_COUNT, 1, 1000,

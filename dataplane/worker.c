@@ -70,6 +70,7 @@ dp_worker_init(struct dp_worker *w, struct dp_engine *eng, const char *name,
 	w->cap_rx = p->cap_rx;
 	w->state = DP_W_DONE;
 	w->cur_key = UINT64_MAX;
+	w->unread_key = UINT64_MAX;
 	w->loaded = -1;
 	return dp_lanes_init(w);
 }
@@ -183,6 +184,7 @@ begin_step(struct dp_worker *w, dp_time_t now)
 		return;
 	}
 	w->state = DP_W_COMPUTE;
+	w->left_at = now;
 	w->round = 0;
 	dp_sync_hold(w->e.eng);		/* its compute, until it ends */
 	if (w->n_lanes > 0) {
@@ -396,7 +398,8 @@ tcp_writes(struct dp_worker *w, dp_time_t now)
 
 	w->ready_sent = false;
 	w->n_rest = 0;
-	ready_check(w, now);
+	if (w->unread_key != key)
+		ready_check(w, now);	/* the peer's rendezvous, read before: answered first */
 	for (i = 0; i < w->n_sends; i++) {
 		uint64_t first = r->bytes;
 
@@ -418,6 +421,10 @@ tcp_writes(struct dp_worker *w, dp_time_t now)
 			return;
 		}
 		w->tx_off = r->bytes;
+	}
+	if (w->unread_key == key) {
+		w->unread_key = UINT64_MAX;
+		ready_check(w, now);
 	}
 	tcp_tx_check(w, now);
 }
@@ -593,6 +600,7 @@ dp_worker_check_round(struct dp_worker *w, dp_time_t now)
 	    w->pk->tcp.reduce_rate > 0 && r->hop != SM_HOP_MODULE && w->in_bytes > 0) {
 		/* the library reduces (or copies) the round's input before its next round */
 		w->state = DP_W_REDUCE;
+		w->left_at = now;
 		dp_sync_hold(w->e.eng);
 		if (w->n_lanes > 0)
 			w->wake = now + sm_ps(w->in_bytes / w->pk->tcp.reduce_rate);
@@ -719,6 +727,28 @@ worker_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 		dp_worker_check_round(w, now);
 }
 
+/*
+ * A peer's rendezvous for a round not begun, coming while the rank is out of its progress
+ * loop (computing, reducing) and past the read window: the rank reads it only after it has
+ * posted that round's receive and sent its own rendezvous (ob1 reads in opal_progress()).
+ */
+static void
+read_mark(struct dp_worker *w, uint64_t key, uint32_t round, uint64_t bytes, dp_time_t now)
+{
+	const struct sm_tcp_conf *c = &w->pk->tcp;
+	uint64_t total, first, had;
+
+	if (c->proto != SM_PROTO_OPENMPI || key == w->cur_key ||
+	    (w->state != DP_W_COMPUTE && w->state != DP_W_REDUCE) ||
+	    now < w->left_at + sm_ps(c->read_window))
+		return;
+	total = in_bytes(w, round);
+	first = sm_proto_eager(c, total);
+	had = got_bytes(w, key);
+	if (first < total && had < first && had + bytes >= first)
+		w->unread_key = key;
+}
+
 static void
 tcp_got_one(struct dp_worker *w, uint32_t src, uint32_t step, uint16_t round, bool ctl,
 	    uint64_t bytes, dp_time_t now)
@@ -729,6 +759,8 @@ tcp_got_one(struct dp_worker *w, uint32_t src, uint32_t step, uint16_t round, bo
 		tcp_ctl(w, src, step, round, now);
 		return;
 	}
+	if (round < w->prog->n)
+		read_mark(w, key, round, bytes, now);
 	if (round >= w->prog->n || (step != w->step && step != w->step + 1) ||
 	    got_bytes(w, key) + bytes > (key == w->cur_key ? w->in_bytes : in_bytes(w, round)) ||
 	    got_add(w, key, bytes) != 0) {

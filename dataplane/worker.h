@@ -94,6 +94,9 @@ struct dp_worker {
 	uint32_t n_rest;		/**< flows whose rest waits */
 	bool ready_sent;		/**< the round's receive side has sent its control message */
 	bool reduced;			/**< the round's input is reduced (job.reduce_rate) */
+	dp_time_t left_at;		/**< it last left its progress loop (compute, reduce) */
+	uint64_t unread_key;		/**< a round whose peer's rendezvous came while it was
+					 *   out of its progress loop: answered after its own */
 	struct dp_ctl { uint64_t key; uint32_t src; } *ctl_early; /**< control messages come
 								   *   for rounds not begun */
 	uint32_t n_ctl, cap_ctl;

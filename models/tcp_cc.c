@@ -31,6 +31,7 @@ sm_tcp_conf_default(struct sm_tcp_conf *c)
 	c->rndv_first = 40;
 	c->reduce_rate = 0;
 	c->start_skew = 0;
+	c->read_window = 5e-6;
 }
 
 const char *

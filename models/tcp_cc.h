@@ -55,6 +55,8 @@ struct sm_tcp_conf {
 					 *   eager_limit) */
 	double reduce_rate;		/**< B/s a rank reduces a round's input at; 0: no time */
 	double start_skew;		/**< s: worker r starts its first step r x this later */
+	double read_window;		/**< s: a rank's progress loop still reads what comes this
+					 *   long after it leaves for a compute or a reduction */
 };
 
 /** Linux's defaults. */

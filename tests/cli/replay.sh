@@ -6,20 +6,23 @@
 # issue's bounds (median 10 %, 90th percentile 20 %) against the real measurements: Open MPI's
 # turns (ob1's header-only rendezvous answered behind the peer's data: 4 MiB at 0 ms and 400
 # Mbit/s, the ideal collective 97 ms, the job 186) and its rendezvous round trips at 5 ms (4 MiB
-# at 1 Gbit/s, 16 MiB at 100 and 400 Mbit/s), 1 MiB at 1 Gbit/s, 1 MiB at 20 ms and 400 Mbit/s
-# or 1 Gbit/s (steady from the second step as the real ones: the window grows while the
-# sender used half of it in slow start, as Linux's tcp_is_cwnd_limited() lets it; before, steps
-# 2-4 paid slow start again and the p90 was 26-41 % long), DDP's 2 buckets at 0 ms, 400 Mbit/s
-# and at 20 ms, 1 Gbit/s (2 gloo rings on ProcessGroupGloo's 2 threads at once, each flight
-# after a round trip: one after another the 20 ms case took 52.6 % too long). Virtual time: the
-# same numbers on any machine. Bad input is refused with exit 2.
+# at 1 Gbit/s, 16 MiB at 400 Mbit/s); at 20 ms the ranks' transfers at once (4 MiB at 100
+# Mbit/s, 16 MiB at 1 Gbit/s: a rendezvous that comes while a rank computes or reduces is read
+# after the rank has sent its own, job.read_window; read as it came, they took turns and were
+# 73.6 and 34.2 % long); 1 MiB at 20 ms and 400 Mbit/s or 1 Gbit/s (steady from the second step
+# as the real ones: the window grows while the sender used half of it in slow start, as Linux's
+# tcp_is_cwnd_limited() lets it; before, steps 2-4 paid slow start again and the p90 was 26-41 %
+# long), DDP's 2 buckets at 0 ms, 400 Mbit/s and at 20 ms, 1 Gbit/s (2 gloo rings on
+# ProcessGroupGloo's 2 threads at once, each flight after a round trip: one after another the
+# 20 ms case took 52.6 % too long). Virtual time: the same numbers on any machine. Bad input is
+# refused with exit 2.
 # Usage: replay.sh SYNCEMU_BINARY (run from the source root)
 set -u
 . "$(dirname "$0")/lib.sh"
 se=$1
 
 rows=(--rows "mpi 2 4MiB 0ms 400Mbit/s" --rows "mpi 2 4MiB 5ms 1Gbit/s"
-	--rows "mpi 2 16MiB 5ms 100Mbit/s" --rows "mpi 2 1MiB 0ms 1Gbit/s"
+	--rows "mpi 2 4MiB 20ms 100Mbit/s" --rows "mpi 2 16MiB 20ms 1Gbit/s"
 	--rows "mpi 2 16MiB 5ms 400Mbit/s" --rows "ddp 2 4194288B 0ms 400Mbit/s"
 	--rows "ddp 2 4194288B 20ms 1Gbit/s" --rows "mpi 2 1MiB 20ms 400Mbit/s"
 	--rows "mpi 2 1MiB 20ms 1Gbit/s")

@@ -116,19 +116,32 @@ import sys
 assert 137.8 < float(sys.argv[1]) < 175.6, sys.argv[1]
 PY
 
-# ob1's rendezvous as captured (a 40-byte header, no data): at 100 Mbit/s the ranks still take
-# turns, as the real job does. A step carries 4 MiB each way: 2897 segments of 1538 wire bytes
-# (1448 + 66 of headers + 24 of preamble, FCS and gap) are 356.5 ms a direction; taking turns a
-# step is 2 x 356.5 ms plus compute (713-750), both directions at once 356.5 plus (under 400).
-# With 64 KiB of data in the rendezvous the answer waits for it, and the ranks overlap here.
-turns=$("$se" run "${job[@]}" --set wan.bandwidth=100Mbit/s --set wan.latency=0ms -n 2 \
-	--set intra.latency=0s --set transport.protocol=openmpi --set transport.rndv_first=40B \
-	--set run.sync=none --set job.start_skew=50ms --set job.reduce_rate=2GB/s \
-	--set run.accounting=wire --set queues.wan=4MB --json 2>/dev/null |
-	python3 -c 'import json,sys; print("%.3f" % json.load(sys.stdin)["runs"][0]["steps"]["rows"][1]["emulated_ms"])')
+# ob1's rendezvous as captured (a 40-byte header, no data) at 100 Mbit/s. A step carries 4 MiB
+# each way: 2897 segments of 1538 wire bytes (1448 + 66 of headers + 24 of preamble, FCS and
+# gap) are 356.5 ms a direction; taking turns a step is 2 x 356.5 ms plus compute (713-750),
+# both directions at once 356.5 plus (under 400). The peer's rendezvous comes one 106-byte frame
+# (8.5 us) behind its data, after the rank has left its loop to reduce (job.read_window, 5 us):
+# the rank sends its own first and the directions overlap. Read as it comes (a window of 10 s),
+# it is answered first, and the ranks take turns.
+rndv() {	# rndv READ_WINDOW: step 1's ms
+	"$se" run "${job[@]}" --set wan.bandwidth=100Mbit/s --set wan.latency=0ms -n 2 \
+		--set intra.latency=0s --set transport.protocol=openmpi --set transport.rndv_first=40B \
+		--set run.sync=none --set job.start_skew=50ms --set job.reduce_rate=2GB/s \
+		--set run.accounting=wire --set queues.wan=4MB --set job.read_window="$1" --json \
+		2>/dev/null |
+		python3 -c 'import json,sys; print("%.3f" % json.load(sys.stdin)["runs"][0]["steps"]["rows"][1]["emulated_ms"])'
+}
+over=$(rndv 5us) turns=$(rndv 10s)
+python3 -c 'import sys; s = float(sys.argv[1]); assert 356.5 < s < 400, s' "$over" &&
+	ok "openmpi, a 40-byte rendezvous at 100 Mbit/s read after the rank's own: $over ms" ||
+	bad "openmpi, a rendezvous read after the rank's own: a step of ${over:-no} ms, not 356.5-400"
 python3 -c 'import sys; s = float(sys.argv[1]); assert 713 < s < 750, s' "$turns" &&
-	ok "openmpi, a 40-byte rendezvous at 100 Mbit/s: turns, $turns ms a step" ||
-	bad "openmpi, a 40-byte rendezvous at 100 Mbit/s: a step of ${turns:-no} ms, not 713-750"
+	ok "openmpi, a 40-byte rendezvous at 100 Mbit/s read as it comes: turns, $turns ms a step" ||
+	bad "openmpi, a rendezvous read as it comes: a step of ${turns:-no} ms, not 713-750"
+$se run -q -n 1 --set job.read_window=11s >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "job.read_window" "$tmp/err" &&
+	ok "a read window over 10 s refused, naming the key" ||
+	bad "job.read_window=11s: exit $rc, $(head -c 200 "$tmp/err")"
 
 # a bulk TCP flow each way beside the job, on a WAN queue of 2 MB (the path's 1.25 MB and more)
 expect_rc 0 "beside a bulk TCP flow" -- "$se" run "${job[@]}" --set background.bulk=1 \
