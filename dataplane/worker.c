@@ -203,7 +203,11 @@ void
 dp_worker_start(struct dp_worker *w, dp_time_t now)
 {
 	w->step = 0;
-	/* rank w starts w x job.start_skew later (a launcher starts ranks one after another) */
+	/*
+	 * rank w starts w x job.start_skew later (a launcher starts ranks one after another);
+	 * until its first compute it is in the library's start-up (MPI_Init, a barrier), whose
+	 * progress loop reads what comes: begin_step() sets left_at to that start
+	 */
 	begin_step(w, now + w->id * sm_ps(w->pk->tcp.start_skew));
 }
 
