@@ -93,7 +93,7 @@ dp_tcp_fini(struct dp_tcp *t)
 	free(t->heap);
 	free(t->touched);
 	free(t->due);
-	t->last = NULL;
+	t->last = t->last2 = NULL;
 	t->conn0 = NULL;
 	t->conn_ix = t->heap = t->touched = t->due = NULL;
 	t->n_conn = t->cap_conn = t->cap_ix = t->n_touched = 0;
@@ -221,14 +221,18 @@ dp_tcp_conn_of(struct dp_tcp *t, uint32_t peer)
 
 	if (t->last != NULL && t->last->peer == peer)
 		return t->last;
+	c = t->last2;
+	if (c != NULL && c->peer == peer)
+		goto found;
 	if (!t->heaped) {		/* a few: a scan of what is near at hand */
 		for (i = 0; i < t->n_conn; i++) {
 			c = dp_tcp_conn_at(t, i);
 			if (c->peer == peer)
-				return t->last = c;
+				goto found;
 		}
 	} else if (peer < t->cap_ix && t->conn_ix[peer] != 0) {
-		return t->last = dp_tcp_conn_at(t, t->conn_ix[peer] - 1);
+		c = dp_tcp_conn_at(t, t->conn_ix[peer] - 1);
+		goto found;
 	}
 	if (ix_room(t, peer) != 0 || conn_room(t) != 0)
 		return NULL;
@@ -270,6 +274,8 @@ dp_tcp_conn_of(struct dp_tcp *t, uint32_t peer)
 			heap_set(t, pos, i);
 		}
 	}
+found:
+	t->last2 = t->last;
 	t->last = c;
 	return c;
 }
@@ -507,7 +513,7 @@ tcp_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 	dp_capture_frame(e->eng, t->cap_rx, p, now);
 	ours = (p->meta.flags & DP_SE_F_TCP) && p->meta.dst / t->dst_mult == t->id &&
 	       p->meta.kind == t->kind;
-	c = ours ? dp_tcp_conn_of(t, p->meta.src) : NULL;
+	c = ours ? dp_tcp_conn_find(t, p->meta.src) : NULL;
 	if (c == NULL) {
 		dp_engine_fail(e->eng, ours ? -ENOMEM : -EPROTO,
 			       "%s: a frame from %u to %u: %s", e->name, p->meta.src,
@@ -518,7 +524,16 @@ tcp_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 		return;
 	}
 	dp_tcp_touch(t, c);	/* its ACK moves the RTO, its data a delayed ACK */
-	more = dp_tcp_ack_in(t, c, p, now);
+	/*
+	 * A data segment whose ACK field says what the last one did (the usual case of a flow one
+	 * way) moves nothing on the sending side: dp_tcp_ack_in() would find the same.
+	 */
+	if (p->meta.payload > 0 && !(p->meta.flags & DP_SE_F_TCP_SACK) && c->sacked == 0 &&
+	    c->dupacks < 3 && (uint32_t)(p->departure_ns >> 32) == (uint32_t)c->snd_una &&
+	    (uint32_t)p->departure_ns == c->peer_wnd)
+		more = false;
+	else
+		more = dp_tcp_ack_in(t, c, p, now);
 	if (p->meta.payload > 0 && !(p->meta.flags & DP_SE_F_TCP_SACK))
 		dp_tcp_data_in(t, c, p, now);
 	dp_frame_end(e->eng, p);

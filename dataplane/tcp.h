@@ -209,6 +209,7 @@ struct dp_tcp {
 	int cap_tx, cap_rx;
 	uint32_t waiting;		/**< connections the worker's send waits on */
 	struct dp_tcp_conn *last;	/**< the last one looked up */
+	struct dp_tcp_conn *last2;	/**< the one before (a ring: data from one, ACKs from the other) */
 	dp_time_t tx_free;		/**< when the last frame queued starts serialising */
 	dp_time_t tx_at;		/**< when to queue more (DP_NEVER: nothing waits) */
 	struct dp_link *out;		/**< where frames go (the worker's first hop) */
@@ -290,6 +291,15 @@ void dp_tcp_data_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt
 void dp_tcp_rto_fire(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now);
 void dp_tcp_resched(struct dp_tcp *t);
 
+/** The connection with @p peer: of the last two looked up, or dp_tcp_conn_of(). */
+static inline struct dp_tcp_conn *
+dp_tcp_conn_find(struct dp_tcp *t, uint32_t peer)
+{
+	if (likely(t->last != NULL) && t->last->peer == peer)
+		return t->last;
+	return dp_tcp_conn_of(t, peer);
+}
+
 /** Connection @p i (of dp_tcp.blk: block k holds 4 x 2^k, from 4 x (2^k - 1) on). */
 static inline struct dp_tcp_conn *
 dp_tcp_conn_at(const struct dp_tcp *t, uint32_t i)
@@ -322,8 +332,6 @@ dp_tcp_touch(struct dp_tcp *t, struct dp_tcp_conn *c)
 		t->touched[t->n_touched++] = c->ix;
 	}
 }
-int dp_tcp_push(struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_pkt *p, dp_time_t now,
-		dp_time_t *start);
 struct rte_mbuf *dp_tcp_frame(struct rte_mempool *pool, const struct dp_tcp_conn *c,
 			      const struct dp_pkt *p, dp_time_t now);
 void dp_tcp_conn_template(const struct dp_tcp *t, struct dp_tcp_conn *c);

@@ -39,8 +39,9 @@ in_flight(const struct dp_tcp_conn *c)
 	return packets_out(c) - c->sacked - c->lost + c->retrans;
 }
 
-int
-dp_tcp_push(struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_pkt *p, dp_time_t now,
+/* Frame @p of @c to the first hop: its mbuf if the run keeps bytes, the counts, the captures. */
+static __rte_always_inline int
+tcp_push(struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_pkt *p, dp_time_t now,
 	    dp_time_t *start)
 {
 	struct dp_engine *eng = t->e.eng;
@@ -66,7 +67,7 @@ dp_tcp_push(struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_pkt *p, dp_time_t
 }
 
 /* The fields every frame of @c carries: addresses, the ACK of the reverse direction. */
-static void
+static __rte_always_inline void
 pkt_base(const struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_pkt *p)
 {
 	uint64_t wnd = t->rwnd_auto ? sm_rcvbuf_window(&c->rb, &t->bc, c->rcv_nxt, c->ooo_ts) :
@@ -102,7 +103,7 @@ dp_tcp_send_ack(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now)
 		p.len = DP_TCP_HDR_SACK;
 	}
 	c->acks_out++;
-	dp_tcp_push(t, c, &p, now, &start);
+	tcp_push(t, c, &p, now, &start);
 }
 
 /* Room for one more segment in the retransmission queue; 0 or -ENOMEM. */
@@ -146,7 +147,7 @@ send_seg(struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_tcp_seg *s, dp_time_
 		       c->snd_nxt);
 	if (c->rto_at == DP_NEVER)
 		c->rto_at = now + c->rto;
-	return dp_tcp_push(t, c, &p, now, start);
+	return tcp_push(t, c, &p, now, start);
 }
 
 /* The first lost segment not yet sent again, or NULL. */

@@ -732,9 +732,10 @@ worker_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 }
 
 /*
- * A peer's rendezvous for a round not begun, coming while the rank is out of its progress
- * loop (computing, reducing) and past the read window: the rank reads it only after it has
- * posted that round's receive and sent its own rendezvous (ob1 reads in opal_progress()).
+ * A peer's rendezvous for a round not begun (transport.protocol = openmpi), coming while the
+ * rank is out of its progress loop (computing, reducing) and past the read window: the rank
+ * reads it only after it has posted that round's receive and sent its own rendezvous (ob1
+ * reads in opal_progress()).
  */
 static void
 read_mark(struct dp_worker *w, uint64_t key, uint32_t round, uint64_t bytes, dp_time_t now)
@@ -742,7 +743,7 @@ read_mark(struct dp_worker *w, uint64_t key, uint32_t round, uint64_t bytes, dp_
 	const struct sm_tcp_conf *c = &w->pk->tcp;
 	uint64_t total, first, had;
 
-	if (c->proto != SM_PROTO_OPENMPI || key == w->cur_key ||
+	if (key == w->cur_key ||
 	    (w->state != DP_W_COMPUTE && w->state != DP_W_REDUCE) ||
 	    now < w->left_at + sm_ps(c->read_window))
 		return;
@@ -753,7 +754,7 @@ read_mark(struct dp_worker *w, uint64_t key, uint32_t round, uint64_t bytes, dp_
 		w->unread_key = key;
 }
 
-static void
+static __rte_always_inline void
 tcp_got_one(struct dp_worker *w, uint32_t src, uint32_t step, uint16_t round, bool ctl,
 	    uint64_t bytes, dp_time_t now)
 {
@@ -763,7 +764,7 @@ tcp_got_one(struct dp_worker *w, uint32_t src, uint32_t step, uint16_t round, bo
 		tcp_ctl(w, src, step, round, now);
 		return;
 	}
-	if (round < w->prog->n)
+	if (round < w->prog->n && w->pk->tcp.proto == SM_PROTO_OPENMPI)
 		read_mark(w, key, round, bytes, now);
 	if (round >= w->prog->n || (step != w->step && step != w->step + 1) ||
 	    got_bytes(w, key) + bytes > (key == w->cur_key ? w->in_bytes : in_bytes(w, round)) ||
@@ -776,7 +777,8 @@ tcp_got_one(struct dp_worker *w, uint32_t src, uint32_t step, uint16_t round, bo
 	w->frames_got++;
 	w->bytes_got += bytes;
 	if (step == w->step && round == w->round) {
-		ready_check(w, now);
+		if (w->pk->tcp.proto != SM_PROTO_PLAIN)	/* (without a protocol, no handshake) */
+			ready_check(w, now);
 		dp_worker_check_round(w, now);
 	}
 }
