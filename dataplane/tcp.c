@@ -388,8 +388,8 @@ next_due(struct dp_tcp *t)
  * The pending event is never later than any timer, so a scan reads only the connections
  * touched since (tmask) unless these wait for nothing.
  */
-void
-dp_tcp_resched(struct dp_tcp *t)
+static __rte_always_inline void
+resched(struct dp_tcp *t)
 {
 	dp_time_t next;
 
@@ -415,6 +415,12 @@ dp_tcp_resched(struct dp_tcp *t)
 	next = next_due(t);
 	if (next < t->e.next || next == DP_NEVER)
 		dp_sched(&t->e, next);
+}
+
+void
+dp_tcp_resched(struct dp_tcp *t)
+{
+	resched(t);
 }
 
 /* Whether a timer or the burst is due at @p now. */
@@ -539,7 +545,7 @@ tcp_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 	dp_frame_end(e->eng, p);
 	if (more)
 		dp_tcp_output(t, now);	/* (an app's write from a callback has sent already) */
-	dp_tcp_resched(t);
+	resched(t);
 }
 
 int

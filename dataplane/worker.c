@@ -800,13 +800,14 @@ tcp_got(void *arg, uint32_t src, uint32_t step, uint16_t round, bool ctl, uint64
 	dp_time_t now)
 {
 	struct dp_worker *w = arg;
-	uint64_t key = got_key(w, step, round);
+	uint64_t key;
 	uint32_t i;
 
 	if (w->n_lanes == 0 || w->loaded >= 0) {
 		tcp_got_one(w, src, step, round, ctl, bytes, now);
 		return;
 	}
+	key = got_key(w, step, round);
 	for (i = 0; i < w->n_lanes; i++)
 		if (w->lanes[i].state != DP_W_DONE && w->lanes[i].cur_key == key)
 			break;
