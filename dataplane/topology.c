@@ -403,6 +403,21 @@ through_port(const struct dp_topo *t, uint32_t d)
 	       (!dp_topo_here(t, next) || (t->dc_port[next] != NULL && t->local == all_dcs(t->d)));
 }
 
+/*
+ * WAN link @i's ends: sm_wan_ends()'s, and with ring_back links d..2d-1 after the ring's, each
+ * from DC i - d + 1 back to DC i - d.
+ */
+static void
+wan_ends(const struct dp_topo *t, uint32_t i, uint32_t *from, uint32_t *to)
+{
+	if (t->ring_back && i >= t->d) {
+		*to = i - t->d;
+		*from = (*to + 1) % t->d;
+		return;
+	}
+	sm_wan_ends(t->shape, t->d, i, from, to);
+}
+
 /* The record and the barrier worker @w reports to. */
 static struct dp_record *
 rec_of(struct dp_topo *t, uint32_t w)
@@ -436,7 +451,12 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	t->pool = p->pool;
 	t->local = p->local != 0 ? p->local : all_dcs(t->d);
 	t->shape = p->model->topo.wan;
-	t->n_wan = sm_wan_count(t->shape, t->d);
+	/* a ring's TCP returns its ACKs on the link's other direction, not round the ring; through
+	 * ports or split over processes, the ring is as the ports are wired */
+	t->ring_back = t->shape == SM_WAN_RING && t->d > 2 && p->dc_port == NULL &&
+		       p->local == 0 && (p->pk->tcp.transport == SM_TRANSPORT_TCP ||
+					 p->bg.bulk > 0 || p->bg.xfer_tcp);
+	t->n_wan = sm_wan_count(t->shape, t->d) * (t->ring_back ? 2 : 1);
 	t->n_sw = t->d + (t->shape == SM_WAN_STAR && t->d > 1);
 	if (t->shape != SM_WAN_RING && (p->dc_port != NULL || p->local != 0)) {
 		snprintf(err, errlen, "[topology] wan = %s: a run through ports or split over "
@@ -471,7 +491,7 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	for (d = 0; p->realtime && np > 1 && d < t->n_wan; d++) {
 		uint32_t from, to;
 
-		sm_wan_ends(t->shape, t->d, d, &from, &to);
+		wan_ends(t, d, &from, &to);
 		if (t->part_sw[from] != t->part_sw[to] && !through_port(t, d)) {
 			snprintf(err, errlen, "[run] partitions = %u: in real time the partitions meet "
 				 "only at ports, and the WAN link from DC %u to DC %u joins two of "
@@ -625,7 +645,7 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 		uint32_t from, to;
 		int cin, cout;
 
-		sm_wan_ends(t->shape, t->d, d, &from, &to);
+		wan_ends(t, d, &from, &to);
 		if (from == t->d)
 			snprintf(name, sizeof(name), "wancore>%u", to);
 		else if (to == t->d)
@@ -652,6 +672,9 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 		for (e = 0; e < t->d; e++)
 			if (e != d)
 				t->sw[d].to_dc[e] = &t->wan[sm_wan_next(t->shape, t->d, d, e)].e;
+		if (t->ring_back && d < t->d)	/* the DC before: back on the link from it */
+			t->sw[d].to_dc[(d + t->d - 1) % t->d] =
+				&t->wan[t->d + (d + t->d - 1) % t->d].e;
 	}
 	/* real time: what leaves a DC's WAN link goes out of its port, what arrives on it in */
 	for (d = 0; t->dc_port != NULL && d < t->d; d++) {

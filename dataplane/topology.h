@@ -89,8 +89,9 @@ struct dp_topo {
 	struct dp_link *bulk_up, *bulk_down;	/* [d]: their access links */
 	dp_time_t bulk_lead;	/* the workers start this long after the bulk flows */
 	struct dp_link *nic, *down, *port, *mlink, *wan;	/* port, mlink: NULL if unused */
-	uint32_t n_wan;						/* WAN links (sm_wan_ends()) */
+	uint32_t n_wan;						/* WAN links (wan_ends()) */
 	enum sm_wan_shape shape;
+	bool ring_back;		/* a ring of 3 DCs or more with TCP: links back too */
 	struct dp_switch *sw;					/* [d], and the star's core at [d] */
 	uint32_t n_sw;
 	struct dp_module *mod;					/* NULL if no module */

@@ -264,6 +264,20 @@ expect_grep "$tmp/out" "a round trip before each of 2 messages: +80 ms" "the ren
 
 expect_rc 2 "an unknown transport" -- "$se" run --set job.transport=udp -n 1
 expect_grep "$tmp/err" "allowed: frames, tcp" "the allowed values named"
+# a ring of 3 DCs: data goes on to the next DC, its ACKs back on each link's other direction
+# (wanB>A), not round the ring; with frames the ring has no links back
+ring3=(run -q --json -v A -n 2 --set topology.data_centres=3 --set topology.workers_per_dc=1
+	--set run.mtu=1500 --set job.bytes=1MiB --set wan.bandwidth=1Gbit/s --set wan.latency=1ms)
+"$se" "${ring3[@]}" --set job.transport=tcp >"$tmp/ring3.json" 2>"$tmp/err" &&
+	"$se" "${ring3[@]}" >"$tmp/ring3f.json" 2>>"$tmp/err" && python3 -c 'import json, sys
+t, f = (json.load(open(x))["runs"][0] for x in sys.argv[1:])
+w = {e["name"]: e["tx"] for e in t["elements"] if e["name"].startswith("wan") and ">" in e["name"]}
+fwd = [w["wan%d>%d" % (a, (a + 1) % 3)] for a in range(3)]
+back = [w["wan%d>%d" % ((a + 1) % 3, a)] for a in range(3)]
+assert len(w) == 6 and sum(fwd) == t["tcp"]["data_segments"] and sum(back) == t["tcp"]["pure_acks"] > 0, w
+assert sorted(e["name"] for e in f["elements"] if e["name"].startswith("wan") and ">" in e["name"]) == ["wan0>1", "wan1>2", "wan2>0"]' \
+	"$tmp/ring3.json" "$tmp/ring3f.json" && ok "tcp on a ring: ACKs one WAN link back, frames' ring one-way" ||
+	bad "tcp on a ring: $(cat "$tmp/err")"
 # partitions: 4 DC x 2 over TCP with Open MPI's rendezvous and a WAN queue that drops (24
 # segments resent): the same trace byte for byte in 1, 2 and 4 partitions (frames cut between
 # partitions carry TCP headers shorter than syncemu's)
