@@ -124,7 +124,7 @@ rtx_room(struct dp_tcp *t, struct dp_tcp_conn *c)
 }
 
 /* Send segment @s (new or again); 0 or -errno. */
-static int
+static __rte_always_inline int
 send_seg(struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_tcp_seg *s, dp_time_t now,
 	 dp_time_t *start)
 {
@@ -171,7 +171,7 @@ next_lost(const struct dp_tcp_conn *c)
  * Send one segment of @c if the windows allow: a lost one first, else new data.
  * 1 if one went, 0 if none may, -errno.
  */
-static int
+static __rte_always_inline int
 send_one(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now, dp_time_t *start)
 {
 	struct dp_tcp_seg *s;
@@ -238,14 +238,25 @@ dp_tcp_output(struct dp_tcp *t, dp_time_t now)
 		return;
 	}
 	while (more && n < t->burst) {
+		uint32_t sent = 0, last = 0;
+
 		more = false;
 		for (k = 0, i = t->rr; k < t->n_conn && n < t->burst; k++) {
 			if (send_one(t, dp_tcp_conn_at(t, i), now, &start) == 1) {
 				n++;
+				sent++;
+				last = i;
 				more = true;
 			}
 			if (++i == t->n_conn)
 				i = 0;
+		}
+		if (sent == 1) {	/* one that could not send still cannot: the rest is its */
+			struct dp_tcp_conn *c = dp_tcp_conn_at(t, last);
+
+			while (n < t->burst && send_one(t, c, now, &start) == 1)
+				n++;
+			break;
 		}
 	}
 	if (++t->rr == t->n_conn)
