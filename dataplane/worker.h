@@ -81,6 +81,13 @@ struct dp_worker {
 	enum dp_worker_state state;
 	uint32_t step, round;
 	uint32_t pending_round;		/**< what the barrier releases into (n: a new step) */
+	/* what each segment or frame in touches, together */
+	uint64_t cur_key, cur_got;	/**< the current round's step x rounds + round, its bytes
+					 *   so far */
+	uint64_t in_bytes;		/**< bytes the current round receives */
+	uint32_t n_lanes;		/**< 0: one round after another (lanes: below) */
+	int32_t loaded;			/**< the lane in place, or -1 */
+	uint64_t frames_made, frames_got, bytes_got;	/**< totals */
 	/* the round's transmission: its flows one after another (several in a tree's round) */
 	bool tx_active;
 	struct dp_flow flow;
@@ -103,10 +110,9 @@ struct dp_worker {
 	uint32_t n_sends, send_i;	/**< the round's flows, the one being queued */
 	uint32_t dst[SM_SENDS_MAX];
 	uint8_t tree[SM_SENDS_MAX];
-	uint64_t in_bytes;		/**< bytes the current round receives */
-	/* receptions: the current round's, and those of rounds not begun yet (a peer ahead) */
-	uint64_t cur_key, cur_got;	/**< step x rounds + round, and its bytes so far */
-	struct dp_got { uint64_t key, bytes; } *early;
+
+	struct dp_got { uint64_t key, bytes; } *early;	/**< rounds not begun yet (a peer
+							 *   ahead): their bytes so far */
 	uint32_t n_early, cap_early;
 	bool mod_done[2];
 	/*
@@ -116,8 +122,6 @@ struct dp_worker {
 	 * state in the fields above, runs, and takes it back.
 	 */
 	struct dp_lane *lanes;
-	uint32_t n_lanes;		/**< 0: one round after another */
-	int32_t loaded;			/**< the lane in place, or -1 */
 	enum dp_worker_state wstate;	/**< the worker's state while a lane's is in place */
 	uint32_t lane_end;		/**< the lane in place: the first round past its bucket */
 	dp_time_t wake;			/**< the lane in place: its reduction's end */
@@ -125,8 +129,6 @@ struct dp_worker {
 	uint32_t b_start[SM_PHASES_MAX + 1];	/**< bucket b's rounds: [b_start[b], b_start[b + 1]) */
 	uint32_t b_ready, b_next, b_done;	/**< buckets ready, begun, done in the step */
 	dp_time_t first_at, compute_at;	/**< the first bucket is ready; the compute ends */
-	/* totals */
-	uint64_t frames_made, frames_got, bytes_got;
 } __rte_cache_aligned;
 
 /** Set up a worker (it starts when dp_worker_start() is called); 0 or -errno. */
