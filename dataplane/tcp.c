@@ -530,16 +530,7 @@ tcp_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 		return;
 	}
 	dp_tcp_touch(t, c);	/* its ACK moves the RTO, its data a delayed ACK */
-	/*
-	 * A data segment whose ACK field says what the last one did (the usual case of a flow one
-	 * way) moves nothing on the sending side: dp_tcp_ack_in() would find the same.
-	 */
-	if (p->meta.payload > 0 && !(p->meta.flags & DP_SE_F_TCP_SACK) && c->sacked == 0 &&
-	    c->dupacks < 3 && (uint32_t)(p->departure_ns >> 32) == (uint32_t)c->snd_una &&
-	    (uint32_t)p->departure_ns == c->peer_wnd)
-		more = false;
-	else
-		more = dp_tcp_ack_in(t, c, p, now);
+	more = !dp_tcp_ack_repeats(c, p) && dp_tcp_ack_in(t, c, p, now);
 	if (p->meta.payload > 0 && !(p->meta.flags & DP_SE_F_TCP_SACK))
 		dp_tcp_data_in(t, c, p, now);
 	dp_frame_end(e->eng, p);

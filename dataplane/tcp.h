@@ -286,6 +286,19 @@ void dp_tcp_output(struct dp_tcp *t, dp_time_t now);
 void dp_tcp_send_ack(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now);
 bool dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p,
 		   dp_time_t now);
+
+/*
+ * A data segment whose ACK field says what the last one did (the usual case of a flow one way):
+ * dp_tcp_ack_in() would move nothing (no new bytes acknowledged, the same window, no SACK, no
+ * loss to mark) and return false.  Keep the two in step.
+ */
+static inline bool
+dp_tcp_ack_repeats(const struct dp_tcp_conn *c, const struct dp_pkt *p)
+{
+	return p->meta.payload > 0 && !(p->meta.flags & DP_SE_F_TCP_SACK) && c->sacked == 0 &&
+	       c->dupacks < 3 && (uint32_t)(p->departure_ns >> 32) == (uint32_t)c->snd_una &&
+	       (uint32_t)p->departure_ns == c->peer_wnd;
+}
 void dp_tcp_data_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p,
 		    dp_time_t now);
 void dp_tcp_rto_fire(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now);

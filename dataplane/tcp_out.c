@@ -367,7 +367,11 @@ acked_to(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now)
 	}
 }
 
-/* The ACK of frame @p: true if it may let more be sent (the windows moved, a loss marked). */
+/*
+ * The ACK of frame @p: true if it may let more be sent (the windows moved, a loss marked).  The
+ * case that moves nothing for a data segment is dp_tcp_ack_repeats()'s (tcp.h), which callers
+ * may test first.
+ */
 bool
 dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, dp_time_t now)
 {
