@@ -135,7 +135,7 @@ pair() {
 		{ bad "2 DC x 4 in two ranks: exit $rc"; grep -v memif_connect "$tmp/pair.err" | head -3; }
 	check "$tmp/pair.json" 1 2 "2 DC x 4 in two ranks, merged by rank 0"
 }
-twice pair
+attempts pair
 python3 - "$tmp/pair.json" >"$tmp/c" 2>&1 <<'PY'
 import json, sys
 rt = json.load(open(sys.argv[1]))["runs"][0]["real_time"]
@@ -199,7 +199,7 @@ print("%d TCP frames through the ports; mean step %.4f ms, virtual %.4f ms (%+.3
 PY
 	[ $? -eq 0 ] && ok "tcp in two ranks: $(cat "$tmp/c")" || { bad "tcp in two ranks:"; tail -3 "$tmp/c"; }
 }
-twice tcp_ranks
+attempts tcp_ranks
 
 # the trace: every rank holds its records, rank 0 merges them at the run's end, its own ports'
 # and the other rank's; tshark reads it: as many frames on each interface as one process over a
@@ -267,7 +267,7 @@ eight2() {
 		{ bad "8 DC x 1 in two ranks: exit $rc"; grep -v memif_connect "$tmp/e2.err" | head -3; }
 	check "$tmp/e2.json" 2 2 "8 DC x 1 in two ranks, two memif links"
 }
-twice eight2
+attempts eight2
 # crossings: the --set arguments, a line each, of 8 DC x 1 cut into runs of two DCs: crossing k
 # from DC 2k + 1 (the memif server) to DC 2k + 2 (its client)
 crossings() {
@@ -310,7 +310,7 @@ eight_split() {
 		{ bad "8 DC x 1, DCs not contiguous: exit $rc"; grep -v memif_connect "$tmp/es.err" | head -3; }
 	check "$tmp/es.json" 2 2 "8 DC x 1, each rank's DCs in two runs, four memif links"
 }
-twice eight_split
+attempts eight_split
 
 [ "$part" = timed ] || refusals
 

@@ -38,7 +38,7 @@
 # (about 500 transfers of 64 kB) varies by 4.5 %, the bulk flow's share by 0.54/0.46 x 4.5 =
 # 5.3 %: 15 % is 2.8 sigma, a chance of 0.5 % an attempt and 0.003 % for both (measured -0.1 %
 # over 8 s). (4) 10 % as validate_mpi.sh derives it (measured
-# within 5.2 %). A check on a physical bound gets a second attempt (twice, lib.sh).
+# within 5.2 %). A check on a physical bound gets up to three attempts (attempts, lib.sh).
 #
 # Needs root, network namespaces, tc, ethtool, iperf3, ping, taskset, Open MPI and the program
 # (meson builds it when it finds MPI): exits 77 without them, saying why. Everything it creates
@@ -350,14 +350,14 @@ rx_ya=$(counter "$nr" "$ya" rx_packets) rx_yb=$(counter "$nr" "$yb" rx_packets)
 rx_xb=$(counter "$nb" "$xb" rx_packets)
 if start_bridge --set wan.bandwidth=100Mbit/s --set wan.latency=0s --set queues.wan=4MB \
 	--set background.size=64kB --set background.directions=one; then
-	twice check_ping
+	attempts check_ping
 	check_owd
 	# the bulk flow at 5 ms each way (BDP 125 kB; the queue 4 MB, 320 ms at the rate)
 	set_live wan.latency 5ms
-	twice check_bulk
+	attempts check_bulk
 	check_csum
 	set_live background.load 0.5
-	twice check_load
+	attempts check_load
 	flood_held
 	stop_bridge
 	grep -q "port A (interface $ya): its host leaves TCP/UDP checksums to the device .*ethtool -K DEV tx off on the host's end of $ya" "$tmp/br.err" &&
@@ -457,7 +457,7 @@ print("received: median %.3f Mbit/s, whole transfer %.2f, tbf allows %.3f (%+.2f
 assert abs(med / expect - 1) <= 0.05, med
 PY
 }
-twice check_tbf
+attempts check_tbf
 
 # ---- 4: Open MPI through the bridge, captured by it, validated ----
 cat >"$tmp/rsh" <<EOF
@@ -503,6 +503,6 @@ worst = max(abs(a["wire_vs_app_pct"]) for a in app)
 print("20 steps, each within %.1f %% of the program's own" % worst)
 PY
 }
-twice check_mpi
+attempts check_mpi
 
 finish

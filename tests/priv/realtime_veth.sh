@@ -66,7 +66,7 @@ afp_one() {
 	cp "$tmp/out" "$tmp/afp.json"
 	check "$tmp/afp.json" "af_packet"
 }
-twice afp_one
+attempts afp_one
 
 # 1b. An intra-DC link (worker 0's uplink) through the veth pair: out of va, in at vb
 afp_link() {
@@ -76,7 +76,7 @@ afp_link() {
 	cp "$tmp/out" "$tmp/link.json"
 	check "$tmp/link.json" "w0.nic through af_packet"
 }
-twice afp_link
+attempts afp_link
 
 # 1c. job.transport = tcp through the pair, 2 DC x 1 at 1 Gbit/s (a worker's TCP segments and
 # ACKs cross the WAN through va and vb), captured on va by tcpdump.  The PMD's sockets bypass
@@ -89,7 +89,7 @@ twice afp_link
 # resent, reordered or missing, each direction job.bytes a step, and step 1 lasts what the run
 # says times the dilation within 10 % (the capture's stamps are the kernel's, in real time: a
 # host stall of 0.4 to 4 ms is at most 4 % of the 94 ms; a longer one, two busy threads on a
-# vCPU, gets a second attempt).
+# vCPU, gets up to three attempts).
 if ! command -v tcpdump >/dev/null || ! command -v tshark >/dev/null; then
 	echo "# tcpdump or tshark is not installed: tcp through the veth pair skipped"
 else
@@ -148,7 +148,7 @@ PY
 		if [ $? -eq 0 ]; then ok "tcp through the veth pair: $(cat "$tmp/check")"; else
 			bad "tcp through the veth pair:"; sed 's/^/    /' "$tmp/check" | tail -4; fi
 	}
-	twice tcp_veth
+	attempts tcp_veth
 fi
 
 # 2. af_xdp, MTU 1500
@@ -156,7 +156,7 @@ ip -n "$ns" link set va mtu 1500
 ip -n "$ns" link set vb mtu 1500
 # Dilation 400 here: a frame every 48 us of real time, so that the 1024 descriptors of the
 # receiving socket's ring hold 49 ms of frames. At 200 (24 ms) a host stall longer than that
-# lost frames at the ring twice running in one of four fresh runs on a VM whose release
+# lost frames at the ring attempts running in one of four fresh runs on a VM whose release
 # lateness p99 was 6 to 13 ms (the kernel drops them at the XDP socket's fill or RX ring, which
 # DPDK 22.11's af_xdp does not count: the run stalls, its ports sent more than they received).
 xdp_one() {
@@ -177,14 +177,14 @@ xdp_one() {
 		check "$tmp/xdp.json" "af_xdp"
 	fi
 }
-twice xdp_one
+attempts xdp_one
 expect_rc 1 "af_xdp refuses frames larger than a page" -- timeout 60 ip netns exec "$ns" \
 	"$se" run -v A -n 1 -q --trace none "${RT[@]}" \
 	--set "ports.dc0=net_af_xdp0,iface=va" --set "ports.dc1=net_af_xdp1,iface=vb"
 expect_grep "$tmp/err" "af_xdp takes frames of at most 2048 bytes" "it says why and what to set"
 
-# 3. two processes, one namespace each, over the veth pair (a second attempt if the host stalled
-# a vCPU during the first: wall-clock timing on a shared machine)
+# 3. two processes, one namespace each, over the veth pair (another attempt if the host stalled
+# a vCPU during one, up to three: wall-clock timing on a shared machine)
 ip netns add "$nsb"
 ip -n "$ns" link set vb netns "$nsb"
 ip -n "$ns" link set va mtu 9000 up
@@ -211,7 +211,7 @@ split_veth() {
 		tail -2 "$tmp/lead.err" "$tmp/follow.err" | sed 's/^/    /'
 	fi
 }
-twice split_veth
+attempts split_veth
 
 # 4. Two MPI ranks over a veth pair, the control over MPI: mpirun runs inside the namespace
 # (its ranks meet it over TCP on the namespace's loopback), both veth ends in it, one command
@@ -245,6 +245,6 @@ else
 			grep -v "^ *$" "$tmp/ranks.err" | head -3 | sed 's/^/    /'
 		fi
 	}
-	twice ranks_veth
+	attempts ranks_veth
 fi
 finish

@@ -28,7 +28,7 @@
 # either edge of a step add up to 4 ms each while the other vCPU is busy (platform notes): at
 # most 5 + 4 + 4 = 13 ms of 175 ms (7.4 %); measured 0.4 to 4.3 % (2.9 to 3.4 % beside the bulk
 # flow). A stall of 24 ms (two busy threads on one vCPU) at an edge would pass 10 %, so the
-# physical checks get a second capture if the first misses (twice, lib.sh): a defect fails both.
+# physical checks get another capture if one misses, up to three (attempts, lib.sh): a defect fails all.
 # This VM's host also freezes it whole at times (a gap of 1.06 s with no byte on the link, seen
 # in one capture): TCP's timers then fire at once and resend data the receiver already had,
 # after the step's end, and that step's span on the wire grows by up to 90 ms (+49 % seen, in
@@ -297,8 +297,8 @@ print("ok - the bulk flow's share of each step: %.1f %% of A > B, %.1f %% of B >
 PY
 }
 
-twice case_2ranks
-twice case_4ranks
+attempts case_2ranks
+attempts case_4ranks
 # beside the bulk flow the link is shared by htb: 400 Mbit/s, 200 for each of the job and the
 # bulk flow and the rest of the link to whichever has data, each with a queue of its own (the
 # bulk flow's socket sets its priority to its class). In one FIFO with the job, TCP fills it:
@@ -317,7 +317,7 @@ share() {
 	done
 }
 share || skip "tc htb is not available: $(cat "$tmp/e")"
-twice case_bulk
+attempts case_bulk
 
 # the text report: the summary comes first
 expect_rc 0 "the text report" -- "$se" validate "$tmp/r2.pcap" --filter "tcp portrange $btl_ports" \
