@@ -278,6 +278,19 @@ assert len(w) == 6 and sum(fwd) == t["tcp"]["data_segments"] and sum(back) == t[
 assert sorted(e["name"] for e in f["elements"] if e["name"].startswith("wan") and ">" in e["name"]) == ["wan0>1", "wan1>2", "wan2>0"]' \
 	"$tmp/ring3.json" "$tmp/ring3f.json" && ok "tcp on a ring: ACKs one WAN link back, frames' ring one-way" ||
 	bad "tcp on a ring: $(cat "$tmp/err")"
+# tshark's own round trips at worker 0 (its frames out and in): data to DC 1, ACKs back, 2 x the
+# 1 ms latency plus a frame's serialisation (2.013 ms at least), where round the ring took 3
+if command -v tshark >/dev/null; then
+	"$se" "${ring3[@]}" --set job.transport=tcp --trace "$tmp/ring3.pcapng" --capture tx,rx \
+		>/dev/null 2>"$tmp/err" &&
+		tshark -r "$tmp/ring3.pcapng" -Y 'frame.interface_name matches "^w0[.]"' \
+			-w "$tmp/ring3w0.pcapng" 2>>"$tmp/err" &&
+		tshark -r "$tmp/ring3w0.pcapng" -Y tcp.analysis.ack_rtt -T fields \
+			-e tcp.analysis.ack_rtt 2>>"$tmp/err" | sort -g | head -1 >"$tmp/rtt"
+	python3 -c 'import sys; r = float(open(sys.argv[1]).read()); assert 0.002 <= r < 0.0025, r' \
+		"$tmp/rtt" 2>>"$tmp/err" && ok "tshark: the ring's round trip is 2 x its latency ($(cat "$tmp/rtt") s)" ||
+		bad "tshark's round trip on a ring: $(cat "$tmp/rtt" "$tmp/err")"
+fi
 # partitions: 4 DC x 2 over TCP with Open MPI's rendezvous and a WAN queue that drops (24
 # segments resent): the same trace byte for byte in 1, 2 and 4 partitions (frames cut between
 # partitions carry TCP headers shorter than syncemu's)
