@@ -11,7 +11,7 @@
 # 2); at exit a run removes the socket only if it is still its own.
 # No wall-clock bound is asserted but syncemu ctl's own deadline (its default, 5 s: see below):
 # the order of events is (the good answers come while the slow clients' process still runs,
-# which it does for 4 s: attempts the server's 2 s deadline, when their closes are due; the three
+# which it does for 4 s: twice the server's 2 s deadline, when their closes are due; the three
 # good requests take well under a second).
 # Usage: ctl_serve.sh SYNCEMU (run from the source root)
 set -u

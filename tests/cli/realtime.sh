@@ -339,7 +339,7 @@ PY
 [ $? -eq 0 ] && ok "each side sent what the other received: $(cat "$tmp/c")" || { bad "port counts:"; cat "$tmp/c"; }
 
 # 2b. Scale-out: 8 DC x 1 split over two processes, DCs 0-3 and 4-7, the ring of WAN links
-# crossing attempts (3 -> 4 and 7 -> 0), one memif link per crossing.
+# crossing twice (3 -> 4 and 7 -> 0), one memif link per crossing.
 # (dilation 200 in the plain build, as for 1b: at 100 the merged mean was +2.15 % and +2.26 %
 # against the 2 % tolerance in two attempts running on one 2-vCPU VM, +0.03 to +0.4 % by hand on
 # the same VM; the sanitizer build holds at 400)

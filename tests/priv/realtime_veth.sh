@@ -156,7 +156,7 @@ ip -n "$ns" link set va mtu 1500
 ip -n "$ns" link set vb mtu 1500
 # Dilation 400 here: a frame every 48 us of real time, so that the 1024 descriptors of the
 # receiving socket's ring hold 49 ms of frames. At 200 (24 ms) a host stall longer than that
-# lost frames at the ring attempts running in one of four fresh runs on a VM whose release
+# lost frames at the ring twice running in one of four fresh runs on a VM whose release
 # lateness p99 was 6 to 13 ms (the kernel drops them at the XDP socket's fill or RX ring, which
 # DPDK 22.11's af_xdp does not count: the run stalls, its ports sent more than they received).
 xdp_one() {

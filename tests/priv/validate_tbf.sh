@@ -17,14 +17,15 @@
 #   2.56 s on the link):
 #   * a transfer's duration is within S + 5.2 ms of bytes / rate: 55.2 / 640 = 8.6 % of the
 #     shortest, so validate against the link's own model (alpha 0, beta 12.5 MB/s) passes
-#     --tolerance 9, and a model attempts as fast (beta 25 MB/s: -50 %) fails it;
+#     --tolerance 9, and a model twice as fast (beta 25 MB/s: -50 %) fails it;
 #   * the least-squares slope over sizes x = 8, 16, 32 MB moves by at most
 #     S * sum|x - mean| / sum (x - mean)^2 = S * 26.67 / 298.67 = 0.0893 S s/MB = 4.5 ms/MB
 #     (the bucket's head start is the same for every transfer: it moves alpha, not the slope)
 #     against the true 80 ms/MB: beta within -5.3 % .. +5.9 % of 12.5 MB/s; we check +-6 %.
-#   The physical checks get up to two more captures if the first fails (a stall beyond S three
-#   times running is what a broken link or tool looks like, not a busy machine); the exact checks
-#   get none.
+#   The checks get up to two more captures if one fails (a stall beyond S three times running is
+#   what a broken link or tool looks like, not a busy machine). The exact checks too: a stall of
+#   the sender inside a transfer longer than validate's own gap splits it where the independent
+#   reading's 0.2 s does not (8 MB in 3 bursts once, on a VM whose host was busy).
 # The sender's TCP is cubic, set per socket: the machine's default may be BBR, which keeps tbf's
 # queue near empty, so that every time the host takes the sender's vCPU away the link idles (on a
 # VM whose vCPUs are stolen 12-25 % of the time in slices of tens of ms, the fitted beta came out
@@ -135,10 +136,12 @@ PY
 capture "$tmp/cap.pcap" && ok "tcpdump captured $(stat -c %s "$tmp/cap.pcap") bytes" ||
 	{ bad "no capture"; finish; }
 
-# exact: validate's bursts against an independent reading of the pcap
-expect_rc 0 "validate the capture, fitted" -- "$se" validate "$tmp/cap.pcap" --filter 'tcp and src host 10.199.0.1' --json
-cp "$tmp/out" "$tmp/v.json"
-python3 - "$tmp/cap.pcap" "$tmp/v.json" <<'PY' && ok "three bursts of 8, 16, 32 MB; start, duration, bytes and packets equal to an independent reading of the pcap" || bad "validate's bursts against the pcap"
+# exact: validate's bursts against an independent reading of the pcap; prints why not
+exact() {
+	local cap=$1
+	"$se" validate "$cap" --filter 'tcp and src host 10.199.0.1' --json >"$tmp/v.json" \
+		2>"$tmp/v.err" || { echo "validate exit $?: $(head -c 300 "$tmp/v.err")"; return 1; }
+	python3 - "$cap" "$tmp/v.json" 2>&1 <<'PY' || return 1
 import json, struct, sys
 raw = open(sys.argv[1], "rb").read()
 magic = struct.unpack("<I", raw[:4])[0]
@@ -172,22 +175,25 @@ for r, b, n in zip(rows, bursts, (8e6, 16e6, 32e6)):
     assert abs(r["duration_ms"] - (b[-1][0] - b[0][0]) / 1e6) < 1e-6, (r["duration_ms"], b)
 print("bursts", [(r["bytes"], r["packets"], r["duration_ms"]) for r in rows])
 PY
-expect_grep "$tmp/v.json" '"bursts": 3' "reports how it split the trace"
+}
 
 # physical: the fit and the link's own model, with the bounds derived above; up to three captures
 attempt=1
-while ! why=$(physical "$tmp/cap.pcap"); do
+while ! why=$(exact "$tmp/cap.pcap" >"$tmp/exact" || { tail -3 "$tmp/exact"; exit 1; }
+	      physical "$tmp/cap.pcap"); do
 	if [ $attempt -eq 3 ]; then
-		bad "physical bounds, three captures running: $why"
+		bad "exact or physical bounds, three captures running: $why"
 		finish
 	fi
 	attempt=$((attempt + 1))
-	echo "# capture outside the load bounds ($why): capture $attempt"
+	echo "# capture outside the bounds ($why): capture $attempt"
 	rm -f "$tmp/cap.pcap"
 	capture "$tmp/cap.pcap" || { bad "no capture $attempt"; finish; }
 done
+ok "three bursts of 8, 16, 32 MB; start, duration, bytes and packets equal to an independent reading of the pcap: $(tail -1 "$tmp/exact")"
+expect_grep "$tmp/v.json" '"bursts": 3' "reports how it split the trace"
 ok "fitted beta within 6 % of 12.5 MB/s; every transfer within 9 % of alpha 0, beta 12.5 MB/s"
-expect_rc 4 "a model attempts as fast is caught (beta 25 MB/s, tolerance 9 %)" -- "$se" validate "$tmp/cap.pcap" --filter 'tcp and src host 10.199.0.1' --alpha 0s --beta 25MB/s --tolerance 9
+expect_rc 4 "a model twice as fast is caught (beta 25 MB/s, tolerance 9 %)" -- "$se" validate "$tmp/cap.pcap" --filter 'tcp and src host 10.199.0.1' --alpha 0s --beta 25MB/s --tolerance 9
 expect_rc 0 "the same with --hosts and --ports" -- "$se" validate "$tmp/cap.pcap" --hosts 10.199.0.1 --ports 5201 --filter 'src host 10.199.0.1' --alpha 0s --beta 12.5MB/s --tolerance 9
 gzip -c "$tmp/cap.pcap" >"$tmp/cap.pcap.gz"
 "$se" validate "$tmp/cap.pcap" --filter 'tcp and src host 10.199.0.1' --json >"$tmp/plain.json"
