@@ -672,9 +672,11 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 		for (e = 0; e < t->d; e++)
 			if (e != d)
 				t->sw[d].to_dc[e] = &t->wan[sm_wan_next(t->shape, t->d, d, e)].e;
-		if (t->ring_back && d < t->d)	/* the DC before: back on the link from it */
-			t->sw[d].to_dc[(d + t->d - 1) % t->d] =
-				&t->wan[t->d + (d + t->d - 1) % t->d].e;
+		if (t->ring_back) {	/* the DC before: back on the link from this one */
+			uint32_t before = (d + t->d - 1) % t->d;
+
+			t->sw[d].to_dc[before] = &t->wan[t->d + before].e;
+		}
 	}
 	/* real time: what leaves a DC's WAN link goes out of its port, what arrives on it in */
 	for (d = 0; t->dc_port != NULL && d < t->d; d++) {
