@@ -46,12 +46,12 @@ RT=(--set run.clock=real --set ports.wait=5s)
 M=",socket-abstract=no,bsize=9216"
 
 # check JSON TOLERANCE_PCT RANKS DESC: rank 0's report, every rank's steps merged, against the
-# packet model; every frame sent through a port arrived; the ports of every other rank reported
+# packet model (the median step: see realtime.sh's check_run for why); every frame sent through a port arrived; the ports of every other rank reported
 check() {
 	python3 - "$1" "$2" "$3" >"$tmp/check" 2>&1 <<'PY'
-import json, sys
+import json, statistics, sys
 d = json.load(open(sys.argv[1]))
-# tol 0: the step time is held from below only (the host's lateness only adds to a step: a mean
+# tol 0: the step time is held from below only (the host's lateness only adds to a step: a median
 # under the model by more than the TSC calibration's spread, 0.5 % here, is a defect)
 tol, ranks = float(sys.argv[2]), int(sys.argv[3])
 out = []
@@ -59,11 +59,16 @@ for r in d["runs"]:
     assert r["ok"], r.get("error")
     rt = r["real_time"]
     rows = r["steps"]["rows"]
-    mean = sum(x["emulated_ms"] for x in rows) / len(rows)
+    med = statistics.median(x["emulated_ms"] for x in rows)
     model = rows[0]["packet_model_ms"]
-    err = 100 * (mean / model - 1)
-    assert (err > -1 if tol == 0 else abs(err) < tol), \
-        "%s: mean step %.6f ms, model %.6f ms: %+.3f %%" % (r["label"], mean, model, err)
+    err = 100 * (med / model - 1)
+    # the host's share, as realtime.sh's check_run allows it
+    held = 2 * max([p.get("late_max_ns") or 0 for p in rt["ports"] + rt["peer_ports"]]) / (
+        rt["dilation"] * 1e6)
+    assert (err > -1 if tol == 0 else
+            abs(err) < tol or 0 < med - model * (1 + tol / 100) <= held), \
+        "%s: median step %.6f ms, model %.6f ms: %+.3f %%, the host held back %.6f ms" % (
+        r["label"], med, model, err, held)
     assert rt["split"] and rt["leader"] and rt["merged"] and rt["ranks"] == ranks, rt
     assert all(p["device"].startswith("(rank ") for p in rt["peer_ports"]), rt["peer_ports"]
     assert {p["device"] for p in rt["peer_ports"]} == {"(rank %d's)" % k for k in range(1, ranks)}
@@ -73,9 +78,10 @@ for r in d["runs"]:
     assert sent == got and sent > 0, (sent, got)
     for p in ports:
         assert p["stale_frames"] == 0 and p["device_rx_dropped"] == 0, p
-    out.append("%s: %d steps, %.6f ms vs %.6f ms (%+.4f %%), %d frames through %d ports; "
-               "clocks %+.3f us apart, round trip %.1f us" % (r["label"], len(rows), mean,
-               model, err, sent, len(ports), rt["peer_offset_ns"] / 1e3,
+    out.append("%s: %d steps, median %.6f ms vs %.6f ms (%+.4f %%%s), %d frames through %d "
+               "ports; clocks %+.3f us apart, round trip %.1f us" % (r["label"], len(rows), med,
+               model, err, "" if tol == 0 or abs(err) < tol else
+               ": past %g %%, within the %.3f ms the host held it back" % (tol, held), sent, len(ports), rt["peer_offset_ns"] / 1e3,
                rt["peer_rtt_ns"] / 1e3))
 print("; ".join(out))
 PY
@@ -165,10 +171,11 @@ PY
 # merged steps within 1 % of the same run in virtual time, every frame through the ports
 # received, none stale, and they are the segments and ACKs rank 0's report counts (both ranks'
 # workers', merged as the steps are). A late arrival holds back an ACK as it holds a frame, and
-# the windows' round trips put many arrivals on a step's path: at dilation 50 a loaded host
-# moved the mean step of 4.7 ms by +2.4 and +6.4 % (stalls summing to 6-15 ms of wall time a
-# step); dilation 400 divides that by 8 (0.3-0.8 %) for 3 steps of about 2 s of wall time.
-TCPJ=(-n 3 --set topology.workers_per_dc=1 --set wan.bandwidth=1Gbit/s --set wan.latency=1ms
+# the windows' round trips put many arrivals on a step's path. The median of 5 steps, as
+# realtime.sh's tcp runs (the first, slow start, is the longest, and of 3 steps one 100 ms stop
+# of the VM in either of the others moved the median: +1.4 % at dilation 400); at dilation 100
+# the median was +0.017 to +0.019 % in four runs here, at 50 +0.047 to +0.099 %.
+TCPJ=(-n 5 --set topology.workers_per_dc=1 --set wan.bandwidth=1Gbit/s --set wan.latency=1ms
 	--set job.bytes=256KiB --set run.mtu=1500 --set job.transport=tcp)
 "$se" run -v A -q -j --trace none "${TCPJ[@]}" >"$tmp/tcpv.json" 2>"$tmp/err" ||
 	bad "tcp in virtual time: $(cat "$tmp/err")"
@@ -176,13 +183,13 @@ tcp_ranks() {
 	local rc=0
 	rm -f "$tmp/m.sock"
 	"${mpi[@]}" -np 2 "$se" run -v A -q -j --trace none "${TCPJ[@]}" "${RT[@]}" \
-		--set run.dilation=400 \
+		--set run.dilation=100 \
 		--set "ports.dc0=net_memif0,role=server,socket=$tmp/m.sock$M" \
 		--set "ports.dc1=net_memif0,role=client,socket=$tmp/m.sock$M" \
 		>"$tmp/tcpr.json" 2>"$tmp/tcpr.err" || rc=$?
 	[ $rc -eq 0 ] || { bad "tcp in two ranks: exit $rc"; grep -v memif_connect "$tmp/tcpr.err" | head -3; return; }
 	python3 - "$tmp/tcpv.json" "$tmp/tcpr.json" >"$tmp/c" 2>&1 <<'PY'
-import json, sys
+import json, statistics, sys
 v, r = (json.load(open(f))["runs"][0] for f in sys.argv[1:])
 assert r["ok"] and r["real_time"]["ranks"] == 2 and r["real_time"]["merged"], r.get("error")
 ports = r["real_time"]["ports"] + r["real_time"]["peer_ports"]
@@ -191,11 +198,14 @@ assert sent == sum(p["frames_received"] for p in ports) > 0, ports
 assert all(p["stale_frames"] == 0 and p["other_frames"] == 0 for p in ports), ports
 assert sent == r["tcp"]["data_segments"] + r["tcp"]["pure_acks"], (sent, r["tcp"])
 assert r["tcp"]["delivered_bytes"] == v["tcp"]["delivered_bytes"], (r["tcp"], v["tcp"])
-mean = lambda x: sum(s["emulated_ms"] for s in x["steps"]["rows"]) / len(x["steps"]["rows"])
-err = 100 * (mean(r) / mean(v) - 1)
-assert len(r["steps"]["rows"]) == len(v["steps"]["rows"]) and abs(err) < 1, (mean(r), mean(v))
-print("%d TCP frames through the ports; mean step %.4f ms, virtual %.4f ms (%+.3f %%)" % (
-    sent, mean(r), mean(v), err))
+med = lambda x: statistics.median(s["emulated_ms"] for s in x["steps"]["rows"])
+err = 100 * (med(r) / med(v) - 1)
+held = 2 * max(p.get("late_max_ns") or 0 for p in ports) / (r["real_time"]["dilation"] * 1e6)
+assert len(r["steps"]["rows"]) == len(v["steps"]["rows"]), (r["steps"], v["steps"])
+assert abs(err) < 1 or 0 < med(r) - 1.01 * med(v) <= held, (med(r), med(v), err, held)
+print("%d TCP frames through the ports; median step %.4f ms, virtual %.4f ms (%+.3f %%%s)" % (
+    sent, med(r), med(v), err, "" if abs(err) < 1 else
+    ": past 1 %%, within the %.3f ms the host held it back" % held))
 PY
 	[ $? -eq 0 ] && ok "tcp in two ranks: $(cat "$tmp/c")" || { bad "tcp in two ranks:"; tail -3 "$tmp/c"; }
 }
@@ -245,7 +255,7 @@ else
 fi
 
 # 2. 8 DC x 1: two ranks, each with its own [ports] local (MPMD); four ranks, one command line.
-# (dilation 200 for two ranks, as for the two-process split in realtime.sh. Four ranks, each
+# (dilation 100 and 5 steps for two ranks, as for the two-process split in realtime.sh. Four ranks, each
 # busy-polling, on two vCPUs take turns on them as the scheduler gives them out: their step time
 # measures the scheduler and the host (at dilation 400: +0.08 to +0.49 % in five runs here, then
 # +7.7 % in one; at 100, +0.1 % and +141 %), so there the record, the merge of four and every
@@ -254,12 +264,12 @@ fi
 eight2() {
 	local rc=0
 	rm -f "$tmp"/s*.sock
-	"${mpi[@]}" -np 1 "$se" run scenarios/8dc1-100g.ini -v A -n 3 -q -j --trace none "${RT[@]}" \
-		--set run.dilation=200 --set ports.local=0,1,2,3 \
+	"${mpi[@]}" -np 1 "$se" run scenarios/8dc1-100g.ini -v A -n 5 -q -j --trace none "${RT[@]}" \
+		--set run.dilation=100 --set ports.local=0,1,2,3 \
 		--set "ports.dc3=net_memif0,role=server,socket=$tmp/s1.sock$M" \
 		--set "ports.dc0=net_memif1,role=server,socket=$tmp/s2.sock$M" : \
-		-np 1 "$se" run scenarios/8dc1-100g.ini -v A -n 3 -q -j --trace none "${RT[@]}" \
-		--set run.dilation=200 --set ports.local=4,5,6,7 \
+		-np 1 "$se" run scenarios/8dc1-100g.ini -v A -n 5 -q -j --trace none "${RT[@]}" \
+		--set run.dilation=100 --set ports.local=4,5,6,7 \
 		--set "ports.dc4=net_memif0,role=client,socket=$tmp/s1.sock$M" \
 		--set "ports.dc7=net_memif1,role=client,socket=$tmp/s2.sock$M" \
 		>"$tmp/e2.json" 2>"$tmp/e2.err" || rc=$?
@@ -298,13 +308,12 @@ eight_split() {
 	rm -f "$tmp"/s*.sock
 	mapfile -t args < <(crossings)
 	# (one command line for both, but for ports.local: each rank opens its own DCs' ports;
-	# dilation 400: each rank polls four memif ports, and at 200 the merged
-	# mean was +2.3 % and +2.8 % against the 2 % tolerance in two attempts running while the
-	# host stole CPU, +0.04 to +0.7 % on a quiet VM)
-	"${mpi[@]}" -np 1 "$se" run scenarios/8dc1-100g.ini -v A -n 3 -q -j --trace none "${RT[@]}" \
-		--set run.dilation=400 "${args[@]}" --set ports.local=0,1,4,5 : \
-		-np 1 "$se" run scenarios/8dc1-100g.ini -v A -n 3 -q -j --trace none "${RT[@]}" \
-		--set run.dilation=400 "${args[@]}" --set ports.local=2,3,6,7 \
+	# dilation 200: each rank polls four memif ports; the means that missed the 2 % tolerance
+	# at 200, +2.3 % and +2.8 %, were the VM's stops, which the median leaves out)
+	"${mpi[@]}" -np 1 "$se" run scenarios/8dc1-100g.ini -v A -n 5 -q -j --trace none "${RT[@]}" \
+		--set run.dilation=200 "${args[@]}" --set ports.local=0,1,4,5 : \
+		-np 1 "$se" run scenarios/8dc1-100g.ini -v A -n 5 -q -j --trace none "${RT[@]}" \
+		--set run.dilation=200 "${args[@]}" --set ports.local=2,3,6,7 \
 		>"$tmp/es.json" 2>"$tmp/es.err" || rc=$?
 	[ $rc -eq 0 ] && ok "8 DC x 1 in two ranks of DCs 0,1,4,5 and 2,3,6,7 (exit 0)" ||
 		{ bad "8 DC x 1, DCs not contiguous: exit $rc"; grep -v memif_connect "$tmp/es.err" | head -3; }

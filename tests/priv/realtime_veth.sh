@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Real time through kernel interfaces: a veth pair in network namespaces this test creates (and
-# removes), 2 DC x 4 AdamW, the mean step within 1 % of the packet-level closed form (wall-clock
+# removes), 2 DC x 4 AdamW, the median step within 1 % of the packet-level closed form (wall-clock
 # timing: asserted loosely).
 #   1. net_af_packet on both ends in one namespace, one process, MTU 9000; then a worker's
 #      link (not the WAN) through the pair.
@@ -35,22 +35,26 @@ ip -n "$ns" link add va type veth peer name vb || skip "cannot create a veth pai
 ip -n "$ns" link set lo up
 
 RT=(--set run.clock=real --set run.dilation=$((200 * slow)) --set ports.wait=5s)
-# check JSON DESC: the mean step within 1 % of the model, every frame sent arrived
+# check JSON DESC: the median step within 1 % of the model (see tests/cli/realtime.sh's check_run
+# for why the median), every frame sent arrived
 check() {
 	python3 - "$1" >"$tmp/check" 2>&1 <<'PY'
-import json, sys
+import json, statistics, sys
 d = json.load(open(sys.argv[1]))
 r = d["runs"][0]
 rows = r["steps"]["rows"]
-mean = sum(x["emulated_ms"] for x in rows) / len(rows)
+med = statistics.median(x["emulated_ms"] for x in rows)
 model = rows[0]["packet_model_ms"]
-err = 100 * (mean / model - 1)
-assert abs(err) < 1, "mean %.6f ms, model %.6f ms (%+.3f %%)" % (mean, model, err)
+err = 100 * (med / model - 1)
 ports = r["real_time"]["ports"] + r["real_time"]["peer_ports"]
+held = 2 * max(p.get("late_max_ns") or 0 for p in ports) / (r["real_time"]["dilation"] * 1e6)
+assert abs(err) < 1 or 0 < med - 1.01 * model <= held, \
+    "median %.6f ms, model %.6f ms (%+.3f %%), the host held back %.6f ms" % (med, model, err, held)
 sent = sum(p["frames_sent"] for p in ports)
 got = sum(p["frames_received"] for p in ports)
 assert sent == got > 0, (sent, got)
-print("%.6f ms vs %.6f ms (%+.4f %%), %d frames through the veth pair" % (mean, model, err, sent))
+print("median %.6f ms vs %.6f ms (%+.4f %%%s), %d frames through the veth pair" % (med, model, err,
+      "" if abs(err) < 1 else ": past 1 %%, within the %.3f ms the host held it back" % held, sent))
 PY
 	if [ $? -eq 0 ]; then ok "$2: $(cat "$tmp/check")"; else bad "$2:"; sed 's/^/    /' "$tmp/check" | tail -3; fi
 }
