@@ -35,6 +35,9 @@ RT=(--set run.clock=real --set ports.wait=5s)
 # the plain build holds the timing over more steps; what a foreign reader (tshark) makes of the
 # trace is the plain build's to check too (the trace writer is the same code)
 if [ "$slow" -eq 1 ]; then ns=5 nm=10 nmod=3; else ns=3 nm=4 nmod=2; fi
+# the leader of a two-process run on CPU 0, the follower on CPU 1: left to float (the default),
+# the leader was seen sharing CPU 1 with the follower
+EAL0="--no-huge --no-pci --no-shconf -l 0 --iova-mode=va --log-level=*:error -m 700"
 EAL1="--no-huge --no-pci --no-shconf -l 1 --iova-mode=va --log-level=*:error -m 700"
 
 # check_run JSON TOLERANCE_PCT DESC [merged|side]: the runs' median step against the packet model
@@ -318,7 +321,7 @@ run_pair() {	# run_pair OUT_LEADER OUT_FOLLOWER ARGS...: both sides, the leader 
 	rm -f "$sock"
 	timeout 120 "$se" run -v A -q -j --trace none "${RT[@]}" --set ports.local=0 \
 		--set "ports.dc0=net_memif0,role=server,socket=$sock,socket-abstract=no,bsize=9216" \
-		"$@" >"$a" 2>"$a.err" &
+		--eal "$EAL0" "$@" >"$a" 2>"$a.err" &
 	pids+=($!)
 	ra=$!
 	sleep 0.3
@@ -368,7 +371,8 @@ split8() {
 	timeout 120 "$se" run scenarios/8dc1-100g.ini -v A -n 5 -q -j --trace none "${RT[@]}" \
 		--set run.dilation=$split_d --set ports.local=0,1,2,3 \
 		--set "ports.dc3=net_memif0,role=server,socket=$tmp/s1.sock$M" \
-		--set "ports.dc0=net_memif1,role=server,socket=$tmp/s2.sock$M" >"$tmp/8a.json" 2>"$tmp/8a.err" &
+		--set "ports.dc0=net_memif1,role=server,socket=$tmp/s2.sock$M" --eal "$EAL0" \
+		>"$tmp/8a.json" 2>"$tmp/8a.err" &
 	pids+=($!)
 	pa=$!
 	sleep 0.3
