@@ -46,7 +46,8 @@ RT=(--set run.clock=real --set ports.wait=5s)
 M=",socket-abstract=no,bsize=9216"
 
 # check JSON TOLERANCE_PCT RANKS DESC: rank 0's report, every rank's steps merged, against the
-# packet model (the median step: see realtime.sh's check_run for why); every frame sent through a port arrived; the ports of every other rank reported
+# packet model (the median step: see realtime.sh's check_run for why); every frame sent through
+# a port arrived; the ports of every other rank reported
 check() {
 	python3 - "$1" "$2" "$3" >"$tmp/check" 2>&1 <<'PY'
 import json, statistics, sys
@@ -81,7 +82,8 @@ for r in d["runs"]:
     out.append("%s: %d steps, median %.6f ms vs %.6f ms (%+.4f %%%s), %d frames through %d "
                "ports; clocks %+.3f us apart, round trip %.1f us" % (r["label"], len(rows), med,
                model, err, "" if tol == 0 or abs(err) < tol else
-               ": past %g %%, within the %.3f ms the host held it back" % (tol, held), sent, len(ports), rt["peer_offset_ns"] / 1e3,
+               ": past %g %%, within the %.3f ms the host held it back" % (tol, held), sent,
+               len(ports), rt["peer_offset_ns"] / 1e3,
                rt["peer_rtt_ns"] / 1e3))
 print("; ".join(out))
 PY
@@ -255,7 +257,8 @@ else
 fi
 
 # 2. 8 DC x 1: two ranks, each with its own [ports] local (MPMD); four ranks, one command line.
-# (dilation 100 and 5 steps for two ranks, as for the two-process split in realtime.sh. Four ranks, each
+# (dilation 100 and 5 steps for two ranks, as for the two-process split in realtime.sh. Four
+# ranks, each
 # busy-polling, on two vCPUs take turns on them as the scheduler gives them out: their step time
 # measures the scheduler and the host (at dilation 400: +0.08 to +0.49 % in five runs here, then
 # +7.7 % in one; at 100, +0.1 % and +141 %), so there the record, the merge of four and every
