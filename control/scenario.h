@@ -137,6 +137,17 @@ struct sc_bridge {
 	uint32_t mbufs;			/**< frames each port can hold in the emulation; 0: auto */
 };
 
+/**
+ * Impairments of links ([impair]): tc-netem's words, as control/impair.h reads them; "" = none.
+ * They are kept as written and read again where a run or a bridge builds its links.
+ */
+struct sc_impair_keys {
+	char wan[SC_LINK_LEN];		/**< every WAN link of a run, each way; the bridge's too */
+	char ab[SC_LINK_LEN];		/**< the bridge's WAN from A to B; "" = wan */
+	char ba[SC_LINK_LEN];		/**< from B to A; "" = wan */
+	char link[SC_LINKS_MAX][SC_LINK_LEN]; /**< "LINK SPEC": one link of a run */
+};
+
 /** A scenario: the model's parameters, what to report, and how to run it. */
 struct sc_scenario {
 	char name[SC_NAME_LEN];		/**< [scenario] name */
@@ -153,6 +164,7 @@ struct sc_scenario {
 					 *   ops_per_byte are the program's (kernel_prog.h) */
 	struct sc_ports ports;		/**< [ports] */
 	struct sc_bridge bridge;	/**< [bridge] */
+	struct sc_impair_keys impair;	/**< [impair] */
 };
 
 /**

@@ -51,6 +51,8 @@ enum key_type {
 #define KF_NO_DUMP 4u	/**< not written by the dump (a preset: its fields are) */
 #define KF_AUTO 16u	/**< KT_UINT: "auto" is 0 (chosen at run time), and 0 is written "auto";
 			 *   KT_DBL: "auto" is SC_AUTO (follows another key) */
+#define KF_IMPAIR 64u	/**< KT_STR: an impairment (control/impair.h), or "" */
+#define KF_IMPAIR_LINK 128u	/**< KT_STR: "LINK SPEC", or "" */
 #define KF_HOW 32u	/**< how the run is spread over cores, not what it emulates: left out of
 			 *   sc_scenario_dump_results() */
 #define KF_EMPTY_OK 8u	/**< KT_STR: "" (only the default: a file cannot write it) is valid;

@@ -45,6 +45,8 @@ static const struct {
 	{ "trace", "what the data plane writes to its pcapng trace" },
 	{ "ports", "real time: the data centres run here and the DPDK ports of their WAN links" },
 	{ "bridge", "syncemu bridge: two ports joined through the emulated WAN" },
+	{ "impair", "what links do to frames besides their rate, latency and queue: loss and "
+	  "jitter, in tc-netem's words" },
 };
 #define N_SECTIONS (sizeof(sections) / sizeof(sections[0]))
 
@@ -232,6 +234,16 @@ static const struct sc_key_name capture_names[] = {
 	    "its frames leave through DEV when they reach the link's far end and go on from where " \
 	    "they come in: RXDEV (e.g. the other end of a veth pair or a cabled NIC), or, for " \
 	    "DEV = ring:NAME, the ring pair's other end")
+#define IMPAIR_SPEC "'none', or a loss ('loss random P', 'loss gemodel P [R [1-H [1-K]]]' or " \
+	"'loss state P13 [P31 [P32 [P23 [P14]]]]', as tc-netem takes them, in percent: 1%) and a " \
+	"jitter ('jitter TIME [DIST] [fifo or reorder]', DIST uniform, normal, pareto or " \
+	"paretonormal); a lost frame takes its time on the wire and never arrives; the jitter is " \
+	"added to the latency of each frame (uniform: within +-TIME, the default; the others: mean " \
+	"0, deviation TIME); fifo (the default) keeps the frames' order"
+#define ILINK(i) \
+	STR("impair", "link" #i, impair.link[i], KF_EMPTY_OK | KF_IMPAIR_LINK, \
+	    "a link of the run, 'LINK SPEC': LINK as the run's elements name it (wan0>1, " \
+	    "wancore>2, w3.nic, dc0>w1), SPEC as for wan; over [impair] wan for a WAN link")
 #define STEPS(key, alias, v, help) \
 	DBLA("steps", key, alias, model.steps[v], SC_UNIT_NUMBER, 0, NOLIM, KF_MIN_OPEN, help)
 
@@ -615,6 +627,14 @@ static const struct sc_key keys[] = {
 	UINTF("bridge", "mbufs", bridge.mbufs, SC_UNIT_COUNT, 1024, 1048576, KF_AUTO | KF_HOW,
 	      "frames each port can hold inside the bridge (queued and in flight on the WAN); "
 	      "auto = from the queue limit and the WAN's rate x latency"),
+
+	STR("impair", "wan", impair.wan, KF_EMPTY_OK | KF_IMPAIR,
+	    "every WAN link of a run, each way, and the bridge's WAN: " IMPAIR_SPEC),
+	STR("impair", "ab", impair.ab, KF_EMPTY_OK | KF_IMPAIR,
+	    "syncemu bridge: the WAN from A to B (not set: [impair] wan)"),
+	STR("impair", "ba", impair.ba, KF_EMPTY_OK | KF_IMPAIR,
+	    "syncemu bridge: the WAN from B to A (not set: [impair] wan)"),
+	ILINK(0), ILINK(1), ILINK(2), ILINK(3), ILINK(4), ILINK(5), ILINK(6), ILINK(7),
 };
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
 

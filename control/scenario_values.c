@@ -21,6 +21,7 @@
 
 #include <rte_cfgfile.h>
 
+#include "impair_spec.h"
 #include "scenario_impl.h"
 #include "../models/kernel.h"
 #include "../models/presets.h"
@@ -147,6 +148,22 @@ sc_key_type(const struct sc_key *def)
 
 /* ------------------------------------------------------------------------------------------ */
 /* Parsing */
+
+/* An [impair] key's text: the impairment it names reads (impair.h); "" is none. */
+static int
+impair_check(const struct sc_key *def, const char *value, char *why, size_t len)
+{
+	struct sm_impair im;
+	char name[SC_LINK_NAME];
+
+	if (value[0] == '\0')
+		return 0;
+	if (def->flags & KF_IMPAIR)
+		return sc_impair_parse(value, &im, why, len);
+	if (def->flags & KF_IMPAIR_LINK)
+		return sc_impair_parse_link(value, name, sizeof(name), &im, why, len);
+	return 0;
+}
 
 /* The next comma-separated item of *p, trimmed; false at the end of the list. */
 static bool
@@ -412,7 +429,8 @@ sc_key_parse(const struct sc_key *def, const char *value, struct sc_scenario *t,
 			snprintf(why, len, "too long as a file writes it (%zu characters with each ';' "
 				 "as '\\;', at most %d)", esc, CFG_VALUE_LEN - 1);
 			return -EINVAL;
-		}
+		}		if (impair_check(def, value, why, len) != 0)
+			return -EINVAL;
 	}
 		memset(field, 0, def->size);
 		memcpy(field, value, strlen(value));

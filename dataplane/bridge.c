@@ -307,6 +307,16 @@ build_dir(struct dp_bridge *b, int d, char *err, size_t errlen)
 
 		snprintf(drop, sizeof(drop), "%s.drop", name);
 		b->wan[d].cap_drop = point(p->cap, DP_CAP_WAN, drop);	/* drop-tail, traced */
+		if (sm_impair_active(&p->impair[d])) {
+			rc = dp_link_impair(&b->wan[d], &p->impair[d],
+					    sm_rng_stream_seed(p->seed, UINT64_C(0x494d50) + d));
+			if (rc != 0)
+				goto fail;
+			if (p->impair[d].loss != SM_LOSS_NONE) {
+				snprintf(drop, sizeof(drop), "%s.loss", name);
+				b->wan[d].cap_loss = point(p->cap, DP_CAP_WAN, drop);
+			}
+		}
 	}
 	first = &b->wan[d].e;
 	if (p->port_rate > 0) {
@@ -599,6 +609,9 @@ dp_bridge_report(struct dp_bridge *b, struct dp_bridge_report *r)
 		if (b->p.port_rate > 0)
 			x->drops += b->cap[d].raw_drop;
 		x->bg_drops = w->bg_drop;
+		x->impaired = w->imp != NULL;
+		x->lost = w->lost;
+		x->reordered = w->reordered;
 		x->bg_frames = st->frames;
 		x->bg_bytes = st->bytes;
 		x->bg_started = st->started;

@@ -38,6 +38,7 @@
 #include "bridge_out.h"
 #include "clock.h"
 #include "engine.h"
+#include "../models/impair.h"
 #include "link.h"
 #include "port.h"
 #include "tune.h"
@@ -52,6 +53,7 @@ struct dp_bridge_params {
 	uint64_t bw[2];			/**< the WAN's rate each way, B/s */
 	dp_time_t delay[2];		/**< its latency each way, ps */
 	uint64_t queue_bytes;		/**< the WAN queue's limit, frame bytes */
+	struct sm_impair impair[2];	/**< the WAN's impairments each way (none: zeroed) */
 	uint64_t port_rate;		/**< a port cap in front of the WAN queue, B/s; 0: none */
 	uint64_t port_queue_bytes;	/**< its queue's limit */
 	enum sm_account account;
@@ -82,6 +84,9 @@ struct dp_bridge_dir_report {
 	uint64_t drops;			/**< real frames dropped at the WAN queue (or port cap) */
 	uint64_t bg_frames, bg_bytes;	/**< background frames and payload at the far end */
 	uint64_t bg_drops;		/**< background frames dropped at the queue */
+	bool impaired;			/**< the WAN has impairments this way: */
+	uint64_t lost, reordered;	/**< frames lost on its wire (real and background),
+					 *   overtaken */
 	uint64_t bg_started, bg_done, bg_incomplete, bg_emitted;
 	double bg_fct_mean;		/**< s, of the transfers done (NAN: none) */
 	uint64_t left;			/**< frames still queued or on the way at the end

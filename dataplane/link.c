@@ -23,6 +23,24 @@
 
 #define RING_MIN 64
 
+/* A frame that has left the wire's near end, held until it is due (reordering jitter). */
+struct imp_held {
+	struct dp_pkt p;
+	dp_time_t due;
+	uint64_t seq;			/* its place in the order the frames were sent */
+};
+
+/* A link's impairments: the model, its state, and the frames held for their due times (a
+ * binary min-heap on (due, seq): ties leave in the order they were sent). */
+struct dp_link_imp {
+	struct sm_impair im;
+	struct sm_impair_state st;
+	dp_time_t last_due;		/* fifo: no frame arrives before the one sent before it */
+	struct imp_held *heap;
+	uint32_t n, cap;
+	uint64_t seq_in, seq_out;	/* seq_out: one past the latest sent of those arrived */
+};
+
 static void link_event(struct dp_elem *e, dp_time_t now);
 static void link_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now);
 static uint64_t link_held(const struct dp_elem *e);
@@ -54,6 +72,7 @@ dp_link_init(struct dp_link *l, struct dp_engine *eng, const struct dp_link_para
 	l->cap_in = p->cap_in;
 	l->cap_out = p->cap_out;
 	l->cap_drop = -1;
+	l->cap_loss = -1;
 	l->fg_lossless = p->fg_lossless;
 	l->last_charge = UINT32_MAX;
 	l->ring = aligned_alloc(64, RING_MIN * sizeof(*l->ring));
@@ -72,6 +91,58 @@ dp_link_fini(struct dp_link *l)
 		rte_pktmbuf_free(l->ring[l->head++ & l->mask].p.m);	/* NULL is fine */
 	free(l->ring);
 	l->ring = NULL;
+	if (l->imp != NULL) {
+		for (uint32_t i = 0; i < l->imp->n; i++)
+			rte_pktmbuf_free(l->imp->heap[i].p.m);
+		free(l->imp->heap);
+		free(l->imp);
+		l->imp = NULL;
+	}
+}
+
+dp_time_t
+dp_link_min_delay(const struct dp_link *l)
+{
+	double lo;
+
+	if (l->imp == NULL || l->imp->im.dist == SM_JITTER_NONE)
+		return l->delay;
+	lo = (double)l->delay + sm_impair_jitter_min(l->imp->im.dist) * l->imp->im.jitter * 1e12;
+	return lo > 0.0 ? (dp_time_t)lo : 0;
+}
+
+int
+dp_link_impair(struct dp_link *l, const struct sm_impair *im, uint64_t seed)
+{
+	struct dp_link_imp *x = l->imp;
+
+	if (!sm_impair_active(im)) {
+		if (x != NULL && x->n == 0 && l->head == l->tail) {
+			free(x->heap);
+			free(x);
+			l->imp = NULL;
+		} else if (x != NULL) {
+			x->im = (struct sm_impair){ .reorder = x->im.reorder };	/* drain the held */
+		}
+		return 0;
+	}
+	if (l->xbox != NULL) {
+		struct dp_link_imp probe = { .im = *im };
+		struct dp_link tmp = { .delay = l->delay, .imp = &probe };
+
+		/* the far end's partition may run ahead by the latency: nothing may come sooner */
+		if (im->reorder || dp_link_min_delay(&tmp) < l->delay)
+			return -EINVAL;
+	}
+	if (x == NULL) {
+		x = calloc(1, sizeof(*x));
+		if (x == NULL)
+			return -ENOMEM;
+		sm_impair_start(&x->st, seed);
+		l->imp = x;
+	}
+	x->im = *im;
+	return 0;
 }
 
 static uint64_t
@@ -79,7 +150,7 @@ link_held(const struct dp_elem *e)
 {
 	const struct dp_link *l = (const struct dp_link *)e;
 
-	return l->tail - l->head;
+	return l->tail - l->head + (l->imp != NULL ? l->imp->n : 0);
 }
 
 /* Double the ring, keeping the order. */
@@ -116,6 +187,8 @@ next_event(const struct dp_link *l)
 
 	if (l->ohead != l->tail && l->ring[l->ohead & l->mask].start < t)
 		t = l->ring[l->ohead & l->mask].start;
+	if (l->imp != NULL && l->imp->n > 0 && l->imp->heap[0].due < t)
+		t = l->imp->heap[0].due;
 	return t;
 }
 
@@ -123,7 +196,7 @@ next_event(const struct dp_link *l)
 static inline void
 resched(struct dp_link *l)
 {
-	if (l->head == l->tail) {
+	if (l->head == l->tail || l->imp != NULL) {
 		dp_sched(&l->e, next_event(l));
 		return;
 	}
@@ -140,6 +213,90 @@ advance_queue(struct dp_link *l, dp_time_t now)
 		l->qframes--;
 		l->qhead++;
 	}
+}
+
+/*
+ * A frame queued on an impaired link: lost or not, and when it is due at the far end.  With
+ * reordering, slot.arrive is when it leaves the wire's near end, and it waits among the held.
+ */
+static void
+impair(struct dp_link *l, struct dp_link_slot *s, const struct dp_pkt *p)
+{
+	struct dp_link_imp *x = l->imp;
+	bool lost = sm_impair_lose(&x->im, &x->st);
+	dp_time_t due = s->arrive;
+
+	if (x->im.dist != SM_JITTER_NONE) {
+		double d = (double)l->delay + sm_impair_jitter(&x->im, &x->st) * 1e12;
+
+		due = l->busy + (d > 0.0 ? (dp_time_t)d : 0);
+		if (x->im.reorder)
+			s->arrive = l->busy;
+		else if (due < x->last_due)
+			due = x->last_due;
+	}
+	if (!x->im.reorder) {
+		x->last_due = due;
+		s->arrive = due;
+	}
+	if (lost && !(p->meta.flags & (DP_SE_F_BG | DP_SE_F_RAW | DP_SE_F_TCP)))
+		/* nothing resends a frame of the sync over frames: it cannot complete */
+		dp_engine_fail(l->e.eng, -EPROTO, "%s lost a frame of the sync (worker %u, step %u): "
+			       "with job.transport = frames nothing resends it; losses need "
+			       "job.transport = tcp", l->e.name, p->meta.src, p->meta.step);
+	s->due = lost ? DP_NEVER : due;
+}
+
+/* Hold a frame until it is due; -ENOMEM if the heap cannot grow. */
+static int
+hold(struct dp_link_imp *x, const struct dp_pkt *p, dp_time_t due)
+{
+	struct imp_held h = { .p = *p, .due = due, .seq = x->seq_in++ };
+	uint32_t i;
+
+	if (x->n == x->cap) {
+		uint32_t cap = x->cap ? 2 * x->cap : 64;
+		struct imp_held *a = realloc(x->heap, cap * sizeof(*a));
+
+		if (a == NULL)
+			return -ENOMEM;
+		x->heap = a;
+		x->cap = cap;
+	}
+	for (i = x->n++; i > 0; i = (i - 1) / 2) {
+		const struct imp_held *up = &x->heap[(i - 1) / 2];
+
+		if (up->due < h.due || (up->due == h.due && up->seq < h.seq))
+			break;
+		x->heap[i] = *up;
+	}
+	x->heap[i] = h;
+	return 0;
+}
+
+/* The first held frame out of the heap. */
+static struct imp_held
+unhold(struct dp_link_imp *x)
+{
+	struct imp_held top = x->heap[0], last = x->heap[--x->n];
+	uint32_t i = 0;
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= x->n)
+			break;
+		if (c + 1 < x->n && (x->heap[c + 1].due < x->heap[c].due ||
+				     (x->heap[c + 1].due == x->heap[c].due &&
+				      x->heap[c + 1].seq < x->heap[c].seq)))
+			c++;
+		if (last.due < x->heap[c].due || (last.due == x->heap[c].due && last.seq < x->heap[c].seq))
+			break;
+		x->heap[i] = x->heap[c];
+		i = c;
+	}
+	x->heap[i] = last;
+	return top;
 }
 
 int
@@ -207,6 +364,8 @@ dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t
 	l->busy = t + ser(l, charge);
 	l->busy_ps += l->busy - t;
 	s->arrive = l->busy + l->delay;
+	if (l->imp != NULL)
+		impair(l, s, p);
 	l->qbytes += bytes;
 	l->qframes++;
 	if (l->qbytes > l->max_qbytes)
@@ -219,7 +378,8 @@ dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t
 	} else if (l->cap_out < 0) {
 		l->ohead = l->tail;
 	}
-	if (l->xbox != NULL && dp_xbox_post(l->xbox, p, s->arrive, l->xin) != 0)
+	if (l->xbox != NULL && s->arrive != DP_NEVER && (l->imp == NULL || s->due != DP_NEVER) &&
+	    dp_xbox_post(l->xbox, p, s->arrive, l->xin) != 0)
 		dp_engine_fail(l->e.eng, -ENOMEM, "%s: out of memory for the frames to its far end",
 			       l->e.name);
 	if (start != NULL)
@@ -244,6 +404,63 @@ link_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 	dp_link_push((struct dp_link *)e, p, now, NULL);
 }
 
+/* A frame reaches the far end: on to the next element, or (cut) its copy is already there. */
+static inline void
+deliver(struct dp_link *l, const struct dp_pkt *p, dp_time_t now)
+{
+	l->e.c.tx++;
+	l->e.c.tx_bytes += p->len;
+	if (l->xbox == NULL)
+		l->next->ops->rx(l->next, p, now);
+	else if (p->m != NULL)	/* cut: its far end delivers a copy (parallel.h) */
+		dp_par_free_later(l->e.eng->part, p->m);
+}
+
+/* An impaired link's event: frames off the wire lost, held or delivered, then the held due. */
+static void
+impaired_event(struct dp_link *l, dp_time_t now)
+{
+	struct dp_link_imp *x = l->imp;
+
+	while (l->head != l->tail && l->ring[l->head & l->mask].arrive <= now) {
+		const struct dp_link_slot *s = &l->ring[l->head & l->mask];
+		struct dp_pkt p = s->p;
+		dp_time_t due = s->due;
+
+		if (l->qhead == l->head) {
+			l->qbytes -= p.len;
+			l->qframes--;
+			l->qhead++;
+		}
+		l->head++;
+		if (due == DP_NEVER) {
+			l->lost++;
+			l->e.c.drop++;
+			l->e.c.drop_bytes += p.len;
+			DP_USDT_DROP(l->e.id, (p.meta.flags & (DP_SE_F_BG | DP_SE_F_RAW)) != 0, p.len,
+				     now);
+			dp_capture_frame(l->e.eng, l->cap_loss, &p, now);
+			dp_frame_end(l->e.eng, &p);	/* cut or not: no copy was sent on */
+		} else if (x->im.reorder && hold(x, &p, due) != 0) {
+			dp_engine_fail(l->e.eng, -ENOMEM, "%s: out of memory for its frames in flight",
+				       l->e.name);
+			l->e.c.drop++;
+			dp_frame_end(l->e.eng, &p);
+		} else if (!x->im.reorder) {
+			deliver(l, &p, now);
+		}
+	}
+	while (x->n > 0 && x->heap[0].due <= now) {
+		struct imp_held h = unhold(x);
+
+		if (h.seq < x->seq_out)
+			l->reordered++;		/* one sent after it is already there */
+		else
+			x->seq_out = h.seq + 1;
+		deliver(l, &h.p, now);
+	}
+}
+
 static void
 link_event(struct dp_elem *e, dp_time_t now)
 {
@@ -254,6 +471,11 @@ link_event(struct dp_elem *e, dp_time_t now)
 
 		dp_capture_frame(e->eng, l->cap_out, &s->p, s->start);
 		l->ohead++;
+	}
+	if (l->imp != NULL) {
+		impaired_event(l, now);
+		resched(l);
+		return;
 	}
 	while (l->head != l->tail && l->ring[l->head & l->mask].arrive <= now) {
 		/* a copy: the receiver may push a frame into this very link, over the slot */

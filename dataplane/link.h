@@ -13,6 +13,7 @@
 
 #include <rte_common.h>
 
+#include "../models/impair.h"
 #include "../models/packet.h"
 #include "engine.h"
 #include "frame.h"
@@ -36,8 +37,11 @@ struct dp_link_params {
 struct dp_link_slot {
 	struct dp_pkt p;
 	dp_time_t start;	/**< serialisation starts */
-	dp_time_t arrive;	/**< at the far end */
+	dp_time_t arrive;	/**< at the far end; with jitter and reordering, serialised */
+	dp_time_t due;		/**< impaired links: at the far end, DP_NEVER if lost */
 } __rte_aligned(64);
+
+struct dp_link_imp;
 
 /** Runtime state of a link. */
 struct dp_link {
@@ -52,6 +56,8 @@ struct dp_link {
 	int cap_in, cap_out;
 	int cap_drop;		/**< frames dropped at the tail, if not -1 (set after init) */
 	bool fg_lossless;
+	struct dp_link_imp *imp;	/**< its impairments (dp_link_impair()), NULL: none */
+	int cap_loss;		/**< frames lost on the wire, if not -1 (set after init) */
 	/* cut into partitions: its far end is in another (parallel.h); NULL: next is here */
 	struct dp_xbox *xbox;		/**< frames go there as they are queued */
 	uint32_t xin;			/**< the far end's id in the other partition */
@@ -75,6 +81,8 @@ struct dp_link {
 	uint64_t bg_drop;	/**< background frames dropped */
 	uint64_t tcp_drop;	/**< TCP frames dropped (job.transport = tcp: resent by TCP) */
 	uint64_t raw_drop;	/**< frames that are not syncemu's dropped (a bridge's) */
+	uint64_t lost;		/**< frames lost on the wire (impairments) */
+	uint64_t reordered;	/**< frames that arrived after one sent later (impairments) */
 } __rte_cache_aligned;
 
 /** Set up a link registered with @p eng; 0, -EINVAL or -ENOMEM. */
@@ -89,6 +97,19 @@ void dp_link_fini(struct dp_link *l);
  * @return 0, or -ENOBUFS if it was dropped (and freed)
  */
 int dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t *start);
+
+/**
+ * Give link @p l the impairments @p im (models/impair.h; inactive: none), its random streams
+ * from @p seed.  Before the run starts, or between events (a live change: the loss chain and
+ * streams go on; frames already in the link keep their times).
+ *
+ * @return 0, -ENOMEM, or -EINVAL: the link is cut into partitions (its far end in another) and
+ *         @p im would let a frame arrive sooner than its latency allows or overtake another
+ */
+int dp_link_impair(struct dp_link *l, const struct sm_impair *im, uint64_t seed);
+
+/** The least delay from the end of a frame's serialisation to its arrival. */
+dp_time_t dp_link_min_delay(const struct dp_link *l);
 
 /** Frame bytes queued at @p now (not yet serialising). */
 uint64_t dp_link_backlog(struct dp_link *l, dp_time_t now);

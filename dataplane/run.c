@@ -252,6 +252,9 @@ summarise(const struct dp_topo *t, struct dp_run_result *res)
 			es->util = (double)l->busy_ps / (double)dur;
 			es->fg_over = l->fg_over;
 			es->bg_drop = l->bg_drop;
+			es->impaired = l->imp != NULL;
+			es->lost = l->lost;
+			es->reordered = l->reordered;
 		}
 	}
 	return 0;
@@ -482,6 +485,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 			/* in virtual time; the background alone runs in one */
 			.partitions = p->bg_only > 0 ? 1 : p->partitions, .lcores = p->lcores,
 			.realtime = p->rt != NULL,
+			.impair = &p->impair,
 		};
 
 		for (i = 0; i < n_lp; i++)

@@ -76,6 +76,7 @@ struct dp_run_params {
 						 *   0, 1: one); virtual time */
 	uint32_t lcores;			/**< lcores the partitions share (0, 1: the
 						 *   caller's alone) */
+	struct dp_topo_impair impair;		/**< the links' impairments (none: zeroed) */
 	uint64_t max_events;			/**< virtual time, > 0: a sample, ended once this
 						 *   many events have run (in partitions, at the
 						 *   window's end): dp_run_result.sampled, nothing
@@ -107,6 +108,8 @@ struct dp_elem_summary {
 	double util;				/**< busy fraction of the run (links) */
 	uint64_t fg_over;			/**< sync frames queued above the limit */
 	uint64_t bg_drop;			/**< background frames dropped */
+	bool impaired;				/**< a link with impairments: */
+	uint64_t lost, reordered;		/**< frames lost on its wire, overtaken */
 };
 
 struct dp_run_result {

@@ -131,7 +131,7 @@ dp_topo_check(const struct dp_topo *t, char *err, size_t errlen)
 struct wire_elem {
 	uint32_t gid, pad;
 	struct dp_counters c;
-	uint64_t max_qbytes, fg_over, bg_drop;
+	uint64_t max_qbytes, fg_over, bg_drop, lost, reordered;
 	dp_time_t busy_ps;
 	dp_time_t stage_busy[SM_STAGE_COUNT];
 };
@@ -187,6 +187,8 @@ dp_topo_gather_end(struct dp_topo *t)
 			w->max_qbytes = l->max_qbytes;
 			w->fg_over = l->fg_over;
 			w->bg_drop = l->bg_drop;
+			w->lost = l->lost;
+			w->reordered = l->reordered;
 			w->busy_ps = l->busy_ps;
 		}
 		m = mod_index(t, e);
@@ -224,6 +226,8 @@ dp_topo_gather_end(struct dp_topo *t)
 			l->max_qbytes = w.max_qbytes;
 			l->fg_over = w.fg_over;
 			l->bg_drop = w.bg_drop;
+			l->lost = w.lost;
+			l->reordered = w.reordered;
 			l->busy_ps = w.busy_ps;
 		}
 		m = mod_index(t, e);

@@ -104,6 +104,89 @@ cut(struct dp_topo *t, struct dp_link *l, uint32_t from, uint32_t to)
 	return 0;
 }
 
+static struct dp_link *find_link(struct dp_topo *t, const char *name);
+static int point(struct dp_capture *cap, enum dp_cap_kind kind, const char *base,
+		 const char *suffix);
+
+/* A link's sub-stream: FNV-1a of its name, the same whatever the partitions. */
+static uint64_t
+name_stream(const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *name != '\0'; name++)
+		h = (h ^ (uint8_t)*name) * 0x100000001b3ULL;
+	return h;
+}
+
+/* Give link @l impairments @im (inactive: nothing), its loss capture point beside its others. */
+static int
+impair_one(struct dp_topo *t, struct dp_link *l, const struct dp_topo_params *p,
+	   const struct sm_impair *im, char *err, size_t errlen)
+{
+	int rc;
+
+	if (!sm_impair_active(im))
+		return 0;
+	rc = dp_link_impair(l, im, sm_rng_stream_seed(p->impair->seed, name_stream(l->e.name)));
+	if (rc == -EINVAL) {
+		snprintf(err, errlen, "[impair]: %s is cut between partitions and its far end's "
+			 "partition runs ahead by its latency: with jitter a frame could arrive "
+			 "sooner; run it in one partition (run.partitions = 1)", l->e.name);
+		return rc;
+	}
+	if (rc != 0) {
+		snprintf(err, errlen, "[impair]: %s: %s", l->e.name, strerror(-rc));
+		return rc;
+	}
+	if (im->loss != SM_LOSS_NONE)
+		l->cap_loss = point(p->cap, DP_CAP_WAN, l->e.name, ".loss");
+	(void)t;
+	return 0;
+}
+
+/* The run's impairments on its links: [impair] wan on each WAN link, then the named ones. */
+static int
+impair_links(struct dp_topo *t, const struct dp_topo_params *p, char *err, size_t errlen)
+{
+	const struct dp_topo_impair *ip = p->impair;
+	uint32_t d, i;
+	int rc;
+
+	if (ip == NULL)
+		return 0;
+	for (d = 0; d < t->n_wan; d++) {
+		const struct sm_impair *im = &ip->wan;
+
+		for (i = 0; i < ip->n_link; i++)
+			if (strcmp(ip->link[i].name, t->wan[d].e.name) == 0)
+				im = &ip->link[i].im;
+		rc = impair_one(t, &t->wan[d], p, im, err, errlen);
+		if (rc != 0)
+			return rc;
+	}
+	for (i = 0; i < ip->n_link; i++) {
+		struct dp_link *l = find_link(t, ip->link[i].name);
+		bool wan = false;
+
+		for (d = 0; d < t->n_wan; d++)
+			wan |= strcmp(ip->link[i].name, t->wan[d].e.name) == 0;
+		if (wan)
+			continue;
+		if (l == NULL) {
+			snprintf(err, errlen, "[impair]: this run has no link %s (its WAN links "
+				 "are %s%s; the others wN.nic, dcD>wN, and wN.port or dcD>mN with a "
+				 "module)", ip->link[i].name, t->n_wan > 0 ? t->wan[0].e.name : "none",
+				 t->n_wan > 1 ? " and the like" : "");
+			return -EINVAL;
+		}
+		rc = impair_one(t, l, p, &ip->link[i].im, err, errlen);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* Bytes each module takes per step: those of the program's module round. */
 static uint64_t
 module_bytes(const struct sm_program *prog)
@@ -702,6 +785,11 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 		}
 		if (rc != 0)
 			goto fail;
+	}
+	rc = impair_links(t, p, err, errlen);
+	if (rc != 0) {
+		dp_topo_free(t);
+		return rc;
 	}
 	rc = build_background(t, p);
 	if (rc != 0)

@@ -14,6 +14,7 @@
 #ifndef DP_TOPOLOGY_H
 #define DP_TOPOLOGY_H
 
+#include "../models/impair.h"
 #include "../models/packet.h"
 #include "bghost.h"
 #include "capture.h"
@@ -53,6 +54,19 @@ struct dp_topo_link_port {
 	struct dp_port *tx, *rx;
 };
 
+#define DP_IMPAIR_LINKS 8
+
+/** Impairments of a run's links (models/impair.h). */
+struct dp_topo_impair {
+	struct sm_impair wan;			/**< every WAN link's, unless named below */
+	struct {
+		char name[24];			/**< a link's name (wan0>1, w3.nic, ...) */
+		struct sm_impair im;
+	} link[DP_IMPAIR_LINKS];
+	uint32_t n_link;
+	uint64_t seed;				/**< each link's streams: a sub-stream by its id */
+};
+
 struct dp_topo_params {
 	const struct sm_params *model;
 	const struct sm_packet *pk;
@@ -76,6 +90,7 @@ struct dp_topo_params {
 	struct dp_port **dc_port;		/**< [n_dc]: a DC's port, or NULL (none) */
 	const struct dp_topo_link_port *link_port;	/**< links through ports */
 	uint32_t n_link_ports;
+	const struct dp_topo_impair *impair;	/**< NULL: none */
 };
 
 struct dp_topo {

@@ -520,14 +520,21 @@ elems_json(const struct dp_run_result *res)
 	for (i = 0; a != NULL && i < res->n_elems; i++) {
 		const struct dp_elem_summary *e = &res->elems[i];
 
-		json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:I, s:I}",
-						   "name", e->name, "kind", e->kind,
-						   "rx", (json_int_t)e->rx, "tx", (json_int_t)e->tx,
-						   "drop", (json_int_t)e->drop,
-						   "max_queue_bytes", (json_int_t)e->max_qbytes,
-						   "utilisation", e->util,
-						   "sync_over_limit", (json_int_t)e->fg_over,
-						   "background_drops", (json_int_t)e->bg_drop));
+		json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:I, s:I}",
+				      "name", e->name, "kind", e->kind,
+				      "rx", (json_int_t)e->rx, "tx", (json_int_t)e->tx,
+				      "drop", (json_int_t)e->drop,
+				      "max_queue_bytes", (json_int_t)e->max_qbytes,
+				      "utilisation", e->util,
+				      "sync_over_limit", (json_int_t)e->fg_over,
+				      "background_drops", (json_int_t)e->bg_drop);
+
+		/* an impaired link's causes: the drop count holds its losses too */
+		if (o != NULL && e->impaired) {
+			json_object_set_new(o, "lost", json_integer((json_int_t)e->lost));
+			json_object_set_new(o, "reordered", json_integer((json_int_t)e->reordered));
+		}
+		json_array_append_new(a, o);
 	}
 	return a;
 }

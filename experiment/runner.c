@@ -24,6 +24,7 @@
 #include "bgsizes.h"
 #include "eal.h"
 #include "fpool.h"
+#include "impair_spec.h"
 #include "kernel_prog.h"
 #include "pcapng.h"
 #include "ranks.h"
@@ -79,6 +80,39 @@ base_params(const struct sc_scenario *sc, const struct contender *c, struct dp_r
 	rp->bg.connections = sc->background.connections;
 	rp->bg.bulk_lead = sm_ps(sc->background.bulk_lead);
 	rp->bg.probe_every = sm_ps(sc->trace.queue_sample);
+	runner_impair(sc, &rp->impair);
+}
+
+void
+runner_impair(const struct sc_scenario *sc, struct dp_topo_impair *ip)
+{
+	char why[256];
+	uint32_t i;
+
+	/* (each text was read at load: the errors here cannot happen) */
+	memset(ip, 0, sizeof(*ip));
+	ip->seed = sc->run.seed;
+	if (sc->impair.wan[0] != '\0')
+		sc_impair_parse(sc->impair.wan, &ip->wan, why, sizeof(why));
+	for (i = 0; i < SC_LINKS_MAX && ip->n_link < DP_IMPAIR_LINKS; i++)
+		if (sc->impair.link[i][0] != '\0' &&
+		    sc_impair_parse_link(sc->impair.link[i], ip->link[ip->n_link].name,
+					 sizeof(ip->link[0].name), &ip->link[ip->n_link].im, why,
+					 sizeof(why)) == 0)
+			ip->n_link++;
+}
+
+bool
+runner_jitter(const struct sc_scenario *sc)
+{
+	struct dp_topo_impair ip;
+	bool j;
+
+	runner_impair(sc, &ip);
+	j = ip.wan.dist != SM_JITTER_NONE;
+	for (uint32_t i = 0; i < ip.n_link; i++)
+		j |= ip.link[i].im.dist != SM_JITTER_NONE;
+	return j;
 }
 
 uint32_t
@@ -444,6 +478,10 @@ runner_run(struct runner *r, const struct sc_scenario *sc, const struct contende
 		rp.steps = 0;
 	o->auto_on = sc->run.partitions == 0 && dp_ranks_size() == 1 && r->rt == NULL &&
 		     rp.bg_only == 0;
+	if (sc->run.partitions == 0 && dp_ranks_size() == 1 && runner_jitter(sc)) {
+		rp.partitions = 1;	/* jitter: a frame may arrive before the lookahead */
+		o->auto_on = false;
+	}
 	pg.r = r;
 	pg.label = c->label;
 	pg.run_id = rp.run_id;

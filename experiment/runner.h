@@ -170,6 +170,12 @@ struct runner {
 /** Mbufs a run of @p c under @p sc needs. */
 uint32_t runner_need(const struct sc_scenario *sc, const struct contender *c);
 
+/** The links' impairments of @p sc ([impair]) for a run's parameters. */
+void runner_impair(const struct sc_scenario *sc, struct dp_topo_impair *ip);
+
+/** True if a link of @p sc has jitter (a run of it then takes one partition unless told). */
+bool runner_jitter(const struct sc_scenario *sc);
+
 /**
  * Before runs that emulate more than an hour of virtual time (at zero load: sc_runs_bound_s()),
  * say so on @p f, with the events the WAN queues' sampler adds, since such runs can take long

@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "ctl.h"
 #include "eal.h"
+#include "impair_spec.h"
 #include "fpool.h"
 #include "opts.h"
 #include "outputs.h"
@@ -318,6 +319,9 @@ summary_text(const struct dp_bridge_report *r, FILE *f)
 		fprintf(f, "  frames in %" PRIu64 " (%" PRIu64 " B), out %" PRIu64 " (%" PRIu64
 			" B), dropped at the queue %" PRIu64 ", left inside at the end %" PRIu64 "\n",
 			x->in, x->in_bytes, x->out, x->out_bytes, x->drops, x->left);
+		if (x->impaired)
+			fprintf(f, "  impairments: %" PRIu64 " frames lost on the wire, %" PRIu64
+				" overtaken by one sent later\n", x->lost, x->reordered);
 		fprintf(f, "  mean rate out %.6g Mbit/s; WAN busy %.1f %%; queue mean %.0f B, max "
 			"%" PRIu64 " B (%u frames)\n", r->seconds > 0 ?
 			(double)x->out_bytes * 8 / r->seconds / 1e6 : 0.0, 100 * x->busy,
@@ -386,6 +390,10 @@ summary_json(const struct dp_bridge_report *r, const struct dp_bridge *b)
 		I("bytes_out", x->out_bytes);
 		I("drops", x->drops);
 		I("left", x->left);
+		if (x->impaired) {
+			I("lost", x->lost);
+			I("reordered", x->reordered);
+		}
 		I("bg_started", x->bg_started);
 		I("bg_done", x->bg_done);
 		I("bg_incomplete", x->bg_incomplete);
@@ -475,6 +483,22 @@ static const struct session bridge_session = {
 	.who = "syncemu bridge", .stop_cleanup = dp_eal_signal_cleanup,
 };
 
+/* The WAN's impairments each way: [impair] ab and ba, or wan (read at load: no error here). */
+static void
+bridge_impair(const struct sc_scenario *sc, struct dp_bridge_params *bp)
+{
+	const char *t[2] = { sc->impair.ab, sc->impair.ba };
+	char why[256];
+
+	for (int d = 0; d < 2; d++) {
+		const char *text = t[d][0] != '\0' ? t[d] : sc->impair.wan;
+
+		memset(&bp->impair[d], 0, sizeof(bp->impair[d]));
+		if (text[0] != '\0')
+			sc_impair_parse(text, &bp->impair[d], why, sizeof(why));
+	}
+}
+
 /* The bridge's parameters from the scenario: @p sizes the background's (NULL: none). */
 static void
 bridge_params(const struct sc_scenario *sc, const struct sm_size_dist *sizes,
@@ -487,6 +511,7 @@ bridge_params(const struct sc_scenario *sc, const struct sm_size_dist *sizes,
 	bp->delay[0] = sm_ps(either(sc->bridge.latency_ab, sc->model.wan.lat));
 	bp->delay[1] = sm_ps(either(sc->bridge.latency_ba, sc->model.wan.lat));
 	bp->queue_bytes = (uint64_t)sc->queues.wan;
+	bridge_impair(sc, bp);
 	bp->port_rate = sc->bridge.port > 0 ? sm_rate(sc->bridge.port) : 0;
 	bp->port_queue_bytes = (uint64_t)sc->queues.port;
 	bp->account = sc->run.pk.account;

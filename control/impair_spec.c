@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * [impair] keys: tc-netem's words for a link's losses and jitter, read into struct sm_impair.
+ * Validate then commit: the result is written only when the whole text is good.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "impair_spec.h"
+#include "units.h"
+
+#define WORDS_MAX 16
+#define WORD_LEN 64
+
+struct words {
+	char w[WORDS_MAX][WORD_LEN];
+	size_t off[WORDS_MAX];		/* byte offset in the text */
+	int n;
+};
+
+static int
+split(const char *text, struct words *ws, char *why, size_t len)
+{
+	const char *s = text;
+
+	ws->n = 0;
+	for (;;) {
+		size_t k;
+
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == '\0')
+			return 0;
+		k = strcspn(s, " \t");
+		if (ws->n == WORDS_MAX) {
+			snprintf(why, len, "too many words at byte %zu (at most %d)",
+				 (size_t)(s - text), WORDS_MAX);
+			return -EINVAL;
+		}
+		if (k >= WORD_LEN) {
+			snprintf(why, len, "the word at byte %zu is too long", (size_t)(s - text));
+			return -EINVAL;
+		}
+		memcpy(ws->w[ws->n], s, k);
+		ws->w[ws->n][k] = '\0';
+		ws->off[ws->n] = (size_t)(s - text);
+		ws->n++;
+		s += k;
+	}
+}
+
+/* Is word @i a percentage (a number and '%')? */
+static bool
+is_percent(const struct words *ws, int i)
+{
+	size_t k;
+
+	if (i >= ws->n)
+		return false;
+	k = strlen(ws->w[i]);
+	return k >= 2 && ws->w[i][k - 1] == '%' && strchr("0123456789.", ws->w[i][0]) != NULL;
+}
+
+static int
+percent(const struct words *ws, int i, const char *what, double *p, char *why, size_t len)
+{
+	char *end;
+	double v;
+
+	if (!is_percent(ws, i)) {
+		if (i < ws->n)
+			snprintf(why, len, "'%s' at byte %zu: %s must be a percentage (e.g. 1%%, "
+				 "0.05%%)", ws->w[i], ws->off[i], what);
+		else
+			snprintf(why, len, "%s is missing at the end (a percentage, e.g. 1%%)",
+				 what);
+		return -EINVAL;
+	}
+	v = strtod(ws->w[i], &end);
+	if (*end != '%' || end[1] != '\0' || !isfinite(v) || v < 0.0 || v > 100.0) {
+		snprintf(why, len, "'%s' at byte %zu: %s must be 0%% to 100%%", ws->w[i],
+			 ws->off[i], what);
+		return -EINVAL;
+	}
+	*p = v / 100.0;
+	return 0;
+}
+
+static const char *const ge_names[] = { "p", "r", "1-h", "1-k" };
+static const char *const st_names[] = { "p13", "p31", "p32", "p23", "p14" };
+
+/* "loss MODEL P...": from word @i; *@i is left after it */
+static int
+parse_loss(const struct words *ws, int *i, struct sm_impair *im, char *why, size_t len)
+{
+	const char *model;
+	int k = *i + 1, n, rc;
+	char what[48];
+
+	if (k >= ws->n) {
+		snprintf(why, len, "'loss' at byte %zu needs a model: random, gemodel or state",
+			 ws->off[*i]);
+		return -EINVAL;
+	}
+	model = ws->w[k];
+	if (strcmp(model, "random") == 0) {
+		im->loss = SM_LOSS_RANDOM;
+		rc = percent(ws, k + 1, "the loss probability", &im->p[0], why, len);
+		if (rc != 0)
+			return rc;
+		k += 2;
+		if (is_percent(ws, k)) {
+			snprintf(why, len, "'%s' at byte %zu: a correlation is not taken (netem's is "
+				 "not a correlation; use gemodel or state for bursts)", ws->w[k],
+				 ws->off[k]);
+			return -EINVAL;
+		}
+	} else if (strcmp(model, "gemodel") == 0) {
+		im->loss = SM_LOSS_GE;
+		rc = percent(ws, k + 1, "p (good to bad)", &im->p[0], why, len);
+		if (rc != 0)
+			return rc;
+		im->p[1] = 1.0 - im->p[0];
+		im->p[2] = 1.0;
+		im->p[3] = 0.0;
+		for (n = 1, k += 2; n < 4 && is_percent(ws, k); n++, k++) {
+			snprintf(what, sizeof(what), "%s", ge_names[n]);
+			rc = percent(ws, k, what, &im->p[n], why, len);
+			if (rc != 0)
+				return rc;
+		}
+	} else if (strcmp(model, "state") == 0) {
+		im->loss = SM_LOSS_4STATE;
+		rc = percent(ws, k + 1, "p13", &im->p[0], why, len);
+		if (rc != 0)
+			return rc;
+		im->p[1] = 1.0 - im->p[0];
+		im->p[2] = 0.0;
+		im->p[3] = 1.0;
+		im->p[4] = 0.0;
+		for (n = 1, k += 2; n < 5 && is_percent(ws, k); n++, k++) {
+			rc = percent(ws, k, st_names[n], &im->p[n], why, len);
+			if (rc != 0)
+				return rc;
+		}
+		if (im->p[0] + im->p[4] > 1.0 + 1e-12 || im->p[1] + im->p[2] > 1.0 + 1e-12) {
+			snprintf(why, len, "'loss state' at byte %zu: p13 + p14 and p31 + p32 must "
+				 "each be at most 100%% (they leave one state)", ws->off[*i]);
+			return -EINVAL;
+		}
+	} else {
+		snprintf(why, len, "'%s' at byte %zu: the loss model is random, gemodel or state",
+			 model, ws->off[k]);
+		return -EINVAL;
+	}
+	*i = k;
+	return 0;
+}
+
+static int
+parse_jitter(const struct words *ws, int *i, struct sm_impair *im, char *why, size_t len)
+{
+	static const char *const dists[] = { NULL, "uniform", "normal", "pareto", "paretonormal" };
+	bool explicit = false, found = false;
+	char err[256];
+	int k = *i + 1;
+	double j;
+
+	if (k >= ws->n || sc_unit_parse(SC_UNIT_TIME, ws->w[k], &j, err, sizeof(err)) != 0 ||
+	    !(j >= 0.0) || !isfinite(j)) {
+		if (k >= ws->n)
+			snprintf(why, len, "'jitter' at byte %zu needs a time (e.g. 5ms)",
+				 ws->off[*i]);
+		else
+			snprintf(why, len, "'%s' at byte %zu: the jitter must be a time of 0 s or "
+				 "more (e.g. 5ms)", ws->w[k], ws->off[k]);
+		return -EINVAL;
+	}
+	im->jitter = j;
+	im->dist = SM_JITTER_UNIFORM;
+	im->reorder = false;
+	k++;
+	if (k < ws->n && strcmp(ws->w[k], "distribution") == 0) {
+		explicit = true;
+		if (++k >= ws->n) {
+			snprintf(why, len, "'distribution' at byte %zu needs one of uniform, normal, "
+				 "pareto, paretonormal", ws->off[k - 1]);
+			return -EINVAL;
+		}
+	}
+	for (int d = 1; k < ws->n && d < 5; d++)
+		if (strcmp(ws->w[k], dists[d]) == 0) {
+			im->dist = (enum sm_jitter_dist)d;
+			found = true;
+			k++;
+			break;
+		}
+	if (explicit && !found) {
+		snprintf(why, len, "'%s' at byte %zu: the distribution is uniform, normal, pareto "
+			 "or paretonormal", ws->w[k], ws->off[k]);
+		return -EINVAL;
+	}
+	if (k < ws->n && (strcmp(ws->w[k], "reorder") == 0 || strcmp(ws->w[k], "fifo") == 0)) {
+		im->reorder = ws->w[k][0] == 'r';
+		k++;
+	}
+	if (j == 0.0)
+		im->dist = SM_JITTER_NONE;
+	*i = k;
+	return 0;
+}
+
+int
+sc_impair_parse(const char *text, struct sm_impair *out, char *why, size_t len)
+{
+	struct sm_impair im = { .loss = SM_LOSS_NONE, .dist = SM_JITTER_NONE };
+	bool loss = false, jitter = false;
+	struct words ws;
+	int i = 0, rc;
+
+	rc = split(text, &ws, why, len);
+	if (rc != 0)
+		return rc;
+	if (ws.n == 1 && strcmp(ws.w[0], "none") == 0) {
+		*out = im;
+		return 0;
+	}
+	if (ws.n == 0) {
+		snprintf(why, len, "empty: 'none', or loss and jitter as tc-netem writes them (e.g. "
+			 "'loss random 1%% jitter 5ms normal')");
+		return -EINVAL;
+	}
+	while (i < ws.n) {
+		bool *seen;
+
+		if (strcmp(ws.w[i], "loss") == 0)
+			seen = &loss;
+		else if (strcmp(ws.w[i], "jitter") == 0)
+			seen = &jitter;
+		else {
+			snprintf(why, len, "'%s' at byte %zu: expected 'loss' or 'jitter'%s", ws.w[i],
+				 ws.off[i], strcmp(ws.w[i], "delay") == 0 ?
+				 " (the link's latency is its delay: give the variation as "
+				 "'jitter TIME')" : "");
+			return -EINVAL;
+		}
+		if (*seen) {
+			snprintf(why, len, "'%s' at byte %zu: given twice", ws.w[i], ws.off[i]);
+			return -EINVAL;
+		}
+		*seen = true;
+		rc = seen == &loss ? parse_loss(&ws, &i, &im, why, len) :
+				     parse_jitter(&ws, &i, &im, why, len);
+		if (rc != 0)
+			return rc;
+	}
+	*out = im;
+	return 0;
+}
+
+int
+sc_impair_parse_link(const char *text, char *name, size_t name_len, struct sm_impair *im,
+		     char *why, size_t len)
+{
+	size_t at = strspn(text, " \t"), k = strcspn(text + at, " \t");
+	char spec[512];
+
+	if (k == 0) {
+		snprintf(why, len, "no link named: 'LINK SPEC' (e.g. 'wan0>1 loss random 1%%')");
+		return -EINVAL;
+	}
+	if (k >= name_len || strlen(text) >= sizeof(spec)) {
+		snprintf(why, len, "the link name at byte %zu is too long", at);
+		return -EINVAL;
+	}
+	if (text[at + k] == '\0') {
+		snprintf(why, len, "'%.*s' has no impairment after it (e.g. '%.*s loss random 1%%')",
+			 (int)k, text + at, (int)k, text + at);
+		return -EINVAL;
+	}
+	/* the name blanked out: the spec's byte offsets are the whole text's */
+	snprintf(spec, sizeof(spec), "%s", text);
+	memset(spec + at, ' ', k);
+	if (sc_impair_parse(spec, im, why, len) != 0)
+		return -EINVAL;
+	memcpy(name, text + at, k);
+	name[k] = '\0';
+	return 0;
+}
