@@ -766,6 +766,17 @@ sc_key_hint(const char *sec, const char *name, char *buf, size_t len)
 /* ------------------------------------------------------------------------------------------ */
 /* Dump and key listing */
 
+/* No [impair] key is set. */
+static bool
+impair_unset(const struct sc_scenario *s)
+{
+	bool set = s->impair.wan[0] || s->impair.ab[0] || s->impair.ba[0];
+
+	for (unsigned int i = 0; i < SC_LINKS_MAX; i++)
+		set |= s->impair.link[i][0] != '\0';
+	return !set;
+}
+
 static int
 dump(const struct sc_scenario *s, FILE *f, bool how)
 {
@@ -790,6 +801,9 @@ dump(const struct sc_scenario *s, FILE *f, bool how)
 	for (i = 0; i < N_KEYS; i++) {
 		const struct sc_key *k = &keys[i];
 
+		/* a scenario without impairments is written as before they were keys */
+		if (strcmp(k->section, "impair") == 0 && impair_unset(s))
+			continue;
 		if (last == NULL || strcmp(last, k->section) != 0) {
 			last = k->section;
 			fprintf(f, "\n[%s]\n; %s\n", k->section,
