@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# [impair] end to end: a lossy WAN under the tcp transport (the loss rate against P, every byte
+# still delivered, the lost frames at their own capture point read by tshark), the same seed the
+# same trace and two partitions the trace of one, jitter with and without reordering (TCP sees
+# frames out of order only with it), the refusals (a bad word named by its byte offset, jitter on
+# a link cut between partitions, a loss under the frames transport), and the bridge's WAN each
+# way over ring ports (background frames lost at the loss rate, counted and traced).
+#
+# Bounds: a link's losses are independent draws (random P), so over the n frames it carried the
+# count is binomial: within 6 sigma of n P (2e-9 by chance; the draws are seeded, so a given
+# build gives one answer).  Nothing here is timed.
+# Usage: impair.sh SYNCEMU_BINARY
+set -u
+. "$(dirname "$0")/lib.sh"
+se=$(realpath "$1")
+command -v python3 >/dev/null || skip "python3 is not installed"
+
+tcp=(--quiet --set job.transport=tcp --set run.steps=3 --set report.variants=A --json)
+
+# the fraction lost on each WAN link of a run's JSON, within 6 sigma of P; prints the counts
+loss_check() {	# JSON P
+	python3 - "$1" "$2" <<'PY'
+import json, math, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+p = float(sys.argv[2])
+out = []
+for e in r["elements"]:
+    if not e["name"].startswith("wan") or e["kind"] != "link":
+        continue
+    n, k = e["rx"], e["lost"]
+    bound = 6 * math.sqrt(n * p * (1 - p))
+    assert abs(k - n * p) <= bound, "%s: %d lost of %d, expected %.1f +- %.1f" % (e["name"], k, n, n * p, bound)
+    assert e["drop"] == k, "%s: drops %d besides the %d lost" % (e["name"], e["drop"], k)
+    out.append("%s %d of %d (%.3f %%)" % (e["name"], k, n, 100.0 * k / n))
+print("; ".join(out))
+PY
+}
+
+expect_rc 0 "tcp without impairments" -- "$se" run "${tcp[@]}"
+cp "$tmp/out" "$tmp/clean.json"
+# (each traced run in a directory of its own: the trace's header names its file, the same name)
+mkdir -p "$tmp/a" "$tmp/b" "$tmp/p"
+expect_rc 0 "tcp over a WAN losing 1 % of frames, traced" -- env -C "$tmp/a" "$se" run "${tcp[@]}" \
+	--set 'impair.wan=loss random 1%' --trace t.pcapng
+cp "$tmp/out" "$tmp/l1.json"
+if loss_check "$tmp/l1.json" 0.01 >"$tmp/lc" 2>&1; then
+	ok "each WAN link lost 1 % of its frames within 6 sigma: $(cat "$tmp/lc")"
+else
+	bad "the loss rate"
+	sed 's/^/    /' "$tmp/lc"
+fi
+if python3 - "$tmp/clean.json" "$tmp/l1.json" >"$tmp/d" 2>&1 <<'PY'
+import json, sys
+a, b = (json.load(open(f))["runs"][0] for f in sys.argv[1:3])
+assert a["tcp"]["resent"] == 0, a["tcp"]
+assert b["tcp"]["resent"] > 0, b["tcp"]
+assert a["tcp"]["delivered_bytes"] == b["tcp"]["delivered_bytes"], (a["tcp"], b["tcp"])
+assert b["step_ms"]["median"] > a["step_ms"]["median"]
+print("%d segments resent, %d bytes delivered as without loss; median step %.3f ms against %.3f" %
+      (b["tcp"]["resent"], b["tcp"]["delivered_bytes"], b["step_ms"]["median"], a["step_ms"]["median"]))
+PY
+then
+	ok "TCP resends what was lost: $(cat "$tmp/d")"
+else
+	bad "TCP under loss"
+	sed 's/^/    /' "$tmp/d"
+fi
+if command -v tshark >/dev/null; then
+	want=$(python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))['runs'][0]
+print(' '.join('%s.loss=%d' % (e['name'], e['lost']) for e in r['elements'] if 'lost' in e))" "$tmp/l1.json")
+	got=$(tshark -r "$tmp/a/t.pcapng" -T fields -e frame.interface_name 2>/dev/null |
+		grep '\.loss$' | sort | uniq -c | awk '{printf "%s%s=%s", (NR > 1 ? " " : ""), $2, $1}')
+	[ -n "$want" ] && [ "$got" = "$want" ] && ok "tshark finds the lost frames at their capture points: $got" ||
+		bad "the trace's lost frames: tshark '$got', the run '$want'"
+else
+	echo "# tshark not installed: the trace's loss points are not read"
+fi
+expect_rc 0 "the same seed again" -- env -C "$tmp/b" "$se" run "${tcp[@]}" \
+	--set 'impair.wan=loss random 1%' --trace t.pcapng
+cmp -s "$tmp/a/t.pcapng" "$tmp/b/t.pcapng" && ok "the same trace, byte for byte" ||
+	bad "the same seed gave another trace"
+expect_rc 0 "two partitions" -- env -C "$tmp/p" "$se" run "${tcp[@]}" \
+	--set 'impair.wan=loss random 1%' --set run.partitions=2 --trace t.pcapng
+cmp -s "$tmp/a/t.pcapng" "$tmp/p/t.pcapng" && ok "two partitions: the trace of one, byte for byte" ||
+	bad "two partitions gave another trace"
+expect_rc 0 "another seed" -- "$se" run "${tcp[@]}" --set 'impair.wan=loss random 1%' --set run.seed=2
+lost() { python3 -c "import json,sys; print(sum(e.get('lost', 0) for e in json.load(open(sys.argv[1]))['runs'][0]['elements']))" "$1"; }
+l2=$(lost "$tmp/out") l1=$(lost "$tmp/l1.json")
+[ -n "$l1" ] && [ -n "$l2" ] && [ "$l1" != "$l2" ] && ok "another seed, other losses ($l2 against $l1)" ||
+	bad "another seed lost the same frames"
+
+# jitter: fifo keeps the order, reorder lets frames overtake
+order() {	# JSON: "reordered out_of_order"
+	python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))['runs'][0]
+print(sum(e.get('reordered', 0) for e in r['elements']), r['tcp']['out_of_order'])" "$1"
+}
+expect_rc 0 "200 us of normal jitter, fifo" -- "$se" run "${tcp[@]}" --set 'impair.wan=jitter 200us normal'
+read -r re ooo < <(order "$tmp/out")
+[ "$re" = 0 ] && [ "$ooo" = 0 ] && ok "fifo: no frame overtaken, none out of order at TCP" ||
+	bad "fifo: $re overtaken, $ooo out of order"
+expect_rc 0 "the same with reordering" -- "$se" run "${tcp[@]}" \
+	--set 'impair.wan=jitter 200us normal reorder'
+read -r re ooo < <(order "$tmp/out")
+[ "$re" -gt 0 ] && [ "$ooo" -gt 0 ] && ok "reorder: $re frames overtaken, TCP saw $ooo out of order" ||
+	bad "reorder: $re overtaken, $ooo out of order"
+expect_rc 0 "a link of its own (wan1>0) over the WAN's" -- "$se" run "${tcp[@]}" \
+	--set 'impair.wan=loss random 1%' --set 'impair.link0=wan1>0 loss gemodel 1% 10%'
+python3 -c "
+import json, sys
+e = {x['name']: x for x in json.load(open(sys.argv[1]))['runs'][0]['elements']}
+a, b = e['wan0>1'], e['wan1>0']
+sys.exit(not (a['lost'] > 0 and b['lost'] > 2 * b['rx'] * 0.01))" "$tmp/out" &&
+	ok "wan1>0 takes its own (Gilbert-Elliott, 9 % in bursts), wan0>1 the WAN's" ||
+	bad "a link's own impairment"
+
+# refusals
+expect_rc 2 "a probability without %" -- "$se" run "${tcp[@]}" --set 'impair.wan=loss random 1'
+expect_grep "$tmp/err" "[impair] wan = 'loss random 1': '1' at byte 12" "names the key and the byte"
+expect_rc 2 "netem's delay word" -- "$se" run "${tcp[@]}" --set 'impair.wan=delay 5ms'
+expect_grep "$tmp/err" "give the variation as 'jitter TIME'" "says what to write"
+expect_rc 1 "jitter on a WAN link cut between two partitions" -- "$se" run "${tcp[@]}" \
+	--set 'impair.wan=jitter 100us' --set run.partitions=2
+expect_grep "$tmp/err" "run.partitions = 1" "names the remedy"
+expect_rc 1 "loss under the frames transport" -- "$se" run --quiet --set run.steps=3 \
+	--set report.variants=A --set 'impair.wan=loss random 1%'
+expect_grep "$tmp/err" "losses need job.transport = tcp" "says why"
+expect_rc 1 "a link this run does not have" -- "$se" run "${tcp[@]}" \
+	--set 'impair.link3=wan7>1 loss random 1%'
+expect_grep "$tmp/err" "this run has no link wan7>1" "names it"
+
+# the bridge over ring ports: background from A to B through a WAN losing in bursts
+slow=(--set wan.bandwidth=10MB/s --set wan.latency=2ms --set queues.wan=2MB --set run.mtu=1500
+      --set background.size=64kB --set background.directions=one --set background.load=0.8)
+expect_rc 0 "bridge: A to B losing 2 % in bursts (gemodel 1 % 50 %), B to A clean" -- \
+	"$se" bridge --a ring:ia --b ring:ib "${slow[@]}" -d 2s -q --json \
+	--set 'impair.ab=loss gemodel 1% 50% jitter 1ms normal reorder' --trace "$tmp/br.pcapng"
+cp "$tmp/out" "$tmp/br.json"
+if python3 - "$tmp/br.json" >"$tmp/d" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["directions"]
+ab, ba = d["ab"], d["ba"]
+assert "lost" not in ba, ba
+n = ab["bg_frames"] + ab["lost"]
+assert n > 3000, n
+rate = ab["lost"] / n
+# In real time the frames are as many as the wall clock lets through, so the count varies from
+# run to run.  A Markov chain's count is not binomial: losses come in bursts, about
+# B = n P (1 - pi_bad) of them, each of geometric length (mean 1/R, variance (1 - R) / R^2), so the
+# count's relative deviation is about sqrt((1 + (1 - R)) / B); held within 6 of it.
+p, r = 0.01, 0.5
+stat = p / (p + r)
+bursts = n * p * (1 - stat)
+bound = 6 * ((2 - r) / bursts) ** 0.5 * stat
+assert abs(rate - stat) <= bound, (rate, stat, bound)
+assert ab["reordered"] > 0, ab
+print("%d of %d frames lost (%.2f %%, stationary %.2f %% +- %.2f), %d overtaken" %
+      (ab["lost"], n, 100 * rate, 100 * stat, 100 * bound, ab["reordered"]))
+PY
+then
+	ok "bridge: $(cat "$tmp/d")"
+else
+	bad "bridge: the impaired direction"
+	sed 's/^/    /' "$tmp/d"
+fi
+if command -v tshark >/dev/null; then
+	n=$(tshark -r "$tmp/br.pcapng" -T fields -e frame.interface_name 2>/dev/null | grep -c '^wan\.ab\.loss$')
+	want=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['directions']['ab']['lost'])" "$tmp/br.json")
+	[ "$n" = "$want" ] && ok "bridge: tshark finds the $n lost frames at wan.ab.loss" ||
+		bad "bridge: wan.ab.loss holds $n frames, the summary says $want"
+fi
+
+[ $fails -eq 0 ] && echo "all checks passed" && exit 0
+exit 1
