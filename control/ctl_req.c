@@ -103,6 +103,11 @@ ctl_scenario_value(const struct sc_scenario *sc, enum dp_param p)
 		return sc->background.load;
 	if (p == DP_P_WAN_QUEUE)
 		return sc->queues.wan;
+	if (p == DP_P_IMP_LOSS || p == DP_P_IMP_JITTER) {
+		double v = p == DP_P_IMP_LOSS ? sc->impair.loss : sc->impair.jitter;
+
+		return v == SC_AUTO ? 0 : v;
+	}
 	return dp_param_get(&sc->model, p);
 }
 

@@ -728,6 +728,7 @@ sc_scenario_default(struct sc_scenario *s)
 	s->ports.wait = 10;
 	s->bridge.bandwidth_ab = s->bridge.bandwidth_ba = SC_AUTO;
 	s->bridge.latency_ab = s->bridge.latency_ba = SC_AUTO;
+	s->impair.loss = s->impair.jitter = SC_AUTO;
 	/* bridge.a, .b stay "": no bridge; port 0: no cap; emit_background no; mbufs auto */
 	/* ports.dc[] stay "": no ports */
 	/* kernel.file stays "": the built-in kernel of the ops_* keys */

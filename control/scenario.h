@@ -146,6 +146,8 @@ struct sc_impair_keys {
 	char ab[SC_LINK_LEN];		/**< the bridge's WAN from A to B; "" = wan */
 	char ba[SC_LINK_LEN];		/**< from B to A; "" = wan */
 	char link[SC_LINKS_MAX][SC_LINK_LEN]; /**< "LINK SPEC": one link of a run */
+	double loss;			/**< random loss on what wan covers; SC_AUTO: as wan says */
+	double jitter;			/**< its jitter, s; SC_AUTO: as wan says */
 };
 
 /** A scenario: the model's parameters, what to report, and how to run it. */

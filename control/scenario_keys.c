@@ -635,6 +635,14 @@ static const struct sc_key keys[] = {
 	STR("impair", "ba", impair.ba, KF_EMPTY_OK | KF_IMPAIR,
 	    "syncemu bridge: the WAN from B to A (not set: [impair] wan)"),
 	ILINK(0), ILINK(1), ILINK(2), ILINK(3), ILINK(4), ILINK(5), ILINK(6), ILINK(7),
+	DBL("impair", "loss", impair.loss, SC_UNIT_FRACTION, 0, 1, KF_AUTO,
+	    "random loss with this probability on every link [impair] wan covers (a run's WAN "
+	    "links, the bridge's both ways) in place of its loss model, 0 = none; changes "
+	    "during a run (--ctl); auto = as [impair] wan, ab and ba say"),
+	DBL("impair", "jitter", impair.jitter, SC_UNIT_TIME, 0, 3600, KF_AUTO,
+	    "the jitter on those links, with the distribution and order [impair] wan gives "
+	    "(else uniform, fifo), 0 s = none; changes during a run (--ctl); auto = as [impair] "
+	    "wan, ab and ba say"),
 };
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -770,7 +778,8 @@ sc_key_hint(const char *sec, const char *name, char *buf, size_t len)
 static bool
 impair_unset(const struct sc_scenario *s)
 {
-	bool set = s->impair.wan[0] || s->impair.ab[0] || s->impair.ba[0];
+	bool set = s->impair.wan[0] || s->impair.ab[0] || s->impair.ba[0] ||
+		   s->impair.loss != SC_AUTO || s->impair.jitter != SC_AUTO;
 
 	for (unsigned int i = 0; i < SC_LINKS_MAX; i++)
 		set |= s->impair.link[i][0] != '\0';

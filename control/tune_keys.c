@@ -21,6 +21,8 @@ static const char *const keys[DP_P_COUNT] = {
 	[DP_P_WAN_LAT] = "wan.latency",
 	[DP_P_BG_LOAD] = "background.load",
 	[DP_P_WAN_QUEUE] = "queues.wan",
+	[DP_P_IMP_LOSS] = "impair.loss",
+	[DP_P_IMP_JITTER] = "impair.jitter",
 };
 
 const char *

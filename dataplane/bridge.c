@@ -92,6 +92,8 @@ publish_all(struct dp_bridge *b)
 	dp_status_publish(st, DP_P_WAN_LAT, (double)b->wan[DP_AB].delay / 1e12);
 	dp_status_publish(st, DP_P_BG_LOAD, b->load);
 	dp_status_publish(st, DP_P_WAN_QUEUE, (double)b->wan[DP_AB].cap_bytes);
+	dp_status_publish(st, DP_P_IMP_LOSS, b->imp_loss);
+	dp_status_publish(st, DP_P_IMP_JITTER, b->imp_jitter);
 }
 
 /* The background hosts' rates for load @p load of the WAN rates in force. */
@@ -164,10 +166,34 @@ tune(void *arg, enum dp_param p, double v, dp_time_t now, double *old, struct dp
 		for (d = 0; d < 2; d++)
 			b->wan[d].cap_bytes = (uint64_t)v;
 		return 0;
+	case DP_P_IMP_LOSS:
+	case DP_P_IMP_JITTER: {
+		bool loss = p == DP_P_IMP_LOSS;
+
+		*old = loss ? b->imp_loss : b->imp_jitter;
+		if (!(v >= 0) || (loss && v > 1) || (!loss && v > 3600)) {
+			snprintf(why->msg, sizeof(why->msg), loss ? "%g is not a probability" :
+				 "%g s is not a jitter", v);
+			return -EINVAL;
+		}
+		for (d = 0; d < 2; d++) {
+			int rc = dp_link_impair_live(&b->wan[d], loss ? v : NAN, loss ? NAN : v,
+						     b->p.seed);
+
+			if (rc != 0) {
+				snprintf(why->msg, sizeof(why->msg), "out of memory");
+				return rc;
+			}
+			if (loss && b->wan[d].cap_loss < 0 && v > 0)
+				b->wan[d].cap_loss = b->loss_point[d];
+		}
+		*(loss ? &b->imp_loss : &b->imp_jitter) = v;
+		return 0;
+	}
 	default:
 		snprintf(why->msg, sizeof(why->msg), "does not apply to a bridge (it has no module)");
 		why->takes = 1u << DP_P_WAN_BW | 1u << DP_P_WAN_LAT | 1u << DP_P_BG_LOAD |
-			     1u << DP_P_WAN_QUEUE;
+			     1u << DP_P_WAN_QUEUE | 1u << DP_P_IMP_LOSS | 1u << DP_P_IMP_JITTER;
 		return -ENOTSUP;
 	}
 }
@@ -307,15 +333,18 @@ build_dir(struct dp_bridge *b, int d, char *err, size_t errlen)
 
 		snprintf(drop, sizeof(drop), "%s.drop", name);
 		b->wan[d].cap_drop = point(p->cap, DP_CAP_WAN, drop);	/* drop-tail, traced */
+		/* (a loss point only with impairments: the trace of a bridge without them
+		 * is as before; one turned on live has none) */
+		b->loss_point[d] = -1;
 		if (sm_impair_active(&p->impair[d])) {
 			rc = dp_link_impair(&b->wan[d], &p->impair[d],
-					    sm_rng_stream_seed(p->seed, UINT64_C(0x494d50) + d));
+					    dp_link_stream(&b->wan[d], p->seed));
 			if (rc != 0)
 				goto fail;
-			if (p->impair[d].loss != SM_LOSS_NONE) {
-				snprintf(drop, sizeof(drop), "%s.loss", name);
-				b->wan[d].cap_loss = point(p->cap, DP_CAP_WAN, drop);
-			}
+			snprintf(drop, sizeof(drop), "%s.loss", name);
+			b->loss_point[d] = point(p->cap, DP_CAP_WAN, drop);
+			if (p->impair[d].loss != SM_LOSS_NONE)
+				b->wan[d].cap_loss = b->loss_point[d];
 		}
 	}
 	first = &b->wan[d].e;
@@ -419,6 +448,8 @@ dp_bridge_open(struct dp_bridge *b, const struct dp_bridge_params *p, char *err,
 
 	memset(b, 0, sizeof(*b));
 	b->p = *p;
+	b->imp_loss = p->imp_loss;
+	b->imp_jitter = p->imp_jitter;
 	if (p->dev[0] == NULL || p->dev[0][0] == '\0' || p->dev[1] == NULL ||
 	    p->dev[1][0] == '\0') {
 		snprintf(err, errlen, "a bridge needs two ports: bridge.a and bridge.b");

@@ -54,6 +54,7 @@ struct dp_bridge_params {
 	dp_time_t delay[2];		/**< its latency each way, ps */
 	uint64_t queue_bytes;		/**< the WAN queue's limit, frame bytes */
 	struct sm_impair impair[2];	/**< the WAN's impairments each way (none: zeroed) */
+	double imp_loss, imp_jitter;	/**< impair.loss, .jitter as they start (0: as set) */
 	uint64_t port_rate;		/**< a port cap in front of the WAN queue, B/s; 0: none */
 	uint64_t port_queue_bytes;	/**< its queue's limit */
 	enum sm_account account;
@@ -134,6 +135,8 @@ struct dp_bridge {
 	bool opened[2];
 	struct dp_link cap[2];		/**< port caps (if port_rate) */
 	struct dp_link wan[2];
+	int loss_point[2];		/**< each WAN's .loss capture point (-1: none) */
+	double imp_loss, imp_jitter;	/**< impair.loss and impair.jitter in force */
 	struct dp_bridge_out out[2];
 	struct dp_link bglink[2];
 	struct dp_bghost bg[2];

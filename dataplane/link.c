@@ -8,6 +8,7 @@
  * closed form uses.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,6 +99,45 @@ dp_link_fini(struct dp_link *l)
 		free(l->imp);
 		l->imp = NULL;
 	}
+}
+
+void
+dp_link_impair_get(const struct dp_link *l, struct sm_impair *im)
+{
+	if (l->imp != NULL)
+		*im = l->imp->im;
+	else
+		*im = (struct sm_impair){ .loss = SM_LOSS_NONE, .dist = SM_JITTER_NONE };
+}
+
+uint64_t
+dp_link_stream(const struct dp_link *l, uint64_t seed)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a: the same in any partition */
+
+	for (const char *c = l->e.name; *c != '\0'; c++)
+		h = (h ^ (uint8_t)*c) * 0x100000001b3ULL;
+	return sm_rng_stream_seed(seed, h);
+}
+
+int
+dp_link_impair_live(struct dp_link *l, double loss, double jitter, uint64_t seed)
+{
+	struct sm_impair im;
+
+	dp_link_impair_get(l, &im);
+	if (!isnan(loss)) {
+		im.loss = loss > 0 ? SM_LOSS_RANDOM : SM_LOSS_NONE;
+		im.p[0] = loss;
+	}
+	if (!isnan(jitter)) {
+		if (im.dist == SM_JITTER_NONE)
+			im.dist = SM_JITTER_UNIFORM;
+		im.jitter = jitter;
+		if (jitter == 0)
+			im.dist = SM_JITTER_NONE;
+	}
+	return dp_link_impair(l, &im, dp_link_stream(l, seed));
 }
 
 dp_time_t

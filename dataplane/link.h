@@ -108,6 +108,20 @@ int dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_ti
  */
 int dp_link_impair(struct dp_link *l, const struct sm_impair *im, uint64_t seed);
 
+/** The impairments of link @p l now (none: all zero). */
+void dp_link_impair_get(const struct dp_link *l, struct sm_impair *im);
+
+/** A link's own random streams' seed: @p seed's sub-stream by a hash of its name. */
+uint64_t dp_link_stream(const struct dp_link *l, uint64_t seed);
+
+/**
+ * A live change (impair.loss, impair.jitter): random loss with probability @p loss in place of
+ * the link's loss model (0: none), jitter of @p jitter s with its distribution and order
+ * (uniform, fifo if it had none; 0: none); NAN leaves either as it is.  0, or as
+ * dp_link_impair().
+ */
+int dp_link_impair_live(struct dp_link *l, double loss, double jitter, uint64_t seed);
+
 /** The least delay from the end of a frame's serialisation to its arrival. */
 dp_time_t dp_link_min_delay(const struct dp_link *l);
 

@@ -60,7 +60,9 @@ publish_all(struct runctl *rc)
 
 	for (i = 0; i < DP_P_COUNT; i++)
 		dp_status_publish(rc->p->status, i, i == DP_P_BG_LOAD ? rc->t->bg_load :
-				  i == DP_P_WAN_QUEUE ? wan_queue(rc->t) : dp_param_get(&rc->model, i));
+				  i == DP_P_WAN_QUEUE ? wan_queue(rc->t) :
+				  i == DP_P_IMP_LOSS ? rc->t->imp_loss :
+				  i == DP_P_IMP_JITTER ? rc->t->imp_jitter : dp_param_get(&rc->model, i));
 }
 
 static int

@@ -108,17 +108,6 @@ static struct dp_link *find_link(struct dp_topo *t, const char *name);
 static int point(struct dp_capture *cap, enum dp_cap_kind kind, const char *base,
 		 const char *suffix);
 
-/* A link's sub-stream: FNV-1a of its name, the same whatever the partitions. */
-static uint64_t
-name_stream(const char *name)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *name != '\0'; name++)
-		h = (h ^ (uint8_t)*name) * 0x100000001b3ULL;
-	return h;
-}
-
 /* Give link @l impairments @im (inactive: nothing), its loss capture point beside its others. */
 static int
 impair_one(struct dp_topo *t, struct dp_link *l, const struct dp_topo_params *p,
@@ -128,7 +117,7 @@ impair_one(struct dp_topo *t, struct dp_link *l, const struct dp_topo_params *p,
 
 	if (!sm_impair_active(im))
 		return 0;
-	rc = dp_link_impair(l, im, sm_rng_stream_seed(p->impair->seed, name_stream(l->e.name)));
+	rc = dp_link_impair(l, im, dp_link_stream(l, p->impair->seed));
 	if (rc == -EINVAL) {
 		snprintf(err, errlen, "[impair]: %s is cut between partitions and its far end's "
 			 "partition runs ahead by its latency: with jitter a frame could arrive "
@@ -153,6 +142,9 @@ impair_links(struct dp_topo *t, const struct dp_topo_params *p, char *err, size_
 	uint32_t d, i;
 	int rc;
 
+	t->imp_seed = ip != NULL ? ip->seed : 0;
+	t->imp_loss = ip != NULL ? ip->live_loss : 0;
+	t->imp_jitter = ip != NULL ? ip->live_jitter : 0;
 	if (ip == NULL)
 		return 0;
 	for (d = 0; d < t->n_wan; d++) {

@@ -64,7 +64,9 @@ struct dp_topo_impair {
 		struct sm_impair im;
 	} link[DP_IMPAIR_LINKS];
 	uint32_t n_link;
-	uint64_t seed;				/**< each link's streams: a sub-stream by its id */
+	uint64_t seed;				/**< each link's streams: dp_link_stream() */
+	double live_loss, live_jitter;		/**< impair.loss and impair.jitter as they start
+						 *   (what a live change reports as old) */
 };
 
 struct dp_topo_params {
@@ -116,6 +118,8 @@ struct dp_topo {
 	struct dp_probe *probe;					/* NULL: no sampling */
 	struct dp_bgstats bgstats;
 	double bg_load;						/* current load */
+	uint64_t imp_seed;					/* [impair]: the streams' seed */
+	double imp_loss, imp_jitter;				/* impair.loss, .jitter now */
 	uint32_t local;						/* DCs here (mask) */
 	uint32_t *local_w, n_local;				/* workers here */
 	struct dp_port **dc_port;				/* [d] or NULL */

@@ -112,6 +112,32 @@ dp_topo_tune(struct dp_topo *t, struct sm_params *model, int budget_kind, enum d
 			t->wan[d].cap_bytes = (uint64_t)value;
 		return 0;
 	}
+	if (p == DP_P_IMP_LOSS || p == DP_P_IMP_JITTER) {
+		bool loss = p == DP_P_IMP_LOSS;
+
+		*old = loss ? t->imp_loss : t->imp_jitter;
+		why->named = true;
+		why->param = p;
+		if (!(value >= 0) || (loss && value > 1) || (!loss && value > 3600)) {
+			snprintf(why->msg, sizeof(why->msg), loss ? "%g is not a probability" :
+				 "%g s is not a jitter", value);
+			return -EINVAL;
+		}
+		for (d = 0; t->wan != NULL && d < t->n_wan; d++) {
+			int rc = dp_link_impair_live(&t->wan[d], loss ? value : NAN,
+						     loss ? NAN : value, t->imp_seed);
+
+			if (rc != 0) {
+				snprintf(why->msg, sizeof(why->msg), rc == -EINVAL ?
+					 "%s is cut between partitions: jitter could bring a frame "
+					 "sooner than its far end's partition allows (run.partitions "
+					 "= 1)" : "%s: out of memory", t->wan[d].e.name);
+				return rc;
+			}
+		}
+		*(loss ? &t->imp_loss : &t->imp_jitter) = value;
+		return 0;
+	}
 	if (p == DP_P_BG_LOAD) {
 		*old = t->bg_load;
 		if (!(value >= 0 && value < 1)) {

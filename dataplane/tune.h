@@ -31,6 +31,8 @@ enum dp_param {
 	DP_P_WAN_LAT,		/**< wan.latency, s */
 	DP_P_BG_LOAD,		/**< background.load, a fraction of the WAN rate */
 	DP_P_WAN_QUEUE,		/**< queues.wan, frame bytes: the WAN queues' limit */
+	DP_P_IMP_LOSS,		/**< impair.loss: random loss on the WAN links, a probability */
+	DP_P_IMP_JITTER,	/**< impair.jitter: their jitter, s */
 	DP_P_COUNT
 };
 

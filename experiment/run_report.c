@@ -649,7 +649,9 @@ run_json(struct results *res, const struct outcome *r, uint32_t run_id, bool eve
 		int k;
 
 		for (k = 0; fl != NULL && k < OF_COUNT; k++)
-			json_object_set_new(fl, outcome_flag_id(k), json_boolean(f & (1u << k)));
+			if (k != OF_IMPAIRED || (f & (1u << k)))	/* (as before without) */
+				json_object_set_new(fl, outcome_flag_id(k),
+						    json_boolean(f & (1u << k)));
 		json_object_set_new(o, "status", json_string(outcome_status(r, st, sizeof(st))));
 		json_object_set_new(o, "flags", fl);
 	}

@@ -100,6 +100,25 @@ runner_impair(const struct sc_scenario *sc, struct dp_topo_impair *ip)
 					 sizeof(ip->link[0].name), &ip->link[ip->n_link].im, why,
 					 sizeof(why)) == 0)
 			ip->n_link++;
+	runner_impair_live(sc, &ip->wan);
+	ip->live_loss = ip->wan.loss == SM_LOSS_RANDOM ? ip->wan.p[0] : 0;
+	ip->live_jitter = ip->wan.dist != SM_JITTER_NONE ? ip->wan.jitter : 0;
+}
+
+void
+runner_impair_live(const struct sc_scenario *sc, struct sm_impair *im)
+{
+	if (sc->impair.loss != SC_AUTO) {
+		im->loss = sc->impair.loss > 0 ? SM_LOSS_RANDOM : SM_LOSS_NONE;
+		im->p[0] = sc->impair.loss;
+	}
+	if (sc->impair.jitter != SC_AUTO) {
+		if (im->dist == SM_JITTER_NONE)
+			im->dist = SM_JITTER_UNIFORM;
+		im->jitter = sc->impair.jitter;
+		if (sc->impair.jitter == 0)
+			im->dist = SM_JITTER_NONE;
+	}
 }
 
 bool
@@ -573,12 +592,13 @@ static const char *const flag_text[OF_COUNT] = {
 	[OF_DROPS] = "drops", [OF_CHANGED] = "changed live", [OF_BOUND] = "bound not valid",
 	[OF_OVERLAP] = "rounds overlap: no closed form", [OF_NO_CLOSED] = "no closed form",
 	[OF_DIFFERS] = "differs from the closed form", [OF_NO_MODEL] = "no model",
+	[OF_IMPAIRED] = "impaired: no closed form",
 };
 static const char *const flag_ids[OF_COUNT] = {
 	[OF_FAILED] = "failed", [OF_INTERRUPTED] = "interrupted", [OF_REAL_TIME] = "real_time",
 	[OF_DROPS] = "drops", [OF_CHANGED] = "changed_live", [OF_BOUND] = "bound_not_valid",
 	[OF_OVERLAP] = "rounds_overlap", [OF_NO_CLOSED] = "no_closed_form",
-	[OF_DIFFERS] = "differs", [OF_NO_MODEL] = "no_model",
+	[OF_DIFFERS] = "differs", [OF_NO_MODEL] = "no_model", [OF_IMPAIRED] = "impaired",
 };
 
 const char *
@@ -591,6 +611,7 @@ unsigned int
 outcome_flags(const struct outcome *o)
 {
 	unsigned int f = 0;
+	uint64_t lost = 0;
 	uint32_t i;
 
 	if (o->rc != 0)
@@ -599,7 +620,12 @@ outcome_flags(const struct outcome *o)
 		f |= 1u << OF_INTERRUPTED;
 	if (o->res.rt.on)
 		f |= 1u << OF_REAL_TIME;
-	if (o->res.drops > 0)
+	for (i = 0; i < o->res.n_elems; i++)
+		if (o->res.elems[i].impaired) {
+			f |= 1u << OF_IMPAIRED;
+			lost += o->res.elems[i].lost;
+		}
+	if (o->res.drops > lost)
 		f |= 1u << OF_DROPS;	/* the fluid models assume unlimited buffers */
 	for (i = 0; i < o->res.nchanges; i++)
 		if (o->res.changes[i].step != UINT32_MAX)
@@ -608,6 +634,8 @@ outcome_flags(const struct outcome *o)
 		return f | (o->model_rc != 0 ? 1u << OF_NO_MODEL : 0);
 	if (!o->bound_holds)
 		f |= 1u << OF_BOUND;
+	if (f & (1u << OF_IMPAIRED))
+		return f;	/* the closed form and the fluid models know no loss or jitter */
 	if (o->pm_rc == -ERANGE)
 		f |= 1u << OF_OVERLAP;
 	else if (o->pm_rc != 0)

@@ -83,6 +83,7 @@ enum outcome_flag {
 	OF_NO_CLOSED,		/**< no closed form (for another reason) */
 	OF_DIFFERS,		/**< a step differs from the closed form (beyond 1e-6) */
 	OF_NO_MODEL,		/**< under load: the fluid shared-WAN model failed */
+	OF_IMPAIRED,		/**< a link loses frames or varies their delay ([impair]) */
 	OF_COUNT
 };
 
@@ -172,6 +173,9 @@ uint32_t runner_need(const struct sc_scenario *sc, const struct contender *c);
 
 /** The links' impairments of @p sc ([impair]) for a run's parameters. */
 void runner_impair(const struct sc_scenario *sc, struct dp_topo_impair *ip);
+
+/** impair.loss and impair.jitter, when set, over @p im (a link [impair] wan covers). */
+void runner_impair_live(const struct sc_scenario *sc, struct sm_impair *im);
 
 /** True if a link of @p sc has jitter (a run of it then takes one partition unless told). */
 bool runner_jitter(const struct sc_scenario *sc);

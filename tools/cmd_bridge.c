@@ -25,6 +25,7 @@
 #include "ctl.h"
 #include "eal.h"
 #include "impair_spec.h"
+#include "runner.h"
 #include "fpool.h"
 #include "opts.h"
 #include "outputs.h"
@@ -496,7 +497,10 @@ bridge_impair(const struct sc_scenario *sc, struct dp_bridge_params *bp)
 		memset(&bp->impair[d], 0, sizeof(bp->impair[d]));
 		if (text[0] != '\0')
 			sc_impair_parse(text, &bp->impair[d], why, sizeof(why));
+		runner_impair_live(sc, &bp->impair[d]);
 	}
+	bp->imp_loss = sc->impair.loss != SC_AUTO ? sc->impair.loss : 0;
+	bp->imp_jitter = sc->impair.jitter != SC_AUTO ? sc->impair.jitter : 0;
 }
 
 /* The bridge's parameters from the scenario: @p sizes the background's (NULL: none). */

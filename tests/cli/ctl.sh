@@ -50,8 +50,8 @@ expect_rc 0 "status" -- "$se" ctl "$sock" status
 json_check "$tmp/out" 'd["ok"] and d["running"] == 1 and d["variant"] == "E" and d["budget"] == "high" and d["wan.bandwidth"] == 12.5e9' \
 	"status: the run in progress and the runtime keys"
 expect_rc 0 "keys" -- "$se" ctl "$sock" keys
-json_check "$tmp/out" 'len(d["keys"]) == 11 and "background.load" in d["keys"] and "queues.wan" in d["keys"] and "module.budget_high" in d["keys"]' \
-	"keys: the eleven runtime keys"
+json_check "$tmp/out" 'len(d["keys"]) == 13 and "impair.loss" in d["keys"] and "background.load" in d["keys"] and "queues.wan" in d["keys"] and "module.budget_high" in d["keys"]' \
+	"keys: the thirteen runtime keys"
 expect_rc 0 "get" -- "$se" ctl "$sock" get wan.bandwidth
 json_check "$tmp/out" 'd["value"] == 12.5e9' "get wan.bandwidth: 12.5e9 B/s"
 expect_rc 0 "set wan.bandwidth 6GB/s" -- "$se" ctl "$sock" set wan.bandwidth 6GB/s
