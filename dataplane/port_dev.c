@@ -77,10 +77,16 @@ ring_end(const char *name, uint16_t *port, char *err, size_t errlen)
 static int
 find_or_probe(struct dp_port *p, const char *devargs, char *err, size_t errlen)
 {
+	size_t k = strcspn(devargs, ",");
 	char dev[192];
 	int rc;
 
-	snprintf(dev, sizeof(dev), "%.*s", (int)strcspn(devargs, ","), devargs);
+	/* (the name before the first comma; copied, not printed: GCC under the sanitizers took
+	 * devargs for a null argument of "%.*s") */
+	if (k >= sizeof(dev))
+		k = sizeof(dev) - 1;
+	memcpy(dev, devargs, k);
+	dev[k] = '\0';
 	if (rte_eth_dev_get_port_by_name(dev, &p->port_id) == 0)
 		return 0;	/* given to the EAL (-a, --vdev) */
 	if (strncmp(devargs, "net_", 4) != 0) {
