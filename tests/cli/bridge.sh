@@ -66,7 +66,7 @@ for x in (ab, ba):
     assert x["cut"] == 0 and x["too_long"] == 0 and x["dev_rx_dropped"] == 0, x
 assert d["trace"] is not None
 PY
-if command -v tshark >/dev/null; then
+if tshark_ok; then
 	tshark -r "$tmp/br.pcapng" -T fields -e frame.interface_name 2>/dev/null | sort | uniq -c \
 		>"$tmp/ifs"
 	python3 - "$tmp/ifs" "$tmp/run.json" <<'PY' && ok "tshark reads the trace: wan.ab.in/out and the sink hold every background frame" || { bad "the trace's interfaces"; cat "$tmp/ifs"; }
@@ -87,7 +87,7 @@ fi
 expect_rc 0 "a 20 kB WAN queue under the same load" -- "$se" bridge --a ring:x --b ring:y \
 	"${slow[@]}" --set queues.wan=20kB --load 0.4 -d 1s -q -j --trace "$tmp/drop.pcapng"
 cp "$tmp/out" "$tmp/drop.json"
-if command -v tshark >/dev/null; then
+if tshark_ok; then
 	n=$(tshark -r "$tmp/drop.pcapng" -Y 'frame.interface_name == "wan.ab.drop"' 2>/dev/null | wc -l)
 	python3 - "$tmp/drop.json" "$n" <<'PY' && ok "drop-tail: $n frames dropped, the summary's count and the trace's wan.ab.drop agree" || bad "the drops: trace $n, summary $(head -c 300 "$tmp/drop.json")"
 import json, sys

@@ -137,7 +137,7 @@ run_pid=
 [ ! -e "$sock" ] && ok "the socket is removed" || bad "the socket is left behind"
 json_check "$tmp/run.json" 'd["runs"][0]["interrupted"] and d["runs"][0]["steps"]["rows"] and [c["key"] for c in d["runs"][0]["changes"]] == ["wan.bandwidth", "module.latency_pluggable"]' \
 	"the report: interrupted, its steps, both changes with their times"
-if command -v tshark >/dev/null; then
+if tshark_ok; then
 	tshark -r "$tmp/ctl.pcapng" -Y "udp.port == 47112" -T fields -e frame.time_epoch -e data.text \
 		-o data.show_as_text:TRUE >"$tmp/notes" 2>"$tmp/tshark.err"
 	n=$(grep -c "syncemu set" "$tmp/notes")

@@ -68,7 +68,7 @@ else
 	bad "TCP under loss"
 	sed 's/^/    /' "$tmp/d"
 fi
-if [ "$quick" != quick ] && command -v tshark >/dev/null; then
+if tshark_ok; then
 	want=$(python3 -c "
 import json, sys
 r = json.load(open(sys.argv[1]))['runs'][0]
@@ -172,7 +172,7 @@ else
 	bad "bridge: the impaired direction"
 	sed 's/^/    /' "$tmp/d"
 fi
-if [ "$quick" != quick ] && command -v tshark >/dev/null; then
+if tshark_ok; then
 	n=$(tshark -r "$tmp/br.pcapng" -T fields -e frame.interface_name 2>/dev/null | grep -c '^wan\.ab\.loss$')
 	want=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['directions']['ab']['lost'])" "$tmp/br.json")
 	[ "$n" = "$want" ] && ok "bridge: tshark finds the $n lost frames at wan.ab.loss" ||

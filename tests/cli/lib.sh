@@ -30,6 +30,11 @@ need_top() {
 }
 bad() { echo "not ok - $*"; fails=$((fails + 1)); }
 
+# tshark_ok: tshark is installed and worth running here. The sanitizer build's run (run-tests
+# sets SYNCEMU_SANITIZED) leaves it out: what tshark reads is a trace's bytes, the same as the
+# plain build's tests read, and a call costs 1-2 s on a loaded 2-vCPU machine.
+tshark_ok() { [ -z "${SYNCEMU_SANITIZED:-}" ] && command -v tshark >/dev/null; }
+
 # netns_pair NA NB VA VB ADDR_A ADDR_B: two network namespaces joined by a veth pair VA (in NA,
 # ADDR_A/24) and VB (in NB, ADDR_B/24), every link up; skips (77) saying why if it cannot. The
 # caller removes them (ip netns del; ip link del VA).

@@ -133,7 +133,7 @@ rc=0
 [ "$rc" = 0 ] && [ "$(epbs "$tmp/stdout2.pcapng")" = "$(frames_of "$tmp/rep.json")" ] &&
 	ok "--trace - with --json: the trace on stdout, the JSON report on stderr" ||
 	bad "--trace - --json: exit $rc"
-if command -v tshark >/dev/null; then
+if tshark_ok; then
 	n=$("$se" run "${RUN[@]}" --trace - 2>/dev/null | tshark -r - -T fields -e frame.interface_name 2>/dev/null | wc -l)
 	[ "$n" = "$(epbs "$tmp/stdout.pcapng")" ] && ok "syncemu run --trace - | tshark -r -: $n frames" ||
 		bad "tshark -r - read $n frames"

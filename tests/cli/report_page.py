@@ -3,6 +3,11 @@
 """Open a syncemu report page in headless Chromium and check it as a person would use it.
 
     report_page.py CHROMIUM PAGE.html SCREENSHOT.png [EXPECT_SLIDER_ID | not-drawn:TEXT ...]
+                   [-- PAGE.html SCREENSHOT.png [...] ...]
+
+Pages after "--" open in the same browser, one after another (a browser's start is 1-3 s of
+a loaded 2-vCPU machine); each page's lines follow a line "page PAGE.html", and "result: ok" or
+"result: failed" ends them.
 
 Drives the browser over the DevTools protocol on a pipe (--remote-debugging-pipe: fd 3 in,
 fd 4 out, NUL-separated JSON; Python's standard library only).  Checks, and exits 1 naming the
@@ -131,11 +136,80 @@ INKED = """(id) => { const c = document.getElementById(id + '-canvas');
     return n; }"""
 
 
-def main():
-    chromium, page, shot = sys.argv[1:4]
-    expect = [a for a in sys.argv[4:] if not a.startswith("not-drawn:")]
-    not_drawn = [a[len("not-drawn:"):] for a in sys.argv[4:] if a.startswith("not-drawn:")]
+def check_page(b, page, shot, args):
+    """One page in browser @b: its lines printed, the failures returned."""
+    expect = [a for a in args if not a.startswith("not-drawn:")]
+    not_drawn = [a[len("not-drawn:"):] for a in args if a.startswith("not-drawn:")]
     failed = []
+    b.events = []
+    b.send("Emulation.setDeviceMetricsOverride", {"width": 1400, "height": 900,
+                                                  "deviceScaleFactor": 1, "mobile": False})
+    b.send("Page.navigate", {"url": "file://" + os.path.abspath(page)})
+    b.wait_event("Page.loadEventFired")
+    ready = b.eval("document.body.getAttribute('data-ready')")
+    figs = b.eval("[...document.querySelectorAll('figure.chart')].map((f) => f.id)")
+    print("page: %s charts in %d figures" % (ready, len(figs)))
+    if not ready or int(ready) != len(figs) or not figs:
+        failed.append("the page drew %s charts for %d figures" % (ready, len(figs)))
+    for f in figs:
+        n = b.eval("(%s)(%s)" % (INKED, json.dumps(f)))
+        if not n:
+            failed.append("chart %s: nothing drawn on its canvas" % f)
+    print("charts drawn: %d of %d" % (len(figs) - sum(1 for x in failed if "nothing drawn" in x),
+                                      len(figs)))
+    notes = b.eval("[...document.querySelectorAll('.not-drawn')].map((e) => e.textContent)")
+    for n in notes:
+        print("not drawn: " + n)
+    if len(notes) != len(not_drawn) or \
+            any(not any(t in n for n in notes) for t in not_drawn):
+        failed.append("notes of what was not drawn: %s, expected %d holding %s" %
+                      (notes, len(not_drawn), not_drawn))
+    sliders = b.eval("Object.keys(window.syncemuSliders)")
+    for s in expect:
+        if s not in sliders:
+            failed.append("no slider %s (the page has %s)" % (s, sliders))
+    for s in sliders:
+        fig = b.eval("document.getElementById(%s).closest('figure').id" % json.dumps(s))
+        before = b.eval("(%s)(%s)" % (SIGNATURE, json.dumps(fig)))
+        out_before = b.eval("document.getElementById(%s).textContent" % json.dumps(s + "-value"))
+        moved = b.eval("""((id) => { const s = document.getElementById(id);
+            const to = Number(s.value) === Number(s.max) ? Number(s.min) : Number(s.max);
+            s.value = to; s.dispatchEvent(new Event('input', { bubbles: true }));
+            return to; })(%s)""" % json.dumps(s))
+        after = b.eval("(%s)(%s)" % (SIGNATURE, json.dumps(fig)))
+        out_after = b.eval("document.getElementById(%s).textContent" % json.dumps(s + "-value"))
+        if before == after:
+            failed.append("slider %s moved to %s: chart %s unchanged" % (s, moved, fig))
+        elif out_before == out_after:
+            failed.append("slider %s moved: its value still reads %s" % (s, out_after))
+        else:
+            print("slider %s: %s -> %s moves chart %s" % (s, out_before, out_after, fig))
+    # what the console said, up to here (a second look after the sliders)
+    b.send("Runtime.evaluate", {"expression": "1"})
+    failed += problems(b.events)
+    height = b.eval("document.documentElement.scrollHeight")
+    b.send("Emulation.setDeviceMetricsOverride", {"width": 1400, "height": min(height, 16000),
+                                                  "deviceScaleFactor": 1, "mobile": False})
+    png = b.send("Page.captureScreenshot", {"format": "png"})["data"]
+    with open(shot, "wb") as f:
+        f.write(base64.b64decode(png))
+    print("screenshot: %s (1400 x %d)" % (shot, min(height, 16000)))
+    return failed
+
+
+def main():
+    chromium, rest = sys.argv[1], sys.argv[2:]
+    specs, cur = [], []
+    for a in rest:
+        if a == "--":
+            if cur:
+                specs.append(cur)
+            cur = []
+        else:
+            cur.append(a)
+    if cur:
+        specs.append(cur)
+    bad = 0
     with tempfile.TemporaryDirectory() as profile:
         b = Browser(chromium, profile)
         try:
@@ -146,64 +220,19 @@ def main():
                                session=False)["sessionId"]
             for dom in ("Page", "Runtime", "Log"):
                 b.send(dom + ".enable")
-            b.send("Emulation.setDeviceMetricsOverride", {"width": 1400, "height": 900,
-                                                          "deviceScaleFactor": 1,
-                                                          "mobile": False})
-            b.send("Page.navigate", {"url": "file://" + os.path.abspath(page)})
-            b.wait_event("Page.loadEventFired")
-            ready = b.eval("document.body.getAttribute('data-ready')")
-            figs = b.eval("[...document.querySelectorAll('figure.chart')].map((f) => f.id)")
-            print("page: %s charts in %d figures" % (ready, len(figs)))
-            if not ready or int(ready) != len(figs) or not figs:
-                failed.append("the page drew %s charts for %d figures" % (ready, len(figs)))
-            for f in figs:
-                n = b.eval("(%s)(%s)" % (INKED, json.dumps(f)))
-                if not n:
-                    failed.append("chart %s: nothing drawn on its canvas" % f)
-            print("charts drawn: %d of %d" % (len(figs) - sum(1 for x in failed if "nothing drawn" in x),
-                                              len(figs)))
-            notes = b.eval("[...document.querySelectorAll('.not-drawn')].map((e) => e.textContent)")
-            for n in notes:
-                print("not drawn: " + n)
-            if len(notes) != len(not_drawn) or \
-                    any(not any(t in n for n in notes) for t in not_drawn):
-                failed.append("notes of what was not drawn: %s, expected %d holding %s" %
-                              (notes, len(not_drawn), not_drawn))
-            sliders = b.eval("Object.keys(window.syncemuSliders)")
-            for s in expect:
-                if s not in sliders:
-                    failed.append("no slider %s (the page has %s)" % (s, sliders))
-            for s in sliders:
-                fig = b.eval("document.getElementById(%s).closest('figure').id" % json.dumps(s))
-                before = b.eval("(%s)(%s)" % (SIGNATURE, json.dumps(fig)))
-                out_before = b.eval("document.getElementById(%s).textContent" % json.dumps(s + "-value"))
-                moved = b.eval("""((id) => { const s = document.getElementById(id);
-                    const to = Number(s.value) === Number(s.max) ? Number(s.min) : Number(s.max);
-                    s.value = to; s.dispatchEvent(new Event('input', { bubbles: true }));
-                    return to; })(%s)""" % json.dumps(s))
-                after = b.eval("(%s)(%s)" % (SIGNATURE, json.dumps(fig)))
-                out_after = b.eval("document.getElementById(%s).textContent" % json.dumps(s + "-value"))
-                if before == after:
-                    failed.append("slider %s moved to %s: chart %s unchanged" % (s, moved, fig))
-                elif out_before == out_after:
-                    failed.append("slider %s moved: its value still reads %s" % (s, out_after))
-                else:
-                    print("slider %s: %s -> %s moves chart %s" % (s, out_before, out_after, fig))
-            # what the console said, up to here (a second look after the sliders)
-            b.send("Runtime.evaluate", {"expression": "1"})
-            failed += problems(b.events)
-            height = b.eval("document.documentElement.scrollHeight")
-            b.send("Emulation.setDeviceMetricsOverride", {"width": 1400, "height": min(height, 16000),
-                                                          "deviceScaleFactor": 1, "mobile": False})
-            png = b.send("Page.captureScreenshot", {"format": "png"})["data"]
-            with open(shot, "wb") as f:
-                f.write(base64.b64decode(png))
-            print("screenshot: %s (1400 x %d)" % (shot, min(height, 16000)))
+            for spec in specs:
+                print("page %s" % spec[0])
+                try:
+                    failed = check_page(b, spec[0], spec[1], spec[2:])
+                except Exception as e:	# (a page that hangs or breaks: the next one goes on)
+                    failed = ["%s: %s" % (type(e).__name__, e)]
+                for f in failed:
+                    print("FAIL: " + f)
+                print("result: %s" % ("failed" if failed else "ok"))
+                bad += bool(failed)
         finally:
             b.close()
-    for f in failed:
-        print("FAIL: " + f)
-    return 1 if failed else 0
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ assert abs(rows["A"]["fluid_ms"] - 4.075178) < 1e-6
 assert rows["A"]["vs_fluid_pct"] < rows["A"]["fluid_bound_pct"]
 PY
 
-if command -v tshark >/dev/null; then
+if tshark_ok; then
 	python3 - "$tmp/d.json" >"$tmp/want" <<'PY'
 import json, sys
 for name, n in sorted(json.load(open(sys.argv[1]))["trace"]["frames"].items()):

@@ -39,7 +39,7 @@ assert abs(w / md1 - 1) < 0.05, (w, md1)
 PY
 
 # each frame's queueing delay at the WAN, from the trace's two capture points
-if command -v tshark >/dev/null; then
+if tshark_ok; then
 	expect_rc 0 "a traced run under load" -- "$se" run -v C -n 3 --load 0.7 -q -c wan --trace "$tmp/ld.pcapng" --json
 	inframes=$(python3 -c "import json; f=json.load(open('$tmp/out'))['trace']['frames']; print(sum(v for k, v in f.items() if k.endswith('.in')))")
 	tools/wan-delays "$tmp/ld.pcapng" >"$tmp/delays" 2>"$tmp/derr"

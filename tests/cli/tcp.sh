@@ -33,7 +33,7 @@ assert steps[0] > steps[1] + 40, steps
 assert all(44.05 < s < 44.05 * 1.05 for s in steps[1:]), steps
 PY
 
-if command -v tshark >/dev/null; then
+if tshark_ok; then
 	# the checksums on a short run traced whole (the long one keeps 90 bytes a frame)
 	"$se" run "${job[@]}" --set job.bytes=256KiB -n 1 --snaplen 0 --trace "$tmp/s.pcapng" \
 		-c tx >/dev/null 2>&1 || bad "a short TCP run traced whole"
@@ -189,7 +189,7 @@ expect_rc 0 "a bulk flow with Linux's socket buffers, traced" -- "$se" run -q -v
 	--set transport.receive_window=auto --set transport.send_buffer=auto \
 	--set job.parameters=1000000 --set job.tokens=1 --set job.flops_per_param_token=1 \
 	--set gpu.mfu=1 --set gpu.peak=2e6FLOP/s --trace "$tmp/rw.pcapng" -c wan --snaplen 128
-if command -v tshark >/dev/null; then
+if tshark_ok; then
 	tshark -r "$tmp/rw.pcapng" -n -Y 'ip.src == 10.221.0.1' -T fields \
 		-e tcp.window_size_value 2>/dev/null >"$tmp/rw.wnd"
 	tshark -r "$tmp/rw.pcapng" -n -Y 'ip.src == 10.220.0.1' -T fields \
@@ -280,7 +280,7 @@ assert sorted(e["name"] for e in f["elements"] if e["name"].startswith("wan") an
 	bad "tcp on a ring: $(cat "$tmp/err")"
 # tshark's own round trips at worker 0 (its frames out and in): data to DC 1, ACKs back, 2 x the
 # 1 ms latency plus a frame's serialisation (2.013 ms at least), where round the ring took 3
-if command -v tshark >/dev/null; then
+if tshark_ok; then
 	"$se" "${ring3[@]}" --set job.transport=tcp --trace "$tmp/ring3.pcapng" --capture tx,rx \
 		>/dev/null 2>"$tmp/err" &&
 		tshark -r "$tmp/ring3.pcapng" -Y 'frame.interface_name matches "^w0[.]"' \

@@ -82,6 +82,10 @@ files["long-name"] = "[scenario]\nname = " + "n" * 70 + "\n"
 files["trace"] = "[trace]\nfile = none\ncapture = tx,rx,wan\nsnaplen = 0\nqueue_sample = 1 ms\n"
 # what the fuzzer found (tests/test_scenario_limits.c has them too)
 files["found-tab-in-name"] = "[scenario]\nname = a\t\\;b\ndescription = x\\;y ; a comment\n"
+files["impair"] = ("[impair]\nwan = loss gemodel 1% 10% 70% 0.1% jitter 5ms paretonormal reorder\n"
+                   "ab = loss state 1% 30% 20% 10% 0.1%\nlink0 = wan0>1 loss random 0.5%\n"
+                   "loss = 0.01\njitter = 1 ms\n%%\nimpair.ba=jitter 2ms distribution normal fifo\n")
+files["bad-impair"] = "[impair]\nwan = loss random 1 jitter\nlink1 = wan1>0\n"
 files["sync"] = "[run]\nsync = none\naccounting = wire\nburst = 256\nseed = 0xffffffffffffffff\n"
 
 os.makedirs(out, exist_ok=True)
@@ -113,7 +117,9 @@ for w in ("%%\n", "\n", " = ", "all", "none", "yes", "no", "never", "\\;", "1e30
           "0x", "A", "B", "C", "E", "C'", "E'", "low", "high", "free", "fft", "gather", "ring:",
           "virtual", "real", "phase", "step", "wire", "payload", "exponential", "empirical",
           "mesh", "star", "hierarchical", "direct", "allreduce", "allgather", "reducescatter",
-          "alltoall", "tree"):
+          "alltoall", "tree", "loss ", "random ", "gemodel ", "state ", "jitter ",
+          "distribution ", "uniform", "normal", "pareto", "paretonormal", "reorder", "fifo", "%",
+          "wan0>1 ", "w0.nic "):
     words.add(w)
 with open(os.path.join(here, "scenario.dict"), "w") as f:
     f.write("# libFuzzer dictionary of fuzz_scenario.c, written by gen_scenario_corpus.py\n")
