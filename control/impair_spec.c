@@ -217,7 +217,7 @@ int
 sc_impair_parse(const char *text, struct sm_impair *out, char *why, size_t len)
 {
 	struct sm_impair im = { .loss = SM_LOSS_NONE, .dist = SM_JITTER_NONE };
-	bool loss = false, jitter = false;
+	bool loss = false, jitter = false, duplicate = false, corrupt = false;
 	struct words ws;
 	int i = 0, rc;
 
@@ -240,8 +240,30 @@ sc_impair_parse(const char *text, struct sm_impair *out, char *why, size_t len)
 			seen = &loss;
 		else if (strcmp(ws.w[i], "jitter") == 0)
 			seen = &jitter;
-		else {
-			snprintf(why, len, "'%s' at byte %zu: expected 'loss' or 'jitter'%s", ws.w[i],
+		else if (strcmp(ws.w[i], "duplicate") == 0 || strcmp(ws.w[i], "corrupt") == 0) {
+			bool dup = ws.w[i][0] == 'd';
+
+			seen = dup ? &duplicate : &corrupt;
+			if (*seen) {
+				snprintf(why, len, "'%s' at byte %zu: given twice", ws.w[i], ws.off[i]);
+				return -EINVAL;
+			}
+			*seen = true;
+			rc = percent(&ws, i + 1, dup ? "the duplicate probability" :
+				     "the corrupt probability", dup ? &im.duplicate : &im.corrupt, why,
+				     len);
+			if (rc != 0)
+				return rc;
+			i += 2;
+			if (is_percent(&ws, i)) {
+				snprintf(why, len, "'%s' at byte %zu: a correlation is not taken",
+					 ws.w[i], ws.off[i]);
+				return -EINVAL;
+			}
+			continue;
+		} else {
+			snprintf(why, len, "'%s' at byte %zu: expected loss, jitter, duplicate or "
+				 "corrupt%s", ws.w[i],
 				 ws.off[i], strcmp(ws.w[i], "delay") == 0 ?
 				 " (the link's latency is its delay: give the variation as "
 				 "'jitter TIME')" : "");

@@ -2,7 +2,7 @@
 /*
  * The text of a link's impairments ([impair] keys), in tc-netem's words:
  *
- *   SPEC := none | [ LOSS ] [ JITTER ]
+ *   SPEC := none | [ LOSS ] [ JITTER ] [ duplicate P ] [ corrupt P ]
  *   LOSS := loss { random P | gemodel P [ R [ 1-H [ 1-K ]]] | state P13 [ P31 [ P32 [ P23
  *           [ P14 ]]]] }                                     (each a percentage: 1%, 0.05%)
  *   JITTER := jitter TIME [ [ distribution ] { uniform | normal | pareto | paretonormal } ]

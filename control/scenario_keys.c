@@ -239,7 +239,9 @@ static const struct sc_key_name capture_names[] = {
 	"jitter ('jitter TIME [DIST] [fifo or reorder]', DIST uniform, normal, pareto or " \
 	"paretonormal); a lost frame takes its time on the wire and never arrives; the jitter is " \
 	"added to the latency of each frame (uniform: within +-TIME, the default; the others: mean " \
-	"0, deviation TIME); fifo (the default) keeps the frames' order"
+	"0, deviation TIME); fifo (the default) keeps the frames' order; 'duplicate P' delivers a " \
+	"frame twice, 'corrupt P' flips one bit (syncemu's own frames are then dropped as their " \
+	"receiver's checksum would, a bridge's go on)"
 #define ILINK(i) \
 	STR("impair", "link" #i, impair.link[i], KF_EMPTY_OK | KF_IMPAIR_LINK, \
 	    "a link of the run, 'LINK SPEC': LINK as the run's elements name it (wan0>1, " \

@@ -343,7 +343,7 @@ build_dir(struct dp_bridge *b, int d, char *err, size_t errlen)
 				goto fail;
 			snprintf(drop, sizeof(drop), "%s.loss", name);
 			b->loss_point[d] = point(p->cap, DP_CAP_WAN, drop);
-			if (p->impair[d].loss != SM_LOSS_NONE)
+			if (p->impair[d].loss != SM_LOSS_NONE)	/* (a bridge's corrupt frames go on) */
 				b->wan[d].cap_loss = b->loss_point[d];
 		}
 	}
@@ -643,6 +643,8 @@ dp_bridge_report(struct dp_bridge *b, struct dp_bridge_report *r)
 		x->impaired = w->imp != NULL;
 		x->lost = w->lost;
 		x->reordered = w->reordered;
+		x->corrupted = w->corrupted;
+		x->duplicated = w->duplicated;
 		x->bg_frames = st->frames;
 		x->bg_bytes = st->bytes;
 		x->bg_started = st->started;

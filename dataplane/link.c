@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
 #include "../models/ring.h"
@@ -170,8 +171,10 @@ dp_link_impair(struct dp_link *l, const struct sm_impair *im, uint64_t seed)
 		struct dp_link_imp probe = { .im = *im };
 		struct dp_link tmp = { .delay = l->delay, .imp = &probe };
 
-		/* the far end's partition may run ahead by the latency: nothing may come sooner */
-		if (im->reorder || dp_link_min_delay(&tmp) < l->delay)
+		/* the far end's partition may run ahead by the latency: nothing may come sooner;
+		 * and it takes its copy as the frame is queued: no fate drawn at the far end */
+		if (im->reorder || dp_link_min_delay(&tmp) < l->delay || im->duplicate > 0 ||
+		    im->corrupt > 0)
 			return -EINVAL;
 	}
 	if (x == NULL) {
@@ -456,6 +459,68 @@ deliver(struct dp_link *l, const struct dp_pkt *p, dp_time_t now)
 		dp_par_free_later(l->e.eng->part, p->m);
 }
 
+/*
+ * An impaired link's frame at its far end: corrupted (one bit flipped; syncemu's own frames are
+ * then dropped, as their receiver's checksum would, a bridge's go on as on a wire) and
+ * duplicated, as its fate stream draws, then delivered.
+ */
+static void
+arrive(struct dp_link *l, struct dp_pkt *p, dp_time_t now)
+{
+	struct dp_link_imp *x = l->imp;
+	bool corrupt, dup, sync = !(p->meta.flags & (DP_SE_F_BG | DP_SE_F_RAW | DP_SE_F_TCP));
+	uint32_t bit;
+
+	if (x->im.duplicate <= 0 && x->im.corrupt <= 0) {
+		deliver(l, p, now);
+		return;
+	}
+	sm_impair_fate(&x->im, &x->st, p->len, &corrupt, &bit, &dup);
+	if ((corrupt || dup) && sync)
+		/* the frames transport counts a round's bytes: a lost or doubled frame breaks it */
+		dp_engine_fail(l->e.eng, -EPROTO, "%s %s a frame of the sync (worker %u, step %u): "
+			       "with job.transport = frames nothing checks or resends it; this "
+			       "needs job.transport = tcp", l->e.name, corrupt ? "corrupted" :
+			       "duplicated", p->meta.src, p->meta.step);
+	if (corrupt) {
+		l->corrupted++;
+		if (p->m != NULL && p->m->data_len > 0) {
+			/* (within the first segment: a frame's payload segment may be shared) */
+			bit %= 8u * p->m->data_len;
+			rte_pktmbuf_mtod(p->m, uint8_t *)[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		}
+		if (!(p->meta.flags & DP_SE_F_RAW)) {
+			l->e.c.drop++;
+			l->e.c.drop_bytes += p->len;
+			dp_capture_frame(l->e.eng, l->cap_loss, p, now);
+			dp_frame_end(l->e.eng, p);
+			return;
+		}
+	}
+	if (dup) {
+		struct dp_pkt c = *p;
+
+		if (p->m != NULL) {
+			c.m = rte_pktmbuf_copy(p->m, p->m->pool, 0, UINT32_MAX);
+			if (c.m != NULL)
+				memcpy(rte_mbuf_to_priv(c.m), rte_mbuf_to_priv(p->m),
+				       rte_pktmbuf_priv_size(p->m->pool));
+		}
+		if (p->m == NULL || c.m != NULL) {
+			l->duplicated++;
+			l->e.c.rx++;	/* the copy came in on its wire: rx = tx + drop holds */
+			l->e.c.rx_bytes += c.len;
+			if (!(p->meta.flags & (DP_SE_F_BG | DP_SE_F_RAW)))
+				dp_sync_hold(l->e.eng);	/* its own journey, released at its end */
+			deliver(l, p, now);
+			deliver(l, &c, now);
+			return;
+		}
+		l->dup_failed++;	/* no mbuf for the copy: delivered once */
+	}
+	deliver(l, p, now);
+}
+
 /* An impaired link's event: frames off the wire lost, held or delivered, then the held due. */
 static void
 impaired_event(struct dp_link *l, dp_time_t now)
@@ -487,7 +552,7 @@ impaired_event(struct dp_link *l, dp_time_t now)
 			l->e.c.drop++;
 			dp_frame_end(l->e.eng, &p);
 		} else if (!x->im.reorder) {
-			deliver(l, &p, now);
+			arrive(l, &p, now);
 		}
 	}
 	while (x->n > 0 && x->heap[0].due <= now) {
@@ -497,7 +562,7 @@ impaired_event(struct dp_link *l, dp_time_t now)
 			l->reordered++;		/* one sent after it is already there */
 		else
 			x->seq_out = h.seq + 1;
-		deliver(l, &h.p, now);
+		arrive(l, &h.p, now);
 	}
 }
 

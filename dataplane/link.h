@@ -83,6 +83,9 @@ struct dp_link {
 	uint64_t raw_drop;	/**< frames that are not syncemu's dropped (a bridge's) */
 	uint64_t lost;		/**< frames lost on the wire (impairments) */
 	uint64_t reordered;	/**< frames that arrived after one sent later (impairments) */
+	uint64_t corrupted;	/**< frames with a bit flipped (impairments) */
+	uint64_t duplicated;	/**< frames delivered twice (impairments) */
+	uint64_t dup_failed;	/**< duplicates not made: no mbuf for the copy */
 } __rte_cache_aligned;
 
 /** Set up a link registered with @p eng; 0, -EINVAL or -ENOMEM. */

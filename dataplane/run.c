@@ -257,6 +257,8 @@ summarise(const struct dp_topo *t, struct dp_run_result *res)
 			es->impaired = l->imp != NULL;
 			es->lost = l->lost;
 			es->reordered = l->reordered;
+			es->corrupted = l->corrupted;
+			es->duplicated = l->duplicated;
 		}
 	}
 	return 0;

@@ -110,6 +110,7 @@ struct dp_elem_summary {
 	uint64_t bg_drop;			/**< background frames dropped */
 	bool impaired;				/**< a link with impairments: */
 	uint64_t lost, reordered;		/**< frames lost on its wire, overtaken */
+	uint64_t corrupted, duplicated;		/**< with a bit flipped, delivered twice */
 };
 
 struct dp_run_result {

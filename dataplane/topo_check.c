@@ -95,6 +95,8 @@ dp_topo_check(const struct dp_topo *t, char *err, size_t errlen)
 		if (rc != 0)
 			return rc;
 		dropped += e->c.drop;
+		if (e->ops == &dp_link_ops)	/* a duplicate is a frame its wire made */
+			made += ((const struct dp_link *)e)->duplicated;
 		if (strcmp(e->ops->kind, "module") == 0 || strcmp(e->ops->kind, "sink") == 0)
 			consumed += e->c.tx;
 	}
@@ -131,7 +133,7 @@ dp_topo_check(const struct dp_topo *t, char *err, size_t errlen)
 struct wire_elem {
 	uint32_t gid, pad;
 	struct dp_counters c;
-	uint64_t max_qbytes, fg_over, bg_drop, lost, reordered;
+	uint64_t max_qbytes, fg_over, bg_drop, lost, reordered, corrupted, duplicated;
 	dp_time_t busy_ps;
 	dp_time_t stage_busy[SM_STAGE_COUNT];
 };
@@ -189,6 +191,8 @@ dp_topo_gather_end(struct dp_topo *t)
 			w->bg_drop = l->bg_drop;
 			w->lost = l->lost;
 			w->reordered = l->reordered;
+			w->corrupted = l->corrupted;
+			w->duplicated = l->duplicated;
 			w->busy_ps = l->busy_ps;
 		}
 		m = mod_index(t, e);
@@ -228,6 +232,8 @@ dp_topo_gather_end(struct dp_topo *t)
 			l->bg_drop = w.bg_drop;
 			l->lost = w.lost;
 			l->reordered = w.reordered;
+			l->corrupted = w.corrupted;
+			l->duplicated = w.duplicated;
 			l->busy_ps = w.busy_ps;
 		}
 		m = mod_index(t, e);

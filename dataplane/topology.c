@@ -120,15 +120,16 @@ impair_one(struct dp_topo *t, struct dp_link *l, const struct dp_topo_params *p,
 	rc = dp_link_impair(l, im, dp_link_stream(l, p->impair->seed));
 	if (rc == -EINVAL) {
 		snprintf(err, errlen, "[impair]: %s is cut between partitions and its far end's "
-			 "partition runs ahead by its latency: with jitter a frame could arrive "
-			 "sooner; run it in one partition (run.partitions = 1)", l->e.name);
+			 "partition runs ahead by its latency and takes its frames as they are "
+			 "queued: jitter, duplicates and corruption need the link whole; run it in "
+			 "one partition (run.partitions = 1)", l->e.name);
 		return rc;
 	}
 	if (rc != 0) {
 		snprintf(err, errlen, "[impair]: %s: %s", l->e.name, strerror(-rc));
 		return rc;
 	}
-	if (im->loss != SM_LOSS_NONE)
+	if (im->loss != SM_LOSS_NONE || im->corrupt > 0)	/* frames that never arrive */
 		l->cap_loss = point(p->cap, DP_CAP_WAN, l->e.name, ".loss");
 	(void)t;
 	return 0;

@@ -533,6 +533,8 @@ elems_json(const struct dp_run_result *res)
 		if (o != NULL && e->impaired) {
 			json_object_set_new(o, "lost", json_integer((json_int_t)e->lost));
 			json_object_set_new(o, "reordered", json_integer((json_int_t)e->reordered));
+			json_object_set_new(o, "corrupted", json_integer((json_int_t)e->corrupted));
+			json_object_set_new(o, "duplicated", json_integer((json_int_t)e->duplicated));
 		}
 		json_array_append_new(a, o);
 	}

@@ -623,7 +623,7 @@ outcome_flags(const struct outcome *o)
 	for (i = 0; i < o->res.n_elems; i++)
 		if (o->res.elems[i].impaired) {
 			f |= 1u << OF_IMPAIRED;
-			lost += o->res.elems[i].lost;
+			lost += o->res.elems[i].lost + o->res.elems[i].corrupted;
 		}
 	if (o->res.drops > lost)
 		f |= 1u << OF_DROPS;	/* the fluid models assume unlimited buffers */

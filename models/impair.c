@@ -27,6 +27,7 @@ sm_impair_start(struct sm_impair_state *st, uint64_t seed)
 {
 	sm_rng_seed(&st->loss_rng, sm_rng_stream_seed(seed, 0));
 	sm_rng_seed(&st->delay_rng, sm_rng_stream_seed(seed, 1));
+	sm_rng_seed(&st->fate_rng, sm_rng_stream_seed(seed, 2));
 	st->state = 0;
 }
 
@@ -80,6 +81,15 @@ sm_impair_lose(const struct sm_impair *im, struct sm_impair_state *st)
 	default:
 		return false;
 	}
+}
+
+void
+sm_impair_fate(const struct sm_impair *im, struct sm_impair_state *st, uint32_t len,
+	       bool *corrupt, uint32_t *bit, bool *duplicate)
+{
+	*corrupt = im->corrupt > 0 && sm_rng_uniform(&st->fate_rng) < im->corrupt;
+	*bit = *corrupt && len > 0 ? (uint32_t)(sm_rng_next(&st->fate_rng) % (8ull * len)) : 0;
+	*duplicate = im->duplicate > 0 && sm_rng_uniform(&st->fate_rng) < im->duplicate;
 }
 
 /* Standard normal by Box-Muller, one value per call (1 - u lies in (0, 1]: a finite log). */

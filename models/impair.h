@@ -54,11 +54,13 @@ struct sm_impair {
 	double jitter;			/**< J, s */
 	bool reorder;			/**< a frame may overtake an earlier one (netem's tfifo);
 					 *   false: each leaves no earlier than the one before */
+	double duplicate;		/**< a frame delivered twice, with this probability */
+	double corrupt;			/**< one bit of a frame flipped, with this probability */
 };
 
 /** The state of one link's impairments: its two streams and the loss chain's state. */
 struct sm_impair_state {
-	struct sm_rng loss_rng, delay_rng;
+	struct sm_rng loss_rng, delay_rng, fate_rng;	/**< fate: duplicate, corrupt */
 	uint8_t state;			/**< GE: 0 good, 1 bad; 4-state: 1..4 */
 };
 
@@ -66,7 +68,8 @@ struct sm_impair_state {
 static inline bool
 sm_impair_active(const struct sm_impair *im)
 {
-	return im != NULL && (im->loss != SM_LOSS_NONE || im->dist != SM_JITTER_NONE);
+	return im != NULL && (im->loss != SM_LOSS_NONE || im->dist != SM_JITTER_NONE ||
+			      im->duplicate > 0 || im->corrupt > 0);
 }
 
 /** Start the state of a link's impairments: its streams from @p seed (rng.h's sub-streams). */
@@ -77,6 +80,13 @@ bool sm_impair_lose(const struct sm_impair *im, struct sm_impair_state *st);
 
 /** The next frame's delay added to the latency, s (may be below 0; 0 without jitter). */
 double sm_impair_jitter(const struct sm_impair *im, struct sm_impair_state *st);
+
+/**
+ * A frame that arrives: corrupted (*@p bit receives which bit of @p len bytes, from the first)
+ * and duplicated or not, from the fate stream (each drawn only when its probability is set).
+ */
+void sm_impair_fate(const struct sm_impair *im, struct sm_impair_state *st, uint32_t len,
+		    bool *corrupt, uint32_t *bit, bool *duplicate);
 
 /** The long-run fraction of frames lost (the chain's stationary loss probability). */
 double sm_impair_loss_rate(const struct sm_impair *im);

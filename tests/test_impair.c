@@ -249,6 +249,41 @@ test_jitter(void **state)
 	free(x);
 }
 
+/* duplicate and corrupt: each within 6 sigma of its probability, the flipped bit inside the frame
+ * and uniform over it (its mean within 6 standard errors of (8 len - 1) / 2) */
+static void
+test_fate(void **state)
+{
+	struct sm_impair im = { .duplicate = 0.02, .corrupt = 0.005 };
+	struct sm_impair_state st;
+	const uint32_t n = 2000000, len = 1514;
+	uint64_t dup = 0, cor = 0;
+	double bits = 0;
+
+	(void)state;
+	sm_impair_start(&st, SEED + 60);
+	for (uint32_t i = 0; i < n; i++) {
+		bool c, d;
+		uint32_t bit;
+
+		sm_impair_fate(&im, &st, len, &c, &bit, &d);
+		dup += d;
+		cor += c;
+		if (c) {
+			assert_true(bit < 8 * len);
+			bits += bit;
+		}
+	}
+	assert_true(fabs((double)dup / n - 0.02) <= 6 * sqrt(0.02 * 0.98 / n));
+	assert_true(fabs((double)cor / n - 0.005) <= 6 * sqrt(0.005 * 0.995 / n));
+	double m = bits / cor, mid = (8.0 * len - 1) / 2, sd = 8.0 * len / sqrt(12.0);
+
+	print_message("duplicated %lu, corrupted %lu of %u; mean bit %.1f (mid %.1f)\n",
+		      (unsigned long)dup, (unsigned long)cor, n, m, mid);
+	assert_true(fabs(m - mid) <= 6 * sd / sqrt((double)cor));
+	assert_true(sm_impair_active(&im));
+}
+
 /* The same seed, the same draws; another seed, others; the two streams apart. */
 static void
 test_streams(void **state)
@@ -306,6 +341,10 @@ test_spec(void **state)
 		{ "jitter 1ms distribution cauchy", -EINVAL, "'cauchy' at byte 24" },
 		{ "loss random 1% loss random 2%", -EINVAL, "given twice" },
 		{ "jitter 1ms normal extra", -EINVAL, "'extra' at byte 18" },
+		{ "loss random 1% duplicate 1% corrupt 0.1%", 0, NULL },
+		{ "duplicate 1", -EINVAL, "'1' at byte 10" },
+		{ "corrupt 1% 25%", -EINVAL, "correlation" },
+		{ "corrupt 1% corrupt 2%", -EINVAL, "given twice" },
 	};
 	char why[512];
 
@@ -349,6 +388,7 @@ main(void)
 		cmocka_unit_test(test_gemodel),
 		cmocka_unit_test(test_4state),
 		cmocka_unit_test(test_jitter),
+		cmocka_unit_test(test_fate),
 		cmocka_unit_test(test_streams),
 		cmocka_unit_test(test_spec),
 	};

@@ -122,6 +122,32 @@ sys.exit(not (a['lost'] > 0 and b['lost'] > 2 * b['rx'] * 0.01))" "$tmp/out" &&
 	ok "wan1>0 takes its own (Gilbert-Elliott, 9 % in bursts), wan0>1 the WAN's" ||
 	bad "a link's own impairment"
 
+# duplicates and corruption: each within 6 sigma of its probability of the frames that arrive,
+# every byte still delivered, a corrupted frame dropped as its receiver's checksum would
+expect_rc 0 "tcp over a WAN duplicating 2 % and corrupting 1 % of frames" -- "$se" run "${tcp[@]}" \
+	--set 'impair.wan=duplicate 2% corrupt 1%'
+python3 - "$tmp/out" "$tmp/clean.json" >"$tmp/d" 2>&1 <<'PY' && ok "duplicates and corruption: $(cat "$tmp/d")" || bad "duplicates and corruption: $(cat "$tmp/d")"
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+c = json.load(open(sys.argv[2]))["runs"][0]
+out = []
+for e in r["elements"]:
+    if not e["name"].startswith("wan") or e["kind"] != "link":
+        continue
+    n = e["rx"] - e["duplicated"]	# frames the link carried
+    for k, p in (("corrupted", 0.01), ("duplicated", 0.02 * 0.99)):
+        b = 6 * (n * p * (1 - p)) ** 0.5
+        assert abs(e[k] - n * p) <= b, (e["name"], k, e[k], n * p, b)
+    assert e["drop"] == e["corrupted"], e
+    out.append("%s %d corrupted, %d duplicated of %d" % (e["name"], e["corrupted"], e["duplicated"], n))
+assert r["tcp"]["delivered_bytes"] == c["tcp"]["delivered_bytes"]
+assert r["tcp"]["duplicates"] > 0
+print("; ".join(out) + "; TCP saw %d duplicates, every byte delivered" % r["tcp"]["duplicates"])
+PY
+expect_rc 1 "duplicates under the frames transport" -- "$se" run --quiet --set run.steps=3 \
+	--set report.variants=A --set 'impair.wan=duplicate 1%'
+expect_grep "$tmp/err" "duplicated a frame of the sync" "says what and why"
+
 # refusals
 expect_rc 2 "a probability without %" -- "$se" run "${tcp[@]}" --set 'impair.wan=loss random 1'
 expect_grep "$tmp/err" "[impair] wan = 'loss random 1': '1' at byte 12" "names the key and the byte"
