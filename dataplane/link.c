@@ -421,7 +421,7 @@ dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t
 	} else if (l->cap_out < 0) {
 		l->ohead = l->tail;
 	}
-	if (l->xbox != NULL && s->arrive != DP_NEVER && (l->imp == NULL || s->due != DP_NEVER) &&
+	if (l->xbox != NULL && (l->imp == NULL || s->due != DP_NEVER) &&
 	    dp_xbox_post(l->xbox, p, s->arrive, l->xin) != 0)
 		dp_engine_fail(l->e.eng, -ENOMEM, "%s: out of memory for the frames to its far end",
 			       l->e.name);

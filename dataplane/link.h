@@ -56,8 +56,6 @@ struct dp_link {
 	int cap_in, cap_out;
 	int cap_drop;		/**< frames dropped at the tail, if not -1 (set after init) */
 	bool fg_lossless;
-	struct dp_link_imp *imp;	/**< its impairments (dp_link_impair()), NULL: none */
-	int cap_loss;		/**< frames lost on the wire, if not -1 (set after init) */
 	/* cut into partitions: its far end is in another (parallel.h); NULL: next is here */
 	struct dp_xbox *xbox;		/**< frames go there as they are queued */
 	uint32_t xin;			/**< the far end's id in the other partition */
@@ -77,10 +75,13 @@ struct dp_link {
 	dp_time_t busy_ps;	/**< time spent serialising */
 	uint64_t max_qbytes;
 	uint32_t max_qframes;
+	int cap_loss;		/**< frames lost on the wire, if not -1 (set after init) */
 	uint64_t fg_over;	/**< sync frames taken above the limit (lossless) */
 	uint64_t bg_drop;	/**< background frames dropped */
 	uint64_t tcp_drop;	/**< TCP frames dropped (job.transport = tcp: resent by TCP) */
 	uint64_t raw_drop;	/**< frames that are not syncemu's dropped (a bridge's) */
+	/* (in the line push() writes anyway, the hot ones before it as they were) */
+	struct dp_link_imp *imp;	/**< its impairments (dp_link_impair()), NULL: none */
 	uint64_t lost;		/**< frames lost on the wire (impairments) */
 	uint64_t reordered;	/**< frames that arrived after one sent later (impairments) */
 	uint64_t corrupted;	/**< frames with a bit flipped (impairments) */
