@@ -89,16 +89,39 @@ percent(const struct words *ws, int i, const char *what, double *p, char *why, s
 	return 0;
 }
 
-static const char *const ge_names[] = { "p", "r", "1-h", "1-k" };
+static const char *const ge_names[] = { "p (good to bad)", "r", "1-h", "1-k" };
 static const char *const st_names[] = { "p13", "p31", "p32", "p23", "p14" };
+
+/*
+ * A model's probabilities from word *@k + 1: the first given, the rest as far as they are (the
+ * second defaults to 1 - the first, as tc's do, the others to @def); *@k left after them.
+ */
+static int
+probs(const struct words *ws, int *k, const char *const *names, int n, const double *def,
+      double *p, char *why, size_t len)
+{
+	int i, at = *k + 1, rc = percent(ws, at, names[0], &p[0], why, len);
+
+	if (rc != 0)
+		return rc;
+	p[1] = 1.0 - p[0];
+	for (i = 2; i < n; i++)
+		p[i] = def[i];
+	for (i = 1, at++; i < n && is_percent(ws, at); i++, at++) {
+		rc = percent(ws, at, names[i], &p[i], why, len);
+		if (rc != 0)
+			return rc;
+	}
+	*k = at;
+	return 0;
+}
 
 /* "loss MODEL P...": from word @i; *@i is left after it */
 static int
 parse_loss(const struct words *ws, int *i, struct sm_impair *im, char *why, size_t len)
 {
 	const char *model;
-	int k = *i + 1, n, rc;
-	char what[48];
+	int k = *i + 1, rc;
 
 	if (k >= ws->n) {
 		snprintf(why, len, "'loss' at byte %zu needs a model: random, gemodel or state",
@@ -119,33 +142,19 @@ parse_loss(const struct words *ws, int *i, struct sm_impair *im, char *why, size
 			return -EINVAL;
 		}
 	} else if (strcmp(model, "gemodel") == 0) {
+		static const double ge_def[4] = { 0, 0, 1.0, 0.0 };
+
 		im->loss = SM_LOSS_GE;
-		rc = percent(ws, k + 1, "p (good to bad)", &im->p[0], why, len);
+		rc = probs(ws, &k, ge_names, 4, ge_def, im->p, why, len);
 		if (rc != 0)
 			return rc;
-		im->p[1] = 1.0 - im->p[0];
-		im->p[2] = 1.0;
-		im->p[3] = 0.0;
-		for (n = 1, k += 2; n < 4 && is_percent(ws, k); n++, k++) {
-			snprintf(what, sizeof(what), "%s", ge_names[n]);
-			rc = percent(ws, k, what, &im->p[n], why, len);
-			if (rc != 0)
-				return rc;
-		}
 	} else if (strcmp(model, "state") == 0) {
+		static const double st_def[5] = { 0, 0, 0.0, 1.0, 0.0 };
+
 		im->loss = SM_LOSS_4STATE;
-		rc = percent(ws, k + 1, "p13", &im->p[0], why, len);
+		rc = probs(ws, &k, st_names, 5, st_def, im->p, why, len);
 		if (rc != 0)
 			return rc;
-		im->p[1] = 1.0 - im->p[0];
-		im->p[2] = 0.0;
-		im->p[3] = 1.0;
-		im->p[4] = 0.0;
-		for (n = 1, k += 2; n < 5 && is_percent(ws, k); n++, k++) {
-			rc = percent(ws, k, st_names[n], &im->p[n], why, len);
-			if (rc != 0)
-				return rc;
-		}
 		if (im->p[0] + im->p[4] > 1.0 + 1e-12 || im->p[1] + im->p[2] > 1.0 + 1e-12) {
 			snprintf(why, len, "'loss state' at byte %zu: p13 + p14 and p31 + p32 must "
 				 "each be at most 100%% (they leave one state)", ws->off[*i]);

@@ -8,7 +8,6 @@
  * closed form uses.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,17 +126,7 @@ dp_link_impair_live(struct dp_link *l, double loss, double jitter, uint64_t seed
 	struct sm_impair im;
 
 	dp_link_impair_get(l, &im);
-	if (!isnan(loss)) {
-		im.loss = loss > 0 ? SM_LOSS_RANDOM : SM_LOSS_NONE;
-		im.p[0] = loss;
-	}
-	if (!isnan(jitter)) {
-		if (im.dist == SM_JITTER_NONE)
-			im.dist = SM_JITTER_UNIFORM;
-		im.jitter = jitter;
-		if (jitter == 0)
-			im.dist = SM_JITTER_NONE;
-	}
+	sm_impair_override(&im, loss, jitter);
 	return dp_link_impair(l, &im, dp_link_stream(l, seed));
 }
 

@@ -110,8 +110,8 @@ static int point(struct dp_capture *cap, enum dp_cap_kind kind, const char *base
 
 /* Give link @l impairments @im (inactive: nothing), its loss capture point beside its others. */
 static int
-impair_one(struct dp_topo *t, struct dp_link *l, const struct dp_topo_params *p,
-	   const struct sm_impair *im, char *err, size_t errlen)
+impair_one(struct dp_link *l, const struct dp_topo_params *p, const struct sm_impair *im,
+	   char *err, size_t errlen)
 {
 	int rc;
 
@@ -131,7 +131,6 @@ impair_one(struct dp_topo *t, struct dp_link *l, const struct dp_topo_params *p,
 	}
 	if (im->loss != SM_LOSS_NONE || im->corrupt > 0)	/* frames that never arrive */
 		l->cap_loss = point(p->cap, DP_CAP_WAN, l->e.name, ".loss");
-	(void)t;
 	return 0;
 }
 
@@ -154,7 +153,7 @@ impair_links(struct dp_topo *t, const struct dp_topo_params *p, char *err, size_
 		for (i = 0; i < ip->n_link; i++)
 			if (strcmp(ip->link[i].name, t->wan[d].e.name) == 0)
 				im = &ip->link[i].im;
-		rc = impair_one(t, &t->wan[d], p, im, err, errlen);
+		rc = impair_one(&t->wan[d], p, im, err, errlen);
 		if (rc != 0)
 			return rc;
 	}
@@ -173,7 +172,7 @@ impair_links(struct dp_topo *t, const struct dp_topo_params *p, char *err, size_
 				 t->n_wan > 1 ? " and the like" : "");
 			return -EINVAL;
 		}
-		rc = impair_one(t, l, p, &ip->link[i].im, err, errlen);
+		rc = impair_one(l, p, &ip->link[i].im, err, errlen);
 		if (rc != 0)
 			return rc;
 	}

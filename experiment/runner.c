@@ -108,17 +108,8 @@ runner_impair(const struct sc_scenario *sc, struct dp_topo_impair *ip)
 void
 runner_impair_live(const struct sc_scenario *sc, struct sm_impair *im)
 {
-	if (sc->impair.loss != SC_AUTO) {
-		im->loss = sc->impair.loss > 0 ? SM_LOSS_RANDOM : SM_LOSS_NONE;
-		im->p[0] = sc->impair.loss;
-	}
-	if (sc->impair.jitter != SC_AUTO) {
-		if (im->dist == SM_JITTER_NONE)
-			im->dist = SM_JITTER_UNIFORM;
-		im->jitter = sc->impair.jitter;
-		if (sc->impair.jitter == 0)
-			im->dist = SM_JITTER_NONE;
-	}
+	sm_impair_override(im, sc->impair.loss != SC_AUTO ? sc->impair.loss : NAN,
+			   sc->impair.jitter != SC_AUTO ? sc->impair.jitter : NAN);
 }
 
 bool

@@ -92,6 +92,22 @@ sm_impair_fate(const struct sm_impair *im, struct sm_impair_state *st, uint32_t 
 	*duplicate = im->duplicate > 0 && sm_rng_uniform(&st->fate_rng) < im->duplicate;
 }
 
+void
+sm_impair_override(struct sm_impair *im, double loss, double jitter)
+{
+	if (!isnan(loss)) {
+		im->loss = loss > 0 ? SM_LOSS_RANDOM : SM_LOSS_NONE;
+		im->p[0] = loss;
+	}
+	if (!isnan(jitter)) {
+		if (im->dist == SM_JITTER_NONE)
+			im->dist = SM_JITTER_UNIFORM;
+		im->jitter = jitter;
+		if (jitter == 0)
+			im->dist = SM_JITTER_NONE;
+	}
+}
+
 /* Standard normal by Box-Muller, one value per call (1 - u lies in (0, 1]: a finite log). */
 static double
 normal(struct sm_rng *r)

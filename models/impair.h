@@ -88,6 +88,13 @@ double sm_impair_jitter(const struct sm_impair *im, struct sm_impair_state *st);
 void sm_impair_fate(const struct sm_impair *im, struct sm_impair_state *st, uint32_t len,
 		    bool *corrupt, uint32_t *bit, bool *duplicate);
 
+/**
+ * impair.loss and impair.jitter over @p im: random loss @p loss in place of its model (0: none),
+ * jitter @p jitter s with its distribution and order (uniform, fifo if it had none; 0: none);
+ * NAN leaves either as it is.
+ */
+void sm_impair_override(struct sm_impair *im, double loss, double jitter);
+
 /** The long-run fraction of frames lost (the chain's stationary loss probability). */
 double sm_impair_loss_rate(const struct sm_impair *im);
 
