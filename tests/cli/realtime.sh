@@ -182,13 +182,13 @@ print("%.6f ms" % r["mean_ms"])' "$tmp/out" $ns >"$tmp/c" 2>&1 &&
 	ok "validate rebuilds the $ns steps of the partitioned run (mean $(cat "$tmp/c"))" ||
 	{ bad "validate on the partitioned trace:"; sed 's/^/    /' "$tmp/c" | tail -3; }
 # the control plane during a partitioned real-time run: the status follows the steps merged from
-# the partitions, and a change (the WAN at half its rate) is applied with the lcores paused: the
-# steps after it take the longer time (6.61 ms at 50 Gbit/s against 4.08: far beyond timing noise)
+# the partitions, and a change (the WAN at a quarter of its rate) is applied with the lcores paused: the
+# steps after it take the longer time (11.7 ms at 25 Gbit/s against 4.08)
 # (the plain build only: its code beyond what ring_parts and cli-ctl run under the sanitizers is
-# the pause of the lcores, and 16 steps at dilation 200 there take 15 s of the suite's time)
+# the pause of the lcores, and 12 steps at dilation 200 there take 15 s of the suite's time)
 if [ "$slow" -eq 1 ]; then
 rm -f "$tmp/p.ctl"
-"$se" run -v A -n 16 -q -j --trace none "${RT[@]}" --set run.dilation=$((50 * slow)) \
+"$se" run -v A -n 12 -q -j --trace none "${RT[@]}" --set run.dilation=$((50 * slow)) \
 	--set ports.dc0=ring:w --set ports.dc1=ring:w --set run.partitions=2 --ctl "$tmp/p.ctl" \
 	>"$tmp/pc.json" 2>"$tmp/pc.err" &
 pc=$!
@@ -199,21 +199,27 @@ for _ in $(seq 600); do	# (start-up takes 1 to 10 s here under load)
 	sleep 0.1
 done
 "$se" ctl "$tmp/p.ctl" status >"$tmp/pc.st" 2>&1
-"$se" ctl "$tmp/p.ctl" set wan.bandwidth 50Gbps >"$tmp/pc.set" 2>&1
+"$se" ctl "$tmp/p.ctl" set wan.bandwidth 25Gbps >"$tmp/pc.set" 2>&1
 rc=0
 wait "$pc" || rc=$?
 python3 - "$tmp/pc.st" "$tmp/pc.set" "$tmp/pc.json" >"$tmp/c" 2>&1 <<'PY'
 import json, sys
 st, ch, rep = (json.load(open(f)) for f in sys.argv[1:4])
 assert st["ok"] and st["steps_done"] >= 3, st
-assert ch["ok"] and ch["value"] == 6.25e9 and ch["old"] == 12.5e9, ch
+assert ch["ok"] and ch["value"] == 3.125e9 and ch["old"] == 12.5e9, ch
 r = rep["runs"][0]
 rows = r["steps"]["rows"]
-assert len(rows) == 16 and r["changed_steps"] == 1, (len(rows), r["changed_steps"])
-first, last = rows[0]["emulated_ms"], rows[-1]["emulated_ms"]
-assert last > 1.5 * first, (first, last)
-print("status at step %d; the change at %.3f ms; step %.4f ms before, %.4f ms at the end" % (
-    st["steps_done"], ch["at_ms"], first, last))
+assert len(rows) == 12 and r["changed_steps"] == 1, (len(rows), r["changed_steps"])
+# the step the change landed in has a note; lateness can only lengthen a real-time step (the
+# CI's first step once took 5.77 ms against 4.08), so each side is judged by its shortest step:
+# 4.08 ms before, 11.7 ms after (2.86 x; under load the shortest before was 4.46 ms)
+at = [i for i, w in enumerate(rows) if w.get("note")]
+assert len(at) == 1 and 0 < at[0] < len(rows) - 1, at
+first = min(w["emulated_ms"] for w in rows[:at[0]])
+last = min(w["emulated_ms"] for w in rows[at[0] + 1:])
+assert last > 2 * first, (first, last)
+print("status at step %d; the change at %.3f ms (step %d); shortest step %.4f ms before, "
+      "%.4f ms after" % (st["steps_done"], ch["at_ms"], at[0], first, last))
 PY
 [ $? -eq 0 ] && [ $rc -eq 0 ] && ok "--ctl during a run in two partitions: $(cat "$tmp/c")" ||
 	{ bad "--ctl in two partitions (exit $rc):"; tail -n 3 "$tmp/c" "$tmp/pc.err" "$tmp/pc.set"; }
