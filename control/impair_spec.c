@@ -12,7 +12,7 @@
 #include "impair_spec.h"
 #include "units.h"
 
-#define WORDS_MAX 16
+#define WORDS_MAX 32
 #define WORD_LEN 64
 
 struct words {
@@ -222,11 +222,125 @@ parse_jitter(const struct words *ws, int *i, struct sm_impair *im, char *why, si
 	return 0;
 }
 
+/* A size word (30kB, 1500B, 64KiB) at word @i for @what. */
+static int
+size_word(const struct words *ws, int i, const char *what, double *v, char *why, size_t len)
+{
+	char err[256] = "out of range";
+
+	if (i >= ws->n || sc_unit_parse(SC_UNIT_BYTES, ws->w[i], v, err, sizeof(err)) != 0 ||
+	    !(*v >= 0) || !isfinite(*v) || *v > 1e12) {
+		if (i >= ws->n)
+			snprintf(why, len, "%s is missing at the end (a size, e.g. 30kB)", what);
+		else
+			snprintf(why, len, "'%s' at byte %zu: %s must be a size (e.g. 30kB, "
+				 "1500B): %s", ws->w[i], ws->off[i], what, err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * "red min SIZE max SIZE probability P [burst N] [avpkt SIZE] [ecn] [harddrop] [gentle]" (tc-red's
+ * words; P a fraction or a percentage) and "mark SIZE" (a step threshold): from word @i.
+ */
+static int
+parse_aqm(const struct words *ws, int *i, struct sm_impair *im, char *why, size_t len)
+{
+	struct sm_red r = { .kind = SM_AQM_STEP };
+	bool seen[3] = { false, false, false };
+	int k = *i + 1, rc;
+	char err[200];
+
+	if (strcmp(ws->w[*i], "mark") == 0) {
+		rc = size_word(ws, k, "mark's threshold", &r.min, why, len);
+		if (rc != 0)
+			return rc;
+		k++;
+		goto done;
+	}
+	r.kind = SM_AQM_RED;
+	while (k < ws->n) {
+		const char *w = ws->w[k];
+		int at = -1;
+
+		if (strcmp(w, "min") == 0)
+			at = 0;
+		else if (strcmp(w, "max") == 0)
+			at = 1;
+		else if (strcmp(w, "probability") == 0)
+			at = 2;
+		if (at >= 0) {
+			if (seen[at]) {
+				snprintf(why, len, "'%s' at byte %zu: given twice", w, ws->off[k]);
+				return -EINVAL;
+			}
+			seen[at] = true;
+			if (at < 2) {
+				rc = size_word(ws, k + 1, at == 0 ? "red's min" : "red's max",
+					       at == 0 ? &r.min : &r.max, why, len);
+			} else if (is_percent(ws, k + 1)) {
+				rc = percent(ws, k + 1, "red's probability", &r.max_p, why, len);
+			} else {
+				char *end = NULL;
+
+				if (k + 1 < ws->n)
+					r.max_p = strtod(ws->w[k + 1], &end);
+				rc = end != NULL && end != ws->w[k + 1] && *end == '\0' ? 0 : -EINVAL;
+				if (rc != 0 && k + 1 < ws->n)
+					snprintf(why, len, "'%s' at byte %zu: red's probability must "
+						 "be a fraction (0.02) or a percentage (2%%)",
+						 ws->w[k + 1], ws->off[k + 1]);
+				else if (rc != 0)
+					snprintf(why, len, "red's probability is missing at the end "
+						 "(a fraction, 0.02, or a percentage, 2%%)");
+			}
+			if (rc != 0)
+				return rc;
+			k += 2;
+		} else if (strcmp(w, "burst") == 0) {
+			if (k + 1 >= ws->n || sc_unit_parse(SC_UNIT_NUMBER, ws->w[k + 1], &r.burst,
+							    err, sizeof(err)) != 0 ||
+			    !(r.burst >= 1 && r.burst <= 1e9)) {
+				snprintf(why, len, "red's burst at byte %zu must be a number of "
+					 "frames, 1 or more", ws->off[k]);
+				return -EINVAL;
+			}
+			k += 2;
+		} else if (strcmp(w, "avpkt") == 0) {
+			rc = size_word(ws, k + 1, "red's avpkt", &r.avpkt, why, len);
+			if (rc != 0)
+				return rc;
+			k += 2;
+		} else if (strcmp(w, "ecn") == 0 || strcmp(w, "harddrop") == 0 ||
+			   strcmp(w, "gentle") == 0) {
+			*(w[0] == 'e' ? &r.ecn : w[0] == 'h' ? &r.harddrop : &r.gentle) = true;
+			k++;
+		} else {
+			break;
+		}
+	}
+	if (!seen[0] || !seen[1] || !seen[2]) {
+		snprintf(why, len, "'red' at byte %zu needs min, max and probability (e.g. 'red min "
+			 "30kB max 90kB probability 2%% ecn')", ws->off[*i]);
+		return -EINVAL;
+	}
+done:
+	rc = sm_red_finish(&r, err, sizeof(err));
+	if (rc != 0) {
+		snprintf(why, len, "'%s' at byte %zu: %s", ws->w[*i], ws->off[*i], err);
+		return rc;
+	}
+	im->aqm = r;
+	*i = k;
+	return 0;
+}
+
 int
 sc_impair_parse(const char *text, struct sm_impair *out, char *why, size_t len)
 {
 	struct sm_impair im = { .loss = SM_LOSS_NONE, .dist = SM_JITTER_NONE };
-	bool loss = false, jitter = false, duplicate = false, corrupt = false;
+	bool loss = false, jitter = false, duplicate = false, corrupt = false, aqm = false;
 	struct words ws;
 	int i = 0, rc;
 
@@ -249,6 +363,8 @@ sc_impair_parse(const char *text, struct sm_impair *out, char *why, size_t len)
 			seen = &loss;
 		else if (strcmp(ws.w[i], "jitter") == 0)
 			seen = &jitter;
+		else if (strcmp(ws.w[i], "red") == 0 || strcmp(ws.w[i], "mark") == 0)
+			seen = &aqm;
 		else if (strcmp(ws.w[i], "duplicate") == 0 || strcmp(ws.w[i], "corrupt") == 0) {
 			bool dup = ws.w[i][0] == 'd';
 
@@ -271,20 +387,22 @@ sc_impair_parse(const char *text, struct sm_impair *out, char *why, size_t len)
 			}
 			continue;
 		} else {
-			snprintf(why, len, "'%s' at byte %zu: expected loss, jitter, duplicate or "
-				 "corrupt%s", ws.w[i],
+			snprintf(why, len, "'%s' at byte %zu: expected loss, jitter, duplicate, "
+				 "corrupt, red or mark%s", ws.w[i],
 				 ws.off[i], strcmp(ws.w[i], "delay") == 0 ?
 				 " (the link's latency is its delay: give the variation as "
 				 "'jitter TIME')" : "");
 			return -EINVAL;
 		}
 		if (*seen) {
-			snprintf(why, len, "'%s' at byte %zu: given twice", ws.w[i], ws.off[i]);
+			snprintf(why, len, "'%s' at byte %zu: given twice%s", ws.w[i], ws.off[i],
+				 seen == &aqm ? " (a queue has red or mark, one of them)" : "");
 			return -EINVAL;
 		}
 		*seen = true;
 		rc = seen == &loss ? parse_loss(&ws, &i, &im, why, len) :
-				     parse_jitter(&ws, &i, &im, why, len);
+		     seen == &aqm ? parse_aqm(&ws, &i, &im, why, len) :
+				    parse_jitter(&ws, &i, &im, why, len);
 		if (rc != 0)
 			return rc;
 	}

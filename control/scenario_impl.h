@@ -49,6 +49,8 @@ enum key_type {
 #define KF_MIN_OPEN 1u	/**< value must be > min (else >= min) */
 #define KF_MAX_OPEN 2u	/**< value must be < max (else <= max) */
 #define KF_NO_DUMP 4u	/**< not written by the dump (a preset: its fields are) */
+#define KF_QUIET 256u	/**< KT_ENUM: written by the dump only when not the value 0 (a
+			 *   scenario without it is written as before it was a key) */
 #define KF_AUTO 16u	/**< KT_UINT: "auto" is 0 (chosen at run time), and 0 is written "auto";
 			 *   KT_DBL: "auto" is SC_AUTO (follows another key) */
 #define KF_IMPAIR 64u	/**< KT_STR: an impairment (control/impair.h), or "" */

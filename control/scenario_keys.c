@@ -204,6 +204,9 @@ static const struct sc_key_name capture_names[] = {
 #define ENUM(sec, key, f, tab, doc) \
 	{ .section = sec, .name = key, .type = KT_ENUM, .unit = SC_UNIT_NUMBER, .off = OFF(f), \
 	  .size = WIDTH(f, sizeof(int)), .help = doc, .names = tab }
+#define ENUMF(sec, key, f, tab, fl, doc) \
+	{ .section = sec, .name = key, .type = KT_ENUM, .unit = SC_UNIT_NUMBER, .off = OFF(f), \
+	  .size = WIDTH(f, sizeof(int)), .flags = fl, .help = doc, .names = tab }
 #define NAMES(sec, key, f, tab, doc) \
 	{ .section = sec, .name = key, .type = KT_NAMES, .unit = SC_UNIT_NUMBER, .off = OFF(f), \
 	  .size = FSIZE(f), .help = doc, .names = tab }
@@ -241,7 +244,10 @@ static const struct sc_key_name capture_names[] = {
 	"added to the latency of each frame (uniform: within +-TIME, the default; the others: mean " \
 	"0, deviation TIME); fifo (the default) keeps the frames' order; 'duplicate P' delivers a " \
 	"frame twice, 'corrupt P' flips one bit (syncemu's own frames are then dropped as their " \
-	"receiver's checksum would, a bridge's go on)"
+	"receiver's checksum would, a bridge's go on); and the link's queue: 'red min SIZE max " \
+	"SIZE probability P [burst N] [avpkt SIZE] [ecn] [harddrop] [gentle]' (tc-red's words: " \
+	"ECN-capable frames marked CE, others dropped early) or 'mark SIZE' (DCTCP's step: an " \
+	"ECN-capable frame marked when the queue holds more than SIZE)"
 #define ILINK(i) \
 	STR("impair", "link" #i, impair.link[i], KF_EMPTY_OK | KF_IMPAIR_LINK, \
 	    "a link of the run, 'LINK SPEC': LINK as the run's elements name it (wan0>1, " \
@@ -378,6 +384,11 @@ static const struct sc_key keys[] = {
 	     "after an idle longer than the RTO the window restarts (RFC 2861 as Linux's "
 	     "net.ipv4.tcp_slow_start_after_idle = 1 does it: halved per RTO idle, down to the "
 	     "initial window)"),
+	ENUMF("transport", "ecn", run.pk.tcp.ecn, yes_no_names, KF_QUIET,
+	      "RFC 3168 as Linux's net.ipv4.tcp_ecn = 1 at both ends: data segments go ECT(0), "
+	      "so a queue's RED or mark ([impair]) marks them CE instead of dropping them; the "
+	      "receiver echoes each CE (ECE) in an ACK sent at once, and the sender cuts its "
+	      "window as for a loss, once a window, resending nothing"),
 	DBL("transport", "delayed_ack", run.pk.tcp.delack, SC_UNIT_TIME, 0, 0.5, 0,
 	    "delayed ACK timeout (Linux's 40 ms minimum); every second full segment, a segment "
 	    "out of order and the first 16 after idle are acknowledged at once; 0 = every "
@@ -788,6 +799,16 @@ impair_unset(const struct sc_scenario *s)
 	return !set;
 }
 
+/* A KF_QUIET key whose value (as formatted, @p buf) is the one numbered 0. */
+static bool
+quiet_default(const struct sc_key *k, const char *buf)
+{
+	for (const struct sc_key_name *n = k->names; n != NULL && n->name != NULL; n++)
+		if (n->value == 0)
+			return strcmp(buf, n->name) == 0;
+	return false;
+}
+
 static int
 dump(const struct sc_scenario *s, FILE *f, bool how)
 {
@@ -821,6 +842,8 @@ dump(const struct sc_scenario *s, FILE *f, bool how)
 				sections[sc_section_find(k->section)].help);
 		}
 		sc_key_format(k, s, buf, sizeof(buf));
+		if ((k->flags & KF_QUIET) && quiet_default(k, buf))
+			continue;
 		if (k->flags & KF_NO_DUMP) {
 			if (k->type == KT_PRESET && buf[0] != '\0')
 				fprintf(f, "; the values below are those of preset %s\n", buf);

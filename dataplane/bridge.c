@@ -345,6 +345,14 @@ build_dir(struct dp_bridge *b, int d, char *err, size_t errlen)
 			b->loss_point[d] = point(p->cap, DP_CAP_WAN, drop);
 			if (p->impair[d].loss != SM_LOSS_NONE)	/* (a bridge's corrupt frames go on) */
 				b->wan[d].cap_loss = b->loss_point[d];
+			if (p->impair[d].aqm.kind != SM_AQM_NONE) {
+				snprintf(drop, sizeof(drop), "%s.mark", name);
+				b->wan[d].cap_mark = point(p->cap, DP_CAP_WAN, drop);
+			}
+			if (p->impair[d].aqm.kind == SM_AQM_RED) {
+				snprintf(drop, sizeof(drop), "%s.aqm", name);
+				b->wan[d].cap_aqm = point(p->cap, DP_CAP_WAN, drop);
+			}
 		}
 	}
 	first = &b->wan[d].e;
@@ -645,6 +653,8 @@ dp_bridge_report(struct dp_bridge *b, struct dp_bridge_report *r)
 		x->reordered = w->reordered;
 		x->corrupted = w->corrupted;
 		x->duplicated = w->duplicated;
+		x->marked = w->marked;
+		x->aqm_drops = w->aqm_drop;
 		x->bg_frames = st->frames;
 		x->bg_bytes = st->bytes;
 		x->bg_started = st->started;

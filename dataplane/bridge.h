@@ -89,6 +89,7 @@ struct dp_bridge_dir_report {
 	uint64_t lost, reordered;	/**< frames lost on its wire (real and background),
 					 *   overtaken */
 	uint64_t corrupted, duplicated;	/**< frames with a bit flipped, delivered twice */
+	uint64_t marked, aqm_drops;	/**< frames marked CE, dropped early (RED; in drops) */
 	uint64_t bg_started, bg_done, bg_incomplete, bg_emitted;
 	double bg_fct_mean;		/**< s, of the transfers done (NAN: none) */
 	uint64_t left;			/**< frames still queued or on the way at the end

@@ -36,6 +36,13 @@
 #define DP_SE_F_TCP 0x40	/**< a TCP segment */
 #define DP_SE_F_TCP_SACK 0x20	/**< a pure ACK carrying a SACK block */
 #define DP_SE_F_CTL 0x08	/**< a TCP segment of a library's control message (no gradient) */
+/*
+ * Congestion Experienced: a queue's RED or step threshold marked the frame (its IP header's
+ * ECN field says so too where it has bytes).  And on TCP frames only (never dense), ECE: the
+ * ACK echoes a CE its receiver saw.
+ */
+#define DP_SE_F_CE 0x10
+#define DP_SE_F_TCP_ECE SM_SE_F_DENSE
 
 enum dp_kind {
 	DP_KIND_WORKER = SM_SE_KIND_WORKER,

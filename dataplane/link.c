@@ -20,6 +20,7 @@
 #include "frame.h"
 #include "link.h"
 #include "parallel.h"
+#include "rawframe.h"
 #include "usdt.h"
 
 #define RING_MIN 64
@@ -40,6 +41,7 @@ struct dp_link_imp {
 	struct imp_held *heap;
 	uint32_t n, cap;
 	uint64_t seq_in, seq_out;	/* seq_out: one past the latest sent of those arrived */
+	struct sm_red_state aqm;	/* the queue's RED average and count */
 };
 
 static void link_event(struct dp_elem *e, dp_time_t now);
@@ -74,6 +76,8 @@ dp_link_init(struct dp_link *l, struct dp_engine *eng, const struct dp_link_para
 	l->cap_out = p->cap_out;
 	l->cap_drop = -1;
 	l->cap_loss = -1;
+	l->cap_mark = -1;
+	l->cap_aqm = -1;
 	l->fg_lossless = p->fg_lossless;
 	l->last_charge = UINT32_MAX;
 	l->ring = aligned_alloc(64, RING_MIN * sizeof(*l->ring));
@@ -171,6 +175,7 @@ dp_link_impair(struct dp_link *l, const struct sm_impair *im, uint64_t seed)
 		if (x == NULL)
 			return -ENOMEM;
 		sm_impair_start(&x->st, seed);
+		sm_red_start(&x->aqm);
 		l->imp = x;
 	}
 	x->im = *im;
@@ -331,12 +336,46 @@ unhold(struct dp_link_imp *x)
 	return top;
 }
 
+/* Is the frame ECN-capable: a TCP data segment of an ECN transport, or a bridged ECT frame. */
+static bool
+frame_ect(const struct dp_link *l, const struct dp_pkt *p)
+{
+	if (p->meta.flags & DP_SE_F_TCP)
+		return l->tcp_ect && p->meta.payload > 0 && !(p->meta.flags & DP_SE_F_TCP_SACK);
+	if ((p->meta.flags & DP_SE_F_RAW) && p->m != NULL)
+		return dp_raw_ecn(rte_pktmbuf_mtod(p->m, const uint8_t *),
+				  rte_pktmbuf_data_len(p->m)) > 0;
+	return false;
+}
+
+/*
+ * The queue's RED or step threshold (models/red.h) for a frame that arrives: SM_RED_PASS,
+ * SM_RED_MARK (the caller marks it once queued) or SM_RED_DROP.
+ */
+static enum sm_red_verdict
+aqm(struct dp_link *l, const struct dp_pkt *p, dp_time_t now)
+{
+	struct dp_link_imp *x = l->imp;
+	const struct sm_red *r = &x->im.aqm;
+	double idle = 0;
+
+	if (r->kind == SM_AQM_RED && l->qbytes == 0 && now > l->busy) {
+		/* idle since the serialiser finished: the average decays as if avpkt frames
+		 * had gone out meanwhile (red_calc_qavg_from_idle_time()) */
+		double slot = (double)ser(l, sm_charge_frame(l->account, (uint32_t)r->avpkt));
+
+		idle = slot > 0 ? (double)(now - l->busy) / slot : 0;
+	}
+	return sm_red_arrive(r, &x->aqm, l->qbytes, idle, frame_ect(l, p), &x->st.aqm_rng);
+}
+
 int
 dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t *start)
 {
 	uint32_t charge = p->meta.flags & (DP_SE_F_RAW | DP_SE_F_TCP) ?
 				  sm_charge_frame(l->account, p->len) :
 				  sm_charge(l->account, p->meta.payload);
+	enum sm_red_verdict verdict = SM_RED_PASS;
 	uint32_t bytes = p->len;
 	struct dp_link_slot *s;
 	dp_time_t t;
@@ -344,11 +383,23 @@ dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t
 	l->e.c.rx++;
 	l->e.c.rx_bytes += bytes;
 	advance_queue(l, now);
-	if ((l->cap_frames && l->qframes + 1 > l->cap_frames) ||
+	if (unlikely(l->imp != NULL) && l->imp->im.aqm.kind != SM_AQM_NONE)
+		verdict = aqm(l, p, now);
+	if (verdict == SM_RED_DROP ||
+	    (l->cap_frames && l->qframes + 1 > l->cap_frames) ||
 	    (l->cap_bytes && l->qbytes + bytes > l->cap_bytes)) {
 		bool bg = p->meta.flags & DP_SE_F_BG, raw = p->meta.flags & DP_SE_F_RAW;
-		bool tcp = p->meta.flags & DP_SE_F_TCP;
+		bool tcp = p->meta.flags & DP_SE_F_TCP, early = verdict == SM_RED_DROP;
 
+		if (early && !(bg || raw) && l->fg_lossless &&
+		    !((l->cap_frames && l->qframes + 1 > l->cap_frames) ||
+		      (l->cap_bytes && l->qbytes + bytes > l->cap_bytes)))
+			goto queue;	/* the sync's class is lossless: RED marks, never drops */
+		if (early && !(bg || raw || tcp))
+			dp_engine_fail(l->e.eng, -EPROTO, "%s: RED dropped a frame of the sync "
+				       "(worker %u, step %u): with job.transport = frames nothing "
+				       "resends it; RED's drops need job.transport = tcp",
+				       l->e.name, p->meta.src, p->meta.step);
 		if (bg || raw || !l->fg_lossless) {
 			const struct dp_meta *meta = &p->meta;
 
@@ -359,7 +410,7 @@ dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t
 				l->tcp_drop++;	/* TCP's to resend */
 			else if (bg)
 				l->bg_drop++;
-			else
+			else if (!early)
 				/* nothing resends it: the sync cannot complete */
 				dp_engine_fail(l->e.eng, -ENOBUFS, "%s dropped a frame of the sync "
 					       "(worker %u, step %u, round %u): its queue limit (%lu "
@@ -369,12 +420,15 @@ dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t
 					       (unsigned long)l->cap_bytes);
 			l->e.c.drop++;
 			l->e.c.drop_bytes += bytes;
-			dp_capture_frame(l->e.eng, l->cap_drop, p, now);
+			if (early)
+				l->aqm_drop++;
+			dp_capture_frame(l->e.eng, early ? l->cap_aqm : l->cap_drop, p, now);
 			dp_frame_end(l->e.eng, p);
 			return -ENOBUFS;
 		}
 		l->fg_over++;	/* the sync's class is lossless: held upstream on a real link */
 	}
+queue:
 	if (l->tail - l->head > l->mask && grow(l) != 0) {
 		dp_engine_fail(l->e.eng, -ENOMEM, "%s: out of memory for its queue", l->e.name);
 		l->e.c.drop++;
@@ -392,6 +446,14 @@ dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t
 	}
 	s = &l->ring[l->tail++ & l->mask];
 	s->p = *p;
+	if (unlikely(verdict == SM_RED_MARK)) {
+		s->p.meta.flags |= DP_SE_F_CE;
+		if (s->p.m != NULL)
+			(void)dp_raw_set_ce(rte_pktmbuf_mtod(s->p.m, uint8_t *),
+					    rte_pktmbuf_data_len(s->p.m));
+		l->marked++;
+		dp_capture_frame(l->e.eng, l->cap_mark, &s->p, now);
+	}
 	s->start = t;
 	l->busy = t + ser(l, charge);
 	l->busy_ps += l->busy - t;

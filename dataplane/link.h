@@ -87,6 +87,10 @@ struct dp_link {
 	uint64_t corrupted;	/**< frames with a bit flipped (impairments) */
 	uint64_t duplicated;	/**< frames delivered twice (impairments) */
 	uint64_t dup_failed;	/**< duplicates not made: no mbuf for the copy */
+	uint64_t marked;	/**< frames marked CE by the queue's RED or step (impairments) */
+	uint64_t aqm_drop;	/**< frames RED dropped early (impairments; in drop too) */
+	int cap_mark, cap_aqm;	/**< their capture points, if not -1 (set after init) */
+	bool tcp_ect;		/**< its TCP data segments are ECN-capable (transport.ecn) */
 } __rte_cache_aligned;
 
 /** Set up a link registered with @p eng; 0, -EINVAL or -ENOMEM. */

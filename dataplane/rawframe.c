@@ -5,6 +5,7 @@
  * what a DPDK application leaves in the field for a NIC's offload, the same convention as the
  * kernel's), so only a frame with that value in the field pays for a pass over its payload.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -114,4 +115,68 @@ dp_raw_check(uint8_t *f, uint32_t len)
 	if (type == RTE_ETHER_TYPE_IPV6)
 		return ipv6(f + off, len - off);
 	return DP_RAW_OK;
+}
+
+/* The IP header's offset in the frame and its version (4 or 6), or -1. */
+static int
+ip_at(const uint8_t *f, uint32_t len, uint32_t *at)
+{
+	uint32_t off = 2 * RTE_ETHER_ADDR_LEN;
+	uint16_t type = 0;
+	int tags;
+
+	for (tags = 0; tags <= 2; tags++) {
+		if (off + 2 > len)
+			return -1;
+		type = (uint16_t)(f[off] << 8 | f[off + 1]);
+		off += 2;
+		if (type != RTE_ETHER_TYPE_VLAN && type != RTE_ETHER_TYPE_QINQ)
+			break;
+		off += 2;
+	}
+	*at = off;
+	if (type == RTE_ETHER_TYPE_IPV4 && off + sizeof(struct rte_ipv4_hdr) <= len)
+		return 4;
+	if (type == RTE_ETHER_TYPE_IPV6 && off + sizeof(struct rte_ipv6_hdr) <= len)
+		return 6;
+	return -1;
+}
+
+int
+dp_raw_ecn(const uint8_t *f, uint32_t len)
+{
+	uint32_t at;
+	int v = ip_at(f, len, &at);
+
+	if (v == 4)
+		return f[at + 1] & 3;			/* the TOS byte's low bits */
+	if (v == 6)
+		return f[at + 1] >> 4 & 3;		/* the traffic class's low bits */
+	return -1;
+}
+
+int
+dp_raw_set_ce(uint8_t *f, uint32_t len)
+{
+	uint32_t at, sum;
+	uint16_t old, new;
+	int v = ip_at(f, len, &at);
+
+	if (v < 0 || dp_raw_ecn(f, len) == 0)
+		return -ENOTSUP;
+	if (v == 6) {
+		f[at + 1] |= 3 << 4;
+		return 0;
+	}
+	/* HC' = ~(~HC + ~m + m'), m the 16-bit word holding the TOS byte */
+	old = (uint16_t)(f[at] << 8 | f[at + 1]);
+	f[at + 1] |= 3;
+	new = (uint16_t)(f[at] << 8 | f[at + 1]);
+	sum = (uint16_t)~(f[at + 10] << 8 | f[at + 11]) + (uint32_t)(uint16_t)~old + new;
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (uint16_t)~sum;
+	f[at + 10] = (uint8_t)(sum >> 8);
+	f[at + 11] = (uint8_t)sum;
+	return 0;
 }

@@ -33,4 +33,16 @@ enum dp_raw_verdict {
  */
 enum dp_raw_verdict dp_raw_check(uint8_t *f, uint32_t len);
 
+/**
+ * The ECN field of the IPv4 or IPv6 frame of @p len bytes at @p f (RFC 3168: 0 Not-ECT, 1
+ * ECT(1), 2 ECT(0), 3 CE), VLAN tags skipped; -1 if it is not IP.
+ */
+int dp_raw_ecn(const uint8_t *f, uint32_t len);
+
+/**
+ * Mark the frame Congestion Experienced if it is ECN-capable, as a router's queue does (IPv4's
+ * header checksum kept right, RFC 1624); 0, or -ENOTSUP if it is not ECT (nor already CE).
+ */
+int dp_raw_set_ce(uint8_t *f, uint32_t len);
+
 #endif /* DP_RAWFRAME_H */

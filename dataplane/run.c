@@ -259,6 +259,8 @@ summarise(const struct dp_topo *t, struct dp_run_result *res)
 			es->reordered = l->reordered;
 			es->corrupted = l->corrupted;
 			es->duplicated = l->duplicated;
+			es->marked = l->marked;
+			es->aqm_drop = l->aqm_drop;
 		}
 	}
 	return 0;

@@ -111,6 +111,7 @@ struct dp_elem_summary {
 	bool impaired;				/**< a link with impairments: */
 	uint64_t lost, reordered;		/**< frames lost on its wire, overtaken */
 	uint64_t corrupted, duplicated;		/**< with a bit flipped, delivered twice */
+	uint64_t marked, aqm_drop;		/**< marked CE, dropped early by RED */
 };
 
 struct dp_run_result {

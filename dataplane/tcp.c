@@ -574,6 +574,9 @@ dp_tcp_stats_add(const struct dp_tcp *t, struct dp_tcp_stats *s)
 		s->rtos += c->rtos;
 		s->dup_rx += c->dup_rx;
 		s->ooo_rx += c->ooo_rx;
+		s->ecn |= t->conf->ecn != 0;
+		s->ce_rx += c->ce_rx;
+		s->ecn_cuts += c->ecn_cuts;
 		s->bytes_in += c->bytes_in;
 	}
 }

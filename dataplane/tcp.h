@@ -149,6 +149,10 @@ struct dp_tcp_conn {
 	uint32_t isn_tx, isn_rx;	/**< initial sequence numbers of the two directions */
 	uint8_t hdr[DP_TCP_HDR];	/**< this side's header template (frames to the peer) */
 	uint64_t retrans_out, fast_rtx, rtos, dup_rx, ooo_rx;
+	uint64_t cwr_end;		/**< ECN: the window cut on an echo lasts until here */
+	bool cwr;			/**< ECN: the window was cut (Linux's TCP_CA_CWR) */
+	bool ece;			/**< ECN: the next ACK echoes a CE */
+	uint64_t ce_rx, ecn_cuts;	/**< CE segments received; window cuts on an echo */
 	/* receive_window, send_buffer = auto (models/tcp_buf.h) */
 	uint64_t sndbuf;		/**< send_buffer = auto: sk_sndbuf, truesize bytes */
 	uint64_t ooo_ts;		/**< the out-of-order segments' truesize */
@@ -277,6 +281,8 @@ int dp_tcp_describe(const struct dp_tcp *t, char *buf, size_t len);
 /** Totals over a worker's connections. */
 struct dp_tcp_stats {
 	uint64_t segs, retrans, acks, fast_rtx, rtos, dup_rx, ooo_rx, bytes_in;
+	uint64_t ce_rx, ecn_cuts;
+	bool ecn;			/**< transport.ecn was on */
 };
 void dp_tcp_stats_add(const struct dp_tcp *t, struct dp_tcp_stats *s);
 
@@ -295,7 +301,8 @@ bool dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt 
 static inline bool
 dp_tcp_ack_repeats(const struct dp_tcp_conn *c, const struct dp_pkt *p)
 {
-	return p->meta.payload > 0 && !(p->meta.flags & DP_SE_F_TCP_SACK) && c->sacked == 0 &&
+	return p->meta.payload > 0 && !(p->meta.flags & (DP_SE_F_TCP_SACK | DP_SE_F_TCP_ECE)) &&
+	       c->sacked == 0 &&
 	       c->dupacks < 3 && (uint32_t)(p->departure_ns >> 32) == (uint32_t)c->snd_una &&
 	       (uint32_t)p->departure_ns == c->peer_wnd;
 }

@@ -51,6 +51,8 @@ dp_tcp_conn_template(const struct dp_tcp *t, struct dp_tcp_conn *c)
 	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
 	ip->time_to_live = 64;
 	ip->next_proto_id = IPPROTO_TCP;
+	if (t->conf->ecn)
+		ip->type_of_service = 2;	/* ECT(0): data segments (dp_tcp_frame()) */
 	/* several connections between two hosts (bulk flows): the connecting side's port */
 	tcp->src_port = rte_cpu_to_be_16(low ? DP_TCP_PORT_LISTEN :
 					 DP_TCP_PORT_CONNECT + c->self_wire % t->mult);
@@ -105,11 +107,16 @@ dp_tcp_frame(struct rte_mempool *pool, const struct dp_tcp_conn *c, const struct
 	tcp = (struct rte_tcp_hdr *)(b + SM_ETH_HDR + SM_IP_HDR);
 	opt = (uint8_t *)(tcp + 1);
 	ip->total_length = rte_cpu_to_be_16((uint16_t)(p->len - SM_ETH_HDR));
+	if (payload == 0 || sack)
+		ip->type_of_service = 0;	/* a pure ACK is not ECN-capable (RFC 3168 6.1.4) */
+	else if (p->meta.flags & DP_SE_F_CE)
+		ip->type_of_service = 3;
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
 	tcp->sent_seq = rte_cpu_to_be_32(c->isn_tx + p->seq);
 	tcp->recv_ack = rte_cpu_to_be_32(c->isn_rx + (uint32_t)(p->departure_ns >> 32));
 	tcp->data_off = (uint8_t)((hlen - SM_ETH_HDR - SM_IP_HDR) / 4) << 4;
-	tcp->tcp_flags = RTE_TCP_ACK_FLAG | (p->meta.flags & DP_SE_F_LAST ? RTE_TCP_PSH_FLAG : 0);
+	tcp->tcp_flags = RTE_TCP_ACK_FLAG | (p->meta.flags & DP_SE_F_LAST ? RTE_TCP_PSH_FLAG : 0) |
+			 (p->meta.flags & DP_SE_F_TCP_ECE ? RTE_TCP_ECE_FLAG : 0);
 	tcp->rx_win = rte_cpu_to_be_16((uint16_t)(wnd > UINT16_MAX ? UINT16_MAX : wnd));
 	put32(opt + 4, (uint32_t)(now / UINT64_C(1000000000)));	/* TSval, ms */
 	if (sack) {
@@ -239,6 +246,10 @@ dp_tcp_port_parse(struct rte_mbuf *m, uint32_t per_dc, uint32_t run_id)
 	meta->payload = len - hlen;
 	if (tcp->tcp_flags & RTE_TCP_PSH_FLAG)
 		meta->flags |= DP_SE_F_LAST;
+	if (tcp->tcp_flags & RTE_TCP_ECE_FLAG)
+		meta->flags |= DP_SE_F_TCP_ECE;
+	if ((ip->type_of_service & 3) == 3)
+		meta->flags |= DP_SE_F_CE;
 	if (hlen == DP_TCP_HDR_SACK) {
 		/* the block is in the numbers of the receiver's own direction */
 		sle = get32(opt + 16) - dp_tcp_isn((uint32_t)dst, (uint32_t)src);

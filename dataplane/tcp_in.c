@@ -99,6 +99,14 @@ dp_tcp_data_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, 
 	if (c->last_rx == DP_NEVER || now - c->last_rx > c->rto)
 		c->quick = QUICKACKS;
 	c->last_rx = now;
+	if (unlikely(p->meta.flags & DP_SE_F_CE)) {
+		/* echoed in the ACK of this segment, sent at once (tcp_ecn_check_ce(): a CE
+		 * puts the receiver in quick-ACK mode; the sender may have a small window) */
+		c->ce_rx++;
+		c->ece = true;
+		if (c->quick == 0)
+			c->quick = 1;
+	}
 	if (seq + len <= c->rcv_nxt) {		/* all of it had come: a copy */
 		c->dup_rx++;
 		dp_tcp_send_ack(t, c, now);

@@ -82,6 +82,10 @@ pkt_base(const struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_pkt *p)
 	if (wnd > UINT32_MAX)
 		wnd = UINT32_MAX;
 	p->departure_ns = (uint64_t)(uint32_t)c->rcv_nxt << 32 | wnd;
+	if (unlikely(c->ece)) {
+		p->meta.flags |= DP_SE_F_TCP_ECE;
+		c->ece = false;
+	}
 	/* the ACK goes with it */
 	c->rcv_acked = c->rcv_nxt;
 	c->delack_at = DP_NEVER;
@@ -417,7 +421,9 @@ dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, d
 				c->cc.cwnd = c->cc.ssthresh;
 			c->recovery = c->loss = false;
 		}
-		if (!c->recovery)
+		if (c->cwr && c->snd_una >= c->cwr_end)
+			c->cwr = false;
+		if (!c->recovery && !c->cwr)
 			sm_cc_on_ack(&c->cc, acked, now, rtt, !sm_cc_may_grow(&c->cc));
 		c->rto_at = c->snd_una < c->snd_nxt ? now + c->rto : DP_NEVER;
 		/* room freed while the writer waits and the window is not full: the buffer grows */
@@ -428,6 +434,15 @@ dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, d
 		more = true;
 	} else if (pure && c->snd_una < c->snd_nxt) {
 		c->dupacks++;
+	}
+	if (unlikely(p->meta.flags & DP_SE_F_TCP_ECE) && t->conf->ecn && !c->cwr && !c->recovery &&
+	    !c->loss && c->snd_una < c->snd_nxt) {
+		/* an echo of a CE: the window cut as for a loss, once a window, nothing resent
+		 * (RFC 3168 6.1.2; Linux's tcp_enter_cwr()) */
+		sm_cc_on_loss(&c->cc, in_flight(c), now);
+		c->cwr = true;
+		c->cwr_end = c->snd_nxt;
+		c->ecn_cuts++;
 	}
 	if (c->snd_una < c->snd_nxt && (c->sacked > 0 || c->dupacks >= 3) && mark_lost(c)) {
 		more = true;

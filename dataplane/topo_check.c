@@ -134,6 +134,7 @@ struct wire_elem {
 	uint32_t gid, pad;
 	struct dp_counters c;
 	uint64_t max_qbytes, fg_over, bg_drop, lost, reordered, corrupted, duplicated;
+	uint64_t marked, aqm_drop;
 	dp_time_t busy_ps;
 	dp_time_t stage_busy[SM_STAGE_COUNT];
 };
@@ -193,6 +194,8 @@ dp_topo_gather_end(struct dp_topo *t)
 			w->reordered = l->reordered;
 			w->corrupted = l->corrupted;
 			w->duplicated = l->duplicated;
+			w->marked = l->marked;
+			w->aqm_drop = l->aqm_drop;
 			w->busy_ps = l->busy_ps;
 		}
 		m = mod_index(t, e);
@@ -234,6 +237,8 @@ dp_topo_gather_end(struct dp_topo *t)
 			l->reordered = w.reordered;
 			l->corrupted = w.corrupted;
 			l->duplicated = w.duplicated;
+			l->marked = w.marked;
+			l->aqm_drop = w.aqm_drop;
 			l->busy_ps = w.busy_ps;
 		}
 		m = mod_index(t, e);

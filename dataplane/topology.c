@@ -131,6 +131,13 @@ impair_one(struct dp_link *l, const struct dp_topo_params *p, const struct sm_im
 	}
 	if (im->loss != SM_LOSS_NONE || im->corrupt > 0)	/* frames that never arrive */
 		l->cap_loss = point(p->cap, DP_CAP_WAN, l->e.name, ".loss");
+	if (im->aqm.kind != SM_AQM_NONE) {
+		/* the run's TCP (the workers' and the bulk flows' share transport.ecn) */
+		l->tcp_ect = p->pk->tcp.ecn != 0 || (p->bg.tcp != NULL && p->bg.tcp->ecn != 0);
+		l->cap_mark = point(p->cap, DP_CAP_WAN, l->e.name, ".mark");
+		if (im->aqm.kind == SM_AQM_RED)
+			l->cap_aqm = point(p->cap, DP_CAP_WAN, l->e.name, ".aqm");
+	}
 	return 0;
 }
 

@@ -211,12 +211,17 @@ tcp_notes(struct table *t, const struct outcome *runs, unsigned int n,
 	}
 	for (i = 0; i < n && sc->run.pk.tcp.transport == SM_TRANSPORT_TCP; i++) {
 		const struct dp_tcp_stats *s = &runs[i].res.tcp;
+		char ecn[96] = "";
+
+		if (s->ecn)
+			snprintf(ecn, sizeof(ecn), "; ECN: %" PRIu64 " segments came marked CE, "
+				 "%" PRIu64 " window cuts on their echoes", s->ce_rx, s->ecn_cuts);
 
 		table_note(t, "tcp %s: %" PRIu64 " data segments, %" PRIu64 " of them resent "
 			   "(%" PRIu64 " fast retransmits, %" PRIu64 " timeouts), %" PRIu64
 			   " pure ACKs, %" PRIu64 " segments out of order, %" PRIu64 " duplicates "
-			   "received", runs[i].c.label, s->segs, s->retrans, s->fast_rtx, s->rtos,
-			   s->acks, s->ooo_rx, s->dup_rx);
+			   "received%s", runs[i].c.label, s->segs, s->retrans, s->fast_rtx, s->rtos,
+			   s->acks, s->ooo_rx, s->dup_rx, ecn);
 	}
 }
 
@@ -503,12 +508,18 @@ realtime_table(const struct outcome *runs, unsigned int n)
 static json_t *
 tcp_json(const struct dp_tcp_stats *s)
 {
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+	json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 			 "data_segments", (json_int_t)s->segs, "resent", (json_int_t)s->retrans,
 			 "fast_retransmits", (json_int_t)s->fast_rtx,
 			 "timeouts", (json_int_t)s->rtos, "pure_acks", (json_int_t)s->acks,
 			 "out_of_order", (json_int_t)s->ooo_rx, "duplicates", (json_int_t)s->dup_rx,
 			 "delivered_bytes", (json_int_t)s->bytes_in);
+
+	if (o != NULL && s->ecn) {	/* (present with transport.ecn = yes only) */
+		json_object_set_new(o, "ce_received", json_integer((json_int_t)s->ce_rx));
+		json_object_set_new(o, "ecn_window_cuts", json_integer((json_int_t)s->ecn_cuts));
+	}
+	return o;
 }
 
 static json_t *
@@ -535,6 +546,8 @@ elems_json(const struct dp_run_result *res)
 			json_object_set_new(o, "reordered", json_integer((json_int_t)e->reordered));
 			json_object_set_new(o, "corrupted", json_integer((json_int_t)e->corrupted));
 			json_object_set_new(o, "duplicated", json_integer((json_int_t)e->duplicated));
+			json_object_set_new(o, "marked", json_integer((json_int_t)e->marked));
+			json_object_set_new(o, "aqm_drops", json_integer((json_int_t)e->aqm_drop));
 		}
 		json_array_append_new(a, o);
 	}

@@ -28,6 +28,7 @@ sm_impair_start(struct sm_impair_state *st, uint64_t seed)
 	sm_rng_seed(&st->loss_rng, sm_rng_stream_seed(seed, 0));
 	sm_rng_seed(&st->delay_rng, sm_rng_stream_seed(seed, 1));
 	sm_rng_seed(&st->fate_rng, sm_rng_stream_seed(seed, 2));
+	sm_rng_seed(&st->aqm_rng, sm_rng_stream_seed(seed, 3));
 	st->state = 0;
 }
 

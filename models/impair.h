@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "red.h"
 #include "rng.h"
 
 enum sm_loss_model {
@@ -56,11 +57,13 @@ struct sm_impair {
 					 *   false: each leaves no earlier than the one before */
 	double duplicate;		/**< a frame delivered twice, with this probability */
 	double corrupt;			/**< one bit of a frame flipped, with this probability */
+	struct sm_red aqm;		/**< the queue's RED or step marking (red.h) */
 };
 
-/** The state of one link's impairments: its two streams and the loss chain's state. */
+/** The state of one link's impairments: its streams and the loss chain's state. */
 struct sm_impair_state {
 	struct sm_rng loss_rng, delay_rng, fate_rng;	/**< fate: duplicate, corrupt */
+	struct sm_rng aqm_rng;				/**< RED's draws */
 	uint8_t state;			/**< GE: 0 good, 1 bad; 4-state: 1..4 */
 };
 
@@ -69,7 +72,7 @@ static inline bool
 sm_impair_active(const struct sm_impair *im)
 {
 	return im != NULL && (im->loss != SM_LOSS_NONE || im->dist != SM_JITTER_NONE ||
-			      im->duplicate > 0 || im->corrupt > 0);
+			      im->duplicate > 0 || im->corrupt > 0 || im->aqm.kind != SM_AQM_NONE);
 }
 
 /** Start the state of a link's impairments: its streams from @p seed (rng.h's sub-streams). */

@@ -18,6 +18,7 @@ sm_tcp_conf_default(struct sm_tcp_conf *c)
 	c->cc = SM_CC_CUBIC;
 	c->init_cwnd = 10;
 	c->ss_after_idle = 1;
+	c->ecn = 0;
 	c->delack = 0.040;
 	c->rto_min = 0.200;
 	c->rto_init = 1.0;

@@ -39,6 +39,8 @@ struct sm_tcp_conf {
 	enum sm_cc_algo cc;
 	uint32_t init_cwnd;		/**< segments (Linux: 10, RFC 6928) */
 	int ss_after_idle;		/**< RFC 2861 as Linux does it (tcp_slow_start_after_idle) */
+	int ecn;			/**< RFC 3168: data segments ECT(0), a CE echoed, the window
+					 *   cut once a window on an echo (tcp_ecn = 1 both ends) */
 	double delack;			/**< delayed ACK timeout, s (Linux: 40 ms); 0: every segment */
 	double rto_min;			/**< s (200 ms) */
 	double rto_init;		/**< s (1 s, RFC 6298) */

@@ -13,6 +13,7 @@
  *     sqrt(100), s the batches' standard deviation;
  *   - Gilbert-Elliott's loss bursts are independent geometric runs: their mean against 1/R with
  *     6 standard errors, sqrt((1 - R) / R^2 / bursts);
+ *   - RED's marks against its curve (test_red_curve());
  *   - a jitter sample against its distribution: the Kolmogorov-Smirnov distance D_n, bounded by
  *     the Dvoretzky-Kiefer-Wolfowitz inequality P(D_n > e) <= 2 exp(-2 n e^2) at 1e-9:
  *     e = sqrt(ln(2e9) / (2 n)).
@@ -345,6 +346,18 @@ test_spec(void **state)
 		{ "duplicate 1", -EINVAL, "'1' at byte 10" },
 		{ "corrupt 1% 25%", -EINVAL, "correlation" },
 		{ "corrupt 1% corrupt 2%", -EINVAL, "given twice" },
+		{ "red min 30kB max 90kB probability 2% ecn", 0, NULL },
+		{ "red min 30kB max 90kB probability 0.02 burst 20 avpkt 1500B harddrop gentle", 0,
+		  NULL },
+		{ "loss random 1% mark 60kB", 0, NULL },
+		{ "red min 30kB max 90kB", -EINVAL, "needs min, max and probability" },
+		{ "red min 90kB max 30kB probability 2%", -EINVAL, "must be above min" },
+		{ "red min 30KB max 90kB probability 2%", -EINVAL, "'30KB' at byte 8" },
+		{ "red min 30kB max 90kB probability 2 ", -EINVAL, "(0, 1]" },
+		{ "red min 30kB max 90kB probability x", -EINVAL, "'x' at byte 34" },
+		{ "red min 30kB min 40kB", -EINVAL, "given twice" },
+		{ "mark 60kB red min 1kB max 2kB probability 1%", -EINVAL, "red or mark" },
+		{ "mark", -EINVAL, "missing at the end" },
 	};
 	char why[512];
 
@@ -380,6 +393,99 @@ test_spec(void **state)
 	}
 }
 
+/*
+ * RED's marking curve: at a steady average between min and max, the frames taken are spaced
+ * as Linux spaces them (the gap G from one to the next is k with probability p_b for k below
+ * n = ceil(1 / p_b), the rest at n), so in N arrivals about N / E[G] are taken, with standard
+ * deviation sqrt(N Var(G) / E[G]^3) (a renewal process's count).  6 of them bound each point.
+ */
+static void
+test_red_curve(void **state)
+{
+	struct sm_red r = { .kind = SM_AQM_RED, .min = 30000, .max = 90000, .max_p = 0.1,
+			    .ecn = true };
+	struct sm_impair_state st;
+	char why[200];
+	const uint32_t n = 400000;
+
+	(void)state;
+	assert_int_equal(sm_red_finish(&r, why, sizeof(why)), 0);
+	/* tc's weight: a power of two that absorbs the burst, and the next larger does not */
+	assert_true(r.w > 0 && r.w <= 1 && frexp(r.w, &(int){ 0 }) == 0.5);
+	{
+		double b = (2 * r.min + r.max) / (3 * r.avpkt), lhs = b + 1 - r.min / r.avpkt;
+
+		assert_true(lhs < (1 - pow(1 - r.w, b)) / r.w);
+		assert_false(lhs < (1 - pow(1 - 2 * r.w, b)) / (2 * r.w));
+	}
+	sm_impair_start(&st, SEED);
+	for (double at = 0.1; at < 1.0; at += 0.2) {
+		double q = r.min + at * (r.max - r.min), p = sm_red_prob(&r, q), e = 0, e2 = 0;
+		double k_max = ceil(1 / p), rate = sm_red_rate(&r, q), sd;
+		struct sm_red_state rs;
+		uint32_t marks = 0;
+
+		for (double k = 1; k <= k_max; k++) {
+			double pk = k < k_max ? p : 1 - (k_max - 1) * p;
+
+			e += k * pk;
+			e2 += k * k * pk;
+		}
+		assert_true(fabs(1 / e - rate) < 1e-12);
+		sd = sqrt(n * (e2 - e * e) / (e * e * e));
+		sm_red_start(&rs);
+		rs.avg = q;
+		for (uint32_t i = 0; i < n; i++) {
+			enum sm_red_verdict v = sm_red_arrive(&r, &rs, (uint64_t)q, 0, true,
+							     &st.aqm_rng);
+
+			assert_int_not_equal(v, SM_RED_DROP);	/* ECT: marked, never dropped */
+			marks += v == SM_RED_MARK;
+		}
+		print_message("avg %.0f B: p_b %.4f, %u marked of %u (%.5f), expected %.5f +- %.5f\n",
+			      q, p, marks, n, (double)marks / n, rate, 6 * sd / n);
+		assert_true(fabs(marks - n * rate) <= 6 * sd);
+	}
+	{
+		/* not ECN-capable: dropped instead; above max: every frame, harddrop drops ECT */
+		struct sm_red_state rs;
+		uint32_t drops = 0;
+
+		sm_red_start(&rs);
+		rs.avg = 60000;
+		for (uint32_t i = 0; i < 100000; i++) {
+			enum sm_red_verdict v = sm_red_arrive(&r, &rs, 60000, 0, false, &st.aqm_rng);
+
+			assert_int_not_equal(v, SM_RED_MARK);
+			drops += v == SM_RED_DROP;
+		}
+		assert_true(drops > 0);
+		rs.avg = 200000;
+		assert_int_equal(sm_red_arrive(&r, &rs, 200000, 0, true, &st.aqm_rng), SM_RED_MARK);
+		r.harddrop = true;
+		assert_int_equal(sm_red_arrive(&r, &rs, 200000, 0, true, &st.aqm_rng), SM_RED_DROP);
+		/* gentle: 2 max is where every frame is taken */
+		r.gentle = true;
+		assert_true(fabs(sm_red_prob(&r, 135000) - 0.55) < 1e-12);
+		assert_true(sm_red_prob(&r, 180000) == 1);
+		/* an idle queue: the average decays by (1 - W)^m */
+		rs.avg = 50000;
+		(void)sm_red_arrive(&r, &rs, 0, 10, true, &st.aqm_rng);
+		assert_true(fabs(rs.avg - 50000 * pow(1 - r.w, 10)) < 1e-6);
+	}
+	{
+		/* the step threshold: ECT frames above K marked, nothing below, nothing dropped */
+		struct sm_red k = { .kind = SM_AQM_STEP, .min = 60000 };
+		struct sm_red_state rs;
+
+		assert_int_equal(sm_red_finish(&k, why, sizeof(why)), 0);
+		sm_red_start(&rs);
+		assert_int_equal(sm_red_arrive(&k, &rs, 60000, 0, true, &st.aqm_rng), SM_RED_PASS);
+		assert_int_equal(sm_red_arrive(&k, &rs, 60001, 0, true, &st.aqm_rng), SM_RED_MARK);
+		assert_int_equal(sm_red_arrive(&k, &rs, 600000, 0, false, &st.aqm_rng), SM_RED_PASS);
+	}
+}
+
 int
 main(void)
 {
@@ -391,6 +497,7 @@ main(void)
 		cmocka_unit_test(test_fate),
 		cmocka_unit_test(test_streams),
 		cmocka_unit_test(test_spec),
+		cmocka_unit_test(test_red_curve),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

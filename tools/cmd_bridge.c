@@ -326,8 +326,9 @@ summary_text(const struct dp_bridge_report *r, FILE *f)
 		if (x->impaired)
 			fprintf(f, "  impairments: %" PRIu64 " frames lost on the wire, %" PRIu64
 				" overtaken by one sent later, %" PRIu64 " with a bit flipped, %" PRIu64
-				" delivered twice\n", x->lost, x->reordered, x->corrupted,
-				x->duplicated);
+				" delivered twice; %" PRIu64 " marked CE, %" PRIu64 " dropped early "
+				"by RED\n", x->lost, x->reordered, x->corrupted, x->duplicated,
+				x->marked, x->aqm_drops);
 		fprintf(f, "  mean rate out %.6g Mbit/s; WAN busy %.1f %%; queue mean %.0f B, max "
 			"%" PRIu64 " B (%u frames)\n", r->seconds > 0 ?
 			(double)x->out_bytes * 8 / r->seconds / 1e6 : 0.0, 100 * x->busy,
@@ -401,6 +402,8 @@ summary_json(const struct dp_bridge_report *r, const struct dp_bridge *b)
 			I("reordered", x->reordered);
 			I("corrupted", x->corrupted);
 			I("duplicated", x->duplicated);
+			I("marked", x->marked);
+			I("aqm_drops", x->aqm_drops);
 		}
 		I("bg_started", x->bg_started);
 		I("bg_done", x->bg_done);

@@ -96,6 +96,97 @@ l2=$(lost "$tmp/out") l1=$(lost "$tmp/l1.json")
 	bad "another seed lost the same frames"
 fi
 
+# ECN: RED marks the ECT data segments of a run whose TCP has transport.ecn; the sync's class is
+# lossless (queues.sync_lossless's default), so RED never drops them: every mark reaches its
+# receiver (CE received = marked), is echoed, and cuts a window; nothing is resent
+mkdir -p "$tmp/e" "$tmp/r"
+red='red min 30kB max 150kB probability 10% ecn'
+expect_rc 0 "tcp with ECN through RED, traced" -- env -C "$tmp/e" "$se" run "${tcp[@]}" \
+	--set "impair.wan=$red" --set transport.ecn=yes --trace t.pcapng
+cp "$tmp/out" "$tmp/ecn.json"
+if python3 - "$tmp/clean.json" "$tmp/ecn.json" >"$tmp/d" 2>&1 <<'PY'
+import json, sys
+a, b = (json.load(open(f))["runs"][0] for f in sys.argv[1:3])
+wan = [e for e in b["elements"] if "marked" in e]
+marked = sum(e["marked"] for e in wan)
+assert len(wan) == 2 and marked > 0, wan
+assert all(e["aqm_drops"] == 0 and e["drop"] == 0 for e in wan), wan
+t = b["tcp"]
+assert t["ce_received"] == marked, (t, marked)
+assert 0 < t["ecn_window_cuts"] <= marked and t["resent"] == 0, t
+assert t["delivered_bytes"] == a["tcp"]["delivered_bytes"]
+assert "ce_received" not in a["tcp"]
+print("%d marked, %d received CE, %d window cuts, nothing resent; max queue %s B against %s without" % (
+    marked, t["ce_received"], t["ecn_window_cuts"],
+    "/".join(str(e["max_queue_bytes"]) for e in wan),
+    "/".join(str(e["max_queue_bytes"]) for e in a["elements"] if e["name"].startswith("wan"))))
+PY
+then
+	ok "ECN: $(cat "$tmp/d")"
+else
+	bad "ECN through RED"
+	sed 's/^/    /' "$tmp/d"
+fi
+if tshark_ok; then
+	# the marks are in the frames' bytes: CE at the .mark points, ECE on the ACKs back
+	want=$(python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))['runs'][0]
+print(sum(e.get('marked', 0) for e in r['elements']))" "$tmp/ecn.json")
+	# (one pass: interface, ECN field, ECE flag, TCP payload)
+	tshark -r "$tmp/e/t.pcapng" -T fields -e frame.interface_name -e ip.dsfield.ecn \
+		-e tcp.flags.ece -e tcp.len 2>/dev/null >"$tmp/ecn.tsv"
+	read -r ce ece ect < <(awk -F'\t' '
+		$1 ~ /\.mark$/ && $2 == 3 { ce++ }
+		$1 ~ /\.in$/ && ($3 == 1 || $3 == "True") { ece++ }
+		$4 > 0 && $2 == 0 { ect++ }
+		END { print ce + 0, ece + 0, ect + 0 }' "$tmp/ecn.tsv")
+	[ "$ce" = "$want" ] && [ "$ece" -gt 0 ] && [ "$ect" -eq 0 ] &&
+		ok "tshark: $ce frames CE at the .mark points (the run: $want), $ece ACKs with ECE, every data segment ECN-capable" ||
+		bad "the trace's ECN: CE at .mark $ce (the run $want), ECE $ece, data not ECT $ect"
+fi
+if [ "$quick" != quick ]; then
+# without ECN, with the sync's class lossy: RED drops early, TCP resends, each drop traced
+expect_rc 0 "tcp through RED dropping (sync_lossless = no)" -- env -C "$tmp/r" "$se" run \
+	"${tcp[@]}" --set 'impair.wan=red min 30kB max 150kB probability 10%' \
+	--set queues.sync_lossless=no --trace t.pcapng
+if python3 - "$tmp/out" >"$tmp/d" 2>&1 <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+wan = [e for e in r["elements"] if "aqm_drops" in e]
+d = sum(e["aqm_drops"] for e in wan)
+assert d > 0 and all(e["marked"] == 0 for e in wan), wan
+assert r["tcp"]["resent"] > 0, r["tcp"]
+print(d)
+PY
+then
+	drops=$(cat "$tmp/d")
+	if tshark_ok; then
+		got=$(tshark -r "$tmp/r/t.pcapng" -T fields -e frame.interface_name 2>/dev/null |
+			grep -c '\.aqm$')
+		[ "$got" = "$drops" ] && ok "RED without ECN drops early ($drops frames, each at a .aqm point) and TCP resends" ||
+			bad "RED's drops: the run $drops, the trace's .aqm points $got"
+	else
+		ok "RED without ECN drops early ($drops frames) and TCP resends"
+	fi
+else
+	bad "RED dropping"
+	sed 's/^/    /' "$tmp/d"
+fi
+# DCTCP's step: an ECT frame is marked when the queue it joins holds more than K
+expect_rc 0 "tcp with ECN through a step threshold (mark 60kB)" -- "$se" run "${tcp[@]}" \
+	--set 'impair.wan=mark 60kB' --set transport.ecn=yes
+python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))['runs'][0]
+wan = [e for e in r['elements'] if 'marked' in e]
+assert sum(e['marked'] for e in wan) == r['tcp']['ce_received'] > 0
+assert all(e['aqm_drops'] == 0 for e in wan)
+print(sum(e['marked'] for e in wan))" "$tmp/out" >"$tmp/d" 2>&1 &&
+	ok "the step threshold marked $(cat "$tmp/d") frames, all received CE, none dropped" ||
+	{ bad "the step threshold"; sed 's/^/    /' "$tmp/d"; }
+fi
+
 # jitter: fifo keeps the order, reorder lets frames overtake
 order() {	# JSON: "reordered out_of_order"
 	python3 -c "

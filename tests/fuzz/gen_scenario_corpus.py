@@ -86,6 +86,9 @@ files["impair"] = ("[impair]\nwan = loss gemodel 1% 10% 70% 0.1% jitter 5ms pare
                    "ab = loss state 1% 30% 20% 10% 0.1%\nlink0 = wan0>1 loss random 0.5%\n"
                    "loss = 0.01\njitter = 1 ms\n%%\nimpair.ba=jitter 2ms distribution normal fifo\n")
 files["bad-impair"] = "[impair]\nwan = loss random 1 jitter\nlink1 = wan1>0\n"
+files["red"] = ("[transport]\necn = yes\n[impair]\nwan = red min 30kB max 90kB probability 2% burst 20 "
+                "avpkt 1500B ecn harddrop gentle\nab = mark 60kB\nlink2 = w0.nic red min 1kB max 2kB "
+                "probability 0.5\n")
 files["sync"] = "[run]\nsync = none\naccounting = wire\nburst = 256\nseed = 0xffffffffffffffff\n"
 
 os.makedirs(out, exist_ok=True)
@@ -119,7 +122,8 @@ for w in ("%%\n", "\n", " = ", "all", "none", "yes", "no", "never", "\\;", "1e30
           "mesh", "star", "hierarchical", "direct", "allreduce", "allgather", "reducescatter",
           "alltoall", "tree", "loss ", "random ", "gemodel ", "state ", "jitter ",
           "distribution ", "uniform", "normal", "pareto", "paretonormal", "reorder", "fifo", "%",
-          "wan0>1 ", "w0.nic "):
+          "wan0>1 ", "w0.nic ", "red ", "mark ", "min ", "max ", "probability ", "burst ",
+          "avpkt ", "ecn", "harddrop", "gentle", "kB"):
     words.add(w)
 with open(os.path.join(here, "scenario.dict"), "w") as f:
     f.write("# libFuzzer dictionary of fuzz_scenario.c, written by gen_scenario_corpus.py\n")

@@ -459,6 +459,49 @@ PY
 }
 attempts check_tbf
 
+# ---- ECN: Linux's TCP (net.ipv4.tcp_ecn = 1 at both ends) through the bridge's RED ----
+# A to B at 100 Mbit/s, 5 ms each way, RED marking: the kernel's ECT segments come out of the
+# bridge CE-marked (captured at host B: as many as the bridge counted), host B echoes them (ECE
+# at host A), and RED drops nothing (it would drop only what is not ECT: none here)
+check_ecn() {
+	local n
+	for n in $na $nb; do ip netns exec "$n" sysctl -qw net.ipv4.tcp_ecn=1; done
+	start_bridge --set wan.bandwidth=100Mbit/s --set wan.latency=5ms --set queues.wan=4MB \
+		--set 'impair.ab=red min 30kB max 90kB probability 10% ecn' || return 0
+	taskset -c 1 ip netns exec "$nb" tcpdump -i "$xb" -n -w "$tmp/ce.pcap" \
+		'tcp and (ip[1] & 3) = 3' >/dev/null 2>&1 &
+	local td=$!
+	taskset -c 1 ip netns exec "$na" tcpdump -i "$xa" -n -w "$tmp/ece.pcap" \
+		'tcp and (tcp[13] & 64) != 0' >/dev/null 2>&1 &
+	local ta=$!
+	sleep 1	# (tcpdump's start)
+	goodput "$nb" 10.198.0.2 "$tmp/ipecn.json"
+	sleep 0.2
+	kill -INT $td $ta 2>/dev/null
+	wait $td $ta 2>/dev/null
+	stop_bridge
+	for n in $na $nb; do ip netns exec "$n" sysctl -qw net.ipv4.tcp_ecn=2; done
+	python3 - "$tmp/br.json" "$tmp/ipecn.json" \
+		"$(tcpdump -r "$tmp/ce.pcap" 2>/dev/null | wc -l)" \
+		"$(tcpdump -r "$tmp/ece.pcap" 2>/dev/null | wc -l)" <<'PY' >"$tmp/ecn" 2>&1 &&
+import json, sys
+ab = json.load(open(sys.argv[1]))["directions"]["ab"]
+ip = json.load(open(sys.argv[2]))
+ce, ece = int(sys.argv[3]), int(sys.argv[4])
+rtx = ip["end"]["sum_sent"].get("retransmits", 0)
+assert ab["marked"] > 0 and ab["aqm_drops"] == 0 and ab["drops"] == 0, ab
+assert ce == ab["marked"], (ce, ab["marked"])
+assert ece > 0, ece
+# (a resend only for a frame the bridge's device missed while the host held it)
+assert rtx <= ab["dev_rx_missed"], (rtx, ab["dev_rx_missed"])
+print("the bridge marked %d segments CE, host B received %d CE, host A %d ACKs with ECE; "
+      "RED dropped none, the flow resent none (%.1f Mbit/s)" % (
+      ab["marked"], ce, ece, ip["end"]["sum_received"]["bits_per_second"] / 1e6))
+PY
+		ok "ECN: $(cat "$tmp/ecn")" || bad "ECN through the bridge: $(cat "$tmp/ecn")"
+}
+attempts check_ecn
+
 # ---- 4: Open MPI through the bridge, captured by it, validated ----
 cat >"$tmp/rsh" <<EOF
 #!/bin/sh
