@@ -124,6 +124,7 @@ struct dp_tcp_conn {
 	bool held;			/**< holds a unit of the sync's work (data unacknowledged) */
 	bool touched;			/**< its timers may have moved since the heap was fixed */
 	uint8_t slot;			/**< its index while a scan runs (a bit of dp_tcp.tmask) */
+	uint8_t share;			/**< the next message goes in the packet just sent */
 	/* line 2 */
 	struct dp_tcp_msg *msg;		/**< written, not yet segmented: a ring */
 	uint64_t peer_wnd;		/**< bytes the peer advertises */
@@ -149,6 +150,7 @@ struct dp_tcp_conn {
 	uint32_t isn_tx, isn_rx;	/**< initial sequence numbers of the two directions */
 	uint8_t hdr[DP_TCP_HDR];	/**< this side's header template (frames to the peer) */
 	uint64_t retrans_out, fast_rtx, rtos, dup_rx, ooo_rx;
+	uint32_t shared;		/**< bytes of the packet the next message would share */
 	uint64_t cwr_end;		/**< ECN: the window cut on an echo lasts until here */
 	bool cwr;			/**< ECN: the window was cut (Linux's TCP_CA_CWR) */
 	bool ece;			/**< ECN: the next ACK echoes a CE */

@@ -184,6 +184,18 @@ send_one(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now, dp_time_t *star
 
 	if (c->msg_head == c->msg_tail && c->lost == 0)
 		return 0;			/* nothing to send (a receiver's usual case) */
+	if (c->share > 0) {
+		/*
+		 * The next message's bytes share the segment its predecessor's tail went in:
+		 * Linux appends a write to the last skb of the write queue while that is unsent
+		 * and shorter than the MSS, so they leave as one packet (no window of their own).
+		 */
+		m = &c->msg[c->msg_head & c->msg_mask];
+		len = (uint32_t)m->left;
+		c->share = 0;
+		goto segment;
+	}
+	c->shared = 0;
 	if (in_flight(c) >= sm_cc_window(&c->cc)) {
 		if (c->msg_head != c->msg_tail || c->lost > c->retrans)
 			sm_cc_validate(&c->cc, true, packets_out(c), c->snd_una, c->snd_nxt);
@@ -207,6 +219,7 @@ send_one(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now, dp_time_t *star
 	if (packets_out(c) == 0 && c->last_tx != DP_NEVER)	/* sending after idle */
 		sm_cc_on_idle(&c->cc, now - c->last_tx, c->rto, t->conf->init_cwnd,
 			      t->conf->ss_after_idle);
+segment:
 	if (rtx_room(t, c) != 0)
 		return -ENOMEM;
 	s = rtx_at(c, c->rtx_tail++);
@@ -222,6 +235,14 @@ send_one(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now, dp_time_t *star
 	if (m->left == 0) {
 		s->flags |= DP_TCP_S_LAST;
 		c->msg_head++;
+		/* room left in this packet for the whole of the next message, written already */
+		if (c->msg_head != c->msg_tail &&
+		    c->msg[c->msg_head & c->msg_mask].left <= t->mss - c->shared - len) {
+			c->share = 1;
+			c->shared += len;
+		} else {
+			c->shared = 0;
+		}
 	}
 	if (t->app.made != NULL && !(s->flags & DP_TCP_S_CTL))
 		t->app.made(t->app.arg, s->step);
