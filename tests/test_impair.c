@@ -13,6 +13,7 @@
  *     sqrt(100), s the batches' standard deviation;
  *   - Gilbert-Elliott's loss bursts are independent geometric runs: their mean against 1/R with
  *     6 standard errors, sqrt((1 - R) / R^2 / bursts);
+ *   - the reordered fraction against its closed form, by batch means (test_reorder_fraction());
  *   - RED's marks against its curve (test_red_curve());
  *   - a jitter sample against its distribution: the Kolmogorov-Smirnov distance D_n, bounded by
  *     the Dvoretzky-Kiefer-Wolfowitz inequality P(D_n > e) <= 2 exp(-2 n e^2) at 1e-9:
@@ -394,6 +395,70 @@ test_spec(void **state)
 }
 
 /*
+ * The reordered fraction: frames sent every s, each delayed by the latency plus its own jitter
+ * X (netem's reorder: none waits for another), and a frame counted as the link counts it when
+ * one sent later arrives before it.  Its closed form, 1 - E[prod_{k >= 1} (1 - F(X - k s))] (a
+ * later frame k sends ahead by k s and must draw more than X - k s not to overtake), from F on
+ * a grid 0.01 J apart over [-6, 14) J, against the draws' fraction by batch means (the counts of
+ * neighbouring frames are not independent).
+ */
+static void
+test_reorder_fraction(void **state)
+{
+	const enum sm_jitter_dist ds[] = { SM_JITTER_UNIFORM, SM_JITTER_NORMAL, SM_JITTER_PARETO,
+					   SM_JITTER_PARETONORMAL };
+	const double sp = 0.5;		/* the sending interval, in units of J */
+	const uint32_t n = 200000, per = n / BATCHES;
+	static double tab[2001];
+	double *a = malloc(n * sizeof(*a));
+
+	(void)state;
+	assert_non_null(a);
+	for (unsigned int i = 0; i < sizeof(ds) / sizeof(ds[0]); i++) {
+		struct sm_impair im = { .dist = ds[i], .jitter = 0.002, .reorder = true };
+		struct sm_impair_state st;
+		double batch[BATCHES], lo, closed = 0, got = 0, bound;
+
+		for (int g = 0; g <= 2000; g++)
+			tab[g] = sm_impair_jitter_cdf(ds[i], -6.0 + 0.01 * g);
+		/* E[prod] by the midpoint rule over the grid's cells */
+		for (int g = 0; g < 2000; g++) {
+			double x = -6.0 + 0.01 * (g + 0.5), pr = 1;
+
+			for (int k = 1; x - k * sp > -6.0; k++) {
+				double at = (x - k * sp + 6.0) / 0.01;
+				int c = (int)at;
+
+				pr *= 1 - (tab[c] + (at - c) * (tab[c + 1] - tab[c]));
+			}
+			closed += (tab[g + 1] - tab[g]) * pr;
+		}
+		closed = 1 - closed;
+		sm_impair_start(&st, SEED + 60 + i);
+		for (uint32_t k = 0; k < n; k++)
+			a[k] = k * sp + sm_impair_jitter(&im, &st) / im.jitter;
+		lo = INFINITY;
+		for (int b = BATCHES - 1; b >= 0; b--) {
+			uint32_t over = 0;
+
+			for (uint32_t k = (uint32_t)(b + 1) * per; k-- > (uint32_t)b * per;) {
+				over += lo < a[k];
+				if (a[k] < lo)
+					lo = a[k];
+			}
+			batch[b] = (double)over / per;
+			got += over;
+		}
+		got /= n;
+		bound = batch_bound(batch, BATCHES);
+		print_message("%s: %.4f of the frames overtaken, closed form %.4f (+- %.4f)\n",
+			      sm_jitter_dist_name(ds[i]), got, closed, bound);
+		assert_true(fabs(got - closed) <= bound);
+	}
+	free(a);
+}
+
+/*
  * RED's marking curve: at a steady average between min and max, the frames taken are spaced
  * as Linux spaces them (the gap G from one to the next is k with probability p_b for k below
  * n = ceil(1 / p_b), the rest at n), so in N arrivals about N / E[G] are taken, with standard
@@ -497,6 +562,7 @@ main(void)
 		cmocka_unit_test(test_fate),
 		cmocka_unit_test(test_streams),
 		cmocka_unit_test(test_spec),
+		cmocka_unit_test(test_reorder_fraction),
 		cmocka_unit_test(test_red_curve),
 	};
 
