@@ -180,7 +180,7 @@ send_one(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now, dp_time_t *star
 {
 	struct dp_tcp_seg *s;
 	struct dp_tcp_msg *m;
-	uint32_t len;
+	uint32_t len, used = 0;
 
 	if (c->msg_head == c->msg_tail && c->lost == 0)
 		return 0;			/* nothing to send (a receiver's usual case) */
@@ -192,10 +192,10 @@ send_one(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now, dp_time_t *star
 		 */
 		m = &c->msg[c->msg_head & c->msg_mask];
 		len = (uint32_t)m->left;
+		used = c->shared;
 		c->share = 0;
 		goto segment;
 	}
-	c->shared = 0;
 	if (in_flight(c) >= sm_cc_window(&c->cc)) {
 		if (c->msg_head != c->msg_tail || c->lost > c->retrans)
 			sm_cc_validate(&c->cc, true, packets_out(c), c->snd_una, c->snd_nxt);
@@ -236,12 +236,11 @@ segment:
 		s->flags |= DP_TCP_S_LAST;
 		c->msg_head++;
 		/* room left in this packet for the whole of the next message, written already */
+		used += len;
 		if (c->msg_head != c->msg_tail &&
-		    c->msg[c->msg_head & c->msg_mask].left <= t->mss - c->shared - len) {
+		    c->msg[c->msg_head & c->msg_mask].left <= t->mss - used) {
 			c->share = 1;
-			c->shared += len;
-		} else {
-			c->shared = 0;
+			c->shared = used;
 		}
 	}
 	if (t->app.made != NULL && !(s->flags & DP_TCP_S_CTL))
