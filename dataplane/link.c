@@ -379,22 +379,23 @@ dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t
 	uint32_t bytes = p->len;
 	struct dp_link_slot *s;
 	dp_time_t t;
+	bool full;
 
 	l->e.c.rx++;
 	l->e.c.rx_bytes += bytes;
 	advance_queue(l, now);
-	if (unlikely(l->imp != NULL) && l->imp->im.aqm.kind != SM_AQM_NONE)
+	full = (l->cap_frames && l->qframes + 1 > l->cap_frames) ||
+	       (l->cap_bytes && l->qbytes + bytes > l->cap_bytes);
+	if (unlikely(l->imp != NULL) && l->imp->im.aqm.kind != SM_AQM_NONE) {
 		verdict = aqm(l, p, now);
-	if (verdict == SM_RED_DROP ||
-	    (l->cap_frames && l->qframes + 1 > l->cap_frames) ||
-	    (l->cap_bytes && l->qbytes + bytes > l->cap_bytes)) {
+		if (verdict == SM_RED_DROP && l->fg_lossless &&
+		    !(p->meta.flags & (DP_SE_F_BG | DP_SE_F_RAW)))
+			verdict = SM_RED_PASS;	/* the sync's class is lossless: marked, never dropped */
+	}
+	if (full || verdict == SM_RED_DROP) {
 		bool bg = p->meta.flags & DP_SE_F_BG, raw = p->meta.flags & DP_SE_F_RAW;
 		bool tcp = p->meta.flags & DP_SE_F_TCP, early = verdict == SM_RED_DROP;
 
-		if (early && !(bg || raw) && l->fg_lossless &&
-		    !((l->cap_frames && l->qframes + 1 > l->cap_frames) ||
-		      (l->cap_bytes && l->qbytes + bytes > l->cap_bytes)))
-			goto queue;	/* the sync's class is lossless: RED marks, never drops */
 		if (early && !(bg || raw || tcp))
 			dp_engine_fail(l->e.eng, -EPROTO, "%s: RED dropped a frame of the sync "
 				       "(worker %u, step %u): with job.transport = frames nothing "
@@ -428,7 +429,6 @@ dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t
 		}
 		l->fg_over++;	/* the sync's class is lossless: held upstream on a real link */
 	}
-queue:
 	if (l->tail - l->head > l->mask && grow(l) != 0) {
 		dp_engine_fail(l->e.eng, -ENOMEM, "%s: out of memory for its queue", l->e.name);
 		l->e.c.drop++;
