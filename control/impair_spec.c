@@ -9,11 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "impair_files.h"
 #include "impair_spec.h"
 #include "units.h"
 
 #define WORDS_MAX 32
-#define WORD_LEN 64
+#define WORD_LEN 256		/* a file's path is a word */
 
 struct words {
 	char w[WORDS_MAX][WORD_LEN];
@@ -174,7 +175,7 @@ parse_jitter(const struct words *ws, int *i, struct sm_impair *im, char *why, si
 {
 	static const char *const dists[] = { NULL, "uniform", "normal", "pareto", "paretonormal" };
 	bool explicit = false, found = false;
-	char err[256];
+	char err[512];
 	int k = *i + 1;
 	double j;
 
@@ -207,10 +208,17 @@ parse_jitter(const struct words *ws, int *i, struct sm_impair *im, char *why, si
 			k++;
 			break;
 		}
-	if (explicit && !found) {
-		snprintf(why, len, "'%s' at byte %zu: the distribution is uniform, normal, pareto "
-			 "or paretonormal", ws->w[k], ws->off[k]);
-		return -EINVAL;
+	if (!found && k < ws->n && (explicit || strchr(ws->w[k], '/') != NULL)) {
+		/* netem's empirical table: a path, or tc's name of one (experimental) */
+		im->table = sc_jtable_load(ws->w[k], err, sizeof(err));
+		if (im->table == NULL) {
+			snprintf(why, len, "'%s' at byte %zu: the distribution is uniform, normal, "
+				 "pareto, paretonormal or a netem table: %s", ws->w[k], ws->off[k],
+				 err);
+			return -EINVAL;
+		}
+		im->dist = SM_JITTER_TABLE;
+		k++;
 	}
 	if (k < ws->n && (strcmp(ws->w[k], "reorder") == 0 || strcmp(ws->w[k], "fifo") == 0)) {
 		im->reorder = ws->w[k][0] == 'r';
@@ -365,6 +373,27 @@ sc_impair_parse(const char *text, struct sm_impair *out, char *why, size_t len)
 			seen = &jitter;
 		else if (strcmp(ws.w[i], "red") == 0 || strcmp(ws.w[i], "mark") == 0)
 			seen = &aqm;
+		else if (strcmp(ws.w[i], "trace") == 0) {
+			char err[512];
+
+			if (im.trace != NULL) {
+				snprintf(why, len, "'trace' at byte %zu: given twice", ws.off[i]);
+				return -EINVAL;
+			}
+			if (i + 1 >= ws.n) {
+				snprintf(why, len, "'trace' at byte %zu needs a file (Mahimahi's format: "
+					 "one delivery opportunity per line, in ms)", ws.off[i]);
+				return -EINVAL;
+			}
+			im.trace = sc_ltrace_load(ws.w[i + 1], err, sizeof(err));
+			if (im.trace == NULL) {
+				snprintf(why, len, "'%s' at byte %zu: %s", ws.w[i + 1], ws.off[i + 1],
+					 err);
+				return -EINVAL;
+			}
+			i += 2;
+			continue;
+		}
 		else if (strcmp(ws.w[i], "duplicate") == 0 || strcmp(ws.w[i], "corrupt") == 0) {
 			bool dup = ws.w[i][0] == 'd';
 
@@ -388,7 +417,7 @@ sc_impair_parse(const char *text, struct sm_impair *out, char *why, size_t len)
 			continue;
 		} else {
 			snprintf(why, len, "'%s' at byte %zu: expected loss, jitter, duplicate, "
-				 "corrupt, red or mark%s", ws.w[i],
+				 "corrupt, red, mark or trace%s", ws.w[i],
 				 ws.off[i], strcmp(ws.w[i], "delay") == 0 ?
 				 " (the link's latency is its delay: give the variation as "
 				 "'jitter TIME')" : "");

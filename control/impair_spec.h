@@ -2,11 +2,16 @@
 /*
  * The text of a link's impairments ([impair] keys), in tc-netem's words:
  *
- *   SPEC := none | [ LOSS ] [ JITTER ] [ duplicate P ] [ corrupt P ]
+ *   SPEC := none | [ LOSS ] [ JITTER ] [ duplicate P ] [ corrupt P ] [ AQM ] [ trace FILE ]
  *   LOSS := loss { random P | gemodel P [ R [ 1-H [ 1-K ]]] | state P13 [ P31 [ P32 [ P23
  *           [ P14 ]]]] }                                     (each a percentage: 1%, 0.05%)
- *   JITTER := jitter TIME [ [ distribution ] { uniform | normal | pareto | paretonormal } ]
- *             [ reorder | fifo ]                             (TIME: 5ms, 200 us)
+ *   JITTER := jitter TIME [ [ distribution ] { uniform | normal | pareto | paretonormal } |
+ *             distribution TABLE ] [ reorder | fifo ]        (TIME: 5ms, 200 us)
+ *   AQM := red min SIZE max SIZE probability P [ burst N ] [ avpkt SIZE ] [ ecn ] [ harddrop ]
+ *          [ gentle ] | mark SIZE
+ *
+ * TABLE is a netem .dist file (a path, or tc's name of one: experimental); FILE a Mahimahi
+ * trace (impair_files.h).
  *
  * models/impair.h defines what each does.  A link's key is "LINK SPEC".
  */

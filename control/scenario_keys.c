@@ -240,14 +240,17 @@ static const struct sc_key_name capture_names[] = {
 #define IMPAIR_SPEC "'none', or a loss ('loss random P', 'loss gemodel P [R [1-H [1-K]]]' or " \
 	"'loss state P13 [P31 [P32 [P23 [P14]]]]', as tc-netem takes them, in percent: 1%) and a " \
 	"jitter ('jitter TIME [DIST] [fifo or reorder]', DIST uniform, normal, pareto or " \
-	"paretonormal); a lost frame takes its time on the wire and never arrives; the jitter is " \
+	"paretonormal, or 'distribution TABLE', a netem .dist file by path or tc's name: " \
+	"experimental); a lost frame takes its time on the wire and never arrives; the jitter is " \
 	"added to the latency of each frame (uniform: within +-TIME, the default; the others: mean " \
 	"0, deviation TIME); fifo (the default) keeps the frames' order; 'duplicate P' delivers a " \
 	"frame twice, 'corrupt P' flips one bit (syncemu's own frames are then dropped as their " \
 	"receiver's checksum would, a bridge's go on); and the link's queue: 'red min SIZE max " \
 	"SIZE probability P [burst N] [avpkt SIZE] [ecn] [harddrop] [gentle]' (tc-red's words: " \
 	"ECN-capable frames marked CE, others dropped early) or 'mark SIZE' (DCTCP's step: an " \
-	"ECN-capable frame marked when the queue holds more than SIZE)"
+	"ECN-capable frame marked when the queue holds more than SIZE); 'trace FILE' gives the " \
+	"link Mahimahi's delivery opportunities (one time in ms per line, repeated; 1504 bytes " \
+	"each) in place of its rate"
 #define ILINK(i) \
 	STR("impair", "link" #i, impair.link[i], KF_EMPTY_OK | KF_IMPAIR_LINK, \
 	    "a link of the run, 'LINK SPEC': LINK as the run's elements name it (wan0>1, " \

@@ -42,6 +42,7 @@ struct dp_link_imp {
 	uint32_t n, cap;
 	uint64_t seq_in, seq_out;	/* seq_out: one past the latest sent of those arrived */
 	struct sm_red_state aqm;	/* the queue's RED average and count */
+	struct sm_ltrace_state lt;	/* where the link is in its delivery trace */
 };
 
 static void link_event(struct dp_elem *e, dp_time_t now);
@@ -141,7 +142,7 @@ dp_link_min_delay(const struct dp_link *l)
 
 	if (l->imp == NULL || l->imp->im.dist == SM_JITTER_NONE)
 		return l->delay;
-	lo = (double)l->delay + sm_impair_jitter_min(l->imp->im.dist) * l->imp->im.jitter * 1e12;
+	lo = (double)l->delay + sm_impair_jitter_least(&l->imp->im) * 1e12;
 	return lo > 0.0 ? (dp_time_t)lo : 0;
 }
 
@@ -178,6 +179,8 @@ dp_link_impair(struct dp_link *l, const struct sm_impair *im, uint64_t seed)
 		sm_red_start(&x->aqm);
 		l->imp = x;
 	}
+	if (im->trace != x->im.trace)
+		sm_ltrace_start(&x->lt, 0);	/* a new trace starts at the run's time 0 */
 	x->im = *im;
 	return 0;
 }
@@ -454,8 +457,18 @@ dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t
 		l->marked++;
 		dp_capture_frame(l->e.eng, l->cap_mark, &s->p, now);
 	}
+	if (unlikely(l->imp != NULL) && l->imp->im.trace != NULL) {
+		uint64_t first, last;
+
+		/* its IP packet and a TUN header, as Mahimahi counts a packet (ltrace.h) */
+		sm_ltrace_send(l->imp->im.trace, &l->imp->lt, now, bytes > 14 ? bytes - 10 : 4,
+			       &first, &last);
+		t = first;
+		l->busy = last;
+	} else {
+		l->busy = t + ser(l, charge);
+	}
 	s->start = t;
-	l->busy = t + ser(l, charge);
 	l->busy_ps += l->busy - t;
 	s->arrive = l->busy + l->delay;
 	if (l->imp != NULL)

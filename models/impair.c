@@ -142,6 +142,8 @@ sm_impair_jitter(const struct sm_impair *im, struct sm_impair_state *st)
 
 		return im->jitter * (PN_NORMAL * z + PN_PARETO * pareto(r)) / PN_SD;
 	}
+	case SM_JITTER_TABLE:
+		return im->jitter * im->table->v[sm_rng_next(r) % im->table->n] / SM_JTABLE_SCALE;
 	default:
 		return 0.0;
 	}
@@ -240,6 +242,14 @@ sm_impair_jitter_min(enum sm_jitter_dist d)
 	}
 }
 
+double
+sm_impair_jitter_least(const struct sm_impair *im)
+{
+	if (im->dist == SM_JITTER_TABLE)
+		return im->jitter * im->table->least / SM_JTABLE_SCALE;
+	return im->dist == SM_JITTER_NONE ? 0.0 : sm_impair_jitter_min(im->dist) * im->jitter;
+}
+
 static double
 phi(double x)
 {
@@ -280,6 +290,8 @@ sm_impair_jitter_cdf(enum sm_jitter_dist d, double x)
 		}
 		return sum / n;
 	}
+	case SM_JITTER_TABLE:
+		break;		/* the table's own */
 	}
 	return NAN;
 }
@@ -296,7 +308,7 @@ const char *
 sm_jitter_dist_name(enum sm_jitter_dist d)
 {
 	static const char *const names[] = { "none", "uniform", "normal", "pareto",
-					     "paretonormal" };
+					     "paretonormal", "table" };
 
-	return (unsigned int)d < 5 ? names[d] : "?";
+	return (unsigned int)d < 6 ? names[d] : "?";
 }

@@ -19,6 +19,8 @@
  * deviation J (pareto: shape 3, shifted and scaled; paretonormal: netem's mix, 1/4 normal and 3/4
  * pareto, scaled back to J).
  *
+ * A table (SM_JITTER_TABLE) is netem's empirical distribution, as tc reads a .dist file.
+ *
  * Every draw comes from the caller's xoshiro256** stream (rng.h): one stream for losses, one for
  * the delays, so that a change of one leaves the other's sequence as it was.
  */
@@ -29,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ltrace.h"
 #include "red.h"
 #include "rng.h"
 
@@ -45,6 +48,23 @@ enum sm_jitter_dist {
 	SM_JITTER_NORMAL,
 	SM_JITTER_PARETO,
 	SM_JITTER_PARETONORMAL,
+	SM_JITTER_TABLE,	/**< netem's empirical table (struct sm_jtable) */
+};
+
+/** netem's scale of a table's entries: an entry of 8192 is one J (NETEM_DIST_SCALE). */
+#define SM_JTABLE_SCALE 8192.0
+
+/** The most entries a table may hold (tc's MAX_DIST). */
+#define SM_JTABLE_MAX (16 * 1024)
+
+/**
+ * An empirical jitter distribution as tc-netem reads it from a .dist file: the delay's
+ * variation is J * v[i] / SM_JTABLE_SCALE for an i drawn uniformly (netem's tabledist()).
+ */
+struct sm_jtable {
+	uint32_t n;
+	int16_t least;			/**< the smallest entry */
+	int16_t v[];
 };
 
 /** What a link does to its frames besides its rate, latency and queue. */
@@ -58,6 +78,9 @@ struct sm_impair {
 	double duplicate;		/**< a frame delivered twice, with this probability */
 	double corrupt;			/**< one bit of a frame flipped, with this probability */
 	struct sm_red aqm;		/**< the queue's RED or step marking (red.h) */
+	const struct sm_jtable *table;	/**< SM_JITTER_TABLE's table (shared, never freed here) */
+	const struct sm_ltrace *trace;	/**< delivery opportunities in place of the rate (ltrace.h;
+					 *   shared, never freed here), NULL: the link's rate */
 };
 
 /** The state of one link's impairments: its streams and the loss chain's state. */
@@ -72,7 +95,8 @@ static inline bool
 sm_impair_active(const struct sm_impair *im)
 {
 	return im != NULL && (im->loss != SM_LOSS_NONE || im->dist != SM_JITTER_NONE ||
-			      im->duplicate > 0 || im->corrupt > 0 || im->aqm.kind != SM_AQM_NONE);
+			      im->duplicate > 0 || im->corrupt > 0 || im->aqm.kind != SM_AQM_NONE ||
+			      im->trace != NULL);
 }
 
 /** Start the state of a link's impairments: its streams from @p seed (rng.h's sub-streams). */
@@ -109,6 +133,9 @@ double sm_impair_mean_burst(const struct sm_impair *im);
 
 /** The least the jitter can be, in units of J: -1 (uniform), about -0.577 (pareto), -INFINITY. */
 double sm_impair_jitter_min(enum sm_jitter_dist d);
+
+/** The least jitter @p im can draw, s (0 without jitter; -INFINITY if unbounded). */
+double sm_impair_jitter_least(const struct sm_impair *im);
 
 /** The jitter distribution's CDF at @p x (units of J): for tests of the draws against it. */
 double sm_impair_jitter_cdf(enum sm_jitter_dist d, double x);

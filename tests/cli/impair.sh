@@ -239,6 +239,54 @@ expect_rc 1 "duplicates under the frames transport" -- "$se" run --quiet --set r
 	--set report.variants=A --set 'impair.wan=duplicate 1%'
 expect_grep "$tmp/err" "duplicated a frame of the sync" "says what and why"
 
+# a trace-driven link (Mahimahi's format): wan0>1's capacity is 10 opportunities in a 10 ms
+# cycle, at 1, 1, 1, 3, 3, 8, 8, 8, 8 and 10 ms, 1504 bytes each (12.03 Mbit/s); wan1>0 keeps
+# its rate.  Every frame starts (its .out point) at one of those times and none elsewhere.
+printf '1\n1\n1\n3\n3\n8\n8\n8\n8\n10\n' >"$tmp/v.trace"
+mkdir -p "$tmp/lt"
+expect_rc 0 "wan0>1 driven by a Mahimahi trace, traced" -- env -C "$tmp/lt" "$se" run "${tcp[@]}" \
+	--set job.bytes=256kB --set "impair.link0=wan0>1 trace $tmp/v.trace" --trace t.pcapng
+python3 - "$tmp/out" >"$tmp/d" 2>&1 <<'PY' &&
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+e = {x["name"]: x for x in r["elements"]}
+n = e["wan0>1"]["tx"]
+# at 12 Mbit/s the step is the trace's: 256 kB take 0.7 ms at 100 GbE, 170 ms here
+assert r["step_ms"]["min"] > 50, r["step_ms"]
+assert "impaired" in r["flags"], r["flags"]
+print("%d frames over wan0>1, median step %.1f ms" % (n, r["step_ms"]["median"]))
+PY
+	ok "the trace is the link's capacity: $(cat "$tmp/d")" || { bad "the trace-driven run"; sed 's/^/    /' "$tmp/d"; }
+if tshark_ok; then
+	# (and the bytes within the opportunities: a frame of L bytes takes L - 10, its IP packet
+	# and a TUN header, as Mahimahi counts; up to the last start's, 1504 each)
+	tshark -r "$tmp/lt/t.pcapng" -T fields -e frame.interface_name -e frame.time_epoch \
+		-e frame.len 2>/dev/null | python3 -c "
+import sys
+on, off, other, used, last = 0, [], 0, 0, 0
+for line in sys.stdin:
+    name, t, n = line.split()
+    ms = round(float(t) * 1e3, 6)
+    if name == 'wan0>1.out':
+        if ms == int(ms) and int(ms) % 10 in (1, 3, 8, 0):
+            on += 1
+            used += int(n) - 10
+            last = int(ms)
+        else:
+            off.append(ms)
+    elif name == 'wan1>0.out' and ms != int(ms):
+        other += 1
+opps = (last // 10) * 10 + sum(1 for m in (1, 1, 1, 3, 3, 8, 8, 8, 8) if m <= last % 10)
+assert on > 0 and not off and other > 0, (on, off[:5], other)
+assert used - 9004 <= 1504 * opps, (used, opps)
+print(on, other, used, opps)" >"$tmp/d" 2>&1 && read -r on other used opps <"$tmp/d" &&
+		ok "tshark: all $on frames start on wan0>1 at the trace's times ($used bytes by the last start, $opps opportunities), $other on wan1>0 between them" ||
+		{ bad "the trace's opportunities in the capture"; sed 's/^/    /' "$tmp/d"; }
+fi
+expect_rc 2 "a trace whose times go back" -- "$se" run "${tcp[@]}" \
+	--set "impair.wan=trace $(printf '5\n3\n' >"$tmp/bad.trace"; echo "$tmp/bad.trace")"
+expect_grep "$tmp/err" "line 2: 3 ms is before the line above" "names the file's line"
+
 # refusals
 expect_rc 2 "a probability without %" -- "$se" run "${tcp[@]}" --set 'impair.wan=loss random 1'
 expect_grep "$tmp/err" "[impair] wan = 'loss random 1': '1' at byte 12" "names the key and the byte"

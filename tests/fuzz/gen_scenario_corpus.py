@@ -89,6 +89,8 @@ files["bad-impair"] = "[impair]\nwan = loss random 1 jitter\nlink1 = wan1>0\n"
 files["red"] = ("[transport]\necn = yes\n[impair]\nwan = red min 30kB max 90kB probability 2% burst 20 "
                 "avpkt 1500B ecn harddrop gentle\nab = mark 60kB\nlink2 = w0.nic red min 1kB max 2kB "
                 "probability 0.5\n")
+files["tables"] = ("[impair]\nwan = jitter 1ms distribution experimental reorder\nab = jitter 2ms "
+                   "distribution /usr/lib/x86_64-linux-gnu/tc/pareto.dist\nba = trace /nonexistent.trace\n")
 files["sync"] = "[run]\nsync = none\naccounting = wire\nburst = 256\nseed = 0xffffffffffffffff\n"
 
 os.makedirs(out, exist_ok=True)
@@ -123,7 +125,8 @@ for w in ("%%\n", "\n", " = ", "all", "none", "yes", "no", "never", "\\;", "1e30
           "alltoall", "tree", "loss ", "random ", "gemodel ", "state ", "jitter ",
           "distribution ", "uniform", "normal", "pareto", "paretonormal", "reorder", "fifo", "%",
           "wan0>1 ", "w0.nic ", "red ", "mark ", "min ", "max ", "probability ", "burst ",
-          "avpkt ", "ecn", "harddrop", "gentle", "kB"):
+          "avpkt ", "ecn", "harddrop", "gentle", "kB", "trace ", "experimental",
+          "/usr/lib/x86_64-linux-gnu/tc/normal.dist"):
     words.add(w)
 with open(os.path.join(here, "scenario.dict"), "w") as f:
     f.write("# libFuzzer dictionary of fuzz_scenario.c, written by gen_scenario_corpus.py\n")

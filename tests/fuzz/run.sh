@@ -37,8 +37,8 @@ scenario)
 	pkgs="libdpdk libelf"
 	incs="-I$c"
 	srcs="$c/scenario.c $c/scenario_keys.c $c/scenario_lint.c $c/scenario_values.c
-	      $c/scenario_limits.c $c/units.c $c/bgsizes.c $c/impair_spec.c $src/models/*.c
-	      $src/dataplane/kernel_prog.c"
+	      $c/scenario_limits.c $c/units.c $c/bgsizes.c $c/impair_spec.c $c/impair_files.c
+	      $src/models/*.c $src/dataplane/kernel_prog.c"
 	max_len=16384
 	;;
 *)

@@ -14,6 +14,8 @@
 #   3. background at load 0.5 (Poisson 64 kB transfers in 1424-byte frames: 0.5 x 1538/1424 of
 #      the wire) takes its whole share (the queue, 4 MB, drops none of it) and leaves the bulk
 #      flow 1 - 0.54 of what it had alone: the shared FIFO of the model;
+#   3b. RED with ECN, and a trace-driven WAN (Mahimahi's format): Linux's TCP gets the goodput
+#      the trace's delivery opportunities allow, held as in 2;
 #   4. an Open MPI all-reduce (tests/priv/mpi_allreduce.c: 20 steps of 4 MiB) between A and B
 #      through a 400 Mbit/s bridge, captured by the bridge's own trace at the WAN's far end, holds
 #      against the program's own step times in syncemu validate (10 %).
@@ -507,6 +509,35 @@ PY
 		ok "ECN: $(cat "$tmp/ecn")" || bad "ECN through the bridge: $(cat "$tmp/ecn")"
 }
 attempts check_ecn
+
+# a trace-driven WAN from A to B (Mahimahi's format): 8 delivery opportunities each ms, 1504
+# bytes each, so Linux's TCP gets 8000 x 1504 B/s of IP packets and their 4-byte TUN headers:
+# a goodput of 96.26 Mbit/s x MSS / (MSS + 52 + 4); held as check 2 holds the rate's
+check_trace() {
+	python3 -c "
+for ms in range(1, 101):
+    print(('%d\\n' % ms) * 8, end='')" >"$tmp/c96.trace"
+	start_bridge --set wan.bandwidth=1Gbit/s --set wan.latency=5ms --set queues.wan=4MB \
+		--set "impair.ab=trace $tmp/c96.trace" || return 0
+	goodput "$nb" 10.198.0.2 "$tmp/iptr.json"
+	stop_bridge
+	python3 - "$tmp/iptr.json" <<'PY' >"$tmp/gtr" 2>&1 && ok "TCP through a trace-driven WAN: $(cat "$tmp/gtr")" || bad "TCP through the trace-driven WAN: $(cat "$tmp/gtr")"
+import statistics as S, sys
+sys.path.insert(0, sys.argv[1].rsplit("/", 1)[0])
+from received import received
+mss, iv, total = received(sys.argv[1])
+expect = 8000 * 1504 * 8 * mss / (mss + 56)
+med = S.median(iv)
+print("received: median of %d 1-s intervals %.3f Mbit/s (%.3f to %.3f), whole transfer %.2f; "
+      "the trace allows %.3f (%+.2f %%, whole %+.2f %%)" %
+      (len(iv), med / 1e6, min(iv) / 1e6, max(iv) / 1e6, total / 1e6, expect / 1e6,
+       100 * (med / expect - 1), 100 * (total / expect - 1)))
+assert len(iv) >= 4, len(iv)
+assert abs(med / expect - 1) <= 0.01, med
+assert abs(total / expect - 1) <= 0.03, total
+PY
+}
+attempts check_trace
 
 # ---- 4: Open MPI through the bridge, captured by it, validated ----
 cat >"$tmp/rsh" <<EOF
