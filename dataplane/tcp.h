@@ -151,6 +151,8 @@ struct dp_tcp_conn {
 	uint8_t hdr[DP_TCP_HDR];	/**< this side's header template (frames to the peer) */
 	uint64_t retrans_out, fast_rtx, rtos, dup_rx, ooo_rx;
 	uint32_t shared;		/**< bytes of the packet the next message would share */
+	uint32_t prior_cwnd;		/**< a window reduction (recovery, CWR): the window before */
+	uint32_t prr_delivered, prr_out;	/**< PRR: delivered and sent since it began */
 	uint64_t cwr_end;		/**< ECN: the window cut on an echo lasts until here */
 	bool cwr;			/**< ECN: the window was cut (Linux's TCP_CA_CWR) */
 	bool ece;			/**< ECN: the next ACK echoes a CE */

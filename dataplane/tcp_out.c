@@ -8,8 +8,10 @@
  * three SACKed segments above it; pipe = sent - SACKed - lost + retransmitted, Linux's
  * tcp_packets_in_flight()), RFC 6298 and Linux's tcp_set_rto() (srtt + max(4 rttvar, 200 ms),
  * backoff doubling to 120 s), tcp_enter_loss() (after an RTO every unSACKed segment is lost and
- * the window is one segment).  The window drops to ssthresh at once on entering recovery where
- * Linux's PRR takes it there over one round trip.
+ * the window is one segment).  In recovery and after an ECN echo the window comes down to
+ * ssthresh by proportional rate reduction (RFC 6937, Linux's tcp_cwnd_reduction()): on each ACK
+ * the segments sent keep pace with those delivered, ssthresh / the window before of them while
+ * more than ssthresh are in flight, and the first (the fast retransmit) leaves at once.
  */
 #include <errno.h>
 #include <string.h>
@@ -146,6 +148,8 @@ send_seg(struct dp_tcp *t, struct dp_tcp_conn *c, struct dp_tcp_seg *s, dp_time_
 		p.meta.flags |= DP_SE_F_CTL;
 	s->sent = now;
 	c->segs_out++;
+	if (c->recovery || c->cwr)
+		c->prr_out++;
 	c->last_tx = now;
 	sm_cc_validate(&c->cc, in_flight(c) >= sm_cc_window(&c->cc), packets_out(c), c->snd_una,
 		       c->snd_nxt);
@@ -291,12 +295,12 @@ dp_tcp_output(struct dp_tcp *t, dp_time_t now)
 		t->tx_at = start;	/* maybe more: when the last one starts */
 }
 
-/* Mark SACKed the segments within [lo, lo + len). */
-static void
+/* Mark SACKed the segments within [lo, lo + len); how many were not before. */
+static uint32_t
 sack_mark(struct dp_tcp_conn *c, uint64_t lo, uint64_t len)
 {
 	uint64_t hi = lo + len;
-	uint32_t i;
+	uint32_t i, n = 0;
 
 	for (i = c->rtx_head; i != c->rtx_tail; i++) {
 		struct dp_tcp_seg *s = rtx_at(c, i);
@@ -307,6 +311,7 @@ sack_mark(struct dp_tcp_conn *c, uint64_t lo, uint64_t len)
 			continue;
 		s->flags |= DP_TCP_S_SACKED;
 		c->sacked++;
+		n++;
 		if (s->flags & DP_TCP_S_LOST) {
 			s->flags &= ~DP_TCP_S_LOST;
 			c->lost--;
@@ -318,6 +323,17 @@ sack_mark(struct dp_tcp_conn *c, uint64_t lo, uint64_t len)
 		if (s->seq + s->len > c->high_sacked)
 			c->high_sacked = s->seq + s->len;
 	}
+	return n;
+}
+
+/* A window reduction begins (recovery, CWR): ssthresh now, the window by PRR (sm_cc_prr()). */
+static void
+reduction_start(struct dp_tcp_conn *c)
+{
+	c->prior_cwnd = sm_cc_window(&c->cc);
+	c->prr_delivered = 0;
+	c->prr_out = 0;
+	sm_cc_reduce(&c->cc);
 }
 
 /* RFC 6675's IsLost with DupThresh 3, and the head on three duplicate ACKs: 1 if any new. */
@@ -399,11 +415,11 @@ acked_to(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now)
 bool
 dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, dp_time_t now)
 {
-	uint32_t ack32 = (uint32_t)(p->departure_ns >> 32), acked = 0;
+	uint32_t ack32 = (uint32_t)(p->departure_ns >> 32), acked = 0, delivered = 0;
 	uint64_t ack = c->snd_una + (uint64_t)(int64_t)(int32_t)(ack32 - (uint32_t)c->snd_una);
 	uint64_t wnd = (uint32_t)p->departure_ns, rtt = 0;
 	bool pure = p->meta.payload == 0 || (p->meta.flags & DP_SE_F_TCP_SACK);
-	bool more = wnd != c->peer_wnd;
+	bool more = wnd != c->peer_wnd, una_moved = false, newly_lost = false;
 
 	if (ack > c->snd_nxt || ack + (UINT64_C(1) << 31) < c->snd_una)
 		return false;		/* acknowledges what was never sent: ignored */
@@ -412,7 +428,7 @@ dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, d
 		uint32_t lo32 = p->meta.step;
 		uint64_t lo = c->snd_una + (uint64_t)(int64_t)(int32_t)(lo32 - (uint32_t)c->snd_una);
 
-		sack_mark(c, lo, p->meta.payload);
+		delivered += sack_mark(c, lo, p->meta.payload);
 	}
 	if (ack > c->snd_una) {
 		while (c->rtx_head != c->rtx_tail) {
@@ -424,6 +440,8 @@ dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, d
 			rtt = s->flags & (DP_TCP_S_RETRANS | DP_TCP_S_SACKED) ? 0 : now - s->sent;
 			if (s->flags & DP_TCP_S_SACKED)
 				c->sacked--;
+			else
+				delivered++;
 			if (s->flags & DP_TCP_S_LOST)
 				c->lost--;
 			if (s->flags & DP_TCP_S_RETRANS)
@@ -432,6 +450,7 @@ dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, d
 			acked++;
 		}
 		c->snd_una = ack;
+		una_moved = true;
 		c->dupacks = 0;
 		c->backoff = 0;
 		if (rtt > 0)
@@ -441,8 +460,11 @@ dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, d
 				c->cc.cwnd = c->cc.ssthresh;
 			c->recovery = c->loss = false;
 		}
-		if (c->cwr && c->snd_una >= c->cwr_end)
+		if (c->cwr && c->snd_una >= c->cwr_end) {
+			if (!c->recovery)
+				c->cc.cwnd = c->cc.ssthresh;	/* tcp_end_cwnd_reduction() */
 			c->cwr = false;
+		}
 		if (!c->recovery && !c->cwr)
 			sm_cc_on_ack(&c->cc, acked, now, rtt, !sm_cc_may_grow(&c->cc));
 		c->rto_at = c->snd_una < c->snd_nxt ? now + c->rto : DP_NEVER;
@@ -459,19 +481,28 @@ dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, d
 	    !c->loss && c->snd_una < c->snd_nxt) {
 		/* an echo of a CE: the window cut as for a loss, once a window, nothing resent
 		 * (RFC 3168 6.1.2; Linux's tcp_enter_cwr()) */
-		sm_cc_on_loss(&c->cc, in_flight(c), now);
+		reduction_start(c);
 		c->cwr = true;
 		c->cwr_end = c->snd_nxt;
 		c->ecn_cuts++;
 	}
 	if (c->snd_una < c->snd_nxt && (c->sacked > 0 || c->dupacks >= 3) && mark_lost(c)) {
-		more = true;
+		more = newly_lost = true;
 		if (!c->recovery && !c->loss) {
+			if (!c->cwr)
+				reduction_start(c);
+			c->cwr = false;		/* (recovery goes on from where CWR was) */
 			c->recovery = true;
 			c->recover = c->snd_nxt;
 			c->fast_rtx++;
-			sm_cc_on_loss(&c->cc, in_flight(c), now);
 		}
+	}
+	if ((c->recovery || c->cwr) && delivered > 0) {
+		/* the window for this ACK: what is in flight and what PRR lets leave */
+		c->cc.cwnd = in_flight(c) + sm_cc_prr(&c->cc, delivered, newly_lost, una_moved,
+						      in_flight(c), c->prior_cwnd,
+						      &c->prr_delivered, c->prr_out);
+		more = true;
 	}
 	return more || (p->meta.flags & DP_SE_F_TCP_SACK);
 }

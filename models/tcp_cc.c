@@ -158,6 +158,40 @@ sm_cc_on_loss(struct sm_cc *cc, uint32_t in_flight, uint64_t now_ps)
 }
 
 void
+sm_cc_reduce(struct sm_cc *cc)
+{
+	reduce(cc);
+}
+
+uint32_t
+sm_cc_prr(const struct sm_cc *cc, uint32_t delivered, bool newly_lost, bool una_moved,
+	  uint32_t in_flight, uint32_t prior_cwnd, uint32_t *prr_delivered, uint32_t prr_out)
+{
+	int64_t ssthresh = (int64_t)cc->ssthresh, delta = ssthresh - in_flight, sndcnt;
+
+	if (delivered == 0 || prior_cwnd == 0)
+		return prr_out == 0 ? 1 : 0;
+	*prr_delivered += delivered;
+	if (delta < 0) {
+		/* above ssthresh: ssthresh / prior_cwnd of what is delivered, rounded up */
+		sndcnt = (ssthresh * *prr_delivered + prior_cwnd - 1) / prior_cwnd -
+			 (int64_t)prr_out;
+	} else {
+		/* at or below: as delivered, a segment more when the front moved (PRR-SSRB) */
+		sndcnt = (int64_t)*prr_delivered - prr_out;
+		if (sndcnt < delivered)
+			sndcnt = delivered;
+		if (una_moved && !newly_lost)
+			sndcnt++;
+		if (sndcnt > delta)
+			sndcnt = delta;
+	}
+	if (sndcnt < (prr_out == 0 ? 1 : 0))
+		sndcnt = prr_out == 0 ? 1 : 0;	/* the fast retransmit goes out */
+	return (uint32_t)sndcnt;
+}
+
+void
 sm_cc_on_rto(struct sm_cc *cc, uint32_t in_flight, uint64_t now_ps)
 {
 	(void)in_flight;

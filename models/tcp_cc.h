@@ -141,6 +141,20 @@ sm_cc_may_grow(const struct sm_cc *cc)
 /** A loss detected by duplicate ACKs or SACK (fast recovery): the new ssthresh and window. */
 void sm_cc_on_loss(struct sm_cc *cc, uint32_t in_flight, uint64_t now_ps);
 
+/** The same reduction's ssthresh only: the window is the caller's to bring down (PRR). */
+void sm_cc_reduce(struct sm_cc *cc);
+
+/**
+ * Proportional rate reduction (RFC 6937, Linux's tcp_cwnd_reduction()): the segments that may
+ * leave on an ACK that delivered @p delivered segments, a reduction having delivered
+ * *@p prr_delivered (this ACK's added) and sent @p prr_out since it began at a window of
+ * @p prior_cwnd, with @p in_flight segments in flight now.  At least one while nothing has
+ * been sent yet (the fast retransmit).
+ */
+uint32_t sm_cc_prr(const struct sm_cc *cc, uint32_t delivered, bool newly_lost, bool una_moved,
+		   uint32_t in_flight, uint32_t prior_cwnd, uint32_t *prr_delivered,
+		   uint32_t prr_out);
+
 /** A retransmission timeout: ssthresh from the window, the window to one segment. */
 void sm_cc_on_rto(struct sm_cc *cc, uint32_t in_flight, uint64_t now_ps);
 

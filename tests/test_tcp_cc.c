@@ -199,6 +199,45 @@ test_ss_extra(void **state)
 	assert_true(x > 0.2 && x < 0.4);
 }
 
+/*
+ * PRR (RFC 6937 as Linux's tcp_cwnd_reduction()): a Reno window of 20 halves to 10 on a loss.
+ * While more than ssthresh are in flight, every ACK of one segment lets out ceil(10 d / 20)
+ * less what has gone (d delivered so far): one segment every other ACK, the first at once.
+ * Once at or below ssthresh, as many as are delivered, one more when the front moves
+ * (PRR-SSRB), never past ssthresh.
+ */
+static void
+test_prr(void **state)
+{
+	struct sm_cc cc;
+	uint32_t delivered = 0, out = 0, flight = 19, d;
+
+	(void)state;
+	sm_cc_init(&cc, SM_CC_RENO, 20);
+	cc.ssthresh = 1e9;
+	cc.cwnd = 20;
+	sm_cc_reduce(&cc);
+	assert_true(cc.ssthresh == 10 && cc.cwnd == 20);	/* the window is PRR's to lower */
+	for (d = 1; flight - 1 > 10; d++) {		/* above ssthresh */
+		uint32_t n = sm_cc_prr(&cc, 1, false, false, --flight, 20, &delivered, out);
+
+		assert_int_equal(delivered, d);
+		assert_int_equal(out + n, (10 * d + 19) / 20);	/* ceil(ssthresh d / prior) */
+		out += n;
+		flight += n;
+	}
+	assert_int_equal(d, 17);			/* 16 ACKs, 8 sent: 19 to 11 in flight */
+	assert_int_equal(sm_cc_prr(&cc, 1, true, false, 18, 20, &(uint32_t){ 0 }, 0), 1);
+	/* at ssthresh - 3 in flight: 2 delivered and the front moved: 3, to ssthresh */
+	delivered = 30;
+	assert_int_equal(sm_cc_prr(&cc, 2, false, true, 7, 20, &delivered, 31), 3);
+	/* below, a newly lost segment: only what was delivered */
+	delivered = 30;
+	assert_int_equal(sm_cc_prr(&cc, 2, true, true, 7, 20, &delivered, 31), 2);
+	/* nothing delivered: nothing more (the forced one only before any went) */
+	assert_int_equal(sm_cc_prr(&cc, 0, false, false, 7, 20, &delivered, 31), 0);
+}
+
 int
 main(void)
 {
@@ -211,6 +250,7 @@ main(void)
 		cmocka_unit_test(test_idle_restart),
 		cmocka_unit_test(test_ss_rounds),
 		cmocka_unit_test(test_ss_extra),
+		cmocka_unit_test(test_prr),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
