@@ -197,29 +197,43 @@ fail:
 	return NULL;
 }
 
-const struct sm_ltrace *
-sc_ltrace_load(const char *path, char *why, size_t len)
+/* A file of @kind at @path through @reader, or the one kept for its real path. */
+static const void *
+load(enum kind kind, const char *path, const char *what,
+     void *(*reader)(FILE *f, const char *path, char *why, size_t len), char *why, size_t len)
 {
 	char real[PATH_MAX];
 	const void *had;
-	struct sm_ltrace *t;
-	FILE *f = open_regular(path, real, "trace", why, len);
+	void *data;
+	FILE *f = open_regular(path, real, what, why, len);
 
 	if (f == NULL)
 		return NULL;
-	had = find(K_TRACE, real);
+	had = find(kind, real);
 	if (had != NULL) {
 		fclose(f);
 		return had;
 	}
-	t = read_trace(f, path, why, len);
+	data = reader(f, path, why, len);
 	fclose(f);
-	if (t == NULL)
+	if (data == NULL)
 		return NULL;
-	had = keep(K_TRACE, real, t);
+	had = keep(kind, real, data);
 	if (had == NULL)
-		snprintf(why, len, "trace '%s': out of memory", path);
+		snprintf(why, len, "%s '%s': out of memory", what, path);
 	return had;
+}
+
+static void *
+trace_reader(FILE *f, const char *path, char *why, size_t len)
+{
+	return read_trace(f, path, why, len);
+}
+
+const struct sm_ltrace *
+sc_ltrace_load(const char *path, char *why, size_t len)
+{
+	return load(K_TRACE, path, "trace", trace_reader, why, len);
 }
 
 static struct sm_jtable *
@@ -293,6 +307,12 @@ fail:
 	return NULL;
 }
 
+static void *
+table_reader(FILE *f, const char *path, char *why, size_t len)
+{
+	return read_table(f, path, why, len);
+}
+
 /* Where tc looks for NAME.dist (get_tc_lib(): $TC_LIB_DIR, else its LIBDIR/tc). */
 static const char *const tc_dirs[] = {
 	"/usr/lib/x86_64-linux-gnu/tc", "/usr/lib/aarch64-linux-gnu/tc", "/usr/lib64/tc",
@@ -302,11 +322,8 @@ static const char *const tc_dirs[] = {
 const struct sm_jtable *
 sc_jtable_load(const char *name, char *why, size_t len)
 {
-	char path[PATH_MAX], real[PATH_MAX];
+	char path[PATH_MAX];
 	const char *env = getenv("TC_LIB_DIR");
-	struct sm_jtable *t;
-	const void *had;
-	FILE *f;
 
 	if (strchr(name, '/') != NULL) {
 		snprintf(path, sizeof(path), "%s", name);
@@ -325,20 +342,5 @@ sc_jtable_load(const char *name, char *why, size_t len)
 			return NULL;
 		}
 	}
-	f = open_regular(path, real, "table", why, len);
-	if (f == NULL)
-		return NULL;
-	had = find(K_TABLE, real);
-	if (had != NULL) {
-		fclose(f);
-		return had;
-	}
-	t = read_table(f, path, why, len);
-	fclose(f);
-	if (t == NULL)
-		return NULL;
-	had = keep(K_TABLE, real, t);
-	if (had == NULL)
-		snprintf(why, len, "table '%s': out of memory", path);
-	return had;
+	return load(K_TABLE, path, "table", table_reader, why, len);
 }

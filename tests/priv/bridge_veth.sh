@@ -313,23 +313,28 @@ def received(f):
     iv = [i["sum"]["bits_per_second"] for i in d["server_output_json"]["intervals"]
           if not i["sum"].get("omitted") and i["sum"]["seconds"] > 0.9]
     return d["start"]["tcp_mss_default"], iv, d["end"]["sum_received"]["bits_per_second"]
+def hold(f, expect_of_mss, what):
+    """the receiver's median 1-s interval within 1 % of the goodput @what allows, the whole
+    transfer within 3 %"""
+    import statistics as S
+    mss, iv, total = received(f)
+    expect = expect_of_mss(mss)
+    med = S.median(iv)
+    print("received: median of %d 1-s intervals %.3f Mbit/s (%.3f to %.3f), whole transfer %.2f; "
+          "%s allows %.3f (%+.2f %%, whole %+.2f %%)" %
+          (len(iv), med / 1e6, min(iv) / 1e6, max(iv) / 1e6, total / 1e6, what, expect / 1e6,
+           100 * (med / expect - 1), 100 * (total / expect - 1)))
+    assert len(iv) >= 4, len(iv)
+    assert abs(med / expect - 1) <= 0.01, med
+    assert abs(total / expect - 1) <= 0.03, total
 PY
 check_bulk() {
 	goodput "$nb" 10.198.0.2 "$tmp/ip0.json"
 	python3 - "$tmp/ip0.json" <<'PY' >"$tmp/g0" && ok "TCP through a 100 Mbit/s WAN: $(cat "$tmp/g0")" || bad "TCP goodput through the bridge: $(cat "$tmp/g0")"
-import statistics as S, sys
+import sys
 sys.path.insert(0, sys.argv[1].rsplit("/", 1)[0])
-from received import received
-mss, iv, total = received(sys.argv[1])
-expect = 100e6 * mss / (mss + 66 + 24)
-med = S.median(iv)
-print("received: median of %d 1-s intervals %.3f Mbit/s (%.3f to %.3f), whole transfer %.2f; "
-      "the link allows %.3f (%+.2f %%, whole %+.2f %%)" %
-      (len(iv), med / 1e6, min(iv) / 1e6, max(iv) / 1e6, total / 1e6, expect / 1e6,
-       100 * (med / expect - 1), 100 * (total / expect - 1)))
-assert len(iv) >= 4, len(iv)
-assert abs(med / expect - 1) <= 0.01, med
-assert abs(total / expect - 1) <= 0.03, total
+from received import hold
+hold(sys.argv[1], lambda mss: 100e6 * mss / (mss + 66 + 24), "the link")
 PY
 }
 check_load() {
@@ -522,19 +527,10 @@ for ms in range(1, 101):
 	goodput "$nb" 10.198.0.2 "$tmp/iptr.json"
 	stop_bridge
 	python3 - "$tmp/iptr.json" <<'PY' >"$tmp/gtr" 2>&1 && ok "TCP through a trace-driven WAN: $(cat "$tmp/gtr")" || bad "TCP through the trace-driven WAN: $(cat "$tmp/gtr")"
-import statistics as S, sys
+import sys
 sys.path.insert(0, sys.argv[1].rsplit("/", 1)[0])
-from received import received
-mss, iv, total = received(sys.argv[1])
-expect = 8000 * 1504 * 8 * mss / (mss + 56)
-med = S.median(iv)
-print("received: median of %d 1-s intervals %.3f Mbit/s (%.3f to %.3f), whole transfer %.2f; "
-      "the trace allows %.3f (%+.2f %%, whole %+.2f %%)" %
-      (len(iv), med / 1e6, min(iv) / 1e6, max(iv) / 1e6, total / 1e6, expect / 1e6,
-       100 * (med / expect - 1), 100 * (total / expect - 1)))
-assert len(iv) >= 4, len(iv)
-assert abs(med / expect - 1) <= 0.01, med
-assert abs(total / expect - 1) <= 0.03, total
+from received import hold
+hold(sys.argv[1], lambda mss: 8000 * 1504 * 8 * mss / (mss + 56), "the trace")
 PY
 }
 attempts check_trace
