@@ -10,7 +10,10 @@
  *     "the largest (or smallest) value that works" loads once that value is set as one more
  *     override (the limit's search found a value that really works).
  * Inputs that name the keys that read other files (background.sizes_csv, module.kernel) are
- * skipped: the loader would open whatever path the fuzzer wrote.  A broken property traps.
+ * skipped: the loader would open whatever path the fuzzer wrote.  [impair]'s trace and table
+ * files are read (regular files only, capped, each once: control/impair_files.c), so a path the
+ * dictionary gives (iproute2's normal.dist) is loaded as a user's would be.  A broken property
+ * traps.
  *
  * Built and run by tests/fuzz/run.sh (clang -fsanitize=fuzzer,address,undefined); needs no EAL.
  */
