@@ -45,8 +45,9 @@ static const struct {
 	{ "trace", "what the data plane writes to its pcapng trace" },
 	{ "ports", "real time: the data centres run here and the DPDK ports of their WAN links" },
 	{ "bridge", "syncemu bridge: two ports joined through the emulated WAN" },
-	{ "impair", "what links do to frames besides their rate, latency and queue: loss and "
-	  "jitter, in tc-netem's words" },
+	{ "impair", "what links do to frames besides their rate, latency and queue: loss, "
+	  "jitter, duplicates and corruption in tc-netem's words, RED and ECN marking in "
+	  "tc-red's, a capacity from a Mahimahi trace" },
 };
 #define N_SECTIONS (sizeof(sections) / sizeof(sections[0]))
 
