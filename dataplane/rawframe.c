@@ -94,22 +94,33 @@ ipv6(uint8_t *ip, uint32_t len)
 	return DP_RAW_CSUM_DONE;
 }
 
-enum dp_raw_verdict
-dp_raw_check(uint8_t *f, uint32_t len)
+/* The EtherType after up to two VLAN tags, its payload at *@off; 0 if the frame ends first. */
+static uint16_t
+ether_type(const uint8_t *f, uint32_t len, uint32_t *off)
 {
-	uint32_t off = 2 * RTE_ETHER_ADDR_LEN;
-	uint16_t type;
+	uint32_t o = 2 * RTE_ETHER_ADDR_LEN;
+	uint16_t type = 0;
 	int tags;
 
 	for (tags = 0; tags <= 2; tags++) {
-		if (off + 2 > len)
-			return DP_RAW_OK;
-		type = (uint16_t)(f[off] << 8 | f[off + 1]);
-		off += 2;
+		if (o + 2 > len)
+			return 0;
+		type = (uint16_t)(f[o] << 8 | f[o + 1]);
+		o += 2;
 		if (type != RTE_ETHER_TYPE_VLAN && type != RTE_ETHER_TYPE_QINQ)
 			break;
-		off += 2;	/* the tag's TCI */
+		o += 2;	/* the tag's TCI */
 	}
+	*off = o;
+	return type;
+}
+
+enum dp_raw_verdict
+dp_raw_check(uint8_t *f, uint32_t len)
+{
+	uint32_t off;
+	uint16_t type = ether_type(f, len, &off);
+
 	if (type == RTE_ETHER_TYPE_IPV4)
 		return ipv4(f + off, len - off);
 	if (type == RTE_ETHER_TYPE_IPV6)
@@ -121,23 +132,11 @@ dp_raw_check(uint8_t *f, uint32_t len)
 static int
 ip_at(const uint8_t *f, uint32_t len, uint32_t *at)
 {
-	uint32_t off = 2 * RTE_ETHER_ADDR_LEN;
-	uint16_t type = 0;
-	int tags;
+	uint16_t type = ether_type(f, len, at);
 
-	for (tags = 0; tags <= 2; tags++) {
-		if (off + 2 > len)
-			return -1;
-		type = (uint16_t)(f[off] << 8 | f[off + 1]);
-		off += 2;
-		if (type != RTE_ETHER_TYPE_VLAN && type != RTE_ETHER_TYPE_QINQ)
-			break;
-		off += 2;
-	}
-	*at = off;
-	if (type == RTE_ETHER_TYPE_IPV4 && off + sizeof(struct rte_ipv4_hdr) <= len)
+	if (type == RTE_ETHER_TYPE_IPV4 && *at + sizeof(struct rte_ipv4_hdr) <= len)
 		return 4;
-	if (type == RTE_ETHER_TYPE_IPV6 && off + sizeof(struct rte_ipv6_hdr) <= len)
+	if (type == RTE_ETHER_TYPE_IPV6 && *at + sizeof(struct rte_ipv6_hdr) <= len)
 		return 6;
 	return -1;
 }

@@ -6,6 +6,7 @@
  * as they are; frames shorter than their IP header says found.  The sums here are computed
  * byte by byte (RFC 1071), apart from DPDK's.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -216,6 +217,41 @@ test_cut_frames_are_found(void **state)
 	assert_int_equal(dp_raw_check(f, len), DP_RAW_CUT);
 }
 
+/*
+ * ECN in the IP header, behind 0, 1 or 2 VLAN tags: not ECN-capable is left alone; ECT(0) marked
+ * CE, the IPv4 header's checksum mended (RFC 1624) so that it still sums to 0xffff; a frame cut
+ * before its IP header has none.
+ */
+static void
+test_ecn_mark(void **state)
+{
+	uint8_t f[2048];
+	uint32_t l4, len, ip;
+	int v6, vlan;
+
+	(void)state;
+	for (v6 = 0; v6 <= 1; v6++)
+		for (vlan = 0; vlan <= 2; vlan++) {
+			len = frame(f, v6, 6, 100, vlan, &l4);
+			ip = 14 + 4 * (uint32_t)vlan;
+			assert_int_equal(dp_raw_ecn(f, len), 0);
+			assert_int_equal(dp_raw_set_ce(f, len), -ENOTSUP);	/* not ECT */
+			if (v6) {
+				f[ip + 1] |= 2 << 4;			/* ECT(0) */
+			} else {
+				f[ip + 1] |= 2;
+				put16(f + ip + 10, 0);
+				put16(f + ip + 10, (uint16_t)~fold(sum16(f + ip, 20, 0)));
+			}
+			assert_int_equal(dp_raw_ecn(f, len), 2);
+			assert_int_equal(dp_raw_set_ce(f, len), 0);
+			assert_int_equal(dp_raw_ecn(f, len), 3);
+			if (!v6)
+				assert_int_equal(fold(sum16(f + ip, 20, 0)), 0xffff);
+			assert_int_equal(dp_raw_ecn(f, ip + 8), -1);		/* cut */
+		}
+}
+
 int
 main(void)
 {
@@ -223,6 +259,7 @@ main(void)
 		cmocka_unit_test(test_unfinished_sums_are_finished),
 		cmocka_unit_test(test_other_frames_are_carried_as_they_are),
 		cmocka_unit_test(test_cut_frames_are_found),
+		cmocka_unit_test(test_ecn_mark),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
