@@ -415,7 +415,7 @@ acked_to(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now)
 bool
 dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, dp_time_t now)
 {
-	uint32_t ack32 = (uint32_t)(p->departure_ns >> 32), acked = 0, delivered = 0;
+	uint32_t ack32 = (uint32_t)(p->departure_ns >> 32), delivered = 0;
 	uint64_t ack = c->snd_una + (uint64_t)(int64_t)(int32_t)(ack32 - (uint32_t)c->snd_una);
 	uint64_t wnd = (uint32_t)p->departure_ns, rtt = 0;
 	bool pure = p->meta.payload == 0 || (p->meta.flags & DP_SE_F_TCP_SACK);
@@ -447,7 +447,6 @@ dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, d
 			if (s->flags & DP_TCP_S_RETRANS)
 				c->retrans--;
 			c->rtx_head++;
-			acked++;
 		}
 		c->snd_una = ack;
 		una_moved = true;
@@ -465,8 +464,10 @@ dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, d
 				c->cc.cwnd = c->cc.ssthresh;	/* tcp_end_cwnd_reduction() */
 			c->cwr = false;
 		}
+		/* (what this ACK delivered: the ACK that ends a recovery and covers the segments
+		 * SACKed during it grows the window by its retransmissions alone) */
 		if (!c->recovery && !c->cwr)
-			sm_cc_on_ack(&c->cc, acked, now, rtt, !sm_cc_may_grow(&c->cc));
+			sm_cc_on_ack(&c->cc, delivered, now, rtt, !sm_cc_may_grow(&c->cc));
 		c->rto_at = c->snd_una < c->snd_nxt ? now + c->rto : DP_NEVER;
 		/* room freed while the writer waits and the window is not full: the buffer grows */
 		if (t->sndbuf_auto && c->msg_head != c->msg_tail &&

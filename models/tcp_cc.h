@@ -104,7 +104,8 @@ struct sm_cc {
 void sm_cc_init(struct sm_cc *cc, enum sm_cc_algo algo, uint32_t init_cwnd);
 
 /**
- * @p acked segments newly acknowledged at @p now_ps (rtt_ps: the sample of this ACK, 0 if none);
+ * @p acked segments newly delivered at @p now_ps: acknowledged, and not SACKed by an earlier ACK
+ * (Linux's acked_sacked in tcp_cong_control()); rtt_ps: the sample of this ACK, 0 if none;
  * @p limited: the sender had less in flight than its window (RFC 7661: the window does not grow).
  */
 void sm_cc_on_ack(struct sm_cc *cc, uint32_t acked, uint64_t now_ps, uint64_t rtt_ps,
