@@ -76,6 +76,7 @@ struct dp_tcp_seg {
 #define DP_TCP_S_RETRANS 0x04	/**< retransmitted (no RTT sample from it: Karn) */
 #define DP_TCP_S_LAST 0x08	/**< its message's last segment */
 #define DP_TCP_S_CTL 0x10	/**< a control message's (dp_tcp_write() @p ctl) */
+#define DP_TCP_S_EVER 0x20	/**< sent more than once (Linux's TCPCB_EVER_RETRANS) */
 
 /** Bytes written and not yet segmented: a message (a round's flow to this peer). */
 struct dp_tcp_msg {

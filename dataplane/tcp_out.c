@@ -207,7 +207,7 @@ send_one(struct dp_tcp *t, struct dp_tcp_conn *c, dp_time_t now, dp_time_t *star
 	}
 	s = next_lost(c);
 	if (s != NULL) {
-		s->flags |= DP_TCP_S_RETRANS;
+		s->flags |= DP_TCP_S_RETRANS | DP_TCP_S_EVER;
 		c->retrans++;
 		c->retrans_out++;
 		return send_seg(t, c, s, now, start) == 0 ? 1 : -ENOBUFS;
@@ -295,9 +295,12 @@ dp_tcp_output(struct dp_tcp *t, dp_time_t now)
 		t->tx_at = start;	/* maybe more: when the last one starts */
 }
 
-/* Mark SACKed the segments within [lo, lo + len); how many were not before. */
+/*
+ * Mark SACKed the segments within [lo, lo + len); how many were not before.  *@p rack: the
+ * latest time one of them that was sent once left, if later.
+ */
 static uint32_t
-sack_mark(struct dp_tcp_conn *c, uint64_t lo, uint64_t len)
+sack_mark(struct dp_tcp_conn *c, uint64_t lo, uint64_t len, dp_time_t *rack)
 {
 	uint64_t hi = lo + len;
 	uint32_t i, n = 0;
@@ -312,6 +315,8 @@ sack_mark(struct dp_tcp_conn *c, uint64_t lo, uint64_t len)
 		s->flags |= DP_TCP_S_SACKED;
 		c->sacked++;
 		n++;
+		if (!(s->flags & DP_TCP_S_EVER) && s->sent > *rack)
+			*rack = s->sent;
 		if (s->flags & DP_TCP_S_LOST) {
 			s->flags &= ~DP_TCP_S_LOST;
 			c->lost--;
@@ -370,6 +375,30 @@ mark_lost(struct dp_tcp_conn *c)
 	return any;
 }
 
+/*
+ * RACK for what was sent again (RFC 8985, Linux's tcp_rack_detect_loss() in recovery, where its
+ * reordering window is 0): a retransmission is lost once a segment sent after it, and sent only
+ * once, is delivered.  It is marked to go again (lost, no longer in flight).  1 if any.
+ */
+static bool
+rack_lost(struct dp_tcp_conn *c, dp_time_t rack)
+{
+	uint32_t i;
+	bool any = false;
+
+	for (i = c->rtx_head; i != c->rtx_tail && c->retrans > 0; i++) {
+		struct dp_tcp_seg *s = rtx_at(c, i);
+
+		if ((s->flags & (DP_TCP_S_RETRANS | DP_TCP_S_SACKED)) == DP_TCP_S_RETRANS &&
+		    s->sent < rack) {
+			s->flags &= ~DP_TCP_S_RETRANS;
+			c->retrans--;
+			any = true;
+		}
+	}
+	return any;
+}
+
 static void
 rtt_sample(const struct dp_tcp *t, struct dp_tcp_conn *c, uint64_t r)
 {
@@ -418,6 +447,7 @@ dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, d
 	uint32_t ack32 = (uint32_t)(p->departure_ns >> 32), delivered = 0;
 	uint64_t ack = c->snd_una + (uint64_t)(int64_t)(int32_t)(ack32 - (uint32_t)c->snd_una);
 	uint64_t wnd = (uint32_t)p->departure_ns, rtt = 0;
+	dp_time_t rack = 0;
 	bool pure = p->meta.payload == 0 || (p->meta.flags & DP_SE_F_TCP_SACK);
 	bool more = wnd != c->peer_wnd, una_moved = false, newly_lost = false;
 
@@ -428,7 +458,7 @@ dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, d
 		uint32_t lo32 = p->meta.step;
 		uint64_t lo = c->snd_una + (uint64_t)(int64_t)(int32_t)(lo32 - (uint32_t)c->snd_una);
 
-		delivered += sack_mark(c, lo, p->meta.payload);
+		delivered += sack_mark(c, lo, p->meta.payload, &rack);
 	}
 	if (ack > c->snd_una) {
 		while (c->rtx_head != c->rtx_tail) {
@@ -437,11 +467,13 @@ dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, d
 			if (s->seq + s->len > ack)
 				break;
 			/* Karn: no sample from a segment sent twice (or SACKed before) */
-			rtt = s->flags & (DP_TCP_S_RETRANS | DP_TCP_S_SACKED) ? 0 : now - s->sent;
+			rtt = s->flags & (DP_TCP_S_EVER | DP_TCP_S_SACKED) ? 0 : now - s->sent;
 			if (s->flags & DP_TCP_S_SACKED)
 				c->sacked--;
 			else
 				delivered++;
+			if (!(s->flags & (DP_TCP_S_EVER | DP_TCP_S_SACKED)) && s->sent > rack)
+				rack = s->sent;
 			if (s->flags & DP_TCP_S_LOST)
 				c->lost--;
 			if (s->flags & DP_TCP_S_RETRANS)
@@ -487,6 +519,8 @@ dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, d
 		c->cwr_end = c->snd_nxt;
 		c->ecn_cuts++;
 	}
+	if (c->retrans > 0 && rack > 0 && rack_lost(c, rack))
+		more = newly_lost = true;
 	if (c->snd_una < c->snd_nxt && (c->sacked > 0 || c->dupacks >= 3) && mark_lost(c)) {
 		more = newly_lost = true;
 		if (!c->recovery && !c->loss) {

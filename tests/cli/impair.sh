@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # [impair] end to end: a lossy WAN under the tcp transport (the loss rate against P, every byte
-# still delivered, the lost frames at their own capture point read by tshark), the same seed the
+# still delivered, lost retransmissions resent without waiting for the RTO, the lost frames at
+# their own capture point read by tshark), the same seed the
 # same trace and two partitions the trace of one, jitter with and without reordering (TCP sees
 # frames out of order only with it), the refusals (a bad word named by its byte offset, jitter on
 # a link cut between partitions, a loss under the frames transport), and the bridge's WAN each
@@ -66,6 +67,25 @@ then
 	ok "TCP resends what was lost: $(cat "$tmp/d")"
 else
 	bad "TCP under loss"
+	sed 's/^/    /' "$tmp/d"
+fi
+# A retransmission lost again is found by RACK (RFC 8985) once a segment sent after it is
+# delivered, as Linux finds it, and goes a third time within the recovery.  Were it left to the
+# RTO, a run would have at least about as many timeouts as retransmissions lost: P x resent.
+expect_rc 0 "tcp over a WAN losing 5 % of frames" -- "$se" run "${tcp[@]}" \
+	--set 'impair.wan=loss random 5%'
+if python3 - "$tmp/out" >"$tmp/d" 2>&1 <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["runs"][0]["tcp"]
+lost_again = 0.05 * t["resent"]
+assert t["timeouts"] < lost_again, t
+print("%d timeouts against about %.0f retransmissions lost (%d resent)" %
+      (t["timeouts"], lost_again, t["resent"]))
+PY
+then
+	ok "lost retransmissions go again without an RTO: $(cat "$tmp/d")"
+else
+	bad "lost retransmissions"
 	sed 's/^/    /' "$tmp/d"
 fi
 if tshark_ok; then
