@@ -540,14 +540,15 @@ bridge_params(const struct sc_scenario *sc, const struct sm_size_dist *sizes,
 	bp->burst = sc->run.pk.burst;
 	bp->host_bw = sm_rate(sc->background.host_rate);
 	bp->emit_bg = sc->bridge.emit_background;
-	/* jumbo frames whatever run.mtu (syncemu's own frames) says; a VLAN tag allowed; but an
-	 * af_xdp port takes a page a frame, so frames are at most that (a longer one from the other
-	 * port is dropped as too long, and counted) */
+	/* jumbo frames whatever run.mtu (syncemu's own frames) says; a VLAN tag allowed; but no
+	 * longer than a port receives (af_xdp: a page a frame), a longer one from the other port
+	 * dropped as too long, and counted */
 	bp->frame_max = SM_ETH_HDR + 4 + (sc->run.pk.mtu > 9000 ? sc->run.pk.mtu : 9000);
 	for (int d = 0; d < 2; d++) {
-		if (bp->dev[d] != NULL && strncmp(bp->dev[d], "net_af_xdp", 10) == 0 &&
-		    dp_port_rx_room(bp->dev[d], bp->frame_max) < bp->frame_max)
-			bp->frame_max = dp_port_rx_room(bp->dev[d], bp->frame_max);
+		uint32_t room = bp->dev[d] != NULL ? dp_port_rx_room(bp->dev[d], bp->frame_max) : 0;
+
+		if (room != 0 && room < bp->frame_max)
+			bp->frame_max = room;
 	}
 	bp->mbufs = sc->bridge.mbufs;
 	bp->dilation = sc->run.dilation;
