@@ -488,12 +488,12 @@ dp_tcp_ack_in(struct dp_tcp *t, struct dp_tcp_conn *c, const struct dp_pkt *p, d
 			rtt_sample(t, c, rtt);
 		if ((c->recovery || c->loss) && c->snd_una >= c->recover) {
 			if (c->recovery)
-				c->cc.cwnd = c->cc.ssthresh;
+				sm_cc_reduce_end(&c->cc);
 			c->recovery = c->loss = false;
 		}
 		if (c->cwr && c->snd_una >= c->cwr_end) {
 			if (!c->recovery)
-				c->cc.cwnd = c->cc.ssthresh;	/* tcp_end_cwnd_reduction() */
+				sm_cc_reduce_end(&c->cc);
 			c->cwr = false;
 		}
 		/* (what this ACK delivered: the ACK that ends a recovery and covers the segments

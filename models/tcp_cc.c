@@ -149,18 +149,15 @@ reduce(struct sm_cc *cc)
 }
 
 void
-sm_cc_on_loss(struct sm_cc *cc, uint32_t in_flight, uint64_t now_ps)
-{
-	(void)in_flight;
-	(void)now_ps;
-	reduce(cc);
-	cc->cwnd = cc->ssthresh;
-}
-
-void
 sm_cc_reduce(struct sm_cc *cc)
 {
 	reduce(cc);
+}
+
+void
+sm_cc_reduce_end(struct sm_cc *cc)
+{
+	cc->cwnd = cc->ssthresh;
 }
 
 uint32_t

@@ -139,11 +139,14 @@ sm_cc_may_grow(const struct sm_cc *cc)
 	return cc->cwnd < cc->ssthresh && cc->cwnd < 2.0 * cc->max_out;
 }
 
-/** A loss detected by duplicate ACKs or SACK (fast recovery): the new ssthresh and window. */
-void sm_cc_on_loss(struct sm_cc *cc, uint32_t in_flight, uint64_t now_ps);
-
-/** The same reduction's ssthresh only: the window is the caller's to bring down (PRR). */
+/**
+ * A window reduction begins (a loss found by duplicate ACKs or SACK, or an ECN echo): the new
+ * ssthresh; the window is the caller's to bring down to it (PRR: sm_cc_prr()).
+ */
 void sm_cc_reduce(struct sm_cc *cc);
+
+/** The reduction is over (Linux's tcp_end_cwnd_reduction()): the window is ssthresh. */
+void sm_cc_reduce_end(struct sm_cc *cc);
 
 /**
  * Proportional rate reduction (RFC 6937, Linux's tcp_cwnd_reduction()): the segments that may

@@ -84,7 +84,8 @@ test_reno(void **state)
 	(void)state;
 	sm_cc_init(&cc, SM_CC_RENO, 10);
 	cc.cwnd = 100;
-	sm_cc_on_loss(&cc, 100, 0);
+	sm_cc_reduce(&cc);
+	sm_cc_reduce_end(&cc);
 	assert_int_equal(sm_cc_window(&cc), 50);
 	assert_true(cc.ssthresh == 50);
 	for (i = 0; i < 50; i++)		/* a window of ACKs: one segment more */
@@ -109,7 +110,8 @@ test_cubic_curve(void **state)
 	/* a window large enough for the cubic curve to lead the Reno-friendly estimate */
 	cc.cwnd = 10000;
 	cc.min_rtt_ps = rtt;
-	sm_cc_on_loss(&cc, 10000, 0);
+	sm_cc_reduce(&cc);
+	sm_cc_reduce_end(&cc);
 	assert_true(cc.ssthresh == 7000 && cc.cwnd == 7000);
 	k = cbrt(10000 * (1 - SM_CUBIC_BETA) / SM_CUBIC_C);
 	/* ACK a window every RTT; CUBIC aims at W_cubic(t + RTT) */
@@ -121,9 +123,11 @@ test_cubic_curve(void **state)
 	/* 2 s past K: W_max + C 2^3 = 10003.2, within a window's rounding */
 	assert_true(cc.cwnd > 10002 && cc.cwnd < 10005);
 	/* fast convergence: a loss below the last W_max remembers less */
-	sm_cc_on_loss(&cc, 0, t);
+	sm_cc_reduce(&cc);
+	sm_cc_reduce_end(&cc);
 	cc.cwnd = 800;
-	sm_cc_on_loss(&cc, 800, t);
+	sm_cc_reduce(&cc);
+	sm_cc_reduce_end(&cc);
 	assert_true(fabs(cc.w_max - 800 * (1 + SM_CUBIC_BETA) / 2) < 1e-9);
 }
 
@@ -139,7 +143,8 @@ test_cubic_reno_friendly(void **state)
 	sm_cc_init(&cc, SM_CC_CUBIC, 10);
 	cc.cwnd = 20;
 	cc.min_rtt_ps = rtt;
-	sm_cc_on_loss(&cc, 20, 0);
+	sm_cc_reduce(&cc);
+	sm_cc_reduce_end(&cc);
 	for (i = 0, t = rtt; i < 10; i++, t += rtt)
 		sm_cc_on_ack(&cc, sm_cc_window(&cc), t, rtt, false);
 	/* alpha = 3 (1 - beta) / (1 + beta) = 0.529 a round trip: 14 + 5.3 */
