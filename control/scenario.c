@@ -721,6 +721,7 @@ sc_scenario_default(struct sc_scenario *s)
 	s->trace.snaplen = SM_HDR_BYTES;
 	s->trace.queue_sample = 100e-6;
 	s->run.clock = SC_CLOCK_VIRTUAL;
+	s->run.fast_forward = SC_FF_EXACT;
 	s->run.dilation = 1;
 	s->run.calibrate = 0.5;
 	snprintf(s->ports.local, sizeof(s->ports.local), "all");

@@ -32,6 +32,11 @@ enum sc_time_source {
 	SC_TIME_REALTIME,		/**< CLOCK_REALTIME, kept in step across hosts by PTP */
 };
 
+enum sc_fast_forward {
+	SC_FF_EXACT,			/**< steps that repeat the last exactly are replayed */
+	SC_FF_OFF,			/**< every step is emulated */
+};
+
 struct sc_run {
 	uint32_t steps;			/**< training steps per run */
 	uint64_t seed;			/**< seeds every random source; in the trace and report */
@@ -42,6 +47,7 @@ struct sc_run {
 	double dilation;		/**< real time: emulated time runs this many times slower */
 	double calibrate;		/**< real time: s to measure the TSC rate */
 	int time_source;		/**< real time: enum sc_time_source */
+	int fast_forward;		/**< virtual time: enum sc_fast_forward */
 };
 
 #define SC_PORTS_MAX 16

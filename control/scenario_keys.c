@@ -75,6 +75,12 @@ static const struct sc_key_name clock_names[] = {
 	{ NULL, 0 },
 };
 
+static const struct sc_key_name fast_forward_names[] = {
+	{ "exact", SC_FF_EXACT },
+	{ "off", SC_FF_OFF },
+	{ NULL, 0 },
+};
+
 static const struct sc_key_name time_source_names[] = {
 	{ "monotonic_raw", SC_TIME_MONOTONIC_RAW },
 	{ "realtime", SC_TIME_REALTIME },
@@ -536,6 +542,12 @@ static const struct sc_key keys[] = {
 	UINT("run", "warmup", run.warmup, SC_UNIT_COUNT, 0, 1000000,
 	     "steps left out of the steady-state statistics (the WAN queue fills up from "
 	     "empty)"),
+	ENUM("run", "fast_forward", run.fast_forward, fast_forward_names,
+	     "virtual time: exact = once two steps in a row end in the same state (nothing in "
+	     "the network, every element moved as in the step before), the steps up to the last "
+	     "are replayed from the recorded one instead of emulated, with results identical to "
+	     "off (the report says how many); off = every step emulated.  Runs with background, "
+	     "TCP, impairments, a trace, queue samples, partitions or --ctl are emulated in full"),
 	ENUM("run", "clock", run.clock, clock_names,
 	     "virtual = an event calendar as fast as the CPU (exact, repeatable); real = events "
 	     "due against the TSC, WAN frames through the DPDK ports of [ports]"),

@@ -5,17 +5,31 @@
 #include <errno.h>
 
 #include "barrier.h"
+#include "ffwd.h"
 #include "frame.h"
 
 static void barrier_event(struct dp_elem *e, dp_time_t now);
 static void barrier_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now);
 static uint64_t barrier_held(const struct dp_elem *e);
 
+static bool barrier_settled(const struct dp_elem *e);
+
+static const struct dp_ffwd_field barrier_moving[] = {
+	DP_FFWD_FIELD(struct dp_barrier, count), DP_FFWD_FIELD(struct dp_barrier, fin),
+	DP_FFWD_FIELD(struct dp_barrier, generation), DP_FFWD_ARRAY(struct dp_barrier, peer_count),
+};
+static const struct dp_ffwd_layout barrier_ffwd = {
+	.size = sizeof(struct dp_barrier),
+	.moving = barrier_moving, .n_moving = RTE_DIM(barrier_moving),
+	.settled = barrier_settled,
+};
+
 const struct dp_elem_ops dp_barrier_ops = {
 	.kind = "barrier",
 	.event = barrier_event,
 	.rx = barrier_rx,
 	.held = barrier_held,
+	.ffwd = &barrier_ffwd,
 };
 
 int
@@ -132,4 +146,12 @@ barrier_held(const struct dp_elem *e)
 {
 	(void)e;
 	return 0;
+}
+
+static bool
+barrier_settled(const struct dp_elem *e)
+{
+	const struct dp_barrier *b = (const struct dp_barrier *)e;
+
+	return b->peers == 0 && b->local_done == NULL;	/* no other process or partition */
 }

@@ -28,6 +28,7 @@ struct dp_engine;
 struct dp_capture;
 struct dp_pkt;
 struct dp_part;
+struct dp_ffwd_layout;
 
 /** What an element does. */
 struct dp_elem_ops {
@@ -37,6 +38,9 @@ struct dp_elem_ops {
 	void (*rx)(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now);
 	/** Frames the element holds now (for the end-of-run invariant). */
 	uint64_t (*held)(const struct dp_elem *e);
+	/** What of it moves from step to step, for the exact fast-forward (ffwd.h); NULL: a run
+	 *  with it is never fast-forwarded. */
+	const struct dp_ffwd_layout *ffwd;
 };
 
 /** Frame counters every element keeps: rx = tx + drop + held at all times. */

@@ -16,6 +16,7 @@
 
 #include "../models/ring.h"
 #include "capture.h"
+#include "ffwd.h"
 #include "fpool.h"
 #include "frame.h"
 #include "link.h"
@@ -49,11 +50,34 @@ static void link_event(struct dp_elem *e, dp_time_t now);
 static void link_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now);
 static uint64_t link_held(const struct dp_elem *e);
 
+static bool link_settled(const struct dp_elem *e);
+
+static const struct dp_ffwd_field link_moving[] = {
+	DP_FFWD_FIELD(struct dp_link, head), DP_FFWD_FIELD(struct dp_link, qhead),
+	DP_FFWD_FIELD(struct dp_link, ohead), DP_FFWD_FIELD(struct dp_link, tail),
+	DP_FFWD_FIELD(struct dp_link, busy), DP_FFWD_FIELD(struct dp_link, qbytes),
+	DP_FFWD_FIELD(struct dp_link, qframes), DP_FFWD_FIELD(struct dp_link, last_charge),
+	DP_FFWD_FIELD(struct dp_link, last_ps), DP_FFWD_FIELD(struct dp_link, busy_ps),
+	DP_FFWD_FIELD(struct dp_link, max_qbytes), DP_FFWD_FIELD(struct dp_link, max_qframes),
+	DP_FFWD_FIELD(struct dp_link, fg_over), DP_FFWD_FIELD(struct dp_link, bg_drop),
+	DP_FFWD_FIELD(struct dp_link, tcp_drop), DP_FFWD_FIELD(struct dp_link, raw_drop),
+	DP_FFWD_FIELD(struct dp_link, lost), DP_FFWD_FIELD(struct dp_link, reordered),
+	DP_FFWD_FIELD(struct dp_link, corrupted), DP_FFWD_FIELD(struct dp_link, duplicated),
+	DP_FFWD_FIELD(struct dp_link, dup_failed), DP_FFWD_FIELD(struct dp_link, marked),
+	DP_FFWD_FIELD(struct dp_link, aqm_drop),
+};
+static const struct dp_ffwd_layout link_ffwd = {
+	.size = sizeof(struct dp_link),
+	.moving = link_moving, .n_moving = RTE_DIM(link_moving),
+	.settled = link_settled,
+};
+
 const struct dp_elem_ops dp_link_ops = {
 	.kind = "link",
 	.event = link_event,
 	.rx = link_rx,
 	.held = link_held,
+	.ffwd = &link_ffwd,
 };
 
 int
@@ -372,6 +396,85 @@ aqm(struct dp_link *l, const struct dp_pkt *p, dp_time_t now)
 	return sm_red_arrive(r, &x->aqm, l->qbytes, idle, frame_ect(l, p), &x->st.aqm_rng);
 }
 
+static void
+trail_add(struct dp_link_trail *tr, dp_time_t push, dp_time_t start, uint32_t bytes)
+{
+	if (tr->n == tr->cap) {
+		uint64_t cap = tr->cap ? 2 * tr->cap : 1024;
+		dp_time_t *a = realloc(tr->push, cap * sizeof(*a)), *b;
+		uint32_t *c;
+
+		if (a != NULL)
+			tr->push = a;
+		b = a != NULL ? realloc(tr->start, cap * sizeof(*b)) : NULL;
+		if (b != NULL)
+			tr->start = b;
+		c = b != NULL ? realloc(tr->bytes, cap * sizeof(*c)) : NULL;
+		if (c == NULL) {
+			tr->failed = true;
+			return;
+		}
+		tr->bytes = c;
+		tr->cap = cap;
+	}
+	tr->push[tr->n] = push;
+	tr->start[tr->n] = start;
+	tr->bytes[tr->n++] = bytes;
+}
+
+int
+dp_link_trail_sum(struct dp_link_trail *tr)
+{
+	uint64_t i, *s = realloc(tr->sum, (tr->n + 1) * sizeof(*s));
+
+	if (s == NULL)
+		return -ENOMEM;
+	tr->sum = s;
+	s[0] = 0;
+	for (i = 0; i < tr->n; i++)
+		s[i + 1] = s[i] + tr->bytes[i];
+	return 0;
+}
+
+/* The frames of @a (non-decreasing) before @t, or at or before it if @p incl. */
+static uint64_t
+count_to(const dp_time_t *a, uint64_t n, dp_time_t t, bool incl)
+{
+	uint64_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (a[mid] < t || (incl && a[mid] == t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int64_t
+dp_link_trail_backlog(const struct dp_link_trail *tr, dp_time_t t)
+{
+	/* a FIFO: the frames start in the order they were queued, so both times ascend */
+	uint64_t in = count_to(tr->push, tr->n, t, false);
+	uint64_t out = count_to(tr->start, tr->n, t, true);
+
+	if (in < tr->n && tr->push[in] == t)
+		return -1;
+	return (int64_t)(tr->sum[in] - tr->sum[out < in ? out : in]);
+}
+
+void
+dp_link_trail_free(struct dp_link_trail *tr)
+{
+	free(tr->push);
+	free(tr->start);
+	free(tr->bytes);
+	free(tr->sum);
+	memset(tr, 0, sizeof(*tr));
+}
+
 int
 dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t *start)
 {
@@ -469,6 +572,8 @@ dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t
 		l->busy = t + ser(l, charge);
 	}
 	s->start = t;
+	if (unlikely(l->trail != NULL))
+		trail_add(l->trail, now, t, bytes);
 	l->busy_ps += l->busy - t;
 	s->arrive = l->busy + l->delay;
 	if (l->imp != NULL)
@@ -672,4 +777,12 @@ link_event(struct dp_elem *e, dp_time_t now)
 			dp_par_free_later(l->e.eng->part, p.m);
 	}
 	resched(l);
+}
+
+static bool
+link_settled(const struct dp_elem *e)
+{
+	const struct dp_link *l = (const struct dp_link *)e;
+
+	return l->imp == NULL && l->xbox == NULL;	/* no random stream, no far end */
 }

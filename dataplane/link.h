@@ -43,6 +43,19 @@ struct dp_link_slot {
 
 struct dp_link_imp;
 
+/**
+ * The frames a link queued, as they were queued (for the fast-forward's replay of the queue
+ * samples, ffwd.h): when each was queued, when it started serialising, its bytes.  The link
+ * adds to it while it is set; whoever set it empties it.
+ */
+struct dp_link_trail {
+	dp_time_t *push, *start;
+	uint64_t *sum;		/**< [n + 1]: bytes of the frames before (dp_link_trail_sum()) */
+	uint32_t *bytes;
+	uint64_t n, cap;
+	bool failed;		/**< out of memory: frames are missing */
+};
+
 /** Runtime state of a link. */
 struct dp_link {
 	struct dp_elem e;
@@ -91,10 +104,23 @@ struct dp_link {
 	uint64_t aqm_drop;	/**< frames RED dropped early (impairments; in drop too) */
 	int cap_mark, cap_aqm;	/**< their capture points, if not -1 (set after init) */
 	bool tcp_ect;		/**< its TCP data segments are ECN-capable (transport.ecn) */
+	struct dp_link_trail *trail;	/**< NULL: none */
 } __rte_cache_aligned;
 
 /** Set up a link registered with @p eng; 0, -EINVAL or -ENOMEM. */
 int dp_link_init(struct dp_link *l, struct dp_engine *eng, const struct dp_link_params *p);
+
+/** Its trail's running sums of bytes, for dp_link_trail_backlog(); 0 or -ENOMEM. */
+int dp_link_trail_sum(struct dp_link_trail *tr);
+
+/**
+ * The bytes a link with trail @p tr (summed) had queued at @p t, as dp_link_backlog() then read
+ * them, or -1 if a frame was queued at @p t itself (whether it counts depends on the order of
+ * that instant's events).
+ */
+int64_t dp_link_trail_backlog(const struct dp_link_trail *tr, dp_time_t t);
+
+void dp_link_trail_free(struct dp_link_trail *tr);
 
 /** Free its ring and any frames still in it. */
 void dp_link_fini(struct dp_link *l);

@@ -20,6 +20,7 @@
 
 #include "../models/ring.h"
 #include "capture.h"
+#include "ffwd.h"
 #include "frame.h"
 #include "kernel_prog.h"
 #include "module.h"
@@ -32,11 +33,29 @@ static void module_event(struct dp_elem *e, dp_time_t now);
 static void module_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now);
 static uint64_t module_held(const struct dp_elem *e);
 
+static bool module_settled(const struct dp_elem *e);
+
+static const struct dp_ffwd_field module_moving[] = {
+	DP_FFWD_FIELD(struct dp_module, step), DP_FFWD_FIELD(struct dp_module, head),
+	DP_FFWD_FIELD(struct dp_module, tail), DP_FFWD_FIELD(struct dp_module, started),
+	DP_FFWD_ARRAY(struct dp_module, busy), DP_FFWD_FIELD(struct dp_module, got),
+	DP_FFWD_FIELD(struct dp_module, streamed), DP_FFWD_FIELD(struct dp_module, done_at),
+	DP_FFWD_ARRAY(struct dp_module, stage_busy), DP_FFWD_FIELD(struct dp_module, gathered_at),
+	DP_FFWD_FIELD(struct dp_module, index), DP_FFWD_ARRAY(struct dp_module, stage_mark),
+	DP_FFWD_FIELD(struct dp_module, step_binding), DP_FFWD_FIELD(struct dp_module, kernel_runs),
+};
+static const struct dp_ffwd_layout module_ffwd = {
+	.size = sizeof(struct dp_module),
+	.moving = module_moving, .n_moving = RTE_DIM(module_moving),
+	.settled = module_settled,
+};
+
 static const struct dp_elem_ops module_ops = {
 	.kind = "module",
 	.event = module_event,
 	.rx = module_rx,
 	.held = module_held,
+	.ffwd = &module_ffwd,
 };
 
 int
@@ -315,4 +334,10 @@ module_event(struct dp_elem *e, dp_time_t now)
 		mod->done(mod->arg, now);
 	}
 	dp_sched(e, next_event(mod));
+}
+
+static bool
+module_settled(const struct dp_elem *e)
+{
+	return ((const struct dp_module *)e)->kernel == NULL;	/* a program's maps: its own */
 }

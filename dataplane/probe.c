@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ffwd.h"
 #include "frame.h"
 #include "link.h"
 #include "probe.h"
@@ -31,26 +32,15 @@ grow(struct dp_probe *p)
 	return 0;
 }
 
+/* A sample at @now of the links' queued bytes @b; the next one scheduled. */
 static void
-probe_event(struct dp_elem *e, dp_time_t now)
+take(struct dp_probe *p, dp_time_t now, const uint64_t *b)
 {
-	struct dp_probe *p = (struct dp_probe *)e;
-	uint32_t i;
-
-	if (p->stopped) {
-		dp_sched(e, DP_NEVER);
-		return;
-	}
+	p->taken++;
 	if (p->on_sample != NULL) {
-		uint64_t b[DP_PROBE_LINKS];
-
-		for (i = 0; i < p->nlinks; i++) {
-			b[i] = dp_link_backlog(p->links[i], now);
-			DP_USDT_QUEUE_SAMPLE(p->links[i]->e.id, b[i], now);
-		}
 		p->on_sample(p->arg, now, b, p->names, p->nlinks);
 		p->n++;
-		dp_sched(e, now + p->every);
+		dp_sched(&p->e, now + p->every);
 		return;
 	}
 	if (p->n == p->max) {
@@ -67,18 +57,62 @@ probe_event(struct dp_elem *e, dp_time_t now)
 			p->every *= 2;
 	}
 	if (p->n == p->cap && grow(p) != 0) {
-		dp_engine_fail(e->eng, -ENOMEM, "%s: out of memory for its samples", e->name);
+		dp_engine_fail(p->e.eng, -ENOMEM, "%s: out of memory for its samples", p->e.name);
 		return;
 	}
 	p->t[p->n] = now;
-	for (i = 0; i < p->nlinks; i++) {
-		uint64_t b = dp_link_backlog(p->links[i], now);
-
-		p->bytes[p->n * p->nlinks + i] = b;
-		DP_USDT_QUEUE_SAMPLE(p->links[i]->e.id, b, now);
-	}
+	memcpy(&p->bytes[p->n * p->nlinks], b, p->nlinks * sizeof(*b));
 	p->n++;
-	dp_sched(e, now + p->every);
+	dp_sched(&p->e, now + p->every);
+}
+
+static void
+probe_event(struct dp_elem *e, dp_time_t now)
+{
+	struct dp_probe *p = (struct dp_probe *)e;
+	uint64_t b[DP_PROBE_LINKS];
+	uint32_t i;
+
+	if (p->stopped) {
+		dp_sched(e, DP_NEVER);
+		return;
+	}
+	for (i = 0; i < p->nlinks; i++) {
+		b[i] = dp_link_backlog(p->links[i], now);
+		DP_USDT_QUEUE_SAMPLE(p->links[i]->e.id, b[i], now);	/* (a replay: none) */
+	}
+	take(p, now, b);
+}
+
+int
+dp_probe_replay(struct dp_probe *p, dp_time_t until,
+		int64_t (*read)(void *arg, uint32_t link, dp_time_t t), void *arg)
+{
+	uint64_t n = p->n, b[DP_PROBE_LINKS];
+	dp_time_t t = p->e.next, every = p->every;
+	uint32_t i;
+
+	if (p->stopped)
+		return 0;
+	/* every reading first (as take() thins, on its own copies), then the samples */
+	for (; t < until; t += every) {
+		for (i = 0; i < p->nlinks; i++)
+			if (read(arg, i, t) < 0)
+				return -EAGAIN;
+		if (p->on_sample == NULL && n == p->max) {
+			n /= 2;
+			if (every <= DP_NEVER / 2)
+				every *= 2;
+		}
+		n++;
+	}
+	while (p->e.next < until && p->e.eng->error == 0) {
+		t = p->e.next;
+		for (i = 0; i < p->nlinks; i++)
+			b[i] = (uint64_t)read(arg, i, t);
+		take(p, t, b);
+	}
+	return 0;
 }
 
 static void
@@ -95,11 +129,26 @@ probe_held(const struct dp_elem *e)
 	return 0;
 }
 
+static bool
+probe_settled(const struct dp_elem *e)
+{
+	(void)e;
+	return true;
+}
+
+/* an observer: replayed by its samples (dp_probe_replay()), never compared */
+static const struct dp_ffwd_layout probe_ffwd = {
+	.size = sizeof(struct dp_probe),
+	.observer = true,
+	.settled = probe_settled,
+};
+
 static const struct dp_elem_ops probe_ops = {
 	.kind = "probe",
 	.event = probe_event,
 	.rx = probe_rx,
 	.held = probe_held,
+	.ffwd = &probe_ffwd,
 };
 
 int

@@ -26,6 +26,7 @@ struct dp_probe {
 	uint32_t nlinks;
 	struct dp_link *links[DP_PROBE_LINKS];
 	uint64_t n, cap;			/**< samples taken */
+	uint64_t taken;				/**< samples taken, all (n is thinned) */
 	dp_time_t *t;				/**< [n] sample times */
 	uint64_t *bytes;			/**< [n x nlinks] frame bytes queued */
 	bool stopped;
@@ -42,5 +43,13 @@ int dp_probe_init(struct dp_probe *p, struct dp_engine *eng, const char *name, d
 void dp_probe_start(struct dp_probe *p, dp_time_t now);
 void dp_probe_stop(struct dp_probe *p);
 void dp_probe_fini(struct dp_probe *p);
+
+/**
+ * The fast-forward (ffwd.h): the samples due before @p until, each link's bytes at t from
+ * @p read (link i of the probe's), as its events would have taken them; then its next event.
+ * 0, or -EAGAIN (nothing taken) if @p read cannot give one of them (-1).
+ */
+int dp_probe_replay(struct dp_probe *p, dp_time_t until,
+		    int64_t (*read)(void *arg, uint32_t link, dp_time_t t), void *arg);
 
 #endif /* DP_PROBE_H */

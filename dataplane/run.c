@@ -19,6 +19,7 @@
 #include "bulk.h"
 #include "../models/variant.h"
 #include "clock.h"
+#include "ffwd.h"
 #include "fpool.h"
 #include "rt.h"
 #include "run.h"
@@ -44,6 +45,7 @@ struct retirer {
 	struct dp_run_result *res;
 	struct runctl *ctl;
 	uint32_t ch_next;		/* the first change not yet placed in a step */
+	struct dp_ffwd *ff;		/* NULL: no fast-forward */
 };
 
 /* The WAN queues' limit in force (0: no WAN). */
@@ -154,6 +156,7 @@ retire(void *arg, const struct dp_record *rec, uint32_t s, dp_time_t prev)
 	double total;
 	int r;
 
+	dp_ffwd_retired(rt->ff, rec, s, prev);
 	memset(&sr, 0, sizeof(sr));
 	sr.end = rec->step_end[k];
 	sr.time = sr.end - prev;
@@ -346,7 +349,8 @@ run_hooks(const struct dp_run_params *p, struct dp_topo *t, struct runctl *ctl)
  */
 static int
 run_steps(const struct dp_run_params *p, struct dp_topo *t, struct dp_run_result *res,
-	  dp_time_t watchdog, uint32_t *seen, bool *stalled, char *err, size_t errlen)
+	  struct dp_ffwd *ff, dp_time_t watchdog, uint32_t *seen, bool *stalled, char *err,
+	  size_t errlen)
 {
 	int rc;
 
@@ -375,6 +379,8 @@ run_steps(const struct dp_run_params *p, struct dp_topo *t, struct dp_run_result
 			break;
 		}
 		rc = 0;
+		if (t->rec.steps_done < p->steps && !(p->stop != NULL && *p->stop))
+			dp_ffwd_boundary(ff, p->stop);	/* the steps that repeat this one */
 		*seen = t->rec.steps_done;
 		if (p->progress != NULL)
 			p->progress(p->progress_arg, *seen, p->steps, dp_topo_frames_made(t));
@@ -443,6 +449,71 @@ run_partitions(struct dp_topo *t, struct dp_run_result *res)
 	}
 }
 
+/* What keeps the exact fast-forward off, known before the run (NULL: nothing; ffwd.h). */
+static const char *
+ffwd_off(const struct dp_run_params *p, const struct dp_topo *t)
+{
+	uint32_t i;
+
+	if (!p->fast_forward)
+		return "run.fast_forward = off";
+	if (p->rt != NULL)
+		return "real time";
+	if (p->max_events > 0 || p->bg_only > 0)
+		return "not a run of steps";
+	if (t->par != NULL)
+		return "partitions (run.partitions)";
+	if (p->ctl_req != NULL)
+		return "live control (--ctl)";
+	if (t->bg != NULL || t->bulk != NULL || t->bg_load > 0)
+		return "background load";
+	if (t->tcp != NULL)
+		return "TCP (job.transport = tcp)";
+	if (t->eng.cap_ctx != NULL)
+		return "a trace";
+	if (t->eng.bytes)
+		return "frames with bytes";
+	if (p->kernel != NULL)
+		return "a link-kernel program (module.kernel)";
+	if (dp_usdt_attached())
+		return "a tracer on syncemu's USDT probes";
+	for (i = 0; i < t->eng.n; i++) {
+		const struct dp_elem *e = t->eng.elems[i];
+
+		if (e->ops == &dp_link_ops && ((const struct dp_link *)e)->imp != NULL)
+			return "impairments";
+	}
+	return NULL;
+}
+
+/* The fast-forward's figures; 0, or -EPROTO if a step after the replay differed. */
+static int
+ffwd_end(struct dp_ffwd *ff, const struct dp_run_params *p, struct dp_run_result *res,
+	 char *err, size_t errlen)
+{
+	struct dp_ffwd_stats st;
+
+	if (ff == NULL)
+		return 0;
+	dp_ffwd_stats(ff, &st);
+	res->ff_on = true;
+	res->ff_replayed = st.replayed;
+	res->ff_events = st.events;
+	res->ff_frames = st.frames;
+	if (st.replayed == 0)
+		snprintf(res->ff_why, sizeof(res->ff_why), "%s", st.traced ?
+			 "a tracer on syncemu's USDT probes" : p->steps < 5 ?
+			 "fewer than 5 steps (three to find a repeat, the last emulated)" :
+			 "no two steps in a row ended in the same state");
+	if (st.differed) {
+		snprintf(err, errlen, "invariant: step %u, emulated after %u steps replayed, differs "
+			 "from the step they repeat (run.fast_forward = off emulates every step)",
+			 st.differed_step, st.replayed);
+		return -EPROTO;
+	}
+	return 0;
+}
+
 int
 dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size_t errlen)
 {
@@ -450,6 +521,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	struct dp_topo *t;
 	struct runctl ctl;
 	struct retirer rtr;
+	struct dp_ffwd *ff = NULL;
 	enum sm_resource module_res;
 	dp_time_t watchdog = 0;		/* virtual time: stalls are found exactly */
 	uint64_t run_t0;
@@ -502,6 +574,13 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		if (rc != 0)
 			goto out;
 		t->ev_stop = p->rt == NULL ? p->max_events : 0;
+		rc = dp_ffwd_init(&ff, &t->eng, t->eng.elems, t->eng.n, &t->rec, ffwd_off(p, t),
+				  res->ff_why, sizeof(res->ff_why));
+		if (rc != 0) {
+			snprintf(err, errlen, "out of memory");
+			dp_topo_free(t);
+			goto out;
+		}
 	}
 	if (p->rt != NULL) {
 		rc = dp_rt_begin(p->rt, t, p->run_id, err, errlen);
@@ -518,10 +597,11 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	ctl.ch = NULL;
 	ctl.n = ctl.cap = 0;
 	ctl.drop_scan = 0;
-	rtr = (struct retirer){ .p = p, .prog = prog, .res = res, .ctl = &ctl };
+	rtr = (struct retirer){ .p = p, .prog = prog, .res = res, .ctl = &ctl, .ff = ff };
 	t->rec.retire = retire;
 	t->rec.retire_arg = &rtr;
 	run_hooks(p, t, &ctl);
+
 	if (p->max_events == 0)	/* (a sample is no run of the probes') */
 		DP_USDT_RUN_START(p->run_id, p->var, dp_usdt_mflops(p->budget), p->steps,
 				  t->w_count);
@@ -535,9 +615,11 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 			rc = dp_engine_run(&t->eng, DP_NEVER, NULL, NULL);
 	}
 	if (p->bg_only == 0)
-		rc = run_steps(p, t, res, watchdog, &seen, &stalled, err, errlen);
+		rc = run_steps(p, t, res, ff, watchdog, &seen, &stalled, err, errlen);
 	if (p->bg_only == 0 && seen != p->steps)
 		dp_topo_stop(t);	/* stalled or failed: the background stops too */
+	if (rc == 0)
+		rc = ffwd_end(ff, p, res, err, errlen);
 	res->run_s = (double)(dp_clock_raw_ns() - run_t0) / 1e9;
 	{
 		/* ranks: every element's counters where the checks and the summary read them */
@@ -596,6 +678,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	if (p->max_events == 0)
 		DP_USDT_RUN_END(p->run_id, res->t_end);	/* after the links' last busy_end */
 out:
+	dp_ffwd_free(ff);
 	sm_program_free(prog);
 	free(prog);
 	free(t);

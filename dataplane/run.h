@@ -81,6 +81,8 @@ struct dp_run_params {
 						 *   many events have run (in partitions, at the
 						 *   window's end): dp_run_result.sampled, nothing
 						 *   checked; 0: the whole run */
+	bool fast_forward;			/**< virtual time: replay the steps that repeat the
+						 *   last (ffwd.h; run.fast_forward = exact) */
 };
 
 /** One step as emulated. */
@@ -154,6 +156,13 @@ struct dp_run_result {
 						 *   another, its spin over (gate.h) */
 	uint64_t steals;			/**< partitions: partitions an lcore ran for one
 						 *   that was late */
+	/* the exact fast-forward (ffwd.h) */
+	bool ff_on;				/**< it watched the run's steps for a repeat */
+	uint32_t ff_replayed;			/**< steps replayed, not emulated */
+	uint64_t ff_events;			/**< events those steps stand for (in events,
+						 *   not run) */
+	uint64_t ff_frames;			/**< frames they stand for (in frames) */
+	char ff_why[128];			/**< why it was off or replayed nothing */
 };
 
 /**

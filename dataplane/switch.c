@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "ffwd.h"
 #include "frame.h"
 #include "switch.h"
 
@@ -61,11 +62,23 @@ switch_held(const struct dp_elem *e)
 	return 0;
 }
 
+static bool switch_settled(const struct dp_elem *e);
+
+static const struct dp_ffwd_field switch_moving[] = {
+	DP_FFWD_FIELD(struct dp_switch, no_route),
+};
+static const struct dp_ffwd_layout switch_ffwd = {
+	.size = sizeof(struct dp_switch),
+	.moving = switch_moving, .n_moving = RTE_DIM(switch_moving),
+	.settled = switch_settled,
+};
+
 static const struct dp_elem_ops switch_ops = {
 	.kind = "switch",
 	.event = switch_event,
 	.rx = switch_rx,
 	.held = switch_held,
+	.ffwd = &switch_ffwd,
 };
 
 int
@@ -98,4 +111,11 @@ dp_switch_fini(struct dp_switch *s)
 	free(s->to_dc);
 	s->to_worker = s->to_module = NULL;
 	s->to_dc = NULL;
+}
+
+static bool
+switch_settled(const struct dp_elem *e)
+{
+	(void)e;
+	return true;
 }

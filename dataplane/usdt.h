@@ -56,9 +56,27 @@
 
 #include <stdint.h>
 
+#include <stdbool.h>
+
+/**
+ * A tracer is attached to one of the probes a step fires (all but run_start and run_end): the
+ * probes' semaphores, which the kernel counts up as uprobes attach (libbpf, bpftrace).  A run
+ * that replays steps (ffwd.h) does not while one is.
+ */
+bool dp_usdt_attached(void);
+
 #ifdef SYNCEMU_USDT
 
+/* every probe has a semaphore (usdt.c), for dp_usdt_attached() */
+#define _SDT_HAS_SEMAPHORES 1
 #include <sys/sdt.h>
+
+#define DP_USDT_PROBES(X)								\
+	X(run_start) X(run_end) X(step_info) X(step_end) X(sync_start) X(sync_end)	\
+	X(phase_start) X(phase_end) X(busy_start) X(busy_end) X(drop)			\
+	X(module_binding) X(queue_sample)
+#define DP_USDT_SEMA_DECL(n) extern unsigned short syncemu_##n##_semaphore;
+DP_USDT_PROBES(DP_USDT_SEMA_DECL)
 
 #define DP_USDT 1
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "capture.h"
+#include "ffwd.h"
 #include "link.h"
 #include "module.h"
 #include "record.h"
@@ -33,11 +34,36 @@ static void worker_event(struct dp_elem *e, dp_time_t now);
 static void worker_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now);
 static uint64_t worker_held(const struct dp_elem *e);
 
+static bool worker_settled(const struct dp_elem *e);
+
+/* (flow: its headers are made again at each round's first frame) */
+static const struct dp_ffwd_field worker_moving[] = {
+	DP_FFWD_FIELD(struct dp_worker, step), DP_FFWD_FIELD(struct dp_worker, round),
+	DP_FFWD_FIELD(struct dp_worker, pending_round),
+	DP_FFWD_FIELD(struct dp_worker, cur_key), DP_FFWD_FIELD(struct dp_worker, cur_got),
+	DP_FFWD_FIELD(struct dp_worker, in_bytes),
+	DP_FFWD_FIELD(struct dp_worker, frames_made), DP_FFWD_FIELD(struct dp_worker, frames_got),
+	DP_FFWD_FIELD(struct dp_worker, bytes_got), DP_FFWD_FIELD(struct dp_worker, tx_off),
+	DP_FFWD_FIELD(struct dp_worker, tx_seq), DP_FFWD_FIELD(struct dp_worker, left_at),
+	DP_FFWD_FIELD(struct dp_worker, unread_key), DP_FFWD_FIELD(struct dp_worker, send_i),
+	DP_FFWD_FIELD(struct dp_worker, wake), DP_FFWD_FIELD(struct dp_worker, b_ready),
+	DP_FFWD_FIELD(struct dp_worker, b_next), DP_FFWD_FIELD(struct dp_worker, b_done),
+	DP_FFWD_FIELD(struct dp_worker, first_at), DP_FFWD_FIELD(struct dp_worker, compute_at),
+};
+static const struct dp_ffwd_field worker_skip[] = { DP_FFWD_FIELD(struct dp_worker, flow) };
+static const struct dp_ffwd_layout worker_ffwd = {
+	.size = sizeof(struct dp_worker),
+	.moving = worker_moving, .n_moving = RTE_DIM(worker_moving),
+	.skip = worker_skip, .n_skip = RTE_DIM(worker_skip),
+	.settled = worker_settled,
+};
+
 static const struct dp_elem_ops worker_ops = {
 	.kind = "worker",
 	.event = worker_event,
 	.rx = worker_rx,
 	.held = worker_held,
+	.ffwd = &worker_ffwd,
 };
 
 int
@@ -854,4 +880,14 @@ dp_worker_describe(const struct dp_worker *w, char *buf, size_t len)
 			(unsigned long)w->in_bytes,
 			r->hop == SM_HOP_MODULE ? (w->mod_done[w->step & 1] ? " (module done)" :
 						   " (module pending)") : "");
+}
+
+/* Between steps with nothing kept for later: no early bytes or messages, no lanes, no TCP. */
+static bool
+worker_settled(const struct dp_elem *e)
+{
+	const struct dp_worker *w = (const struct dp_worker *)e;
+
+	return w->n_early == 0 && w->n_ctl == 0 && w->n_rest == 0 && w->n_lanes == 0 &&
+	       w->tcp == NULL && !w->tx_active;
 }

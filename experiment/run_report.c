@@ -256,7 +256,7 @@ summary_zero(struct outcome *runs, unsigned int n, const struct sc_scenario *sc)
 		table_str(t, r->res.steps ? sm_resource_name(hot_spot(r)) : "-");
 		table_num(t, (double)r->res.frames);
 		table_num(t, (double)r->res.drops);
-		table_num(t, r->wall > 0 ? r->res.frames / r->wall / 1e6 : NAN);
+		table_num(t, r->wall > 0 ? (r->res.frames - r->res.ff_frames) / r->wall / 1e6 : NAN);
 		table_str(t, status(r));
 	}
 	for (i = 0; i < n; i++)
@@ -273,6 +273,21 @@ summary_zero(struct outcome *runs, unsigned int n, const struct sc_scenario *sc)
 				   runs[i].res.busy_max_s, runs[i].wall);
 			break;
 		}
+	{
+		uint64_t rep = 0, all = 0, ev = 0, ev_all = 0;
+
+		for (i = 0; i < n; i++) {
+			rep += runs[i].res.ff_replayed;
+			all += runs[i].res.steps;
+			ev += runs[i].res.events - runs[i].res.ff_events;
+			ev_all += runs[i].res.events;
+		}
+		if (rep > 0)
+			table_note(t, "fast-forward: %" PRIu64 " of %" PRIu64 " steps replayed from "
+				   "the step before them, not emulated, %" PRIu64 " of %" PRIu64
+				   " events run (run.fast_forward = exact: the results are every "
+				   "step's; off emulates each)", rep, all, ev, ev_all);
+	}
 	for (i = 0; i < n; i++)
 		if (runs[i].auto_on) {
 			const struct dp_auto *a = &runs[i].autop;
@@ -699,6 +714,12 @@ run_json(struct results *res, const struct outcome *r, uint32_t run_id, bool eve
 	json_object_set_new(o, "partition_busiest_s", json_real(r->res.busy_max_s));
 	json_object_set_new(o, "lcore_sleeps", json_integer((json_int_t)r->res.lcore_sleeps));
 	json_object_set_new(o, "partition_steals", json_integer((json_int_t)r->res.steals));
+	json_object_set_new(o, "fast_forward", json_pack(
+		"{s:b, s:i, s:i, s:I, s:o}", "on", r->res.ff_on,
+		"emulated_steps", (int)(r->res.steps - r->res.ff_replayed),
+		"replayed_steps", (int)r->res.ff_replayed,
+		"events_run", (json_int_t)(r->res.events - r->res.ff_events),
+		"why_not", r->res.ff_replayed > 0 ? json_null() : json_string(r->res.ff_why)));
 	if (r->auto_on) {
 		const struct dp_auto *a = &r->autop;
 

@@ -10,7 +10,7 @@ import sys
 
 HOW = {"wall_s", "mframes_per_s", "partitions", "lcores", "ranks", "windows", "lookahead_ns",
        "partitions_busy_s", "partition_busiest_s", "lcore_sleeps", "partition_steals",
-       "partitions_auto"}
+       "partitions_auto", "fast_forward"}
 
 
 def clean(o):
@@ -18,7 +18,7 @@ def clean(o):
         return {k: clean(v) for k, v in o.items() if k not in HOW}
     if isinstance(o, list):
         return [clean(x) for x in o
-                if not (isinstance(x, str) and x.startswith(("engine: ", "partitions = auto: ")))]
+                if not (isinstance(x, str) and x.startswith(("engine: ", "partitions = auto: ", "fast-forward: ")))]
     return o
 
 

@@ -38,7 +38,7 @@ start_run() {
 }
 
 # 1. A long E'[free] run, watched for 3 s with busy periods counted.
-start_run "$tmp/run1" "$se" run -v "E'" -b free -n 3000 --trace none -q
+start_run "$tmp/run1" "$se" run --set run.fast_forward=off -v "E'" -b free -n 3000 --trace none -q
 expect_rc 0 "syncemu-top -p PID --duration 3s --json --busy" -- \
 	"$top" -p "$run" --duration 3s --json --busy
 cp "$tmp/out" "$tmp/top1.json"
@@ -73,7 +73,7 @@ else
 fi
 
 # 2. The live screen, then the run ends while watched: the summary, exit 0.
-start_run "$tmp/run2" "$se" run -v E -b low -n $steps2 --trace none -q
+start_run "$tmp/run2" "$se" run --set run.fast_forward=off -v E -b low -n $steps2 --trace none -q
 expect_rc 0 "the process exits while watched" -- "$top" -p "$run" --interval 500ms
 expect_grep "$tmp/out" "module binding: compute (model compute)" "the live screen shows the binding"
 python3 -c '
@@ -98,7 +98,7 @@ expect_grep "$tmp/err" "give -p PID" "it says so"
 if command -v objcopy >/dev/null; then
 	cp "$se" "$tmp/syncemu"
 	objcopy --remove-section .note.stapsdt "$tmp/syncemu"
-	start_run "$tmp/run3" "$tmp/syncemu" run -v A -n 2000 --trace none -q
+	start_run "$tmp/run3" "$tmp/syncemu" run --set run.fast_forward=off -v A -n 2000 --trace none -q
 	expect_rc 1 "a syncemu built without probes" -- "$top" -p "$run"
 	expect_grep "$tmp/err" "built without USDT probes" "it says so"
 	expect_grep "$tmp/err" "install systemtap-sdt-dev, then rebuild" "and how to rebuild"

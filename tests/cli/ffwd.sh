@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The exact fast-forward (run.fast_forward = exact, dataplane/ffwd.h): a run whose steps repeat
+# replays them, and gives what emulating each gives, byte for byte: the JSON report (less what
+# says how it ran), every step's CSV and every sample of the WAN queues; on every variant and
+# budget, phase and step sync, the scenarios 1 x 8, 2 x 4 (100G and the WAN-bound 8G, whose
+# queues fill), 8 x 1 on a ring, a mesh and a star, each collective, wire accounting at MTU
+# 1500, bursts of 3, fast queue samples, and the fewest steps it can replay.  It replays all but
+# the first three steps and the last, and says so; the runs it cannot replay say why, and are
+# the same too.
+# Usage: ffwd.sh SYNCEMU_BINARY [quick] (run from the source root); quick (the sanitizer build,
+# for memory errors rather than results): three cases.
+set -u
+. "$(dirname "$0")/lib.sh"
+cli=$(realpath "$(dirname "$0")")
+se=$(realpath "$1")
+quick=${2:-}
+command -v python3 >/dev/null || skip "python3 is not installed"
+
+# same LABEL REPLAYED ARGS...: the run with fast-forward and without give the same results; each
+# run replayed REPLAYED steps (a number), or none for the reason REPLAYED names
+same() {
+	local label=$1 want=$2 m rc why
+	shift 2
+	for m in exact off; do
+		rc=0
+		"$se" run -q --json --csv "$tmp/$m.csv" --queue-csv "$tmp/$m.q" \
+			--set run.fast_forward=$m "$@" >"$tmp/$m.json" 2>"$tmp/$m.err" || rc=$?
+		if [ $rc -ne 0 ]; then
+			bad "$label, fast_forward = $m: exit $rc: $(head -c 300 "$tmp/$m.err")"
+			return
+		fi
+	done
+	if why=$(python3 "$cli/same_report.py" "$tmp/off.json" "$tmp/exact.json" 2>&1); then
+		ok "$label: the report of every step emulated"
+	else
+		bad "$label: the reports differ: $why"
+	fi
+	cmp -s "$tmp/off.csv" "$tmp/exact.csv" && ok "$label: every step's CSV, byte for byte" ||
+		bad "$label: the steps' CSVs differ: $(cmp "$tmp/off.csv" "$tmp/exact.csv" 2>&1)"
+	cmp -s "$tmp/off.q" "$tmp/exact.q" && ok "$label: every queue sample, byte for byte" ||
+		bad "$label: the queue samples differ: $(cmp "$tmp/off.q" "$tmp/exact.q" 2>&1)"
+	if why=$(python3 - "$tmp/exact.json" "$want" <<-'PY' 2>&1
+	import json, sys
+	want = sys.argv[2]
+	for r in json.load(open(sys.argv[1]))["runs"]:
+	    ff = r["fast_forward"]
+	    if want.isdigit():
+	        assert ff["replayed_steps"] == int(want), (r["label"], ff)
+	        assert ff["emulated_steps"] == r["steps_kept"]["of"] - int(want), (r["label"], ff)
+	        assert ff["events_run"] < r["events"], (r["label"], ff)
+	    else:
+	        assert ff["replayed_steps"] == 0 and want in ff["why_not"], (r["label"], ff)
+	print("ok")
+	PY
+	); then
+		[[ $want =~ ^[0-9]+$ ]] && ok "$label: $want steps replayed in each run, and said" ||
+			ok "$label: none replayed: $want"
+	else
+		bad "$label: the fast-forward's figures: $why"
+	fi
+}
+
+if [ "$quick" = quick ]; then
+	same "2 x 4, A and E'[free], 12 steps" 8 -v A,"E'" -b free -n 12
+	same "2 x 4 at 8 Gbit/s (queues fill), A, 10 steps" 6 scenarios/2dc4-8g.ini -v A -n 10
+	same "background load" "background load" -v A -n 6 --load 0.3
+	finish
+fi
+
+same "2 x 4, every variant and budget, 30 steps" 26 -v all -b all -n 30
+same "2 x 4, step sync" 26 -v all -b free -n 30 --set run.sync=step
+same "1 x 8" 16 scenarios/1dc8.ini -v all -b free -n 20
+same "2 x 4 at 8 Gbit/s (queues fill), every budget" 16 scenarios/2dc4-8g.ini -v all -b all -n 20
+same "8 x 1 ring" 16 scenarios/8dc1-25g.ini -v all -b free -n 20
+same "8 x 1 mesh" 8 scenarios/8dc1-25g.ini -v A,"E'" -n 12 --set topology.wan=mesh
+same "8 x 1 star" 8 scenarios/8dc1-25g.ini -v A,"E'" -n 12 --set topology.wan=star
+for c in ring tree direct; do
+	same "collective $c" 16 -v A,C -n 20 --set job.collective=$c
+done
+same "wire accounting, MTU 1500" 16 -v A,E -b all -n 20 --set run.accounting=wire --set run.mtu=1500
+same "bursts of 3" 16 -v A -n 20 --set run.burst=3
+same "a queue sample every 1 us" 36 -v A -n 40 --set trace.queue_sample=1us
+same "5 steps: one replayed" 1 -v A -n 5
+same "4 steps" "fewer than 5 steps" -v A -n 4
+same "no sync" "run.sync = none" -v A -n 12 --set run.sync=none
+same "background load" "background load" -v A -n 6 --load 0.3
+same "TCP" "TCP" -v A -n 6 --set job.transport=tcp
+same "impairments" "impairments" -v A -n 6 --set impair.wan="jitter 10us"
+same "off" "run.fast_forward = off" -v A -n 6 --set run.fast_forward=off
+
+# the text says how many steps were replayed; a trace keeps every step emulated
+expect_rc 0 "the text report" -- "$se" run -v A -n 20
+expect_grep "$tmp/out" "fast-forward: 16 of 20 steps replayed" "it says how many were replayed"
+expect_rc 0 "a run with a trace" -- "$se" run -v A -n 6 -q --json --trace "$tmp/t.pcapng"
+expect_grep "$tmp/out" '"why_not": "a trace"' "a trace: every step emulated, and why"
+finish
