@@ -328,6 +328,7 @@ build_dir(struct dp_bridge *b, int d, char *err, size_t errlen)
 		  &b->out[d].e, p->cap, DP_CAP_WAN);
 	if (rc != 0)
 		goto fail;
+	b->wan[d].burst = true;	/* what is due leaves in one event: the port sends a burst */
 	{
 		char drop[40];
 

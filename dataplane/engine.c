@@ -532,6 +532,7 @@ run_rt(struct dp_engine *eng, dp_time_t until, bool (*done)(void *arg), void *ar
 	dp_time_t E = rt->now(rt->arg);
 	uint32_t since_poll = 0;
 
+	eng->rt_horizon = E;
 	while (eng->error == 0) {
 		dp_time_t t = dp_engine_next(eng);
 
@@ -541,6 +542,7 @@ run_rt(struct dp_engine *eng, dp_time_t until, bool (*done)(void *arg), void *ar
 			/* arrivals at the time they are taken: later than every event run so far, and
 			 * run after the overdue ones before them */
 			E = rt->now(rt->arg);
+			eng->rt_horizon = E;
 			rt->poll(rt->arg, E);
 			since_poll = 0;
 			t = dp_engine_next(eng);

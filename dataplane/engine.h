@@ -148,6 +148,9 @@ struct dp_engine {
 	/* real time: NULL in virtual time */
 	const struct dp_rt_hooks *rt;
 	uint64_t rt_spins;		/**< polls while nothing was due (idle) */
+	dp_time_t rt_horizon;		/**< the emulated time last read off the clock: every
+					 *   event up to it is due (a link with burst set
+					 *   delivers its frames up to it in one event) */
 	uint64_t rt_behind;		/**< polls while events were overdue */
 };
 

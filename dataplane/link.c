@@ -739,8 +739,11 @@ static void
 link_event(struct dp_elem *e, dp_time_t now)
 {
 	struct dp_link *l = (struct dp_link *)e;
+	dp_time_t upto = now;
 
-	while (l->ohead != l->tail && l->ring[l->ohead & l->mask].start <= now) {
+	if (l->burst && e->eng->rt != NULL && e->eng->rt_horizon > now)
+		upto = e->eng->rt_horizon;	/* every one due by now in real time, in one go */
+	while (l->ohead != l->tail && l->ring[l->ohead & l->mask].start <= upto) {
 		const struct dp_link_slot *s = &l->ring[l->ohead & l->mask];
 
 		dp_capture_frame(e->eng, l->cap_out, &s->p, s->start);
@@ -751,9 +754,10 @@ link_event(struct dp_elem *e, dp_time_t now)
 		resched(l);
 		return;
 	}
-	while (l->head != l->tail && l->ring[l->head & l->mask].arrive <= now) {
+	while (l->head != l->tail && l->ring[l->head & l->mask].arrive <= upto) {
 		/* a copy: the receiver may push a frame into this very link, over the slot */
 		struct dp_pkt p = l->ring[l->head & l->mask].p;
+		dp_time_t at = l->ring[l->head & l->mask].arrive;
 
 		if (l->qhead == l->head) {	/* qhead stays ahead of head; the rest is lazy */
 			l->qbytes -= p.len;
@@ -772,7 +776,7 @@ link_event(struct dp_elem *e, dp_time_t now)
 				rte_prefetch0(ns->p.m);
 		}
 		if (l->xbox == NULL)
-			l->next->ops->rx(l->next, &p, now);
+			l->next->ops->rx(l->next, &p, at > now ? at : now);
 		else if (p.m != NULL)	/* cut: its far end delivers a copy (parallel.h) */
 			dp_par_free_later(l->e.eng->part, p.m);
 	}

@@ -105,6 +105,9 @@ struct dp_link {
 	int cap_mark, cap_aqm;	/**< their capture points, if not -1 (set after init) */
 	bool tcp_ect;		/**< its TCP data segments are ECN-capable (transport.ecn) */
 	struct dp_link_trail *trail;	/**< NULL: none */
+	bool burst;		/**< real time: an event delivers every frame due by the clock's
+				 *   last reading (dp_engine.rt_horizon), each at its own time:
+				 *   for a next element that sends them on in one burst (a port) */
 } __rte_cache_aligned;
 
 /** Set up a link registered with @p eng; 0, -EINVAL or -ENOMEM. */

@@ -68,19 +68,19 @@ if [ "$quick" = quick ]; then
 	finish
 fi
 
-same "2 x 4, every variant and budget, 30 steps" 26 -v all -b all -n 30
-same "2 x 4, step sync" 26 -v all -b free -n 30 --set run.sync=step
-same "1 x 8" 16 scenarios/1dc8.ini -v all -b free -n 20
-same "2 x 4 at 8 Gbit/s (queues fill), every budget" 16 scenarios/2dc4-8g.ini -v all -b all -n 20
-same "8 x 1 ring" 16 scenarios/8dc1-25g.ini -v all -b free -n 20
-same "8 x 1 mesh" 8 scenarios/8dc1-25g.ini -v A,"E'" -n 12 --set topology.wan=mesh
-same "8 x 1 star" 8 scenarios/8dc1-25g.ini -v A,"E'" -n 12 --set topology.wan=star
+same "2 x 4, every variant and budget, 9 steps" 5 -v all -b all -n 9
+same "2 x 4, step sync" 4 -v all -b free -n 8 --set run.sync=step
+same "1 x 8" 4 scenarios/1dc8.ini -v all -b free -n 8
+same "2 x 4 at 8 Gbit/s (queues fill), every budget" 8 scenarios/2dc4-8g.ini -v all -b all -n 12
+same "8 x 1 ring" 4 scenarios/8dc1-25g.ini -v all -b free -n 8
+same "8 x 1 mesh" 4 scenarios/8dc1-25g.ini -v A,"E'" -n 8 --set topology.wan=mesh
+same "8 x 1 star" 4 scenarios/8dc1-25g.ini -v A,"E'" -n 8 --set topology.wan=star
 for c in ring tree direct; do
-	same "collective $c" 16 -v A,C -n 20 --set job.collective=$c
+	same "collective $c" 4 -v A,C -n 8 --set job.collective=$c
 done
-same "wire accounting, MTU 1500" 16 -v A,E -b all -n 20 --set run.accounting=wire --set run.mtu=1500
-same "bursts of 3" 16 -v A -n 20 --set run.burst=3
-same "a queue sample every 1 us" 36 -v A -n 40 --set trace.queue_sample=1us
+same "wire accounting, MTU 1500" 4 -v A,E -b all -n 8 --set run.accounting=wire --set run.mtu=1500
+same "bursts of 3" 4 -v A -n 8 --set run.burst=3
+same "a queue sample every 1 us" 16 -v A -n 20 --set trace.queue_sample=1us
 same "5 steps: one replayed" 1 -v A -n 5
 same "4 steps" "fewer than 5 steps" -v A -n 4
 same "no sync" "run.sync = none" -v A -n 12 --set run.sync=none
