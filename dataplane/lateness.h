@@ -18,6 +18,9 @@ struct dp_lateness {
 	uint64_t seen;		/**< frames measured */
 	double *ns;		/**< [min(seen, DP_LATE_MAX)] */
 	uint64_t rng;		/**< reservoir sampling state */
+	uint64_t take_at;	/**< the reservoir full: the frame (by seen) whose sample
+				 *   replaces one next */
+	double w;		/**< and the weight that drew it (Li's algorithm L) */
 	double max;
 	uint64_t over;		/**< frames late by more than DP_LATE_OVER_NS */
 	uint64_t early;		/**< frames handed over before their time (their sample is 0) */
