@@ -547,7 +547,7 @@ static const struct sc_key keys[] = {
 	     "the network, every element moved as in the step before), the steps up to the last "
 	     "are replayed from the recorded one instead of emulated, with results identical to "
 	     "off (the report says how many); off = every step emulated.  Runs with background, "
-	     "TCP, impairments, a trace, queue samples, partitions or --ctl are emulated in full"),
+	     "TCP, impairments, partitions or --ctl are emulated in full"),
 	ENUM("run", "clock", run.clock, clock_names,
 	     "virtual = an event calendar as fast as the CPU (exact, repeatable); real = events "
 	     "due against the TSC, WAN frames through the DPDK ports of [ports]"),

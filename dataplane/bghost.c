@@ -90,7 +90,7 @@ emit(struct dp_bghost *h, dp_time_t now)
 		dp_flow_init(&f, h->per_dc, h->run_id, (uint32_t)x->id, 0, 0, 0, h->id,
 			     h->dst_first, DP_KIND_SINK, DP_SE_F_BG, h->payload);
 		f.meta.src = (uint16_t)h->id;
-		if (dp_pkt_make(h->e.eng, &f, h->off, h->seq, len, x->created / 1000, last, &p) != 0) {
+		if (dp_pkt_make(h->e.eng, &f, h->off, h->seq, len, x->created, last, &p) != 0) {
 			dp_engine_fail(h->e.eng, -ENOBUFS, "%s: the mbuf pool (%u mbufs) is empty: "
 				       "give it more (--mbufs)", h->e.name, h->e.eng->pool->size);
 			return;

@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../models/wire.h"
 #include "../traces/pcapng.h"
 #include "capture.h"
+#include "frame.h"
 #include "parallel.h"
 
 static const char *const kind_names[DP_CAP_COUNT] = {
@@ -74,6 +76,37 @@ dp_capture_point(struct dp_capture *c, enum dp_cap_kind kind, const char *name)
 	snprintf(c->names[c->nif], DP_CAP_NAME_MAX, "%s", name);
 	c->kinds[c->nif] = (uint8_t)kind;
 	return (int)c->nif++;
+}
+
+/* A record written, also put on the tape. */
+static void
+tape_add(struct dp_cap_tape *tp, const struct dp_cap_taped *r, const void *data)
+{
+	size_t size = (sizeof(*r) + r->len + 7) & ~(size_t)7;
+
+	if (tp->failed)
+		return;
+	if (tp->len + size > DP_CAP_TAPE_MAX) {
+		tp->failed = true;	/* a step this large is emulated: its copy costs more */
+		return;
+	}
+	if (tp->len + size > tp->cap) {
+		size_t cap = tp->cap ? tp->cap : 1 << 16;
+		uint8_t *nb;
+
+		while (tp->len + size > cap)
+			cap *= 2;
+		nb = realloc(tp->buf, cap);
+		if (nb == NULL) {
+			tp->failed = true;
+			return;
+		}
+		tp->buf = nb;
+		tp->cap = cap;
+	}
+	memcpy(tp->buf + tp->len, r, sizeof(*r));
+	memcpy(tp->buf + tp->len + sizeof(*r), data, r->len);
+	tp->len += size;
 }
 
 /* A record held to the run's end (dp_capture.hold). */
@@ -162,6 +195,50 @@ dp_capture_write(struct dp_engine *eng, int ifid, const struct rte_mbuf *m, dp_t
 			       strerror(-rc));
 	else
 		c->frames[ifid]++;
+	if (c->tape != NULL)
+		tape_add(c->tape, &(struct dp_cap_taped){ .t_ps = t, .ifid = (uint32_t)ifid,
+			 .len = len, .orig = rte_pktmbuf_pkt_len(m),
+			 .departure_ps = dp_mbuf_departure_ps(m) }, data);
+}
+
+/* Big-endian @p v into the @p n bytes at @p at of a record of @p len bytes (those within it). */
+static void
+put_be(uint8_t *rec, uint32_t len, uint32_t at, uint64_t v, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (at + i < len)
+			rec[at + i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+}
+
+int
+dp_capture_replay(struct dp_capture *c, const struct dp_cap_tape *tape, dp_time_t shift,
+		  uint32_t steps)
+{
+	size_t off = 0;
+	int rc = 0;
+
+	while (rc == 0 && off < tape->len) {
+		const struct dp_cap_taped *r = (const struct dp_cap_taped *)(tape->buf + off);
+		const uint8_t *b = tape->buf + off + sizeof(*r);
+		uint8_t *f = c->gather;
+
+		memcpy(f, b, r->len);
+		if (r->departure_ps != UINT64_MAX && r->len >= SM_SE_AT + 4 &&
+		    sm_se_magic(f + SM_SE_AT) == SM_SE_MAGIC) {
+			/* the step it belongs to, and when its sender queued it */
+			put_be(f, r->len, SM_SE_AT + offsetof(struct sm_se_hdr, step),
+			       sm_be_get(b + SM_SE_AT + offsetof(struct sm_se_hdr, step), 4) + steps,
+			       4);
+			put_be(f, r->len, SM_SE_AT + offsetof(struct sm_se_hdr, departure_ns),
+			       (r->departure_ps + shift) / 1000, 8);
+		}
+		rc = dp_capture_put(c, r->ifid, c->ts_base_ns + (r->t_ps + shift) / 1000, f, r->len,
+				    r->orig);
+		off += (sizeof(*r) + r->len + 7) & ~(size_t)7;
+	}
+	return rc;
 }
 
 void

@@ -54,6 +54,28 @@ struct dp_capture {
 	uint8_t kinds[DP_CAP_IF_MAX];	/**< enum dp_cap_kind of each interface */
 	uint64_t frames[DP_CAP_IF_MAX];	/**< frames written per interface */
 	uint8_t gather[UINT16_MAX];	/**< a frame of several segments, made contiguous */
+	struct dp_cap_tape *tape;	/**< NULL: none; else every record written is also put
+					 *   there */
+};
+
+/**
+ * The records of a step as they were written, for the exact fast-forward to write again shifted
+ * (ffwd.h): each a struct dp_cap_taped and its bytes, padded to 8.
+ */
+struct dp_cap_tape {
+	uint8_t *buf;
+	size_t len, cap;
+	bool failed;			/**< out of memory, or the step's records are more than
+					 *   DP_CAP_TAPE_MAX: records are missing */
+};
+
+/** A step's records kept at most (a step with more is emulated, not replayed). */
+#define DP_CAP_TAPE_MAX ((size_t)256 << 20)
+
+struct dp_cap_taped {
+	uint64_t t_ps;			/**< when it was captured */
+	uint64_t departure_ps;		/**< its frame's departure, DP_NEVER: not known */
+	uint32_t ifid, len, orig, pad;
 };
 
 /** A held record (dp_capture.hold), followed by its @c len bytes. */
@@ -73,6 +95,13 @@ dp_cap_held_size(const struct dp_cap_held *r)
  *  (a held record, merged).  0 or -errno. */
 int dp_capture_put(struct dp_capture *c, uint32_t ifid, uint64_t ts_ns, const void *data,
 		   uint32_t len, uint32_t orig);
+
+/**
+ * Write the records of @p tape again, @p shift ps later, each syncemu frame's step @p steps
+ * further on and its departure @p shift later (the exact fast-forward: ffwd.h).  0 or -errno.
+ */
+int dp_capture_replay(struct dp_capture *c, const struct dp_cap_tape *tape, dp_time_t shift,
+		      uint32_t steps);
 
 /** Free the held records. */
 void dp_capture_hold_free(struct dp_capture *c);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture.h"
 #include "ffwd.h"
 #include "link.h"
 #include "probe.h"
@@ -63,7 +64,10 @@ struct dp_ffwd {
 	uint32_t n_rd;		/* readings in a row (at most 3 kept: rd[i % 3]) */
 	struct rstep st[2];	/* the last two steps retired (st[s & 1]) */
 	struct rstep ref;	/* after a replay: the step replayed */
-	bool replaying, differed, traced;
+	bool replaying, differed, traced, tape_over;
+	bool going;		/* a replay in progress, from rd[g_b2] (rd[g_b1] before it) */
+	uint32_t g_b1, g_b2;
+	uint64_t g_done;	/* steps it has replayed */
 	uint32_t replayed, differed_step;
 	uint64_t events, frames;
 	dp_time_t *resched;	/* [n_el]: pending events moved */
@@ -73,6 +77,8 @@ struct dp_ffwd {
 	struct dp_link_trail *trail;	/* [n_trail] */
 	struct dp_link **trail_link;
 	uint32_t n_trail;
+	struct dp_capture *cap;		/* the trace, and the step's records on its tape */
+	struct dp_cap_tape tape;
 	const struct dp_probe *reading;	/* the probe being replayed, and how far back */
 	uint32_t reading_first;		/* its links' first trail */
 	dp_time_t back;
@@ -195,6 +201,9 @@ dp_ffwd_free(struct dp_ffwd *ff)
 		dp_link_trail_free(&ff->trail[i]);	/* (the links are gone: dp_ffwd_free()) */
 	free(ff->trail);
 	free(ff->trail_link);
+	if (ff->cap != NULL)
+		ff->cap->tape = NULL;	/* (the trace is the caller's: it outlives this) */
+	free(ff->tape.buf);
 	free(ff->probe);
 	free(ff->w);
 	free(ff->el);
@@ -288,6 +297,10 @@ dp_ffwd_init(struct dp_ffwd **out, struct dp_engine *eng, struct dp_elem *const 
 	}
 	if (rc == 0)
 		rc = watch_probes(ff);
+	if (rc == 0 && eng->cap_ctx != NULL) {
+		ff->cap = eng->cap_ctx;
+		ff->cap->tape = &ff->tape;	/* the trace's records of each step, kept */
+	}
 	if (rc == 0) {
 		ff->scratch = malloc(ff->scratch_len ? ff->scratch_len : 1);
 		if (ff->scratch == NULL)
@@ -542,45 +555,85 @@ rstep_copy(struct rstep *to, const struct rstep *from, uint32_t rounds)
 }
 
 /*
- * At b2, the steps to come repeat step @b (b1 to b2): replay up to all but the last, each
- * with its probes' samples (stopping short before a step with a sample on an instant a frame
- * was queued: that one is emulated); the steps replayed.
+ * A replay in progress (ff->going: the steps to come repeat ff->ref, from reading b2 on, b1 the
+ * one before): the next chunk of steps, each with its probes' samples and trace records (a step
+ * with a sample on an instant a frame was queued ends the replay: it is emulated); the steps
+ * replayed.  A chunk is at most CHUNK_STEPS steps or CHUNK_BYTES of trace, so that the run says
+ * how far it is and sees a signal between chunks.
  */
+#define CHUNK_STEPS 1024u
+#define CHUNK_BYTES ((size_t)64 << 20)
+
 static uint32_t
-jump(struct dp_ffwd *ff, const struct rstep *b, const struct reading *b1,
-     const struct reading *b2, const volatile sig_atomic_t *stop)
+replay_chunk(struct dp_ffwd *ff, const volatile sig_atomic_t *stop)
 {
 	struct dp_record *rec = ff->rec;
+	const struct reading *b1 = &ff->rd[ff->g_b1], *b2 = &ff->rd[ff->g_b2];
 	dp_time_t period = b2->now - b1->now;
-	uint32_t m, k, i;
+	uint32_t m = rec->steps - rec->steps_done - 1, n, k, i;	/* all but the last step */
 	uint64_t taken = 0;
 
-	for (i = 0; i < ff->n_trail; i++)
-		if (ff->trail[i].failed || dp_link_trail_sum(&ff->trail[i]) != 0)
-			return 0;
+	n = m < CHUNK_STEPS ? m : CHUNK_STEPS;
+	if (ff->cap != NULL && ff->tape.len > 0 && CHUNK_BYTES / ff->tape.len < n)
+		n = CHUNK_BYTES / ff->tape.len > 0 ? (uint32_t)(CHUNK_BYTES / ff->tape.len) : 1;
 	for (i = 0; i < ff->n_probe; i++)
 		taken += ff->probe[i]->taken;
-	m = rec->steps - rec->steps_done - 1;	/* all but the last step */
 	ff->replaying = true;
-	for (k = 0; k < m && !(stop != NULL && *stop); k++) {
-		dp_time_t until = b2->now + (k + 1) * period, back = (k + 1) * period;
+	for (k = 0; k < n && !(stop != NULL && *stop) && ff->eng->error == 0; k++) {
+		uint64_t j = ff->g_done + k + 1;	/* steps after the one recorded */
+		dp_time_t until = b2->now + j * period, back = j * period;
 
 		if (replay_probes(ff, until, back) != 0)
 			break;
-		replay_step(ff, b, rec->steps_done);
+		if (ff->cap != NULL) {
+			int rc = dp_capture_replay(ff->cap, &ff->tape, back, (uint32_t)j);
+
+			if (rc != 0) {
+				dp_engine_fail(ff->eng, rc, "trace: writing a replayed step failed: %s",
+					       strerror(-rc));
+				break;
+			}
+		}
+		replay_step(ff, &ff->ref, rec->steps_done);
 	}
 	ff->replaying = false;
-	if (k == 0)
-		return 0;
-	advance(ff, b1, b2, k);
+	if (k > 0)
+		advance(ff, b1, b2, k);
 	for (i = 0; i < ff->n_probe; i++)	/* the samples replayed are events too */
 		taken -= ff->probe[i]->taken;
 	ff->eng->events -= taken;
 	ff->events -= taken;
-	rstep_copy(&ff->ref, b, rec->rounds);
 	ff->replayed += k;
-	ff->frames += (uint64_t)k * b->frames;
+	ff->frames += (uint64_t)k * ff->ref.frames;
+	ff->g_done += k;
+	if (k < n || k == m) {
+		ff->going = false;	/* done, stopped, or a step to emulate */
+		ff->n_rd = 0;		/* (the readings' times are behind now) */
+	}
 	return k;
+}
+
+/* At b2 the steps to come repeat step @b (b1 to b2): a replay begins, if the trails and the
+ * tape hold the whole step. */
+static uint32_t
+begin_replay(struct dp_ffwd *ff, const struct rstep *b, uint32_t b1, uint32_t b2,
+	     const volatile sig_atomic_t *stop)
+{
+	uint32_t i;
+
+	for (i = 0; i < ff->n_trail; i++)
+		if (ff->trail[i].failed || dp_link_trail_sum(&ff->trail[i]) != 0)
+			return 0;
+	if (ff->tape.failed) {
+		ff->tape_over = true;
+		return 0;
+	}
+	rstep_copy(&ff->ref, b, ff->rec->rounds);
+	ff->g_b1 = b1;
+	ff->g_b2 = b2;
+	ff->g_done = 0;
+	ff->going = true;
+	return replay_chunk(ff, stop);
 }
 
 uint32_t
@@ -593,6 +646,8 @@ dp_ffwd_boundary(struct dp_ffwd *ff, const volatile sig_atomic_t *stop)
 
 	if (ff == NULL)
 		return 0;
+	if (ff->going)
+		return replay_chunk(ff, stop);	/* (the trails and the tape are the step's) */
 	rec = ff->rec;
 	if (dp_usdt_attached()) {
 		ff->traced = true;	/* a tracer sees every step's probes */
@@ -617,13 +672,21 @@ dp_ffwd_boundary(struct dp_ffwd *ff, const volatile sig_atomic_t *stop)
 	    !rstep_same(a, b, rec->rounds) || b->end == 0 || b->end - 1 != b2->now - b1->now ||
 	    rec->last_end != b2->now || !repeats(ff, b0, b1, b2))
 		goto out;
-	m = jump(ff, b, b1, b2, stop);
-	if (m > 0)
-		ff->n_rd = 0;	/* (the readings' times are behind now) */
+	m = begin_replay(ff, b, (ff->n_rd - 2) % 3, (ff->n_rd - 1) % 3, stop);
+	if (ff->going)
+		return m;	/* the trails and the tape stay the step's until it is over */
 out:
-	for (i = 0; i < ff->n_trail; i++)	/* the trails hold the step to come */
+	for (i = 0; i < ff->n_trail; i++)	/* the trails and the tape hold the step to come */
 		ff->trail[i].n = 0;
+	ff->tape.len = 0;
+	ff->tape.failed = false;
 	return m;
+}
+
+bool
+dp_ffwd_replaying(const struct dp_ffwd *ff)
+{
+	return ff != NULL && ff->going;
 }
 
 void
@@ -637,5 +700,6 @@ dp_ffwd_stats(const struct dp_ffwd *ff, struct dp_ffwd_stats *st)
 	st->frames = ff->frames;
 	st->differed = ff->differed;
 	st->traced = ff->traced;
+	st->tape_over = ff->tape_over;
 	st->differed_step = ff->differed_step;
 }

@@ -78,10 +78,14 @@ void dp_ffwd_retired(struct dp_ffwd *ff, const struct dp_record *rec, uint32_t s
 
 /**
  * A step has ended and the engine is between events: read the state, and if it repeats,
- * replay the steps but the last (their retire hooks run from here), until *@p stop (if
- * not NULL) is set.  The number of steps replayed (0: none).
+ * replay the steps but the last (their retire hooks run from here), a chunk at a time while
+ * dp_ffwd_replaying() says so, until *@p stop (if not NULL) is set.  The number of steps
+ * replayed (0: none).
  */
 uint32_t dp_ffwd_boundary(struct dp_ffwd *ff, const volatile sig_atomic_t *stop);
+
+/** A replay is in progress: dp_ffwd_boundary() goes on with it (no step is emulated between). */
+bool dp_ffwd_replaying(const struct dp_ffwd *ff);
 
 /** The steps replayed, the events they stand for; 0 or -EPROTO if the step after differed. */
 struct dp_ffwd_stats {
@@ -91,6 +95,8 @@ struct dp_ffwd_stats {
 	bool differed;			/**< an emulated step after the replay recorded another
 					 *   step: the run fails */
 	uint32_t differed_step;
+	bool tape_over;			/**< a step's trace records were more than
+					 *   DP_CAP_TAPE_MAX: not replayed */
 	bool traced;			/**< a tracer was on the steps' probes at a step's
 					 *   end: it was not replayed */
 };

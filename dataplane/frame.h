@@ -61,13 +61,31 @@ struct dp_meta {
 	uint8_t flags;		/**< DP_SE_F_* */
 };
 
-/** Private area size the mempool must give each mbuf. */
-#define DP_MBUF_PRIV RTE_ALIGN(sizeof(struct dp_meta), RTE_MBUF_PRIV_ALIGN)
+/** Private area size the mempool must give each mbuf: its dp_meta, then its departure (ps). */
+#define DP_MBUF_META RTE_ALIGN(sizeof(struct dp_meta), 8)
+#define DP_MBUF_PRIV RTE_ALIGN(DP_MBUF_META + sizeof(uint64_t), RTE_MBUF_PRIV_ALIGN)
 
 static inline struct dp_meta *
 dp_meta(struct rte_mbuf *m)
 {
 	return (struct dp_meta *)rte_mbuf_to_priv(m);
+}
+
+/**
+ * When the sender queued frame @p m, to the picosecond (the header says ns), or DP_NEVER: a
+ * frame not made by dp_pkt_make() from a pool of DP_MBUF_PRIV (a port's, a copy's).  The
+ * exact fast-forward's trace needs it (ffwd.h).
+ */
+static inline uint64_t
+dp_mbuf_departure_ps(const struct rte_mbuf *m)
+{
+	uint64_t t;
+
+	if (m->pool == NULL || rte_pktmbuf_priv_size(m->pool) < DP_MBUF_PRIV)
+		return UINT64_MAX;
+	memcpy(&t, (const uint8_t *)rte_mbuf_to_priv((struct rte_mbuf *)(uintptr_t)m) +
+	       DP_MBUF_META, sizeof(t));
+	return t;
 }
 
 /**
@@ -153,20 +171,26 @@ struct rte_mbuf *dp_frame_make(struct rte_mempool *pool, const struct dp_flow *f
 			       uint32_t seq, uint32_t payload, uint64_t departure_ns, bool last);
 
 /**
- * One frame of flow @p f into @p p: with bytes (an mbuf from @p pool, dp_frame_make()) if the
- * engine's frames have them (dp_engine.bytes), else the fields alone.
+ * One frame of flow @p f into @p p, queued by its sender at @p departure (ps; the header and
+ * dp_pkt have ns): with bytes (an mbuf from @p pool, dp_frame_make()) if the engine's frames
+ * have them (dp_engine.bytes), else the fields alone.
  *
  * @return 0, or -ENOBUFS if the pool is empty
  */
 static inline int
 dp_pkt_make(struct dp_engine *eng, const struct dp_flow *f, uint64_t offset, uint32_t seq,
-	    uint32_t payload, uint64_t departure_ns, bool last, struct dp_pkt *p)
+	    uint32_t payload, dp_time_t departure, bool last, struct dp_pkt *p)
 {
+	uint64_t departure_ns = departure / 1000;
+
 	p->m = NULL;
 	if (eng->bytes) {
 		p->m = dp_frame_make(eng->pool, f, offset, seq, payload, departure_ns, last);
 		if (p->m == NULL)
 			return -ENOBUFS;
+		if (rte_pktmbuf_priv_size(p->m->pool) >= DP_MBUF_PRIV)
+			memcpy((uint8_t *)rte_mbuf_to_priv(p->m) + DP_MBUF_META, &departure,
+			       sizeof(departure));
 	}
 	p->departure_ns = departure_ns;
 	p->len = SM_HDR_BYTES + payload;

@@ -379,11 +379,19 @@ run_steps(const struct dp_run_params *p, struct dp_topo *t, struct dp_run_result
 			break;
 		}
 		rc = 0;
-		if (t->rec.steps_done < p->steps && !(p->stop != NULL && *p->stop))
-			dp_ffwd_boundary(ff, p->stop);	/* the steps that repeat this one */
-		*seen = t->rec.steps_done;
-		if (p->progress != NULL)
-			p->progress(p->progress_arg, *seen, p->steps, dp_topo_frames_made(t));
+		do {	/* the steps that repeat this one, replayed a chunk at a time */
+			if (t->rec.steps_done < p->steps && !(p->stop != NULL && *p->stop))
+				dp_ffwd_boundary(ff, p->stop);
+			*seen = t->rec.steps_done;
+			if (p->progress != NULL)
+				p->progress(p->progress_arg, *seen, p->steps,
+					    dp_topo_frames_made(t));
+		} while (dp_ffwd_replaying(ff) && !(p->stop != NULL && *p->stop) &&
+			 t->eng.error == 0);
+		if (t->eng.error != 0) {
+			rc = t->eng.error;
+			break;
+		}
 		if (*seen < p->steps && p->stop != NULL && *p->stop) {
 			res->interrupted = true;	/* the steps done stand */
 			break;
@@ -469,9 +477,9 @@ ffwd_off(const struct dp_run_params *p, const struct dp_topo *t)
 		return "background load";
 	if (t->tcp != NULL)
 		return "TCP (job.transport = tcp)";
-	if (t->eng.cap_ctx != NULL)
-		return "a trace";
-	if (t->eng.bytes)
+	if (t->eng.cap_ctx != NULL && (t->eng.cap_ctx->hold || t->eng.cap_ctx->elsewhere))
+		return "a trace merged from elsewhere";
+	if (p->bytes)
 		return "frames with bytes";
 	if (p->kernel != NULL)
 		return "a link-kernel program (module.kernel)";
@@ -502,7 +510,8 @@ ffwd_end(struct dp_ffwd *ff, const struct dp_run_params *p, struct dp_run_result
 	res->ff_frames = st.frames;
 	if (st.replayed == 0)
 		snprintf(res->ff_why, sizeof(res->ff_why), "%s", st.traced ?
-			 "a tracer on syncemu's USDT probes" : p->steps < 5 ?
+			 "a tracer on syncemu's USDT probes" : st.tape_over ?
+			 "a step's trace records are more than 256 MB" : p->steps < 5 ?
 			 "fewer than 5 steps (three to find a repeat, the last emulated)" :
 			 "no two steps in a row ended in the same state");
 	if (st.differed) {

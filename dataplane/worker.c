@@ -304,7 +304,7 @@ tx_burst(struct dp_worker *w, dp_time_t now)
 		int rc;
 
 		if (dp_pkt_make(w->e.eng, mix ? &w->fan[w->send_i] : &w->flow, w->tx_off,
-				w->tx_seq, len, now / 1000, last, &p) != 0) {
+				w->tx_seq, len, now, last, &p) != 0) {
 			dp_engine_fail(w->e.eng, -ENOBUFS, "%s: the mbuf pool (%u mbufs) is empty at "
 				       "step %u round %u: give it more (--mbufs)", w->e.name,
 				       w->e.eng->pool->size, w->step, w->round);
