@@ -78,6 +78,25 @@ dp_capture_point(struct dp_capture *c, enum dp_cap_kind kind, const char *name)
 	return (int)c->nif++;
 }
 
+/* A buffer of at least @need bytes (from @first, doubled): 0 or -ENOMEM (it is as it was). */
+static int
+room(uint8_t **buf, size_t *cap, size_t need, size_t first)
+{
+	size_t c = *cap ? *cap : first;
+	uint8_t *nb;
+
+	if (need <= *cap)
+		return 0;
+	while (need > c)
+		c *= 2;
+	nb = realloc(*buf, c);
+	if (nb == NULL)
+		return -ENOMEM;
+	*buf = nb;
+	*cap = c;
+	return 0;
+}
+
 /* A record written, also put on the tape. */
 static void
 tape_add(struct dp_cap_tape *tp, const struct dp_cap_taped *r, const void *data)
@@ -90,19 +109,9 @@ tape_add(struct dp_cap_tape *tp, const struct dp_cap_taped *r, const void *data)
 		tp->failed = true;	/* a step this large is emulated: its copy costs more */
 		return;
 	}
-	if (tp->len + size > tp->cap) {
-		size_t cap = tp->cap ? tp->cap : 1 << 16;
-		uint8_t *nb;
-
-		while (tp->len + size > cap)
-			cap *= 2;
-		nb = realloc(tp->buf, cap);
-		if (nb == NULL) {
-			tp->failed = true;
-			return;
-		}
-		tp->buf = nb;
-		tp->cap = cap;
+	if (room(&tp->buf, &tp->cap, tp->len + size, 1 << 16) != 0) {
+		tp->failed = true;
+		return;
 	}
 	memcpy(tp->buf + tp->len, r, sizeof(*r));
 	memcpy(tp->buf + tp->len + sizeof(*r), data, r->len);
@@ -118,18 +127,8 @@ hold(struct dp_capture *c, int ifid, dp_time_t t, const struct rte_mbuf *m, uint
 	size_t size = dp_cap_held_size(&h);
 	const void *data;
 
-	if (c->held_len + size > c->held_cap) {
-		size_t cap = c->held_cap ? c->held_cap : 1 << 20;
-		uint8_t *nb;
-
-		while (c->held_len + size > cap)
-			cap *= 2;
-		nb = realloc(c->held, cap);
-		if (nb == NULL)
-			return -ENOMEM;
-		c->held = nb;
-		c->held_cap = cap;
-	}
+	if (room(&c->held, &c->held_cap, c->held_len + size, 1 << 20) != 0)
+		return -ENOMEM;
 	memcpy(c->held + c->held_len, &h, sizeof(h));
 	data = rte_pktmbuf_read(m, 0, len, c->held + c->held_len + sizeof(h));
 	if (data != NULL && data != (const void *)(c->held + c->held_len + sizeof(h)))

@@ -10,7 +10,7 @@
 # the first three steps and the last, and says so; the runs it cannot replay say why, and are
 # the same too.
 # Usage: ffwd.sh SYNCEMU_BINARY [quick] (run from the source root); quick (the sanitizer build,
-# for memory errors rather than results): three cases.
+# for memory errors rather than results): four cases, one with a trace.
 set -u
 . "$(dirname "$0")/lib.sh"
 cli=$(realpath "$(dirname "$0")")
