@@ -135,6 +135,27 @@ for args in "-c wan,module,tx -v A,E' -b free --set job.parameters=2e6" \
 	same_trace "trace $args" $args
 done
 
+# a real reader: tshark with syncemu's dissector reads the replayed trace as the emulated one,
+# step by step (the same frames in each of the 8 steps, the departures the header gives)
+if tshark_ok; then
+	for m in exact off; do
+		"$se" run -q -n 8 -v A --set job.parameters=2e6 --trace "$tmp/$m.pcapng" \
+			--set run.fast_forward=$m >/dev/null 2>&1
+		tshark -X lua_script:tools/wireshark/syncemu.lua -r "$tmp/$m.pcapng" -Y syncemu \
+			-T fields -e frame.time_epoch -e syncemu.step -e syncemu.departure_ns \
+			>"$tmp/$m.tshark" 2>"$tmp/$m.tshark.err"
+	done
+	if cmp -s "$tmp/off.tshark" "$tmp/exact.tshark" &&
+		[ "$(cut -f2 "$tmp/exact.tshark" | sort -un | tr '\n' ' ')" = "0 1 2 3 4 5 6 7 " ] &&
+		[ "$(cut -f2 "$tmp/exact.tshark" | sort -n | uniq -c | awk '{print $1}' | sort -u | wc -l)" = 1 ]; then
+		ok "tshark and the dissector read the replayed trace as the emulated one: $(wc -l <"$tmp/exact.tshark") frames, 8 steps of equal count"
+	else
+		bad "tshark reads the traces differently: $(cmp "$tmp/off.tshark" "$tmp/exact.tshark" 2>&1 | head -1) $(head -c 200 "$tmp/exact.tshark.err")"
+	fi
+else
+	echo "skip - tshark is not installed or this is the sanitizer build (the dissector's check)"
+fi
+
 # the text says how many steps were replayed
 expect_rc 0 "the text report" -- "$se" run -v A -n 20
 expect_grep "$tmp/out" "fast-forward: 16 of 20 steps replayed" "it says how many were replayed"
