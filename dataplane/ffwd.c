@@ -79,9 +79,8 @@ struct dp_ffwd {
 	uint32_t n_trail;
 	struct dp_capture *cap;		/* the trace, and the step's records on its tape */
 	struct dp_cap_tape tape;
-	const struct dp_probe *reading;	/* the probe being replayed, and how far back */
-	uint32_t reading_first;		/* its links' first trail */
-	dp_time_t back;
+	uint32_t reading_first;		/* the probe being replayed: its links' first trail, */
+	dp_time_t back;			/* and how far back its samples read */
 };
 
 static uint64_t

@@ -586,7 +586,8 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		rc = dp_ffwd_init(&ff, &t->eng, t->eng.elems, t->eng.n, &t->rec, ffwd_off(p, t),
 				  res->ff_why, sizeof(res->ff_why));
 		if (rc != 0) {
-			snprintf(err, errlen, "out of memory");
+			snprintf(err, errlen, "the fast-forward cannot watch the run: %s",
+				 strerror(-rc));
 			dp_topo_free(t);
 			goto out;
 		}
