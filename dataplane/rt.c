@@ -110,7 +110,7 @@ rt_array_merge(struct dp_record *r, int a, uint64_t i, uint64_t v)
 void
 rt_port_report(const struct dp_port *p, struct dp_rt_port_report *r)
 {
-	struct dp_lateness l = p->late;	/* sorted in place: a copy of the pointer is fine */
+	const struct dp_lateness *l = &p->late;
 
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "%s", p->name);
@@ -126,8 +126,8 @@ rt_port_report(const struct dp_port *p, struct dp_rt_port_report *r)
 	r->rx_ctl = p->rx_ctl;
 	r->hw_ts = p->hw_ts;
 	dp_port_dev_drops(p, &r->dev_rx_dropped, &r->dev_tx_errors);
-	r->late_n = l.seen;
-	dp_lateness_stats(&l, &r->late_median_ns, &r->late_p99_ns, &r->late_p999_ns,
+	r->late_n = l->seen;
+	dp_lateness_stats(l, &r->late_median_ns, &r->late_p99_ns, &r->late_p999_ns,
 			  &r->late_max_ns);
 }
 
