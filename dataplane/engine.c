@@ -402,6 +402,7 @@ dp_engine_fini(struct dp_engine *eng)
 	free(eng->due);
 	free(eng->elems);
 	free(eng->warm);
+	dp_lateness_free(&eng->rt_lag);
 	eng->bk = NULL;
 	eng->bk_free = NULL;
 	eng->hash = NULL;
@@ -557,6 +558,7 @@ run_rt(struct dp_engine *eng, dp_time_t until, bool (*done)(void *arg), void *ar
 		}
 		if (t > until)
 			break;
+		dp_lateness_add(&eng->rt_lag, E, t);
 		run_event(eng, take(eng));
 		if (done != NULL && done(arg))
 			break;
@@ -576,6 +578,7 @@ dp_engine_turn(struct dp_engine *eng, uint32_t max, dp_time_t until, const bool 
 	if (until > E)
 		until = E;
 	while (n < max && eng->error == 0 && !*stop && (t = dp_engine_next(eng)) <= until) {
+		dp_lateness_add(&eng->rt_lag, E, t);
 		run_event(eng, take(eng));
 		n++;
 	}

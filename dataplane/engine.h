@@ -19,6 +19,8 @@
 
 #include <rte_mbuf.h>
 
+#include "lateness.h"
+
 /** Time in picoseconds (virtual time; 2^64 ps is 213 days). */
 typedef uint64_t dp_time_t;
 #define DP_NEVER UINT64_MAX
@@ -152,6 +154,9 @@ struct dp_engine {
 					 *   event up to it is due (a link with burst set
 					 *   delivers its frames up to it in one event) */
 	uint64_t rt_behind;		/**< polls while events were overdue */
+	struct dp_lateness rt_lag;	/**< how late events ran: the clock's last reading less
+					 *   their time, ps (its histogram where the run keeps
+					 *   one, dp_lateness_reset()) */
 };
 
 /** Initialise an engine at time @p t0 with room for @p max_elems elements; 0 or -ENOMEM. */

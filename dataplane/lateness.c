@@ -16,23 +16,6 @@
 
 #define SUB (1u << DP_LATE_SUB_BITS)
 
-_Static_assert(DP_LATE_TOP_BITS > DP_LATE_SUB_BITS, "lateness histogram: its range");
-
-/* The bucket of @v ns. */
-static inline uint32_t
-bucket(uint64_t v)
-{
-	unsigned int e;
-
-	if (v < SUB)
-		return (uint32_t)v;
-	if (v >> DP_LATE_TOP_BITS)
-		return DP_LATE_BUCKETS - 1;	/* beyond the range: the last bucket (max is exact) */
-	e = 63u - (unsigned int)__builtin_clzll(v);	/* 2^e <= v < 2^(e + 1), e >= SUB_BITS */
-	return (e - DP_LATE_SUB_BITS + 1) * SUB +
-	       (uint32_t)((v >> (e - DP_LATE_SUB_BITS)) & (SUB - 1));
-}
-
 /* The middle of bucket @i, ns. */
 static double
 bucket_mid(uint32_t i)
@@ -46,27 +29,6 @@ bucket_mid(uint32_t i)
 	width = 1ull << (e - DP_LATE_SUB_BITS);
 	lo = (uint64_t)(SUB + i % SUB) << (e - DP_LATE_SUB_BITS);
 	return (double)lo + (double)(width - 1) / 2;
-}
-
-void
-dp_lateness_add(struct dp_lateness *l, uint64_t real, uint64_t at)
-{
-	uint64_t ns = 0;
-
-	if (real < at) {
-		l->early++;
-		if ((double)(at - real) > l->early_max)
-			l->early_max = (double)(at - real);
-	} else {
-		ns = real - at;
-	}
-	l->seen++;
-	if (ns > l->max_ns)
-		l->max_ns = ns;
-	if (ns > DP_LATE_OVER_NS)
-		l->over++;
-	if (l->hist != NULL)	/* NULL: no memory for it (dp_lateness_reset()) */
-		l->hist[bucket(ns)]++;
 }
 
 /* The value of rank @k (1 .. counted) in ascending order. */
@@ -129,6 +91,20 @@ dp_lateness_reset(struct dp_lateness *l)
 	else
 		memset(hist, 0, DP_LATE_BUCKETS * sizeof(*hist));
 	l->hist = hist;
+}
+
+void
+dp_lateness_merge(struct dp_lateness *dst, const struct dp_lateness *src)
+{
+	dst->seen += src->seen;
+	dst->over += src->over;
+	dst->early += src->early;
+	if (src->early_max > dst->early_max)
+		dst->early_max = src->early_max;
+	if (src->max_ns > dst->max_ns)
+		dst->max_ns = src->max_ns;
+	for (uint32_t i = 0; dst->hist != NULL && src->hist != NULL && i < DP_LATE_BUCKETS; i++)
+		dst->hist[i] += src->hist[i];
 }
 
 double

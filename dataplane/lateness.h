@@ -25,8 +25,48 @@ struct dp_lateness {
 	double early_max;	/**< ns, the most any was early */
 };
 
-/** A frame due at real time @p at (ns) was handed over at @p real. */
-void dp_lateness_add(struct dp_lateness *l, uint64_t real, uint64_t at);
+_Static_assert(DP_LATE_TOP_BITS > DP_LATE_SUB_BITS, "lateness histogram: its range");
+
+/* The bucket of @p v ns (inline: a bridge counts every frame, 10 M a second). */
+static inline uint32_t
+dp_lateness_bucket(uint64_t v)
+{
+	const uint32_t sub = 1u << DP_LATE_SUB_BITS;
+	unsigned int e;
+
+	if (v < sub)
+		return (uint32_t)v;
+	if (v >> DP_LATE_TOP_BITS)
+		return DP_LATE_BUCKETS - 1;	/* beyond the range: the last bucket (max is exact) */
+	e = 63u - (unsigned int)__builtin_clzll(v);	/* 2^e <= v < 2^(e + 1), e >= SUB_BITS */
+	return (e - DP_LATE_SUB_BITS + 1) * sub +
+	       (uint32_t)((v >> (e - DP_LATE_SUB_BITS)) & (sub - 1));
+}
+
+/**
+ * A frame due at real time @p at (ns) was handed over at @p real.  (Any unit will do, the
+ * same for both: the engine counts how late its events ran in ps.)
+ */
+static inline void
+dp_lateness_add(struct dp_lateness *l, uint64_t real, uint64_t at)
+{
+	uint64_t ns = 0;
+
+	if (real < at) {
+		l->early++;
+		if ((double)(at - real) > l->early_max)
+			l->early_max = (double)(at - real);
+	} else {
+		ns = real - at;
+	}
+	l->seen++;
+	if (ns > l->max_ns)
+		l->max_ns = ns;
+	if (ns > DP_LATE_OVER_NS)
+		l->over++;
+	if (l->hist != NULL)	/* NULL: not kept, or no memory for it (dp_lateness_reset()) */
+		l->hist[dp_lateness_bucket(ns)]++;
+}
 
 /** Percentiles of @p l (0 when empty): the nearest rank, its bucket's middle. */
 void dp_lateness_stats(const struct dp_lateness *l, double *median, double *p99, double *p999,
@@ -42,5 +82,8 @@ void dp_lateness_reset(struct dp_lateness *l);
 double dp_lateness_bucket_error(void);
 
 void dp_lateness_free(struct dp_lateness *l);
+
+/** Add @p src's counts to @p dst's (a histogram only where both keep one). */
+void dp_lateness_merge(struct dp_lateness *dst, const struct dp_lateness *src);
 
 #endif /* DP_LATENESS_H */

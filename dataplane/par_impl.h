@@ -37,5 +37,7 @@ int par_exchange_status(struct dp_par *x);
 
 /* par_rt.c: an lcore's partitions in real time, until the caller halts them. */
 void par_rt_share(struct dp_par *x, uint32_t li);
+/* par_rt.c: a box's rings freed, the frames on them and waiting for them back to their pool. */
+void par_rt_box_fini(struct dp_xbox *b);
 
 #endif /* DP_PAR_IMPL_H */

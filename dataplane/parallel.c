@@ -37,10 +37,42 @@
 #include "ranks.h"
 #include "xin.h"
 
+/* Real time: onto the ring, or after the frames already waiting for room in it. */
+static int
+post_rt(struct dp_xbox *b, const struct dp_pkt *p, dp_time_t arrive, uint32_t xin)
+{
+	struct dp_xfer f = { .p = *p, .arrive = arrive, .xin = xin };
+
+	if (b->ov_n == 0 && rte_ring_sp_enqueue_elem(b->fwd, &f, sizeof(f)) == 0)
+		goto posted;
+	if (b->ov_head + b->ov_n == b->ov_cap) {
+		if (b->ov_head > 0) {
+			memmove(b->ov, b->ov + b->ov_head, b->ov_n * sizeof(*b->ov));
+			b->ov_head = 0;
+		} else {
+			uint32_t cap = b->ov_cap ? 2 * b->ov_cap : 1024;
+			struct dp_xfer *v = realloc(b->ov, cap * sizeof(*v));
+
+			if (v == NULL)
+				return -ENOMEM;
+			b->ov = v;
+			b->ov_cap = cap;
+		}
+	}
+	b->ov[b->ov_head + b->ov_n++] = f;
+posted:
+	if (p->m != NULL)
+		rte_pktmbuf_refcnt_update(p->m, 1);	/* the far end's until it has its copy */
+	return 0;
+}
+
 int
 dp_xbox_post(struct dp_xbox *b, const struct dp_pkt *p, dp_time_t arrive, uint32_t xin)
 {
 	uint32_t s = *b->cur;
+
+	if (b->rt)
+		return post_rt(b, p, arrive, xin);
 
 	if (b->n[s] == b->cap[s]) {
 		uint32_t cap = b->cap[s] ? 2 * b->cap[s] : 256;
@@ -60,6 +92,10 @@ dp_xbox_post(struct dp_xbox *b, const struct dp_pkt *p, dp_time_t arrive, uint32
 void
 dp_par_free_later(struct dp_part *pt, struct rte_mbuf *m)
 {
+	if (pt->par->rt_on) {
+		dp_fpool_frame_free(m);	/* the far end holds its own reference (post_rt()) */
+		return;
+	}
 	if (pt->n_defer == pt->cap_defer) {
 		uint32_t cap = pt->cap_defer ? 2 * pt->cap_defer : 1024;
 		struct rte_mbuf **v = realloc(pt->defer, cap * sizeof(*v));
@@ -160,6 +196,7 @@ dp_par_fini(struct dp_par *x)
 
 		/* frames never taken: their link frees them (the far end has copies) */
 		for (j = 0; pt->out != NULL && j < x->n; j++) {
+			par_rt_box_fini(&pt->out[j]);
 			free(pt->out[j].v[0]);
 			free(pt->out[j].v[1]);
 			free(pt->out[j].hb[0]);

@@ -68,6 +68,20 @@ struct dp_xbox {
 	const uint32_t *cur;		/**< the side of the window running (the runner's) */
 	uint8_t *hb[2];			/**< from another rank: the frames' metas and headers */
 	size_t hlen[2], hcap[2];
+	/*
+	 * Real time (dp_par_run_rt()): no windows; a frame crosses as its link queues it.  The
+	 * sender takes a reference on the frame and puts it on @c fwd; the receiver copies it into
+	 * its own pool, hands it to the far end at its arrival, and puts the original on @c ret;
+	 * the sender frees it from there (a frame pool is one lcore's: only its owner frees into
+	 * it).  What the full ring does not take waits in @c ov, in order, for the sender's next
+	 * turn: the sender never waits for a receiver that may share its lcore.
+	 */
+	bool used;			/**< a cut link posts to it (set as the graph is built) */
+	bool rt;			/**< posts go to @c fwd */
+	struct rte_ring *fwd;		/**< SP/SC of struct dp_xfer */
+	struct rte_ring *ret;		/**< SP/SC of the mbufs copied */
+	struct dp_xfer *ov;		/**< [ov_head .. ov_head + ov_n) the frames waiting */
+	uint32_t ov_head, ov_n, ov_cap;
 };
 
 /** Hand frame @p p to far end @p xin of the box's receiver: 0 or -ENOMEM. */
@@ -137,6 +151,11 @@ struct dp_part {
 	atomic_bool pub_idle;		/**< nothing pending, nothing waiting to leave its ports */
 	atomic_bool pub_error;		/**< its engine failed (eng.error) */
 	uint32_t fired_seen;		/**< releases of the barrier fired here */
+	dp_time_t rt_lb;		/**< the latest pub_lb (nothing may come before it) */
+	uint64_t rt_taken;		/**< frames taken from cut links */
+	uint64_t rt_late;		/**< of them, taken after their arrival (and delivered at
+					 *   the partition's time) */
+	dp_time_t rt_late_max;		/**< ps, the latest any was */
 } __rte_aligned(DP_PART_ALIGN);
 
 /** A partition's claim: the window it was last taken in by an lcore (parallel.c). */
@@ -211,7 +230,9 @@ int dp_par_init(struct dp_par *x, uint32_t n, uint32_t max_elems, struct rte_mem
 
 /**
  * Real time (each partition's engine has its dp_engine.rt): every partition runs on its lcore,
- * paced by the clock, with no windows: frames between partitions cross ports (rt.h), and the
+ * paced by the clock, with no windows: frames between partitions cross ports (rt.h) or cut
+ * links (struct dp_xbox's rings: the receiver takes them at each of its turns, a link's latency
+ * ahead of their arrival; one taken after it is delivered at once and counted late), and the
  * barrier is the only thing shared.  A partition whose workers are all in publishes its time; the
  * caller's lcore, seeing every partition in, publishes the release at the latest of their times,
  * and each partition's lcore fires its copy of the barrier at that time or, if its clock has
@@ -232,7 +253,10 @@ int dp_par_run_rt(struct dp_par *x, dp_time_t wait, bool (*done)(void *arg), voi
 /** Real time: stop the lcores, then merge what the partitions recorded.  Idempotent. */
 void dp_par_rt_halt(struct dp_par *x);
 
-/** Real time: every partition has nothing pending and nothing waiting to leave its ports. */
+/**
+ * Real time: every partition has nothing pending and nothing waiting to leave its ports or to
+ * cross a cut link.
+ */
 bool dp_par_rt_idle(const struct dp_par *x);
 
 /**
@@ -245,6 +269,10 @@ void dp_par_rt_resume(struct dp_par *x);
 
 /** Real time: the lcores are running the partitions, not paused (their elements are theirs). */
 bool dp_par_rt_running(const struct dp_par *x);
+
+/** Real time: frames taken from cut links, and how many (and how much, ps) of them late. */
+void dp_par_rt_crossings(const struct dp_par *x, uint64_t *taken, uint64_t *late,
+			 dp_time_t *late_max);
 
 /** Free the partitions (not the elements): frames still crossing go back to their pool. */
 void dp_par_fini(struct dp_par *x);

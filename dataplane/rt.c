@@ -462,6 +462,7 @@ dp_rt_begin(struct dp_rt *rt, struct dp_topo *t, uint32_t run_id, char *err, siz
 	}
 	dp_clock_epoch(&rt->clk, start, t->eng.now, rt->dilation);
 	t->eng.rt = &rt->hooks;
+	dp_lateness_reset(&t->eng.rt_lag);	/* (its histogram: a figure of the report) */
 	for (uint32_t i = 0; t->par != NULL && i < t->par->n; i++) {
 		/* partitions: each on its lcore, with the ports of its data centres (listed once:
 		 * a turn touches no other partition's port) */
@@ -474,6 +475,7 @@ dp_rt_begin(struct dp_rt *rt, struct dp_topo *t, uint32_t run_id, char *err, siz
 		rt->part_hooks[i] = (struct dp_rt_hooks){ scope_now, scope_poll, scope_busy,
 							  &rt->scope[i] };
 		t->par->p[i].eng.rt = &rt->part_hooks[i];
+		dp_lateness_reset(&t->par->p[i].eng.rt_lag);
 	}
 	return 0;
 }
@@ -661,6 +663,22 @@ dp_rt_end(struct dp_rt *rt, struct dp_topo *t, struct dp_rt_report *rep, char *e
 	for (d = 0; t->par != NULL && d < t->par->n; d++) {
 		rep->behind += t->par->p[d].eng.rt_behind;
 		rep->idle += t->par->p[d].eng.rt_spins;
+	}
+	if (t->par != NULL)
+		dp_par_rt_crossings(t->par, &rep->cross, &rep->cross_late, &rep->cross_late_max);
+	{
+		/* how late events ran, every engine's together */
+		struct dp_lateness lag = { 0 };
+		double med;
+
+		dp_lateness_reset(&lag);
+		dp_lateness_merge(&lag, &t->eng.rt_lag);
+		for (d = 0; t->par != NULL && d < t->par->n; d++)
+			dp_lateness_merge(&lag, &t->par->p[d].eng.rt_lag);
+		rep->lag_events = lag.seen;
+		dp_lateness_stats(&lag, &med, &rep->lag_p99_ps, &rep->lag_p999_ps,
+				  &rep->lag_max_ps);
+		dp_lateness_free(&lag);
 	}
 	rep->merged = rt->split && rt->leader;
 	rt->clean = true;

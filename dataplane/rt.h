@@ -106,6 +106,11 @@ struct dp_rt_report {
 	struct dp_rt_port_report peer_port[DP_RT_DC_MAX];
 	uint64_t behind;		/**< polls made while events were overdue */
 	uint64_t idle;			/**< polls made while nothing was due */
+	uint64_t lag_events;		/**< events run */
+	double lag_p99_ps, lag_p999_ps, lag_max_ps;	/**< how late they ran (emulated) */
+	uint64_t cross;			/**< partitions: frames that crossed cut links */
+	uint64_t cross_late;		/**< of them, taken after their arrival time */
+	dp_time_t cross_late_max;	/**< ps, emulated: the latest any was */
 	double start_late_ns;		/**< how late the first event ran */
 	bool merged;			/**< the steps are both sides' (the leader) */
 	uint64_t peer_tcp[DP_RT_TCP_VALS];	/**< the leader: the other side's (every other

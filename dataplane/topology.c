@@ -98,6 +98,7 @@ cut(struct dp_topo *t, struct dp_link *l, uint32_t from, uint32_t to)
 		return rc;
 	t->n_xin++;
 	l->xbox = &t->par->p[from].out[to];
+	l->xbox->used = true;
 	l->xin = x->e.id;
 	if (l->delay < t->par->lookahead)
 		t->par->lookahead = l->delay;
@@ -570,19 +571,6 @@ dp_topo_build(struct dp_topo *t, const struct dp_topo_params *p, char *err, size
 	/* real time: whole data centres, cut only where their WAN links cross ports */
 	np = dp_topo_assign(t, p->partitions <= 1 ? 1 : p->realtime && p->partitions > t->d ? t->d :
 		    p->partitions, in_net);
-	for (d = 0; p->realtime && np > 1 && d < t->n_wan; d++) {
-		uint32_t from, to;
-
-		wan_ends(t, d, &from, &to);
-		if (t->part_sw[from] != t->part_sw[to] && !through_port(t, d)) {
-			snprintf(err, errlen, "[run] partitions = %u: in real time the partitions meet "
-				 "only at ports, and the WAN link from DC %u to DC %u joins two of "
-				 "them with none (map [ports] dc%u and dc%u, or partitions = 1)",
-				 p->partitions, from, to, from, to);
-			dp_topo_free(t);
-			return -EINVAL;
-		}
-	}
 	if (p->pk->tcp.transport == SM_TRANSPORT_TCP && !p->realtime &&
 	    t->local != all_dcs(t->d)) {
 		/* (ranks in virtual time pass frames as syncemu's headers alone) */
