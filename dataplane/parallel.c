@@ -43,8 +43,8 @@ post_rt(struct dp_xbox *b, const struct dp_pkt *p, dp_time_t arrive, uint32_t xi
 {
 	struct dp_xfer f = { .p = *p, .arrive = arrive, .xin = xin };
 
-	if (b->ov_n == 0 && rte_ring_sp_enqueue_elem(b->fwd, &f, sizeof(f)) == 0)
-		goto posted;
+	if (b->ov_n == 0 && rte_ring_free_count(b->fwd) > 0)
+		goto post;
 	if (b->ov_head + b->ov_n == b->ov_cap) {
 		if (b->ov_head > 0) {
 			memmove(b->ov, b->ov + b->ov_head, b->ov_n * sizeof(*b->ov));
@@ -59,10 +59,12 @@ post_rt(struct dp_xbox *b, const struct dp_pkt *p, dp_time_t arrive, uint32_t xi
 			b->ov_cap = cap;
 		}
 	}
-	b->ov[b->ov_head + b->ov_n++] = f;
-posted:
+post:
 	if (p->m != NULL)
 		rte_pktmbuf_refcnt_update(p->m, 1);	/* the far end's until it has its copy */
+	if (b->ov_n == 0 && rte_ring_sp_enqueue_elem(b->fwd, &f, sizeof(f)) == 0)
+		return 0;
+	b->ov[b->ov_head + b->ov_n++] = f;	/* room made above */
 	return 0;
 }
 
