@@ -34,7 +34,7 @@ trap cleanup EXIT
 ip -n "$ns" link add va type veth peer name vb || skip "cannot create a veth pair"
 ip -n "$ns" link set lo up
 
-RT=(--set run.clock=real --set run.dilation=$((200 * slow)) --set ports.wait=5s)
+RT=(--set run.clock=real --set run.dilation=$((200 * slow)) --set ports.wait=5s --set run.calibrate=0.1s)
 # check JSON DESC: the median step within 1 % of the model (see tests/cli/realtime.sh's check_run
 # for why the median), every frame sent arrived
 check() {
