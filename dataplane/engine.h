@@ -155,8 +155,8 @@ struct dp_engine {
 					 *   delivers its frames up to it in one event) */
 	uint64_t rt_behind;		/**< polls while events were overdue */
 	struct dp_lateness rt_lag;	/**< how late events ran: the clock's last reading less
-					 *   their time, ps (its histogram where the run keeps
-					 *   one, dp_lateness_reset()) */
+					 *   their time, ps; counted only where the run keeps its
+					 *   histogram (dp_lateness_reset()) */
 };
 
 /** Initialise an engine at time @p t0 with room for @p max_elems elements; 0 or -ENOMEM. */

@@ -83,6 +83,7 @@ box_give(struct dp_xbox *b)
 static void
 box_take(struct dp_part *pt, struct dp_xbox *b)
 {
+	const dp_time_t floor = pt->eng.now > pt->rt_lb ? pt->eng.now : pt->rt_lb;
 	struct dp_xfer f[RT_TAKE];
 	unsigned int n, i, room;
 
@@ -95,8 +96,7 @@ box_take(struct dp_part *pt, struct dp_xbox *b)
 		for (i = 0; i < n; i++) {
 			struct dp_xin *xi = (struct dp_xin *)pt->eng.elems[f[i].xin];
 			struct dp_pkt p = f[i].p;
-			dp_time_t at = f[i].arrive, floor = pt->eng.now > pt->rt_lb ? pt->eng.now :
-							     pt->rt_lb;
+			dp_time_t at = f[i].arrive;
 
 			if (p.m != NULL) {
 				p.m = dp_frame_copy(pt->eng.pool, f[i].p.m);

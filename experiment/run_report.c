@@ -643,33 +643,31 @@ rt_port_json(const struct dp_rt_port_report *p)
 static json_t *
 rt_json(const struct dp_rt_report *rt)
 {
-	json_t *ports = json_array(), *peer = json_array(), *o;
+	json_t *ports = json_array(), *peer = json_array();
 	uint32_t k;
 
 	for (k = 0; k < rt->n_ports; k++)
 		json_array_append_new(ports, rt_port_json(&rt->port[k]));
 	for (k = 0; k < rt->n_peer_ports; k++)
 		json_array_append_new(peer, rt_port_json(&rt->peer_port[k]));
-	o = json_pack("{s:f, s:f, s:f, s:b, s:i, s:b, s:i, s:I, s:I, s:b, s:I, s:I, s:o, s:o}",
-		      "dilation", rt->dilation, "tsc_hz", rt->hz, "tsc_hz_nominal",
+	/* event_lag: how late events ran (emulated); cut_links: frames across cut links between
+	 * partitions (parallel.h) */
+	return json_pack("{s:f, s:f, s:f, s:b, s:i, s:b, s:i, s:I, s:I, s:b, s:I, s:I, s:o, s:o, "
+			 "s:{s:I, s:o, s:o, s:o}, s:{s:I, s:I, s:o}}",
+			 "dilation", rt->dilation, "tsc_hz", rt->hz, "tsc_hz_nominal",
 			 rt->hz_nominal, "split", rt->split, "ranks", (int)rt->ranks,
 			 "leader", rt->leader,
 			 "local_mask", (int)rt->local, "peer_offset_ns", (json_int_t)rt->offset_ns,
 			 "peer_rtt_ns", (json_int_t)rt->rtt_ns, "merged", rt->merged,
 			 "polls_behind", (json_int_t)rt->behind, "polls_idle", (json_int_t)rt->idle,
-			 "ports", ports, "peer_ports", peer);
-	if (o != NULL)
-		json_object_set_new(o, "event_lag", json_pack(
-			"{s:I, s:o, s:o, s:o}", "events", (json_int_t)rt->lag_events,
-			"p99_ns", num(rt->lag_events ? rt->lag_p99_ps / 1e3 : NAN),
-			"p999_ns", num(rt->lag_events ? rt->lag_p999_ps / 1e3 : NAN),
-			"max_ns", num(rt->lag_events ? rt->lag_max_ps / 1e3 : NAN)));
-	if (o != NULL)	/* frames across cut links between partitions (parallel.h) */
-		json_object_set_new(o, "cut_links", json_pack(
-			"{s:I, s:I, s:o}", "frames", (json_int_t)rt->cross, "late",
-			(json_int_t)rt->cross_late, "late_max_ns", rt->cross_late > 0 ?
-			json_real((double)rt->cross_late_max / 1e3) : json_null()));
-	return o;
+			 "ports", ports, "peer_ports", peer,
+			 "event_lag", "events", (json_int_t)rt->lag_events,
+			 "p99_ns", num(rt->lag_events ? rt->lag_p99_ps / 1e3 : NAN),
+			 "p999_ns", num(rt->lag_events ? rt->lag_p999_ps / 1e3 : NAN),
+			 "max_ns", num(rt->lag_events ? rt->lag_max_ps / 1e3 : NAN),
+			 "cut_links", "frames", (json_int_t)rt->cross, "late", (json_int_t)rt->cross_late,
+			 "late_max_ns", rt->cross_late > 0 ?
+			 json_real((double)rt->cross_late_max / 1e3) : json_null());
 }
 
 static json_t *
