@@ -83,14 +83,17 @@ emit(struct dp_bghost *h, dp_time_t now)
 		uint64_t left = x->bytes - h->off;
 		uint32_t len = left < h->payload ? (uint32_t)left : h->payload;
 		bool last = left <= h->payload;
-		struct dp_flow f;
 		struct dp_pkt p;
 
-		/* the flow's headers carry the transfer id in the step field */
-		dp_flow_init(&f, h->per_dc, h->run_id, (uint32_t)x->id, 0, 0, 0, h->id,
-			     h->dst_first, DP_KIND_SINK, DP_SE_F_BG, h->payload);
-		f.meta.src = (uint16_t)h->id;
-		if (dp_pkt_make(h->e.eng, &f, h->off, h->seq, len, x->created, last, &p) != 0) {
+		if (x->id != h->flow_xfer) {
+			/* the flow's headers carry the transfer id in the step field */
+			dp_flow_init(&h->flow, h->per_dc, h->run_id, (uint32_t)x->id, 0, 0, 0,
+				     h->id, h->dst_first, DP_KIND_SINK, DP_SE_F_BG, h->payload);
+			h->flow.meta.src = (uint16_t)h->id;
+			h->flow_xfer = x->id;
+		}
+		if (dp_pkt_make(h->e.eng, &h->flow, h->off, h->seq, len, x->created, last,
+				&p) != 0) {
 			dp_engine_fail(h->e.eng, -ENOBUFS, "%s: the mbuf pool (%u mbufs) is empty: "
 				       "give it more (--mbufs)", h->e.name, h->e.eng->pool->size);
 			return;
@@ -197,6 +200,7 @@ dp_bghost_init(struct dp_bghost *h, struct dp_engine *eng, const struct dp_bghos
 	h->cap_tx = p->cap_tx;
 	h->next_arrival = DP_NEVER;
 	h->rearm = DP_NEVER;
+	h->flow_xfer = UINT64_MAX;
 	h->q = malloc(QMIN * sizeof(*h->q));
 	if (h->q == NULL)
 		return -ENOMEM;

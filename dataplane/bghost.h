@@ -12,6 +12,7 @@
 #include "../models/queueing.h"
 #include "../models/rng.h"
 #include "engine.h"
+#include "frame.h"
 
 struct dp_link;
 struct dp_bulk;
@@ -79,6 +80,8 @@ struct dp_bghost {
 	uint64_t off;			/**< bytes of the head transfer queued so far */
 	uint32_t seq;
 	uint64_t next_id;
+	struct dp_flow flow;		/**< the headers of transfer flow_xfer's frames */
+	uint64_t flow_xfer;		/**< UINT64_MAX: none made yet */
 } __rte_cache_aligned;
 
 /** Set up a host; it starts at the engine's time when dp_bghost_start() is called. */
