@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //
-// The direct all-reduce across data centres under background load, in ns-3, to hold syncemu's
-// against (tools/bench/ns3-load).
+// The direct all-reduce across data centres in ns-3, to hold syncemu's against: under background
+// load (tools/bench/ns3-load) and on an 8 DC x 8 mesh (tools/bench/ns3-direct).
 //
-// D DC x N workers as syncemu's defaults put them (tools/bench/ns3_direct.cc has the direct
-// program and its links: 400 Gbit/s and 5 us from a host to its DC's router, 100 Gbit/s and
-// 10 us between routers, MTU 9000, UDP datagrams of 8192 payload bytes), run for --steps steps:
-// compute (0.491814 ms), N - 1 ring rounds of B / N in the DC, the exchange with the peers in the
-// other DCs, N - 1 ring rounds; a barrier after each phase; the next step's compute starts at
-// the last barrier.  D = 2 is a pair of routers with one link; more are a mesh.
+// D DC x N workers as syncemu's defaults put them: each worker a host on a point-to-point link
+// of 400 Gbit/s and 5 us to its DC's router (syncemu: NIC and down link, intra latency 10 us),
+// each pair of DC routers joined by a point-to-point link of 100 Gbit/s and 10 us (the WAN's 20
+// us less the intra latency), static global routing; MTU 9000, UDP datagrams of 8192 payload
+// bytes.  AdamW's 31,666,944-byte all-reduce B as syncemu's job.collective = direct runs it,
+// for --steps steps: compute (6PT / (MFU x peak) = 0.491814 ms), N - 1 ring rounds of B / N in
+// the DC, the exchange of each worker's B / N with its peers in the D - 1 other DCs, N - 1 ring
+// rounds; a barrier after each phase (run.sync = phase); the next step's compute starts at the
+// last barrier.  --mode=0: the exchange concurrent, a frame to each peer in turn; --mode=1:
+// rounds, round k to the peer k + 1 DCs on.  A round ends when its bytes are in and its frames
+// queued.
 //
 // Background as syncemu's (dataplane/bghost.c): in each DC a host on its own 400 Gbit/s link
 // draws transfers with exponential gaps (mean size / (load x 100 Gbit/s)) and sizes of
@@ -34,7 +39,7 @@ using namespace ns3;
 
 static int D = 2, N = 1, W;
 static const uint64_t B = 31666944, PAY = 8192;
-static int steps = 200;
+static int steps = 200, mode = 0;
 static double load = 0, xfer = 1e6;
 static bool expsizes = false, scale = true;
 static uint32_t seed = 1;
@@ -117,9 +122,11 @@ Begin(int w, int r)
 	std::vector<int> dst;
 	if (x.phase != 1)
 		dst.push_back(dc(w) * N + (pos(w) + 1) % N);
-	else
+	else if (mode == 0)
 		for (int j = 1; j < D; j++)
 			dst.push_back(((dc(w) + j) % D) * N + pos(w));
+	else
+		dst.push_back(((dc(w) + r - (N - 1) + 1) % D) * N + pos(w));
 	for (uint64_t j = 0; j < k; j++) {
 		uint32_t len = j + 1 == k ? (uint32_t)(x.bytes - (k - 1) * PAY) : (uint32_t)PAY;
 		for (int v : dst)
@@ -176,13 +183,15 @@ main(int argc, char **argv)
 	cmd.AddValue("dcs", "data centres", D);
 	cmd.AddValue("workers", "workers per data centre", N);
 	cmd.AddValue("steps", "steps", steps);
+	cmd.AddValue("mode", "the exchange: 0 concurrent, 1 rounds", mode);
 	cmd.AddValue("load", "background load on the WAN (0 to 1)", load);
 	cmd.AddValue("size", "background transfer size, bytes", xfer);
 	cmd.AddValue("exp", "exponential sizes (1) instead of fixed (0)", expsizes);
 	cmd.AddValue("seed", "seed of the background's generators", seed);
 	cmd.AddValue("scale", "link rates x 8222 / 8192 (1) or nominal (0)", scale);
 	cmd.Parse(argc, argv);
-	if (D < 2 || N < 1 || steps < 1 || load < 0 || load >= 1 || xfer < 1) {
+	if (D < 2 || N < 1 || steps < 1 || load < 0 || load >= 1 || xfer < 1 || mode < 0 ||
+	    mode > 1) {
 		fprintf(stderr, "ns3_load: bad arguments\n");
 		return 2;
 	}
@@ -242,7 +251,11 @@ main(int argc, char **argv)
 
 	for (int r = 0; r < N - 1; r++)
 		prog.push_back({0, B / N, 1});
-	prog.push_back({1, B / N, D - 1});
+	if (mode == 0)
+		prog.push_back({1, B / N, D - 1});
+	else
+		for (int k = 0; k < D - 1; k++)
+			prog.push_back({1, B / N, 1});
 	for (int r = 0; r < N - 1; r++)
 		prog.push_back({2, B / N, 1});
 	sock.assign(W, {});
