@@ -390,6 +390,18 @@ check_all(struct loader *ld, const struct sc_scenario *t)
 		return whole_err(ld, "background.bulk: bulk TCP flows run in virtual time in one "
 				 "partition in this release: set run.clock = virtual and "
 				 "run.partitions = 1");
+	if (t->run.fast_forward == SC_FF_STEADY &&
+	    (t->run.clock == SC_CLOCK_REAL || t->run.partitions != 1))
+		return whole_err(ld, "run.fast_forward = steady: its windows run in virtual time "
+				 "in one partition (the order of a window's frames is the one "
+				 "engine's): set run.clock = virtual and run.partitions = 1");
+	if (t->run.fast_forward == SC_FF_STEADY &&
+	    (t->run.pk.tcp.transport == SM_TRANSPORT_TCP || t->background.bulk > 0 ||
+	     t->background.transport == SC_BG_TCP))
+		return whole_err(ld, "run.fast_forward = steady: TCP (job.transport = tcp, "
+				 "background.transport = tcp, background.bulk) runs every segment in "
+				 "time order in this release (its timers would see a window's "
+				 "segments early): set run.fast_forward = exact");
 	if (t->background.bulk_lead > 0 && t->background.bulk == 0)
 		return whole_err(ld, "background.bulk_lead: there are no bulk flows to start "
 				 "early: set background.bulk > 0, or background.bulk_lead = 0");
@@ -722,6 +734,7 @@ sc_scenario_default(struct sc_scenario *s)
 	s->trace.queue_sample = 100e-6;
 	s->run.clock = SC_CLOCK_VIRTUAL;
 	s->run.fast_forward = SC_FF_EXACT;
+	s->run.steady_window = SC_AUTO;
 	s->run.dilation = 1;
 	s->run.calibrate = 0.5;
 	snprintf(s->ports.local, sizeof(s->ports.local), "all");

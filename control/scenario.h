@@ -35,6 +35,8 @@ enum sc_time_source {
 enum sc_fast_forward {
 	SC_FF_EXACT,			/**< steps that repeat the last exactly are replayed */
 	SC_FF_OFF,			/**< every step is emulated */
+	SC_FF_STEADY,			/**< as exact, and a link delivers the frames due within
+					 *   run.steady_window of its event in that one event */
 };
 
 struct sc_run {
@@ -48,6 +50,7 @@ struct sc_run {
 	double calibrate;		/**< real time: s to measure the TSC rate */
 	int time_source;		/**< real time: enum sc_time_source */
 	int fast_forward;		/**< virtual time: enum sc_fast_forward */
+	double steady_window;		/**< fast_forward = steady: s */
 };
 
 #define SC_PORTS_MAX 16

@@ -17,6 +17,7 @@ static bool barrier_settled(const struct dp_elem *e);
 static const struct dp_ffwd_field barrier_moving[] = {
 	DP_FFWD_FIELD(struct dp_barrier, count), DP_FFWD_FIELD(struct dp_barrier, fin),
 	DP_FFWD_FIELD(struct dp_barrier, generation), DP_FFWD_ARRAY(struct dp_barrier, peer_count),
+	DP_FFWD_FIELD(struct dp_barrier, latest),
 };
 static const struct dp_ffwd_layout barrier_ffwd = {
 	.size = sizeof(struct dp_barrier),
@@ -71,9 +72,19 @@ local_done(struct dp_barrier *b, dp_time_t now)
 		dp_barrier_fire(b, now);
 }
 
+/* The time of the arrivals so far: in a steady run's window they may come out of order. */
+static dp_time_t
+latest(struct dp_barrier *b, dp_time_t now)
+{
+	if (now > b->latest)
+		b->latest = now;
+	return b->latest;
+}
+
 void
 dp_barrier_arrive(struct dp_barrier *b, dp_time_t now)
 {
+	now = latest(b, now);
 	if (++b->count < b->need)
 		return;
 	if (b->peers == 0) {
@@ -89,6 +100,7 @@ dp_barrier_arrive(struct dp_barrier *b, dp_time_t now)
 void
 dp_barrier_finish(struct dp_barrier *b, dp_time_t now)
 {
+	now = latest(b, now);
 	if (++b->fin == b->need)
 		local_done(b, now);	/* processes apart each stop their own */
 }

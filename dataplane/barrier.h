@@ -26,6 +26,8 @@ struct dp_barrier {
 	uint32_t need, count;		/**< workers here, and those in */
 	uint32_t fin;			/**< workers here done with their last step */
 	uint32_t generation;		/**< releases so far */
+	dp_time_t latest;		/**< the latest arrival (run.fast_forward = steady: the
+					 *   last to arrive may have come at an earlier time) */
 	const uint32_t *who;		/**< [need]: the workers here (indices of the graph) */
 	/** Worker @p w (of the graph) is released at @p now. */
 	void (*release)(void *arg, uint32_t w, dp_time_t now);

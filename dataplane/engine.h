@@ -154,6 +154,10 @@ struct dp_engine {
 					 *   event up to it is due (a link with burst set
 					 *   delivers its frames up to it in one event) */
 	uint64_t rt_behind;		/**< polls while events were overdue */
+	/* virtual time, run.fast_forward = steady: a link's event delivers every frame due
+	 * within this of it, each at its own time (0: only those due now) */
+	dp_time_t window;
+	dp_time_t reach;		/**< the latest time a window handed on (its "now") */
 	struct dp_lateness rt_lag;	/**< how late events ran: the clock's last reading less
 					 *   their time, ps; counted only where the run keeps its
 					 *   histogram (dp_lateness_reset()) */

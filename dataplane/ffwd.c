@@ -35,6 +35,7 @@ struct word {
 
 struct reading {
 	dp_time_t now;
+	dp_time_t ahead;	/* the step's end less now (steady: its end came in a window) */
 	uint64_t events;
 	int64_t sync_wip;
 	uint64_t *v;		/* [n_words] */
@@ -420,6 +421,7 @@ read_state(struct dp_ffwd *ff, struct reading *r)
 	uint32_t i;
 
 	r->now = ff->eng->now;
+	r->ahead = ff->rec->last_end - ff->eng->now;
 	r->events = events_of_step(ff);
 	r->sync_wip = ff->eng->sync_wip;
 	for (i = 0; i < ff->n_words; i++) {
@@ -438,7 +440,8 @@ repeats(const struct dp_ffwd *ff, const struct reading *b0, const struct reading
 	dp_time_t period = b2->now - b1->now;
 	uint32_t i;
 
-	if (b1->now - b0->now != period || b2->events - b1->events != b1->events - b0->events ||
+	if (b1->now - b0->now != period || b0->ahead != b1->ahead || b1->ahead != b2->ahead ||
+	    b2->events - b1->events != b1->events - b0->events ||
 	    b0->sync_wip != b1->sync_wip || b1->sync_wip != b2->sync_wip)
 		return false;
 	for (i = 0; i < ff->n_words; i++) {
@@ -669,7 +672,8 @@ dp_ffwd_boundary(struct dp_ffwd *ff, const volatile sig_atomic_t *stop)
 	b = &ff->st[s & 1];
 	if (!a->set || !b->set || a->s != s - 1 || b->s != s ||
 	    !rstep_same(a, b, rec->rounds) || b->end == 0 || b->end - 1 != b2->now - b1->now ||
-	    rec->last_end != b2->now || !repeats(ff, b0, b1, b2))
+	    rec->last_end < b2->now || rec->last_end - b2->now > ff->eng->window ||
+	    !repeats(ff, b0, b1, b2))
 		goto out;
 	m = begin_replay(ff, b, (ff->n_rd - 2) % 3, (ff->n_rd - 1) % 3, stop);
 	if (ff->going)

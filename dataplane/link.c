@@ -46,6 +46,9 @@ struct dp_link_imp {
 	struct sm_ltrace_state lt;	/* where the link is in its delivery trace */
 };
 
+/* The waiting frame of place @p i (0: the earliest) in its sorted ring. */
+#define PEND(l, i) ((l)->pend[((l)->pend_h + (i)) & ((l)->pend_cap - 1)])
+
 static void link_event(struct dp_elem *e, dp_time_t now);
 static void link_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now);
 static uint64_t link_held(const struct dp_elem *e);
@@ -54,6 +57,7 @@ static bool link_settled(const struct dp_elem *e);
 
 static const struct dp_ffwd_field link_moving[] = {
 	DP_FFWD_FIELD(struct dp_link, head), DP_FFWD_FIELD(struct dp_link, qhead),
+	DP_FFWD_FIELD(struct dp_link, pend_seq), DP_FFWD_FIELD(struct dp_link, pend_h),
 	DP_FFWD_FIELD(struct dp_link, ohead), DP_FFWD_FIELD(struct dp_link, tail),
 	DP_FFWD_FIELD(struct dp_link, busy), DP_FFWD_FIELD(struct dp_link, qbytes),
 	DP_FFWD_FIELD(struct dp_link, qframes), DP_FFWD_FIELD(struct dp_link, last_charge),
@@ -121,6 +125,11 @@ dp_link_fini(struct dp_link *l)
 		rte_pktmbuf_free(l->ring[l->head++ & l->mask].p.m);	/* NULL is fine */
 	free(l->ring);
 	l->ring = NULL;
+	for (uint32_t i = 0; i < l->pend_n; i++)
+		rte_pktmbuf_free(PEND(l, i).p.m);
+	free(l->pend);
+	l->pend = NULL;
+	l->pend_n = 0;
 	if (l->imp != NULL) {
 		for (uint32_t i = 0; i < l->imp->n; i++)
 			rte_pktmbuf_free(l->imp->heap[i].p.m);
@@ -214,7 +223,7 @@ link_held(const struct dp_elem *e)
 {
 	const struct dp_link *l = (const struct dp_link *)e;
 
-	return l->tail - l->head + (l->imp != NULL ? l->imp->n : 0);
+	return l->tail - l->head + (l->imp != NULL ? l->imp->n : 0) + l->pend_n;
 }
 
 /* Double the ring, keeping the order. */
@@ -253,6 +262,8 @@ next_event(const struct dp_link *l)
 		t = l->ring[l->ohead & l->mask].start;
 	if (l->imp != NULL && l->imp->n > 0 && l->imp->heap[0].due < t)
 		t = l->imp->heap[0].due;
+	if (unlikely(l->pend_n > 0) && PEND(l, 0).t + l->delay < t)
+		t = PEND(l, 0).t + l->delay;	/* no frame of theirs arrives before */
 	return t;
 }
 
@@ -475,8 +486,8 @@ dp_link_trail_free(struct dp_link_trail *tr)
 	memset(tr, 0, sizeof(*tr));
 }
 
-int
-dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t *start)
+static int
+push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t *start)
 {
 	uint32_t charge = p->meta.flags & (DP_SE_F_RAW | DP_SE_F_TCP) ?
 				  sm_charge_frame(l->account, p->len) :
@@ -487,8 +498,6 @@ dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t
 	dp_time_t t;
 	bool full;
 
-	l->e.c.rx++;
-	l->e.c.rx_bytes += bytes;
 	advance_queue(l, now);
 	full = (l->cap_frames && l->qframes + 1 > l->cap_frames) ||
 	       (l->cap_bytes && l->qbytes + bytes > l->cap_bytes);
@@ -584,8 +593,10 @@ dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t
 		l->max_qbytes = l->qbytes;
 	if (l->qframes > l->max_qframes)
 		l->max_qframes = l->qframes;
-	if (l->cap_out >= 0 && l->ohead + 1 == l->tail && t == now) {
-		dp_capture_frame(l->e.eng, l->cap_out, p, now);	/* starts at once */
+	if (l->cap_out >= 0 && l->ohead + 1 == l->tail && (t == now || l->e.eng->window > 0)) {
+		/* starts at once; in a steady run, recorded now: an event at its start would
+		 * change the windows, and the run with it */
+		dp_capture_frame(l->e.eng, l->cap_out, p, t);
 		l->ohead++;
 	} else if (l->cap_out < 0) {
 		l->ohead = l->tail;
@@ -603,9 +614,89 @@ dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t
 	return 0;
 }
 
+static void pend_commit(struct dp_link *l, dp_time_t t, uint32_t by);
+
+int
+dp_link_push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t *start)
+{
+	l->e.c.rx++;
+	l->e.c.rx_bytes += p->len;
+	if (unlikely(l->pend_n > 0))
+		pend_commit(l, l->e.eng->now, 0);	/* those surely before it first */
+	return push(l, p, now, start);
+}
+
+static inline bool
+pend_less(const struct dp_link_pend *a, const struct dp_link_pend *b)
+{
+	return a->t != b->t ? a->t < b->t : a->by != b->by ? a->by < b->by : a->seq < b->seq;
+}
+
+/*
+ * Queue the waiting frames of times before @p t, and of @p t itself those brought by elements
+ * of ids below @p by (their events at @p t run first), in time order.
+ */
+static void
+pend_commit(struct dp_link *l, dp_time_t t, uint32_t by)
+{
+	while (l->pend_n > 0) {
+		const struct dp_link_pend *x = &PEND(l, 0);
+		struct dp_pkt p;
+		dp_time_t when;
+
+		if (x->t > t || (x->t == t && x->by >= by))
+			break;
+		p = x->p;
+		when = x->t;
+		l->pend_h++;
+		l->pend_n--;
+		(void)push(l, &p, when, NULL);
+	}
+}
+
+/*
+ * A frame come early, in a steady run's window: it waits, in order, in a ring sorted by
+ * (t, by, seq) (it mostly comes last: one sender at a time); 0 or -ENOMEM.
+ */
+static int
+pend_add(struct dp_link *l, const struct dp_pkt *p, dp_time_t t)
+{
+	const struct dp_elem *by = l->e.eng->cur;
+	struct dp_link_pend x = { t, by != NULL ? by->id : 0, l->pend_seq++, *p };
+	uint32_t i;
+
+	if (l->pend_n == l->pend_cap) {
+		uint32_t cap = l->pend_cap ? 2 * l->pend_cap : 64;
+		struct dp_link_pend *n = malloc(cap * sizeof(*n));
+
+		if (n == NULL)
+			return -ENOMEM;
+		for (i = 0; i < l->pend_n; i++)
+			n[i] = PEND(l, i);
+		free(l->pend);
+		l->pend = n;
+		l->pend_cap = cap;
+		l->pend_h = 0;
+	}
+	for (i = l->pend_n; i > 0 && pend_less(&x, &PEND(l, i - 1)); i--)
+		PEND(l, i) = PEND(l, i - 1);
+	PEND(l, i) = x;
+	l->pend_n++;
+	return 0;
+}
+
+bool
+dp_link_in_order(const struct dp_link *l, dp_time_t w)
+{
+	return l->delay >= w && l->xbox == NULL &&
+	       (l->imp == NULL || l->imp->im.dist == SM_JITTER_NONE);
+}
+
 uint64_t
 dp_link_backlog(struct dp_link *l, dp_time_t now)
 {
+	if (unlikely(l->pend_n > 0))	/* a probe's reading: as its event at @p now sees them */
+		pend_commit(l, now, l->e.eng->cur != NULL ? l->e.eng->cur->id : UINT32_MAX);
 	advance_queue(l, now);
 	return l->qbytes;
 }
@@ -613,7 +704,26 @@ dp_link_backlog(struct dp_link *l, dp_time_t now)
 static void
 link_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 {
-	dp_link_push((struct dp_link *)e, p, now, NULL);
+	struct dp_link *l = (struct dp_link *)e;
+	struct dp_engine *eng = e->eng;
+
+	if (unlikely(eng->window > 0) && dp_link_in_order(l, eng->window)) {
+		/* maybe before its time, from a window: it waits for those of earlier times
+		 * (and of its own from elements whose events at that time run first) */
+		e->c.rx++;
+		e->c.rx_bytes += p->len;
+		if (pend_add(l, p, now) != 0) {
+			dp_engine_fail(eng, -ENOMEM, "%s: out of memory for its frames to come",
+				       e->name);
+			e->c.drop++;
+			e->c.drop_bytes += p->len;
+			dp_frame_end(eng, p);
+		}
+		pend_commit(l, eng->now, 0);
+		dp_sched(e, next_event(l));
+		return;
+	}
+	dp_link_push(l, p, now, NULL);
 }
 
 /* A frame reaches the far end: on to the next element, or (cut) its copy is already there. */
@@ -743,6 +853,10 @@ link_event(struct dp_elem *e, dp_time_t now)
 
 	if (l->burst && e->eng->rt != NULL && e->eng->rt_horizon > now)
 		upto = e->eng->rt_horizon;	/* every one due by now in real time, in one go */
+	else if (e->eng->window > 0 && e->eng->rt == NULL)
+		upto = now + e->eng->window;	/* run.fast_forward = steady */
+	if (unlikely(l->pend_n > 0))
+		pend_commit(l, now, 0);
 	while (l->ohead != l->tail && l->ring[l->ohead & l->mask].start <= upto) {
 		const struct dp_link_slot *s = &l->ring[l->ohead & l->mask];
 
@@ -758,6 +872,10 @@ link_event(struct dp_elem *e, dp_time_t now)
 		/* a copy: the receiver may push a frame into this very link, over the slot */
 		struct dp_pkt p = l->ring[l->head & l->mask].p;
 		dp_time_t at = l->ring[l->head & l->mask].arrive;
+
+		if (at > now && e->eng->window > 0 &&
+		    (p.meta.flags & (DP_SE_F_BG | DP_SE_F_LAST)) == (DP_SE_F_BG | DP_SE_F_LAST))
+			break;	/* steady: a transfer's end is recorded in time order, its own event */
 
 		if (l->qhead == l->head) {	/* qhead stays ahead of head; the rest is lazy */
 			l->qbytes -= p.len;
@@ -775,6 +893,8 @@ link_event(struct dp_elem *e, dp_time_t now)
 			if (ns->p.m != NULL)
 				rte_prefetch0(ns->p.m);
 		}
+		if (at > e->eng->reach && e->eng->window > 0)
+			e->eng->reach = at;	/* steady: the run ends no earlier */
 		if (l->xbox == NULL)
 			l->next->ops->rx(l->next, &p, at > now ? at : now);
 		else if (p.m != NULL)	/* cut: its far end delivers a copy (parallel.h) */

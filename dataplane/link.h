@@ -43,6 +43,14 @@ struct dp_link_slot {
 
 struct dp_link_imp;
 
+/** A frame come in a steady run's window, before its time (dp_link.pend). */
+struct dp_link_pend {
+	dp_time_t t;		/**< when it is queued */
+	uint32_t by;		/**< the element whose event brought it (ties: their order) */
+	uint32_t seq;
+	struct dp_pkt p;
+};
+
 /**
  * The frames a link queued, as they were queued (for the fast-forward's replay of the queue
  * samples, ffwd.h): when each was queued, when it started serialising, its bytes.  The link
@@ -105,6 +113,13 @@ struct dp_link {
 	int cap_mark, cap_aqm;	/**< their capture points, if not -1 (set after init) */
 	bool tcp_ect;		/**< its TCP data segments are ECN-capable (transport.ecn) */
 	struct dp_link_trail *trail;	/**< NULL: none */
+	/*
+	 * run.fast_forward = steady: frames come in windows, not in time order.  A link whose
+	 * delay is at least the window queues them in time order: they wait here, by time, until
+	 * the engine has passed it (every frame of an earlier time has come by then).
+	 */
+	struct dp_link_pend *pend;	/**< a ring sorted by (t, by, seq), from pend_h */
+	uint32_t pend_h, pend_n, pend_cap, pend_seq;
 	bool burst;		/**< real time: an event delivers every frame due by the clock's
 				 *   last reading (dp_engine.rt_horizon), each at its own time:
 				 *   for a next element that sends them on in one burst (a port) */
@@ -124,6 +139,13 @@ int dp_link_trail_sum(struct dp_link_trail *tr);
 int64_t dp_link_trail_backlog(const struct dp_link_trail *tr, dp_time_t t);
 
 void dp_link_trail_free(struct dp_link_trail *tr);
+
+/**
+ * Under a steady window @p w (run.fast_forward = steady) the link queues the frames that come
+ * in time order: it is not cut, and its frames take at least @p w from the queue to the far
+ * end (its latency, with no jitter).
+ */
+bool dp_link_in_order(const struct dp_link *l, dp_time_t w);
 
 /** Free its ring and any frames still in it. */
 void dp_link_fini(struct dp_link *l);

@@ -457,6 +457,36 @@ run_partitions(struct dp_topo *t, struct dp_run_result *res)
 	}
 }
 
+/*
+ * run.fast_forward = steady: the window (DP_WINDOW_AUTO: the least latency of a link, at least
+ * 1 ns), and the links whose latency is below it (they queue frames as they come).
+ */
+static void
+window_set(struct dp_topo *t, dp_time_t w, struct dp_run_result *res)
+{
+	dp_time_t least = DP_NEVER;
+	uint32_t i;
+
+	for (i = 0; i < t->eng.n; i++)
+		if (t->eng.elems[i]->ops == &dp_link_ops) {
+			const struct dp_link *l = (const struct dp_link *)t->eng.elems[i];
+
+			if (l->delay > 0 && l->delay < least)
+				least = l->delay;
+		}
+	if (w == DP_WINDOW_AUTO)
+		w = least != DP_NEVER ? least : 1000;
+	for (i = 0; i < t->eng.n; i++)
+		if (t->eng.elems[i]->ops == &dp_link_ops) {
+			const struct dp_link *l = (const struct dp_link *)t->eng.elems[i];
+
+			res->window_links++;
+			res->window_unordered += !dp_link_in_order(l, w);
+		}
+	t->eng.window = w;
+	res->window = w;
+}
+
 /* What keeps the exact fast-forward off, known before the run (NULL: nothing; ffwd.h). */
 static const char *
 ffwd_off(const struct dp_run_params *p, const struct dp_topo *t)
@@ -583,6 +613,8 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 		if (rc != 0)
 			goto out;
 		t->ev_stop = p->rt == NULL ? p->max_events : 0;
+		if (p->rt == NULL && t->par == NULL && p->window > 0)
+			window_set(t, p->window, res);
 		rc = dp_ffwd_init(&ff, &t->eng, t->eng.elems, t->eng.n, &t->rec, ffwd_off(p, t),
 				  res->ff_why, sizeof(res->ff_why));
 		if (rc != 0) {
@@ -646,7 +678,7 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	}
 	if (t->rec.hold)
 		dp_record_retire_all(&t->rec);	/* the merged record of a split run */
-	res->t_end = t->eng.now;
+	res->t_end = RTE_MAX(t->eng.now, t->eng.reach);
 	res->events = t->eng.events;
 	if (rc != 0 && t->eng.error != 0) {
 		snprintf(err, errlen, "%s", t->eng.errmsg);

@@ -83,7 +83,13 @@ struct dp_run_params {
 						 *   checked; 0: the whole run */
 	bool fast_forward;			/**< virtual time: replay the steps that repeat the
 						 *   last (ffwd.h; run.fast_forward = exact) */
+	dp_time_t window;			/**< virtual time in one partition: a link's
+						 *   event delivers the frames due this far past
+						 *   it (run.fast_forward = steady; 0: exact;
+						 *   DP_WINDOW_AUTO: the least latency of a link) */
 };
+
+#define DP_WINDOW_AUTO UINT64_MAX
 
 /** One step as emulated. */
 struct dp_step_result {
@@ -163,6 +169,10 @@ struct dp_run_result {
 						 *   not run) */
 	uint64_t ff_frames;			/**< frames they stand for (in frames) */
 	char ff_why[128];			/**< why it was off or replayed nothing */
+	dp_time_t window;			/**< the steady window it ran with (0: none) */
+	uint32_t window_links;			/**< links: all */
+	uint32_t window_unordered;		/**< links with less latency than the window:
+						 *   their queues take frames as they come */
 };
 
 /**

@@ -41,6 +41,7 @@ static const struct dp_ffwd_field worker_moving[] = {
 	DP_FFWD_FIELD(struct dp_worker, step), DP_FFWD_FIELD(struct dp_worker, round),
 	DP_FFWD_FIELD(struct dp_worker, pending_round),
 	DP_FFWD_FIELD(struct dp_worker, cur_key), DP_FFWD_FIELD(struct dp_worker, cur_got),
+	DP_FFWD_FIELD(struct dp_worker, cur_at),
 	DP_FFWD_FIELD(struct dp_worker, in_bytes),
 	DP_FFWD_FIELD(struct dp_worker, frames_made), DP_FFWD_FIELD(struct dp_worker, frames_got),
 	DP_FFWD_FIELD(struct dp_worker, bytes_got), DP_FFWD_FIELD(struct dp_worker, tx_off),
@@ -148,14 +149,15 @@ got_bytes(const struct dp_worker *w, uint64_t key)
 	return i < 0 ? 0 : w->early[i].bytes;
 }
 
-/* Count @p bytes for (step, round); 0 or -ENOMEM. */
+/* Count @p bytes for (step, round), come at @p now; 0 or -ENOMEM. */
 static int
-got_add(struct dp_worker *w, uint64_t key, uint64_t bytes)
+got_add(struct dp_worker *w, uint64_t key, uint64_t bytes, dp_time_t now)
 {
 	int64_t i;
 
 	if (key == w->cur_key) {
 		w->cur_got += bytes;
+		w->cur_at = RTE_MAX(w->cur_at, now);
 		return 0;
 	}
 	i = early_find(w, key);
@@ -172,8 +174,10 @@ got_add(struct dp_worker *w, uint64_t key, uint64_t bytes)
 		i = w->n_early++;
 		w->early[i].key = key;
 		w->early[i].bytes = 0;
+		w->early[i].at = 0;
 	}
 	w->early[i].bytes += bytes;
+	w->early[i].at = RTE_MAX(w->early[i].at, now);
 	return 0;
 }
 
@@ -185,8 +189,10 @@ got_begin(struct dp_worker *w, uint64_t key)
 
 	w->cur_key = key;
 	w->cur_got = 0;
+	w->cur_at = 0;
 	if (i >= 0) {
 		w->cur_got = w->early[i].bytes;
+		w->cur_at = w->early[i].at;
 		w->early[i] = w->early[--w->n_early];
 	}
 }
@@ -626,6 +632,8 @@ dp_worker_check_round(struct dp_worker *w, dp_time_t now)
 				       w->cur_got >= w->in_bytes;
 	if (!in)
 		return;
+	if (r->hop != SM_HOP_MODULE && w->cur_at > now)
+		now = w->cur_at;	/* steady: its input came in a window, after this event */
 	if (!w->reduced && w->pk->tcp.transport == SM_TRANSPORT_TCP &&
 	    w->pk->tcp.reduce_rate > 0 && r->hop != SM_HOP_MODULE && w->in_bytes > 0) {
 		/* the library reduces (or copies) the round's input before its next round */
@@ -741,7 +749,7 @@ worker_rx(struct dp_elem *e, const struct dp_pkt *p, dp_time_t now)
 	    (step != w->step && step != w->step + 1) ||
 	    got_bytes(w, key) + meta->payload >
 		    (key == w->cur_key ? w->in_bytes : in_bytes(w, round)) ||
-	    got_add(w, key, meta->payload) != 0) {
+	    got_add(w, key, meta->payload, now) != 0) {
 		dp_engine_fail(e->eng, -EPROTO, "%s: unexpected frame from worker %u: step %u "
 			       "round %u (at step %u round %u)", e->name, meta->src, step, round,
 			       w->step, w->round);
@@ -794,7 +802,7 @@ tcp_got_one(struct dp_worker *w, uint32_t src, uint32_t step, uint16_t round, bo
 		read_mark(w, key, round, bytes, now);
 	if (round >= w->prog->n || (step != w->step && step != w->step + 1) ||
 	    got_bytes(w, key) + bytes > (key == w->cur_key ? w->in_bytes : in_bytes(w, round)) ||
-	    got_add(w, key, bytes) != 0) {
+	    got_add(w, key, bytes, now) != 0) {
 		dp_engine_fail(w->e.eng, -EPROTO, "%s: unexpected bytes from worker %u: step %u "
 			       "round %u (at step %u round %u)", w->e.name, src, step, round,
 			       w->step, w->round);

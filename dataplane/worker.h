@@ -62,6 +62,7 @@ struct dp_lane {
 	uint32_t dst[SM_SENDS_MAX];
 	uint8_t tree[SM_SENDS_MAX];
 	uint64_t in_bytes, cur_key, cur_got;
+	dp_time_t cur_at;
 	dp_time_t wake;			/**< its reduction ends (DP_W_REDUCE) */
 };
 
@@ -84,6 +85,8 @@ struct dp_worker {
 	/* what each segment or frame in touches, together */
 	uint64_t cur_key, cur_got;	/**< the current round's step x rounds + round, its bytes
 					 *   so far */
+	dp_time_t cur_at;		/**< when the last of them came (run.fast_forward =
+					 *   steady: maybe after an event of its own run before) */
 	uint64_t in_bytes;		/**< bytes the current round receives */
 	uint32_t n_lanes;		/**< 0: one round after another (lanes: below) */
 	int32_t loaded;			/**< the lane in place, or -1 */
@@ -111,7 +114,7 @@ struct dp_worker {
 	uint32_t dst[SM_SENDS_MAX];
 	uint8_t tree[SM_SENDS_MAX];
 
-	struct dp_got { uint64_t key, bytes; } *early;	/**< rounds not begun yet (a peer
+	struct dp_got { uint64_t key, bytes; dp_time_t at; } *early;	/**< rounds not begun yet (a peer
 							 *   ahead): their bytes so far */
 	uint32_t n_early, cap_early;
 	bool mod_done[2];

@@ -19,7 +19,8 @@
 /* The round's state a lane keeps: each a field of struct dp_lane and of struct dp_worker. */
 #define LANE_FIELDS(X) X(state) X(round) X(lane_end) X(tx_active) X(ready_sent) X(reduced) \
 	X(flow) X(tx_off) X(tx_seq) X(flow_chunk) X(rest) X(n_rest) X(n_sends) X(send_i) X(dst) \
-	X(tree) X(in_bytes) X(cur_key) X(cur_got) X(wake)
+	X(tree) X(in_bytes) X(cur_key) X(cur_got) X(cur_at) \
+	X(wake)
 #define LANE_COPY(f) \
 	RTE_BUILD_BUG_ON(sizeof(to->f) != sizeof(from->f)); \
 	memcpy(&to->f, &from->f, sizeof(to->f));
@@ -48,6 +49,7 @@ dp_lane_store(struct dp_worker *w)
 	w->tx_active = false;
 	w->cur_key = UINT64_MAX;
 	w->cur_got = 0;
+	w->cur_at = 0;
 }
 
 /* Lanes when the program's buckets may overlap (2 or more, over TCP, no barrier between phases). */

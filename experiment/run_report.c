@@ -225,6 +225,35 @@ tcp_notes(struct table *t, const struct outcome *runs, unsigned int n,
 	}
 }
 
+/* run.fast_forward = steady: the window, and whether every queue took its frames in time order. */
+static void
+steady_note(struct table *t, const struct outcome *runs, unsigned int n)
+{
+	uint64_t ev;
+	unsigned int i;
+
+	for (i = 0; i < n && runs[i].res.window == 0; i++)
+		;
+	if (i == n)
+		return;
+	ev = runs[i].res.events - runs[i].res.ff_events;
+	if (runs[i].res.window_unordered == 0)
+		table_note(t, "steady: each link delivered in one event the frames due within %.3f "
+			   "us of it, each at its own time, and every link queued what came in time "
+			   "order (its latency is at least the window): %" PRIu64 " events run "
+			   "(run.fast_forward = steady)%s", (double)runs[i].res.window / 1e6, ev,
+			   n > 1 ? " (the first run's)" : "");
+	else
+		table_note(t, "steady: each link delivered in one event the frames due within %.3f "
+			   "us of it, each at its own time: %" PRIu64 " events run "
+			   "(run.fast_forward = steady); %u of %u links (latency below the window, or "
+			   "jitter) queued what came as it came: a frame may have been queued behind frames "
+			   "that came up to the window after it (off queues every frame in time "
+			   "order)%s",
+			   (double)runs[i].res.window / 1e6, ev, runs[i].res.window_unordered,
+			   runs[i].res.window_links, n > 1 ? " (the first run's)" : "");
+}
+
 static struct table *
 summary_zero(struct outcome *runs, unsigned int n, const struct sc_scenario *sc)
 {
@@ -287,6 +316,7 @@ summary_zero(struct outcome *runs, unsigned int n, const struct sc_scenario *sc)
 				   "the step before them, not emulated, %" PRIu64 " of %" PRIu64
 				   " events run (run.fast_forward = exact: the results are every "
 				   "step's; off emulates each)", rep, all, ev, ev_all);
+		steady_note(t, runs, n);
 	}
 	for (i = 0; i < n; i++)
 		if (runs[i].auto_on) {
@@ -366,6 +396,7 @@ summary_loaded(struct outcome *runs, unsigned int n, const struct sc_scenario *s
 	table_note(t, "warm-up: the first %u steps (from an empty WAN queue); steady: the rest; "
 		   "capacity: the shortest step at which the WAN keeps up (reference model 2.9)",
 		   sc->run.warmup);
+	steady_note(t, runs, n);
 	queues_note(t, sc);
 	for (i = 0; i < n; i++)
 		if (runs[i].rc == 0 && runs[i].res.drops > 0) {
@@ -736,11 +767,14 @@ run_json(struct results *res, const struct outcome *r, uint32_t run_id, bool eve
 	json_object_set_new(o, "lcore_sleeps", json_integer((json_int_t)r->res.lcore_sleeps));
 	json_object_set_new(o, "partition_steals", json_integer((json_int_t)r->res.steals));
 	json_object_set_new(o, "fast_forward", json_pack(
-		"{s:b, s:i, s:i, s:I, s:o}", "on", r->res.ff_on,
+		"{s:b, s:i, s:i, s:I, s:o, s:o, s:o}", "on", r->res.ff_on,
 		"emulated_steps", (int)(r->res.steps - r->res.ff_replayed),
 		"replayed_steps", (int)r->res.ff_replayed,
 		"events_run", (json_int_t)(r->res.events - r->res.ff_events),
-		"why_not", r->res.ff_replayed > 0 ? json_null() : json_string(r->res.ff_why)));
+		"why_not", r->res.ff_replayed > 0 ? json_null() : json_string(r->res.ff_why),
+		"steady_window_ns", r->res.window > 0 ? num((double)r->res.window / 1e3) :
+		json_null(), "steady_unordered_links", r->res.window > 0 ?
+		json_integer(r->res.window_unordered) : json_null()));
 	if (r->auto_on) {
 		const struct dp_auto *a = &r->autop;
 

@@ -471,7 +471,9 @@ runner_run(struct runner *r, const struct sc_scenario *sc, const struct contende
 	rp.cap = r->cap;
 	rp.pool = r->pool;
 	rp.bg_only = bg_only > 0 ? sm_ps(bg_only) : 0;
-	rp.fast_forward = sc->run.fast_forward == SC_FF_EXACT;
+	rp.fast_forward = sc->run.fast_forward != SC_FF_OFF;
+	rp.window = sc->run.fast_forward != SC_FF_STEADY ? 0 :
+		    sc->run.steady_window == SC_AUTO ? DP_WINDOW_AUTO : sm_ps(sc->run.steady_window);
 	rp.partitions = sc->run.partitions != 0 ? sc->run.partitions : r->lcores;
 	if (dp_ranks_size() > 1 && r->rt != NULL) {
 		rp.partitions = 1;	/* real time: each rank runs its data centres (rt.h) */

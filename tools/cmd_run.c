@@ -520,6 +520,11 @@ run_load(const struct run_opts *o, const char *scenario, struct sc_scenario *sc,
 		sc->variants = o->variants;
 	if (o->budgets)
 		sc->budgets = o->budgets;
+	if (dp_ranks_size() > 1 && sc->run.fast_forward == SC_FF_STEADY) {
+		fprintf(stderr, "syncemu run: run.fast_forward = steady under mpirun: its windows "
+			"run in one process (the order of a window's frames is the one engine's)\n");
+		return CLI_EXIT_USAGE;
+	}
 	if (dp_ranks_size() > 1 && o->ctl != NULL) {
 		/* the same on every rank: every one refuses */
 		fprintf(stderr, "syncemu run: --ctl under mpirun: a run of several ranks has no "
