@@ -724,6 +724,8 @@ run_json(struct results *res, const struct outcome *r, uint32_t run_id, bool eve
 	json_object_set_new(o, "steps_kept", json_pack("{s:i, s:i, s:i}", "first", (int)r->nfirst,
 						       "last", (int)r->nlast, "of",
 						       (int)r->res.steps));
+	json_object_set_new(o, "background_only_s", r->bg_only > 0 ? json_real(r->bg_only) :
+			    json_null());
 	{
 		unsigned int f = outcome_flags(r);
 		json_t *fl = json_object();

@@ -489,6 +489,7 @@ runner_run(struct runner *r, const struct sc_scenario *sc, const struct contende
 	rp.lcores = r->lcores;
 	if (rp.bg_only)
 		rp.steps = 0;
+	o->bg_only = bg_only > 0 ? bg_only : 0;
 	o->auto_on = sc->run.partitions == 0 && dp_ranks_size() == 1 && r->rt == NULL &&
 		     rp.bg_only == 0;
 	if (sc->run.partitions == 0 && dp_ranks_size() == 1 && runner_jitter(sc)) {

@@ -98,6 +98,7 @@ struct outcome {
 	char err[512];
 	struct dp_run_result res;	/**< totals only: the steps went to the statistics below */
 	double wall;		/**< s */
+	double bg_only;		/**< > 0: no sync, the background alone for this long, s */
 	bool auto_on;		/**< run.partitions = auto, chosen by a calibration: */
 	struct dp_auto autop;	/**< what it found (autopart.h) */
 	/* the steps kept for the report: the first keep, and the last keep in a ring */

@@ -359,9 +359,15 @@
 			return;
 		}
 		const changesOf = (r) => r.changes || [];
+		/* --background-only: no sync, so no step; its WAN queues, transfers and drops are drawn */
+		const stepRuns = runs.filter((r) => r.step_ms && r.steps.rows && r.steps.rows.length);
+		for (const r of runs.filter((x) => typeof x.background_only_s === 'number'))
+			sec.insertBefore(el('p', { class: 'note' }, 'Run ' + r.label + ' (' + ptr(r) + '): the ' +
+				'background alone for ' + fmt(r.background_only_s * 1e3) + ' ms of emulated time, ' +
+				'no sync: no step to draw; its WAN queues, transfers and drops are below.'), grid);
 
 		/* each step beside the packet and fluid models */
-		runs.forEach((r, j) => guard(grid, 'the steps of ' + ptr(r), () => {
+		stepRuns.forEach((r, j) => guard(grid, 'the steps of ' + ptr(r), () => {
 			const id = 'run' + n + '-steps' + j;
 			const rows = r.steps.rows;
 			const f = figure(grid, id, 'Run ' + r.label + ': each step against the models', states,
@@ -403,7 +409,8 @@
 		}));
 
 		/* the shares as stacked bars: their mean, or one step's (the slider) */
-		guard(grid, 'the shares of the step (/runs/*/steps)', () => {
+		if (stepRuns.length) guard(grid, 'the shares of the step (/runs/*/steps)', () => {
+			const runs = stepRuns;
 			const share = ['compute', 'intra', 'wan', 'module_port', 'module_optics', 'module_compute', 'module_fpga'];
 			const sid = 'run' + n + '-shares';
 			const fs = figure(grid, sid, 'Where the step went: share of each resource', states,

@@ -135,6 +135,10 @@ page all model0-bw-wan model0-bw-budget sweep2-value validate3-steps-step
 expect_rc 0 "report: a syncemu trace validated, and three transfers' bursts" -- "$se" report "$tmp/vsync.json" \
 	"$tmp/vbursts.json" -o "$tmp/traces.html"
 page traces validate1-bursts-burst
+# the background alone (--background-only): no step, its queues, transfers and drops drawn
+"$se" run -q --json --background-only 5ms -l 0.5 >"$tmp/bgonly.json"
+expect_rc 0 "report: the background alone" -- "$se" report "$tmp/bgonly.json" -o "$tmp/bgonly.html"
+page bgonly
 # JSON of syncemu's shape that the page cannot draw all of (a null run before the real one, a
 # validated step that is null): the page draws everything else and says what it could not, by
 # JSON pointer

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Every command's --json against its JSON Schema (tools/schemas/): model, run (zero load, under
-# load, a failed run), sweep, validate (a syncemu trace, a job's streams, bursts), bridge; and
+# load, a failed run, the background alone, steady), sweep, validate (a syncemu trace, a job's streams, bursts), bridge; and
 # documents broken on purpose are refused (the schemas hold something).
 # Usage: schemas.sh SYNCEMU
 set -u
@@ -50,8 +50,11 @@ check model "model, all tables, two variants' tables, Open MPI's algorithm over 
 "$se" run -q -n 2 -v A --set topology.workers_per_dc=1 --set job.bytes=1MiB --set job.transport=tcp \
 	--set background.bulk=1 --json >"$tmp/runt.json"
 "$se" run -q -n 2 -v A --set job.library=openmpi --set job.compute=1ms --json >"$tmp/runo.json"
-check run "run at zero load with a trace, under load, one that failed (a queue below the sync), over TCP beside bulk flows, Open MPI's" \
-	"$tmp/run.json" "$tmp/runl.json" "$tmp/rund.json" "$tmp/runt.json" "$tmp/runo.json"
+"$se" run -q --background-only 5ms -l 0.5 --json >"$tmp/runb.json"
+"$se" run -q -n 5 -v A -l 0.5 --set run.fast_forward=steady --json >"$tmp/runs.json"
+check run "run at zero load with a trace, under load, one that failed (a queue below the sync), over TCP beside bulk flows, Open MPI's, the background alone, steady" \
+	"$tmp/run.json" "$tmp/runl.json" "$tmp/rund.json" "$tmp/runt.json" "$tmp/runo.json" \
+	"$tmp/runb.json" "$tmp/runs.json"
 "$se" sweep -q -k background.load -r 0:0.4:0.2 -v A -n 10 -o "$tmp/sw" >/dev/null &&
 	"$se" sweep -q -k module.planes -V 4,8 -v E -b free -n 3 -o "$tmp/sp" >/dev/null
 check sweep "sweep of the load, of bit planes" "$tmp/sw/sweep.json" "$tmp/sp/sweep.json"
@@ -64,7 +67,8 @@ check validate "validate: a syncemu trace, a job's steps, three transfers' burst
 	--load 0.3 -d 1s -q -j >"$tmp/bridge.json" 2>"$tmp/err"
 check bridge "bridge's summary" "$tmp/bridge.json"
 
-# broken on purpose: a count that is not an integer, a missing member, a wrong command
+# broken on purpose: a count that is not an integer, a missing member, a wrong command, a run of
+# steps with no step time (only the background alone has none)
 python3 - "$tmp" <<'PY'
 import json, sys
 d = sys.argv[1]
@@ -76,8 +80,10 @@ r = json.load(open(d + "/run.json")); r["scenario"]["queues_bytes"]["wan"] = "64
 json.dump(r, open(d + "/bad3.json", "w"))
 s = json.load(open(d + "/sw/sweep.json")); s["command"] = "run"
 json.dump(s, open(d + "/bad4.json", "w"))
+r = json.load(open(d + "/run.json")); r["runs"][0]["step_ms"] = None
+json.dump(r, open(d + "/bad5.json", "w"))
 PY
-for b in 1 2 3; do
+for b in 1 2 3 5; do
 	python3 "$here/check_schema.py" "$schemas" run "$tmp/bad$b.json" >"$tmp/chk" 2>&1 &&
 		bad "broken run document $b passed" || ok "broken run document $b refused: $(head -c 120 "$tmp/chk" | sed "s|$tmp/||")"
 done
