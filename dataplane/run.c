@@ -347,6 +347,20 @@ run_hooks(const struct dp_run_params *p, struct dp_topo *t, struct runctl *ctl)
  * The steps, until the last is done (then the run's end), a stall, a failure, a stop or the end
  * of a sample: 0 or the error; *@p seen the steps done, *@p stalled if it stalled.
  */
+/* The last step's end from the run's start (0: none yet), and how late the engine runs. */
+static dp_time_t
+progress_end(const struct dp_run_params *p, const struct dp_topo *t)
+{
+	return t->rec.steps_done > 0 && t->rec.last_end > p->t0 ? t->rec.last_end - p->t0 : 0;
+}
+
+static dp_time_t
+progress_lag(const struct dp_topo *t)
+{
+	return t->eng.rt != NULL && t->eng.rt_horizon > t->eng.now ?
+	       t->eng.rt_horizon - t->eng.now : 0;
+}
+
 static int
 run_steps(const struct dp_run_params *p, struct dp_topo *t, struct dp_run_result *res,
 	  struct dp_ffwd *ff, dp_time_t watchdog, uint32_t *seen, bool *stalled, char *err,
@@ -367,7 +381,8 @@ run_steps(const struct dp_run_params *p, struct dp_topo *t, struct dp_run_result
 			rc = 0;
 			if (p->progress != NULL)
 				p->progress(p->progress_arg, *seen, p->steps,
-					    dp_topo_frames_made(t));
+					    dp_topo_frames_made(t), progress_end(p, t),
+					    progress_lag(t));
 			if (p->stop != NULL && *p->stop) {
 				res->interrupted = true;	/* the step in progress left out */
 				break;
@@ -385,7 +400,8 @@ run_steps(const struct dp_run_params *p, struct dp_topo *t, struct dp_run_result
 			*seen = t->rec.steps_done;
 			if (p->progress != NULL)
 				p->progress(p->progress_arg, *seen, p->steps,
-					    dp_topo_frames_made(t));
+					    dp_topo_frames_made(t), progress_end(p, t),
+					    progress_lag(t));
 		} while (dp_ffwd_replaying(ff) && !(p->stop != NULL && *p->stop) &&
 			 t->eng.error == 0);
 		if (t->eng.error != 0) {

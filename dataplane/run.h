@@ -60,9 +60,12 @@ struct dp_run_params {
 	struct rte_ring *ctl_req, *ctl_resp;
 	struct dp_status *status;
 	/** Called as steps finish, and in virtual time every DP_ADVANCE_EVENTS events of a long
-	 *  step (may be NULL): steps done, of how many, frames the workers here made so far.
+	 *  step (may be NULL): steps done, of how many, frames the workers here made so far,
+	 *  the last step's end (ps from the run's start; 0: none yet) and, in real time, how far
+	 *  the clock had gone past it (the engine's lag, ps; 0 in virtual time).
 	 *  @c stop is looked at then too: a long step is left out, not waited for. */
-	void (*progress)(void *arg, uint32_t done, uint32_t steps, uint64_t frames);
+	void (*progress)(void *arg, uint32_t done, uint32_t steps, uint64_t frames,
+			 dp_time_t end, dp_time_t lag);
 	void *progress_arg;
 	/** NULL: the result keeps every step, queue sample and transfer (step[], q_t, q_bytes,
 	 *  bg.fct, bg.wait); else they go to the sink as they are made and the result keeps

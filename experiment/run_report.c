@@ -548,6 +548,16 @@ realtime_table(const struct outcome *runs, unsigned int n)
 			   "emulated (the clock's last reading less the event's time)", rt->behind,
 			   rt->idle, rt->lag_p99_ps / 1e6, rt->lag_p999_ps / 1e6,
 			   rt->lag_max_ps / 1e6);
+		if (outcome_flags(&runs[i]) & (1u << OF_BEHIND))
+			table_note(t, "the host could not keep up: events ran late by p99 %.3f ms "
+				   "emulated, %.0f %% of the mean step (%.3f ms): frames left the ports "
+				   "late and the steps are longer than the emulation's. Raise "
+				   "run.dilation (%g now; try %g), give the run cores of its own "
+				   "(--eal -l, one per partition) and keep other work off them "
+				   "(isolcpus, taskset), or emulate fewer frames (a smaller cluster)",
+				   rt->lag_p99_ps / 1e9, 100 * rt->lag_p99_ps / 1e12 /
+				   outcome_mean(&runs[i]), outcome_mean(&runs[i]) * 1e3, rt->dilation,
+				   outcome_dilation_hint(&runs[i]));
 		if (rt->cross > 0)
 			table_note(t, "partitions: %" PRIu64 " frames crossed cut links, %" PRIu64
 				   " of them taken after their arrival time (the latest by %.3f us "
@@ -733,7 +743,8 @@ run_json(struct results *res, const struct outcome *r, uint32_t run_id, bool eve
 		int k;
 
 		for (k = 0; fl != NULL && k < OF_COUNT; k++)
-			if (k != OF_IMPAIRED || (f & (1u << k)))	/* (as before without) */
+			if ((k != OF_IMPAIRED || (f & (1u << k))) &&	/* (as before without) */
+			    (k != OF_BEHIND || (f & (1u << OF_REAL_TIME))))
 				json_object_set_new(fl, outcome_flag_id(k),
 						    json_boolean(f & (1u << k)));
 		json_object_set_new(o, "status", json_string(outcome_status(r, st, sizeof(st))));

@@ -407,14 +407,34 @@ struct progress {
 	uint32_t run_id;
 	double t0, last;
 	uint64_t frames;
+	double dilation;	/* real time; 0: virtual */
+	bool behind_said;
 };
 
+/* Real time: the engine runs later than OUTCOME_BEHIND of a step: said once, with the remedy. */
 static void
-on_step(void *arg, uint32_t done, uint32_t steps, uint64_t frames)
+say_behind(struct progress *pg, uint32_t done, dp_time_t end, dp_time_t lag)
+{
+	double step = done > 0 ? (double)end / done / 1e12 : 0, late = (double)lag / 1e12;
+
+	if (pg->dilation <= 0 || pg->behind_said || step <= 0 || late <= OUTCOME_BEHIND * step)
+		return;
+	pg->behind_said = true;
+	fprintf(stderr, "%srun %u %s: the host is not keeping up: at step %u the engine ran %.3f "
+		"ms (emulated) behind the clock, %.0f %% of a step, so frames leave late and the "
+		"steps grow; raise run.dilation (%g now), give the run cores of its own (--eal -l) "
+		"and keep other work off them (isolcpus)\n", pg->r->tty && pg->r->progress ? "\n" : "",
+		pg->run_id, pg->label, done, late * 1e3, 100 * late / step, pg->dilation);
+}
+
+static void
+on_step(void *arg, uint32_t done, uint32_t steps, uint64_t frames, dp_time_t end, dp_time_t lag)
 {
 	struct progress *pg = arg;
 	double now = wall_now(), el = now - pg->t0;
 
+	if (pg->r->progress)
+		say_behind(pg, done, end, lag);
 	pg->frames = frames;
 	/* a trace streamed to a reader gets each step as it ends (an error shows at the next write) */
 	if (pg->r->cap != NULL && tr_pcapng_streams(pg->r->cap->w))
@@ -500,6 +520,8 @@ runner_run(struct runner *r, const struct sc_scenario *sc, const struct contende
 	pg.label = c->label;
 	pg.run_id = rp.run_id;
 	pg.frames = 0;
+	pg.dilation = r->rt != NULL ? sc->run.dilation : 0;
+	pg.behind_said = false;
 	rp.progress = on_step;
 	rp.progress_arg = &pg;
 	rp.budget_kind = sm_variant_has_module(c->var) ? (int)c->b : -1;
@@ -588,12 +610,14 @@ static const char *const flag_text[OF_COUNT] = {
 	[OF_OVERLAP] = "rounds overlap: no closed form", [OF_NO_CLOSED] = "no closed form",
 	[OF_DIFFERS] = "differs from the closed form", [OF_NO_MODEL] = "no model",
 	[OF_IMPAIRED] = "impaired: no closed form",
+	[OF_BEHIND] = "host behind",
 };
 static const char *const flag_ids[OF_COUNT] = {
 	[OF_FAILED] = "failed", [OF_INTERRUPTED] = "interrupted", [OF_REAL_TIME] = "real_time",
 	[OF_DROPS] = "drops", [OF_CHANGED] = "changed_live", [OF_BOUND] = "bound_not_valid",
 	[OF_OVERLAP] = "rounds_overlap", [OF_NO_CLOSED] = "no_closed_form",
 	[OF_DIFFERS] = "differs", [OF_NO_MODEL] = "no_model", [OF_IMPAIRED] = "impaired",
+	[OF_BEHIND] = "host_behind",
 };
 
 const char *
@@ -615,6 +639,9 @@ outcome_flags(const struct outcome *o)
 		f |= 1u << OF_INTERRUPTED;
 	if (o->res.rt.on)
 		f |= 1u << OF_REAL_TIME;
+	if (o->res.rt.on && o->res.rt.lag_events > 0 && o->all.n > 0 &&
+	    o->res.rt.lag_p99_ps / 1e12 > OUTCOME_BEHIND * o->all.mean)
+		f |= 1u << OF_BEHIND;
 	for (i = 0; i < o->res.n_elems; i++)
 		if (o->res.elems[i].impaired) {
 			f |= 1u << OF_IMPAIRED;
@@ -638,6 +665,29 @@ outcome_flags(const struct outcome *o)
 	else if (o->max_rel > 1e-6)
 		f |= 1u << OF_DIFFERS;
 	return f;
+}
+
+/*
+ * The emulated time ran on at 1/dilation of real time while events waited: the run needed about
+ * (1 + lag / step) as much real time per emulated second; twice that leaves room for the host's
+ * hiccups.  At least twice the dilation, rounded up to 1, 2 or 5 times a power of ten.
+ */
+double
+outcome_dilation_hint(const struct outcome *o)
+{
+	double d = o->res.rt.dilation, k = 1, x;
+
+	if (o->all.n > 0 && o->all.mean > 0)
+		k = 1 + o->res.rt.lag_p99_ps / 1e12 / o->all.mean;
+	x = d * 2 * (k > 1 ? k : 1);
+	for (double p = 1; p < 1e9; p *= 10)
+		for (int m = 0; m < 3; m++) {
+			double v = p * (m == 0 ? 1 : m == 1 ? 2 : 5);
+
+			if (v >= x)
+				return v;
+		}
+	return x;
 }
 
 const char *

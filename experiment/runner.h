@@ -76,6 +76,8 @@ enum outcome_flag {
 	OF_FAILED,		/**< the run failed (then the only one) */
 	OF_INTERRUPTED,		/**< ended by a signal after its step */
 	OF_REAL_TIME,		/**< paced by the TSC: the closed form holds up to lateness */
+	OF_BEHIND,		/**< real time: events ran late by more than OUTCOME_BEHIND of a
+				 *   step (p99): the host could not keep up (said next to it) */
 	OF_DROPS,		/**< frames dropped at a queue: the fluid models have none */
 	OF_CHANGED,		/**< a live change landed during the run */
 	OF_BOUND,		/**< the fluid bound's claim does not hold here */
@@ -86,6 +88,9 @@ enum outcome_flag {
 	OF_IMPAIRED,		/**< a link loses frames or varies their delay ([impair]) */
 	OF_COUNT
 };
+
+/** Real time: the host fell behind when events ran later than this share of a step (p99). */
+#define OUTCOME_BEHIND 0.1
 
 /** A run with everything beside it. */
 /** Quantiles of the background completion times kept (0, 2.5 %, ..., 100 %). */
@@ -240,6 +245,9 @@ const struct kept_step *outcome_kept_step(const struct outcome *o, uint32_t i);
 
 /** Steps kept for the report (all of a run of up to 2 x keep steps). */
 uint32_t outcome_kept(const struct outcome *o);
+
+/** Real time that fell behind (OF_BEHIND): the dilation to try. */
+double outcome_dilation_hint(const struct outcome *o);
 
 /** The status flags of a run (1u << enum outcome_flag). */
 unsigned int outcome_flags(const struct outcome *o);

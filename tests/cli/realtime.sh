@@ -7,7 +7,8 @@
 #      the lateness; the trace has the ports' capture points and `syncemu validate` reads it.
 #      Two partitions joined by cut WAN links (no port): with no frame late across them, the
 #      steps and the trace are the virtual-time run's; 8 DC x 8 at dilation 1 counts the late
-#      ones and names the remedy.
+#      ones and names the remedy, says once while running that the host is not keeping up,
+#      and its status and report say so with a dilation to try.
 #   2. Two processes, one per data centre, joined by memif: the same at dilation 100; the leader
 #      (DC 0) merges both sides' steps, the follower reports its own; each side's port sent what
 #      the other received.
@@ -287,6 +288,23 @@ expect_grep "$tmp/out" "frames crossed cut links," "the crossings counted"
 # (said only when some were late)
 expect_grep "$tmp/out" "the lcores fell behind; raise run.dilation or give it cores" \
 	"the late ones counted, the remedy named"
+# the engine that far behind (events late by more than a tenth of a step): the status and a
+# note of the report say so, with a dilation to try
+expect_grep "$tmp/out" "real time, host behind" "the status says the host fell behind"
+expect_grep "$tmp/out" "Raise run.dilation (1 now; try " \
+	"the report's note: how late, and the dilation to try"
+# in one partition it is said while the run goes, once: 2 DC x 4 at 100 GbE is 54,160 frames a
+# 4.08 ms step, 13 M frames a second at dilation 1; this VM moves 2-3 M a second on a core, so
+# the engine falls behind by more than a tenth of a step on any host below 12 M a second
+expect_rc 0 "2 DC x 4 at dilation 1 in one partition" -- timeout 120 "$se" run -v A -n 3 \
+	--trace none "${RT[@]}" --set run.dilation=1 --set ports.dc0=ring:w --set ports.dc1=ring:w
+[ "$(grep -c "the host is not keeping up: at step 1 the engine ran" "$tmp/err")" = 1 ] &&
+	[ "$(grep -c "not keeping up" "$tmp/err")" = 1 ] &&
+	grep -q "raise run.dilation (1 now)" "$tmp/err" &&
+	ok "the host falling behind said once while running (stderr), with the remedy" ||
+	bad "the host falling behind not said once: $(grep "not keeping up" "$tmp/err" | head -3)"
+expect_grep "$tmp/out" "real time, host behind, differs from the closed form" \
+	"its status says so too"
 fi
 expect_rc 3 "partitions in a run with a link through ports" -- "$se" run -v A -n 1 -q \
 	--trace none "${RT[@]}" --set run.partitions=2 --set "ports.link0=w0.nic ring:la"
