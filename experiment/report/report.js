@@ -474,6 +474,36 @@
 					  y: axis('linear', 'transfers done within, %', { min: 0, max: 100 }) } } });
 		});
 
+		/* real time: how late frames left each port, the engine's lag, the ports' counts */
+		const rtRuns = runs.filter((r) => r.real_time && Array.isArray(r.real_time.ports));
+		if (rtRuns.length) guard(grid, 'the real-time ports (/runs/*/real_time)', () => {
+			const lid = 'run' + n + '-late';
+			const ports = rtRuns.flatMap((r) => r.real_time.ports.concat(r.real_time.peer_ports || [])
+				.map((p) => ({ r: r, p: p, label: r.label + ' ' + p.name })));
+			const qs = [['median', 'late_median_ns'], ['p99', 'late_p99_ns'], ['p99.9', 'late_p999_ns'],
+				    ['max', 'late_max_ns']];
+			const ds = qs.map(([name, k], i) => ({ label: name, backgroundColor: color(i),
+				data: ports.map((x) => x.p[k] === null ? null : x.p[k] / 1e3) }));
+			for (const r of rtRuns)
+				if (r.real_time.event_lag && r.real_time.event_lag.events)
+					ds.push({ label: 'engine lag p99, ' + r.label + ' (emulated x dilation)',
+						  backgroundColor: '#e53e3e', data: ports.map((x) => x.r === r ?
+						  r.real_time.event_lag.p99_ns * r.real_time.dilation / 1e3 : null) });
+			const fl = figure(grid, lid, 'Real time: how late frames left the ports', states,
+					  rtRuns.map((r) => 'Run ' + r.label + ' at dilation ' + fmt(r.real_time.dilation) +
+						     (r.flags && r.flags.host_behind ? ', the host fell behind (see the ' +
+						      'text report: raise run.dilation)' : '') + ': ' +
+						     r.real_time.ports.map((p) => p.name + ' sent ' + p.frames_sent +
+							 ', received ' + p.frames_received + (p.deferred_sends ?
+							 ', ' + p.deferred_sends + ' sends waited' : '') +
+							 (p.device_rx_dropped + p.device_tx_errors ? ', the device lost ' +
+							  (p.device_rx_dropped + p.device_tx_errors) : '')).join('; ')).join('. ') +
+					  '. Lateness: the real time a frame was handed to its port less its emulated ' +
+					  'time\'s real time.');
+			chart(lid, fl.canvas, { type: 'bar', data: { labels: ports.map((x) => x.label), datasets: ds },
+				options: { scales: { y: axis(axisType(ds.flatMap((d) => d.data)), 'late, real us') } } });
+		});
+
 		/* drops, by element */
 		guard(grid, 'the drops (/runs/*/elements)', () => {
 			const did = 'run' + n + '-drops';

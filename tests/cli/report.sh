@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # syncemu report: pages from the JSON of the default run, a load sweep, a model and a job's
-# capture validated, opened in headless Chromium (no console error, every chart drawn, every
+# capture validated, a --background-only run and a real-time run, opened in headless Chromium (no console error, every chart drawn, every
 # slider moves its chart through the DOM; screenshots kept in SHOTS/); JSON of syncemu's shape
 # with members it cannot draw: everything else drawn, the rest named; bad inputs refused with
 # the file, line and column, the page never written over an input or left half-written.
@@ -139,6 +139,15 @@ page traces validate1-bursts-burst
 "$se" run -q --json --background-only 5ms -l 0.5 >"$tmp/bgonly.json"
 expect_rc 0 "report: the background alone" -- "$se" report "$tmp/bgonly.json" -o "$tmp/bgonly.html"
 page bgonly
+# a real-time run (a ring pair; nothing timed here): how late frames left its ports drawn
+"$se" run -q --json -v A -n 2 --set run.clock=real --set run.calibrate=0.1s --set run.dilation=200 \
+	--set ports.dc0=ring:w --set ports.dc1=ring:w >"$tmp/rt.json" 2>"$tmp/rt.err" ||
+	bad "the real-time run: $(head -3 "$tmp/rt.err")"
+python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["runs"][0]
+assert r["clock"] == "real" and len(r["real_time"]["ports"]) == 2, r["real_time"]' "$tmp/rt.json" &&
+	ok "a real-time run's JSON with its two ports" || bad "the real-time run's JSON"
+expect_rc 0 "report: a real-time run" -- "$se" report "$tmp/rt.json" -o "$tmp/realtime.html"
+page realtime run0-shares-step
 # JSON of syncemu's shape that the page cannot draw all of (a null run before the real one, a
 # validated step that is null): the page draws everything else and says what it could not, by
 # JSON pointer
