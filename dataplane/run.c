@@ -36,6 +36,8 @@ struct runctl {
 	struct dp_change *ch;
 	uint32_t n, cap;
 	uint32_t drop_scan;		/* polls until the next sum of drops */
+	uint32_t st_done;		/* steps done, and the last one's end, at the poll before */
+	dp_time_t st_end;
 };
 
 /* Turning a finished step of the record into its result (the record's retire hook). */
@@ -129,6 +131,12 @@ run_poll(void *arg, dp_time_t now)
 				drops += rc->t->all[i]->c.drop;
 			atomic_store(&st->drops, drops);
 			rc->drop_scan = 63;
+		}
+		if (rec->steps_done > rc->st_done && rec->last_end > rc->st_end) {
+			atomic_store(&st->step_ps, (rec->last_end - rc->st_end) /
+						   (rec->steps_done - rc->st_done));
+			rc->st_done = rec->steps_done;
+			rc->st_end = rec->last_end;
 		}
 		atomic_store(&st->steps_done, rec->steps_done);
 		atomic_store(&st->frames, rec->frames_done);
@@ -655,6 +663,10 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 	ctl.ch = NULL;
 	ctl.n = ctl.cap = 0;
 	ctl.drop_scan = 0;
+	ctl.st_done = 0;
+	ctl.st_end = t->rec.last_end;
+	if (p->status != NULL)
+		atomic_store(&p->status->step_ps, 0);
 	rtr = (struct retirer){ .p = p, .prog = prog, .res = res, .ctl = &ctl, .ff = ff };
 	t->rec.retire = retire;
 	t->rec.retire_arg = &rtr;

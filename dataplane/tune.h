@@ -92,6 +92,8 @@ struct dp_status {
 	_Atomic int32_t binding;	/**< the modules' binding stage (enum sm_stage), -1: none */
 	_Atomic uint64_t budget_flops;	/**< the compute budget charged now, FLOP/s */
 	_Atomic uint64_t steps, steps_done, frames, drops, events, now_ps, changes;
+	_Atomic uint64_t step_ps;	/**< the mean of the steps done since the poll before, ps
+					 *   (0: none yet) */
 	_Atomic uint64_t value_bits[DP_P_COUNT]; /**< current values, as double bits */
 };
 

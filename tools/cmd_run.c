@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "ctl.h"
 #include "eal.h"
+#include "metrics.h"
 #include "opts.h"
 #include "outputs.h"
 #include "ranks.h"
@@ -44,6 +45,7 @@ struct run_opts {
 	const char *plot;		/* --plot */
 	const char *tables;		/* --tables DIR */
 	const char *ctl;
+	const char *metrics;
 	uint32_t mbufs;
 	double bg_only;
 	bool json, quiet, every_step, help;
@@ -109,6 +111,9 @@ static const struct opt run_optv[] = {
 	  .id = O_BGONLY },
 	{ "ctl", 0, "SOCKET", "serve runtime control on this UNIX socket (see syncemu ctl)",
 	  OPT_TARGET(opts_set_string, struct run_opts, ctl) },
+	{ "metrics", 0, "[HOST:]PORT", "serve live metrics in Prometheus's text format at "
+	  "http://HOST:PORT/metrics (HOST 127.0.0.1 if left out; PORT 0: any free one, said)",
+	  OPT_TARGET(opts_set_string, struct run_opts, metrics) },
 	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults (" DP_EAL_DEFAULT ")",
 	  .id = OPT_DASH_VALUE, OPT_TARGET(opts_set_string, struct run_opts, eal) },
 	{ "mbufs", 0, "N", "mbufs of the first frame pool (more are added as frames queue up; with ports: the whole pool) [from the plan, at most 16384]",
@@ -336,14 +341,14 @@ say_telemetry(void)
 		"dpdk-telemetry.py -f %s\n", sock, prefix);
 }
 
-static int
-start_ctl(const struct run_opts *o, const struct sc_scenario *sc, const char *path,
-	  struct runner *r, struct ctl_server **srv, char *err, size_t errlen)
+/* What the data plane publishes, for the control socket, the telemetry and the metrics. */
+static void
+status_init(const struct sc_scenario *sc, struct runner *r)
 {
-	struct ctl_params cp = { .path = o->ctl, .scenario = path, .sets = o->kv.sets,
-				 .nsets = o->kv.nsets, .variants = sc->variants, .budgets = sc->budgets };
 	int i;
 
+	if (r->status != NULL)
+		return;
 	/* static: DPDK's telemetry thread may read it until the process ends */
 	r->status = &ctl_status;
 	atomic_store(&ctl_status.var, UINT32_MAX);
@@ -351,6 +356,16 @@ start_ctl(const struct run_opts *o, const struct sc_scenario *sc, const char *pa
 	atomic_store(&ctl_status.binding, -1);
 	for (i = 0; i < DP_P_COUNT; i++)
 		dp_status_publish(&ctl_status, i, ctl_scenario_value(sc, i));
+}
+
+static int
+start_ctl(const struct run_opts *o, const struct sc_scenario *sc, const char *path,
+	  struct runner *r, struct ctl_server **srv, char *err, size_t errlen)
+{
+	struct ctl_params cp = { .path = o->ctl, .scenario = path, .sets = o->kv.sets,
+				 .nsets = o->kv.nsets, .variants = sc->variants, .budgets = sc->budgets };
+
+	status_init(sc, r);
 	r->ctl_req = rte_ring_create("syncemu_ctl_req", 64, SOCKET_ID_ANY,
 				     RING_F_SP_ENQ | RING_F_SC_DEQ);
 	r->ctl_resp = rte_ring_create("syncemu_ctl_resp", 64, SOCKET_ID_ANY,
@@ -715,6 +730,7 @@ cmd_run(int argc, char **argv)
 	char err[512], *pos[1];
 	const char *trace_path = NULL, *scenario;
 	struct ctl_server *ctl = NULL;
+	struct metrics_server *metrics = NULL;
 	unsigned int n = 0, i;
 	uint32_t need = 0;
 	int npos, status = CLI_EXIT_OK, err_fd = -1;
@@ -786,10 +802,21 @@ cmd_run(int argc, char **argv)
 		status = CLI_EXIT_FAIL;
 		goto out;
 	}
+	if (o.metrics != NULL) {
+		status_init(sc, &r);
+		metrics = metrics_server_start(o.metrics, r.status, "run", err, sizeof(err));
+		if (metrics == NULL) {
+			fprintf(stderr, "syncemu run: %s\n", err);
+			status = CLI_EXIT_USAGE;
+			goto out;
+		}
+		fprintf(stderr, "syncemu run: metrics on %s\n", metrics_server_url(metrics));
+	}
 	status = run_runs(&o, sc, c, &n, &r, runs, err_fd, status);
 	status = run_finish(&o, sc, scenario, outs, &r, runs, n, trace_path, &res, status);
 out:
 	results_free(res);
+	metrics_server_stop(metrics);
 	stop_ctl(&r, ctl);
 	outputs_abort(outs, RUN_OUTS);
 	if (r.cap != NULL && r.cap->w != NULL)
