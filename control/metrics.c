@@ -102,6 +102,7 @@ metrics_render(const struct dp_status *st, const char *cmd, char *buf, size_t le
 		     "Steps the run has done (from 0 at each run).",
 		     (double)atomic_load(&st->steps_done));
 	rc |= metric(buf, len, &used, "syncemu_frames_total", "counter",
+		     strcmp(cmd, "bridge") == 0 ? "Frames the bridge's two ports received and sent." :
 		     "Frames of the sync the workers made in the steps done.",
 		     (double)atomic_load(&st->frames));
 	rc |= metric(buf, len, &used, "syncemu_drops_total", "counter",

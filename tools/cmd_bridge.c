@@ -23,6 +23,7 @@
 #include "capture.h"
 #include "cli.h"
 #include "ctl.h"
+#include "metrics.h"
 #include "eal.h"
 #include "port.h"
 #include "impair_spec.h"
@@ -38,7 +39,7 @@
 
 struct bridge_opts {
 	struct cli_sets kv;		/* the overrides */
-	const char *eal, *ctl;
+	const char *eal, *ctl, *metrics;
 	double duration;		/* s; 0: until SIGINT */
 	bool json, quiet, help, trace_cli;
 };
@@ -65,6 +66,9 @@ static const struct opt bridge_optv[] = {
 	  OPT_TARGET(cli_opt_key, struct bridge_opts, kv), .data = "background.load" },
 	{ "ctl", 0, "SOCKET", "serve runtime control on this UNIX socket (see syncemu ctl)",
 	  OPT_TARGET(opts_set_string, struct bridge_opts, ctl) },
+	{ "metrics", 0, "[HOST:]PORT", "serve live metrics in Prometheus's text format at "
+	  "http://HOST:PORT/metrics (HOST 127.0.0.1 if left out; PORT 0: any free one, said)",
+	  OPT_TARGET(opts_set_string, struct bridge_opts, metrics) },
 	{ "eal", 0, "ARGS", "EAL arguments instead of the defaults (" DP_EAL_DEFAULT ")",
 	  .id = OPT_DASH_VALUE, OPT_TARGET(opts_set_string, struct bridge_opts, eal) },
 	{ "json", 'j', NULL, "print the summary as JSON",
@@ -759,6 +763,7 @@ cmd_bridge(int argc, char **argv)
 	struct sm_size_dist sizes;
 	struct dp_capture *cap = NULL;
 	struct ctl_server *ctl = NULL;
+	struct metrics_server *metrics = NULL;
 	struct rte_ring *req = NULL, *resp = NULL;
 	struct rte_mempool *pool = NULL;
 	struct tick_state ts = { .tty = isatty(STDERR_FILENO) };
@@ -819,6 +824,25 @@ cmd_bridge(int argc, char **argv)
 		if (status != CLI_EXIT_OK)
 			goto out;
 	}
+	if (o.metrics != NULL && bp.status == NULL) {
+		unsigned int i;
+
+		atomic_store(&ctl_status.var, UINT32_MAX);
+		atomic_store(&ctl_status.budget, UINT32_MAX);
+		atomic_store(&ctl_status.binding, -1);
+		for (i = 0; i < DP_P_COUNT; i++)
+			dp_status_publish(&ctl_status, i, ctl_scenario_value(sc, i));
+		bp.status = &ctl_status;
+	}
+	if (o.metrics != NULL) {
+		metrics = metrics_server_start(o.metrics, &ctl_status, "bridge", err, sizeof(err));
+		if (metrics == NULL) {
+			fprintf(stderr, "syncemu bridge: %s\n", err);
+			status = CLI_EXIT_USAGE;
+			goto out;
+		}
+		fprintf(stderr, "syncemu bridge: metrics on %s\n", metrics_server_url(metrics));
+	}
 	if (dp_bridge_open(b, &bp, err, sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu bridge: %s\n", err);
 		status = CLI_EXIT_FAIL;
@@ -846,6 +870,7 @@ out:
 		dp_eal_ending();	/* the pools, the ports' too, are left to dp_eal_fini() */
 	if (ctl != NULL)
 		ctl_server_stop(ctl);
+	metrics_server_stop(metrics);
 	if (opened)
 		dp_bridge_close(b);
 	if (req != NULL) {
