@@ -893,7 +893,7 @@ link_event(struct dp_elem *e, dp_time_t now)
 			if (ns->p.m != NULL)
 				rte_prefetch0(ns->p.m);
 		}
-		if (at > e->eng->reach && e->eng->window > 0)
+		if (e->eng->window > 0 && at > e->eng->reach)
 			e->eng->reach = at;	/* steady: the run ends no earlier */
 		if (l->xbox == NULL)
 			l->next->ops->rx(l->next, &p, at > now ? at : now);

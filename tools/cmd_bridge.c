@@ -561,6 +561,22 @@ bridge_params(const struct sc_scenario *sc, const struct sm_size_dist *sizes,
 	bp->cap = cap;
 }
 
+/* What the bridge publishes (for --ctl, the telemetry and --metrics), from the scenario's values. */
+static void
+status_init(const struct sc_scenario *sc, struct dp_bridge_params *bp)
+{
+	unsigned int i;
+
+	if (bp->status != NULL)
+		return;
+	atomic_store(&ctl_status.var, UINT32_MAX);
+	atomic_store(&ctl_status.budget, UINT32_MAX);
+	atomic_store(&ctl_status.binding, -1);
+	for (i = 0; i < DP_P_COUNT; i++)
+		dp_status_publish(&ctl_status, i, ctl_scenario_value(sc, i));
+	bp->status = &ctl_status;
+}
+
 /*
  * --ctl: the status published, the rings to the bridge (*@p req, *@p resp, in @p bp too) and the
  * control socket (*@p ctl).  0 or the exit code, said.
@@ -575,13 +591,8 @@ bridge_ctl(const struct bridge_opts *o, const struct sc_scenario *sc, const char
 				 .variants = 0, .budgets = 0,	/* no sync runs */
 				 .status = &ctl_status, .before_run = true };
 	char err[512];
-	unsigned int i;
 
-	atomic_store(&ctl_status.var, UINT32_MAX);
-	atomic_store(&ctl_status.budget, UINT32_MAX);
-	atomic_store(&ctl_status.binding, -1);
-	for (i = 0; i < DP_P_COUNT; i++)
-		dp_status_publish(&ctl_status, i, ctl_scenario_value(sc, i));
+	status_init(sc, bp);
 	*req = rte_ring_create("bridge_ctl_req", 64, SOCKET_ID_ANY,
 			      RING_F_SP_ENQ | RING_F_SC_DEQ);
 	*resp = rte_ring_create("bridge_ctl_resp", 64, SOCKET_ID_ANY,
@@ -595,7 +606,6 @@ bridge_ctl(const struct bridge_opts *o, const struct sc_scenario *sc, const char
 	cp.resp = *resp;
 	bp->ctl_req = *req;
 	bp->ctl_resp = *resp;
-	bp->status = &ctl_status;
 	*ctl = ctl_server_start(&cp, err, sizeof(err));
 	if (*ctl == NULL) {
 		fprintf(stderr, "syncemu bridge: %s\n", err);
@@ -824,17 +834,8 @@ cmd_bridge(int argc, char **argv)
 		if (status != CLI_EXIT_OK)
 			goto out;
 	}
-	if (o.metrics != NULL && bp.status == NULL) {
-		unsigned int i;
-
-		atomic_store(&ctl_status.var, UINT32_MAX);
-		atomic_store(&ctl_status.budget, UINT32_MAX);
-		atomic_store(&ctl_status.binding, -1);
-		for (i = 0; i < DP_P_COUNT; i++)
-			dp_status_publish(&ctl_status, i, ctl_scenario_value(sc, i));
-		bp.status = &ctl_status;
-	}
 	if (o.metrics != NULL) {
+		status_init(sc, &bp);
 		metrics = metrics_server_start(o.metrics, &ctl_status, "bridge", err, sizeof(err));
 		if (metrics == NULL) {
 			fprintf(stderr, "syncemu bridge: %s\n", err);
