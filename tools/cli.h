@@ -98,6 +98,14 @@ int cmd_sweep(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_ctl(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_lab(int argc, char **argv);
+
+/**
+ * Run the program @p prog in syncemu's place, with @p argv: @p built under syncemu's own
+ * directory (the build tree), else @p prog there (installed), else on PATH; SYNCEMU names
+ * this binary for it.  Returns only on failure: CLI_EXIT_FAIL said, or -errno of PATH's.
+ */
+int cli_exec_helper(const char *cmd, const char *prog, const char *built, char **argv);
 int cmd_bridge(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 

@@ -26,6 +26,7 @@ static const struct {
 	{ "validate", cmd_validate, "rebuild the syncs of a capture; hold them against the model" },
 	{ "report", cmd_report, "one self-contained HTML page of charts from their JSON" },
 	{ "bridge", cmd_bridge, "put real frames between two ports through the emulated WAN" },
+	{ "lab", cmd_lab, "hosts in namespaces whose traffic crosses the emulated WAN" },
 	{ "ctl", cmd_ctl, "change a running syncemu: module budget, WAN rate, load, ..." },
 	{ "top", cmd_top, "watch a running syncemu's hot spots through its probes (BPF)" },
 	{ "scenario", cmd_scenario, "check or dump scenario files; list every key" },

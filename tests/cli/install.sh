@@ -24,6 +24,9 @@ se=$(find "$dest" -path '*/bin/syncemu' -type f | head -1)
 bin=$(dirname "$se")
 prefix=$(dirname "$bin")
 [ -x "$bin/syncemu-wan-delays" ] && ok "wan-delays as syncemu-wan-delays" || bad "no syncemu-wan-delays"
+# syncemu lab runs the syncemu-lab installed beside it, which runs that syncemu
+[ -x "$bin/syncemu-lab" ] && "$se" lab --help 2>&1 | grep -q "^usage: syncemu lab" &&
+	ok "syncemu lab runs the installed syncemu-lab" || bad "syncemu lab: $("$se" lab --help 2>&1 | head -2)"
 if [ -x "$build/tools/top/syncemu-top" ]; then
 	[ -x "$bin/syncemu-top" ] && ok "syncemu-top" || bad "syncemu-top built but not installed"
 fi
