@@ -106,7 +106,8 @@ ctl_usage(FILE *f)
 		   "                     by the data plane between two events, for the rest of\n"
 		   "                     the run in progress)\n"
 		   "Options come before SOCKET; everything after it is the request.\n"
-		   "Exit 0 when the answer is ok, 1 when it is a refusal or no answer came.",
+		   "Exit codes: 0 the answer is ok, 1 a refusal or no answer came, 2 bad\n"
+		   "command line.",
 		   ctl_optv, N_OPTS);
 	fprintf(f, "\nexamples:\n"
 		   "  syncemu ctl /tmp/se.sock status\n"

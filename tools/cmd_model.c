@@ -138,6 +138,7 @@ model_usage(FILE *f)
 	for (i = 0; i < T_COUNT; i++)
 		fprintf(f, "  %-14s %s%s\n", table_info[i].name, table_info[i].help,
 			table_info[i].dflt ? "" : " (not by default)");
+	fprintf(f, "\nExit codes: 0 ok, 1 failed (memory), 2 bad command line, 3 bad scenario.\n");
 	fprintf(f, "\nexamples:\n"
 		   "  syncemu model\n"
 		   "  syncemu model scenarios/2dc4-8g.ini --table step,shares\n"

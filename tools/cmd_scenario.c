@@ -57,8 +57,15 @@ scenario_usage(FILE *f)
 		   "check  load each scenario file and report the first error in each\n"
 		   "dump   print the scenario (default: the built-in one) with every key, in a form\n"
 		   "       that loads back to the same values\n"
-		   "keys   list every section and key with its unit, default, range and meaning",
+		   "keys   list every section and key with its unit, default, range and meaning\n\n"
+		   "The keys are also the man page syncemu-scenario(5).\n"
+		   "Exit codes: 0 ok, 1 failed (writing), 2 bad command line, 3 a scenario file\n"
+		   "refused (check goes on to the next file and names each one's first error).",
 		   scenario_optv, N_OPTS);
+	fprintf(f, "\nexamples:\n"
+		   "  syncemu scenario check scenarios/*.ini\n"
+		   "  syncemu scenario dump --set wan.bandwidth=1Gbit/s >my.ini\n"
+		   "  syncemu scenario keys | grep '^wan\\.'\n");
 }
 
 int

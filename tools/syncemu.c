@@ -48,7 +48,8 @@ cmd_version(int argc, char **argv)
 {
 	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		printf("usage: syncemu version\n\nPrint syncemu's version and the versions of DPDK, "
-		       "jansson and libpcap it was\nbuilt with (the same as syncemu --version).\n");
+		       "jansson and libpcap it was\nbuilt with (the same as syncemu --version).\n"
+		       "Exit codes: 0 ok, 2 an argument given.\n\nexamples:\n  syncemu version\n");
 		return 0;
 	}
 	if (argc > 1) {

@@ -79,6 +79,15 @@ else
 			bad "man -l $(basename "$p"): $(head -3 "$tmp/manerr")"
 			continue
 		fi
+		# a command's page has the sections of tc-netem(8)'s and iperf3(1)'s kind
+		if [ "$c" != - ]; then
+			lack=
+			for sec in DESCRIPTION 'EXIT STATUS' EXAMPLES 'SEE ALSO'; do
+				grep -q "^$sec\$" "$tmp/man" || lack="$lack $sec"
+			done
+			[ "$c" = version ] || grep -q '^FILES$' "$tmp/man" || lack="$lack FILES"
+			[ -z "$lack" ] || { bad "$(basename "$p") has no$lack"; continue; }
+		fi
 		# every option of the command's --help is in its page
 		if [ "$c" != - ]; then
 			"$se" "$c" --help | awk '/^options:/ { on = 1; next } on && /^$/ { exit }
@@ -89,11 +98,30 @@ else
 		fi
 		pages=$((pages + 1))
 	done
-	ok "man -l reads $pages pages (syncemu and each command), each with every option of its --help"
+	ok "man -l reads $pages pages (syncemu and each command), each with every option of its --help, a command's with DESCRIPTION, EXIT STATUS, EXAMPLES, FILES and SEE ALSO"
 	n_pages=$(ls "$man1" | wc -l)
 	[ "$n_pages" -eq "$pages" ] && ok "no man page for a command syncemu does not have" ||
 		bad "$n_pages pages installed, $pages commands"
 fi
+
+# man finds the installed pages by name, as a user's 'man syncemu-scenario' does once the prefix is
+# on the MANPATH (man-db puts /usr/local/share/man there): the command's page first, as crontab(1)
+# comes before crontab(5), pointing to the keys' page, which 'man 5 syncemu-scenario' opens
+mp=$prefix/share/man
+if MANWIDTH=100 MANPATH=$mp man syncemu-scenario >"$tmp/man" 2>"$tmp/manerr" &&
+	grep -q '^SYNCEMU-SCENARIO(1)' "$tmp/man" && grep -q 'syncemu-scenario(5)' "$tmp/man" &&
+	MANWIDTH=100 MANPATH=$mp man 5 syncemu-scenario >"$tmp/man5" 2>>"$tmp/manerr" &&
+	grep -q '^KEYS' "$tmp/man5" && grep -q '^EXAMPLES' "$tmp/man5" &&
+	MANWIDTH=100 MANPATH=$mp man syncemu-lab 2>/dev/null | grep -q '^EXIT STATUS'; then
+	ok "man syncemu-scenario opens the command's page, naming syncemu-scenario(5); man 5 syncemu-scenario the keys (KEYS, EXAMPLES); man syncemu-lab opens"
+else
+	bad "man syncemu-scenario: $(head -2 "$tmp/manerr") $(head -1 "$tmp/man")"
+fi
+# the README and docs/ as in the tree: the README's links resolve there
+docdir=$prefix/share/doc/syncemu
+[ -f "$docdir/README.md" ] && [ -f "$docdir/docs/guides/lab.md" ] && [ -f "$docdir/docs/index.md" ] &&
+	[ ! -e "$docdir/docs/meson.build" ] &&
+	ok "the README and docs/ in share/doc/syncemu" || bad "share/doc/syncemu: no README.md or docs/"
 
 # the scenario keys: syncemu-scenario(5), and the page of the keys
 p=$prefix/share/man/man5/syncemu-scenario.5
@@ -116,6 +144,18 @@ if [ -f "$bc" ]; then
 	[ "$out" = $'sweep\n--every-step\nwan.bandwidth=\nbackground.load' ] &&
 		ok "bash completes a command, an option, a key to set and a key to sweep" ||
 		bad "bash completion: $(echo "$out" | tr '\n' '|')"
+	# a key's values (readline splits the word at '=': the line is what tells), --capture's
+	# points after a comma, syncemu lab's subcommands and their options, and the same from a
+	# build tree's path
+	out=$(PATH=$bin:$PATH bash -c '. "$1"
+		c() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+			_syncemu; echo "${COMPREPLY[*]}"; }
+		c syncemu run --set run.fast_forward=st; c syncemu run --capture wan,sw
+		c syncemu lab st; c syncemu lab up --hosts; c syncemu lab down --j' _ "$bc")
+	[ "$out" = $'steady\nwan,switch\nstatus\n--hosts\n--json' ] &&
+		ok "bash completes a key's values, --capture's points, syncemu lab's subcommands and options" ||
+		bad "bash completion of values: $(echo "$out" | tr '\n' '|')"
+	bash -c '. "$1"; complete -p build/tools/syncemu' _ "$bc" >/dev/null 2>&1 && ok "bash completes build/tools/syncemu too" || bad "no completion for build/tools/syncemu"
 else
 	bad "no bash completion"
 fi

@@ -158,13 +158,17 @@ usage(FILE *f)
 		   "carry.\n\n"
 		   "Needs root (or CAP_BPF+CAP_PERFMON and the right to read /proc/PID/exe), and\n"
 		   "a syncemu built with probes (systemtap-sdt-dev installed; readelf -n lists\n"
-		   "them).  Exit codes: 0 ok (also when the process ends while watched), 1 cannot\n"
-		   "attach, 2 bad command line, 3 bad scenario.\n\n"
+		   "them).\n\n"
 		   "Cost: a probe hit takes about 0.5 us.  Steps, phases and queue samples are\n"
 		   "rare; busy periods are not: on a link fed by a slower one each frame is its\n"
 		   "own period (E: ~0.6 per frame), which slows the run several times, so --busy\n"
-		   "is opt-in.  The shares are in virtual time and do not change; steps/s do.",
+		   "is opt-in.  The shares are in virtual time and do not change; steps/s do.\n"
+		   "Exit codes: 0 ok (also when the process ends while watched), 1 cannot\n"
+		   "attach, 2 bad command line, 3 bad scenario.",
 		   top_optv, N_OPTS);
+	fprintf(f, "\nexamples:\n"
+		   "  syncemu top -p $(pgrep -n syncemu)\n"
+		   "  syncemu top -p 4242 --scenario scenarios/2dc4-8g.ini -d 30s -j >top.json\n");
 }
 
 static int
