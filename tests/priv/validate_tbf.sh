@@ -104,7 +104,7 @@ for n in (8000000, 16000000, 32000000):
     s.close()
     time.sleep(0.4)
 ' || bad "the sender failed"
-	sleep 2	# tcpdump writes out what it has
+	sleep 0.3	# the last frames through tcpdump (--immediate-mode -U: written as they come)
 	kill -INT "$dump"
 	wait "$dump" 2>/dev/null
 	dump=
