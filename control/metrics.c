@@ -21,11 +21,12 @@
 #include <unistd.h>
 
 #include "../models/bits.h"
+#include "../models/kernel.h"
 #include "../models/variant.h"
 #include "metrics.h"
 #include "tune_keys.h"
 
-#define METRICS_PAGE 8192
+#define METRICS_PAGE (160 * 1024)	/* 64 links of 14 families each, and the rest */
 #define METRICS_REQ 4096
 
 struct metrics_server {
@@ -80,6 +81,161 @@ metric(char *buf, size_t len, size_t *used, const char *name, const char *type,
 		   name, val(v, b, sizeof(b)));
 }
 
+/* One family of a value per link: its help and type, then a sample per link. */
+struct family {
+	const char *name, *type, *help;
+	double (*get)(const struct dp_status_link *l);
+};
+
+static double
+ld(const _Atomic uint64_t *v)
+{
+	return (double)atomic_load_explicit(v, memory_order_relaxed);
+}
+
+static double
+f_frames(const struct dp_status_link *l)
+{
+	return ld(&l->frames);
+}
+static double
+f_bytes(const struct dp_status_link *l)
+{
+	return ld(&l->bytes);
+}
+static double
+f_aqm(const struct dp_status_link *l)
+{
+	return ld(&l->drops_aqm);
+}
+static double
+f_lost(const struct dp_status_link *l)
+{
+	return ld(&l->lost);
+}
+static double
+f_marked(const struct dp_status_link *l)
+{
+	return ld(&l->marked);
+}
+static double
+f_q(const struct dp_status_link *l)
+{
+	return ld(&l->qbytes);
+}
+static double
+f_qmax(const struct dp_status_link *l)
+{
+	return ld(&l->max_qbytes);
+}
+static double
+f_busy(const struct dp_status_link *l)
+{
+	return ld(&l->busy_ps) / 1e12;
+}
+
+static const struct family link_families[] = {
+	{ "syncemu_link_sent_frames_total", "counter", "Frames a WAN link sent on.", f_frames },
+	{ "syncemu_link_sent_bytes_total", "counter", "Frame bytes a WAN link sent on.", f_bytes },
+	{ "syncemu_link_aqm_drops_total", "counter",
+	  "Frames a WAN link's RED dropped early (also in syncemu_link_drops_total).", f_aqm },
+	{ "syncemu_link_lost_frames_total", "counter",
+	  "Frames lost on a WAN link's wire (impairments).", f_lost },
+	{ "syncemu_link_ce_marked_frames_total", "counter",
+	  "Frames a WAN link's queue marked CE (impairments).", f_marked },
+	{ "syncemu_link_queue_bytes", "gauge",
+	  "Frame bytes waiting in a WAN link's queue, as of its last event.", f_q },
+	{ "syncemu_link_queue_max_bytes", "gauge",
+	  "The most frame bytes a WAN link's queue held in the run.", f_qmax },
+	{ "syncemu_link_busy_seconds_total", "counter",
+	  "Emulated time a WAN link spent serialising: its rate over syncemu_emulated_seconds' "
+	  "is its utilisation.", f_busy },
+};
+
+/* A label value as the text format escapes it. */
+static void
+label(const char *in, char *out, size_t n)
+{
+	size_t k = 0;
+
+	for (; *in != '\0' && k + 3 < n; in++) {
+		if (*in == '\\' || *in == '"')
+			out[k++] = '\\';
+		if (*in == '\n') {
+			out[k++] = '\\';
+			out[k++] = 'n';
+			continue;
+		}
+		out[k++] = *in;
+	}
+	out[k] = '\0';
+}
+
+/* The published links' families: each WAN link of a run, each direction of a bridge. */
+static int
+links(const struct dp_status *st, const char *cmd, char *buf, size_t len, size_t *used)
+{
+	static const char *const classes[] = { "sync", "background", "tcp", "real" };
+	uint32_t n = atomic_load_explicit(&st->n_link, memory_order_acquire), i, f, c;
+	bool bridge = strcmp(cmd, "bridge") == 0;
+	char names[DP_STATUS_LINKS][72], b[40];
+	int rc = 0;
+
+	if (n > DP_STATUS_LINKS)
+		n = DP_STATUS_LINKS;
+	for (i = 0; i < n; i++)
+		label(st->link[i].name, names[i], sizeof(names[i]));
+	for (f = 0; f < sizeof(link_families) / sizeof(link_families[0]); f++) {
+		const struct family *fm = &link_families[f];
+
+		rc |= add(buf, len, used, "# HELP %s %s\n# TYPE %s %s\n", fm->name, fm->help,
+			  fm->name, fm->type);
+		for (i = 0; i < n; i++)
+			rc |= add(buf, len, used, "%s{link=\"%s\"} %s\n", fm->name, names[i],
+				  val(fm->get(&st->link[i]), b, sizeof(b)));
+	}
+	/* drops by class: what is not background, TCP's or a bridge's own is the sync's (a run)
+	 * or a real frame's (a bridge: its port caps' too) */
+	rc |= add(buf, len, used, "# HELP syncemu_link_drops_total Frames a WAN link's queue "
+		  "dropped, by class.\n# TYPE syncemu_link_drops_total counter\n");
+	for (i = 0; i < n; i++) {
+		const struct dp_status_link *l = &st->link[i];
+		double by[4], all = ld(&l->drops);
+
+		by[1] = ld(&l->drops_bg);
+		by[2] = ld(&l->drops_tcp);
+		by[3] = ld(&l->drops_real);
+		by[0] = all > by[1] + by[2] + by[3] ? all - by[1] - by[2] - by[3] : 0;
+		if (bridge) {
+			by[3] += by[0];
+			by[0] = 0;
+		}
+		for (c = bridge ? 1 : 0; c < (bridge ? 4u : 3u); c++)
+			if (!(bridge && c == 2))
+				rc |= add(buf, len, used, "syncemu_link_drops_total{link=\"%s\","
+					  "class=\"%s\"} %s\n", names[i], classes[c],
+					  val(by[c], b, sizeof(b)));
+	}
+	if (!bridge)
+		return rc;
+	rc |= add(buf, len, used, "# HELP syncemu_bridge_lateness_seconds How late the frames "
+		  "of a direction left its far port (real seconds; the run's percentiles, every "
+		  "0.1 s).\n# TYPE syncemu_bridge_lateness_seconds gauge\n");
+	for (i = 0; i < n; i++) {
+		const struct dp_status_link *l = &st->link[i];
+		const struct { const char *p; double v; } q[] = {
+			{ "50", ld(&l->late_p50_ns) }, { "99", ld(&l->late_p99_ns) },
+			{ "99.9", ld(&l->late_p999_ns) }, { "100", ld(&l->late_max_ns) },
+		};
+
+		for (c = 0; c < 4; c++)
+			rc |= add(buf, len, used, "syncemu_bridge_lateness_seconds{link=\"%s\","
+				  "percentile=\"%s\"} %s\n", names[i], q[c].p,
+				  val(ld(&l->late_n) > 0 ? q[c].v / 1e9 : NAN, b, sizeof(b)));
+	}
+	return rc;
+}
+
 int
 metrics_render(const struct dp_status *st, const char *cmd, char *buf, size_t len)
 {
@@ -117,6 +273,29 @@ metrics_render(const struct dp_status *st, const char *cmd, char *buf, size_t le
 		     "The mean emulated time of the steps done since the previous poll of the "
 		     "engine (NaN before the first).",
 		     atomic_load(&st->step_ps) ? (double)atomic_load(&st->step_ps) / 1e12 : NAN);
+	rc |= links(st, cmd, buf, len, &used);
+	rc |= metric(buf, len, &used, "syncemu_background_transfers_started_total", "counter",
+		     "Background transfers the hosts began sending in the run.",
+		     (double)atomic_load(&st->bg_started));
+	rc |= metric(buf, len, &used, "syncemu_background_transfers_done_total", "counter",
+		     "Background transfers whose last frame arrived.",
+		     (double)atomic_load(&st->bg_done));
+	rc |= metric(buf, len, &used, "syncemu_background_transfers_incomplete_total", "counter",
+		     "Background transfers that lost frames at a queue.",
+		     (double)atomic_load(&st->bg_incomplete));
+	if (strcmp(cmd, "bridge") != 0) {
+		int32_t b = atomic_load(&st->binding);
+
+		rc |= metric(buf, len, &used, "syncemu_module_budget_flops", "gauge",
+			     "The compute budget the module is charged now, FLOP/s (0: none).",
+			     (double)atomic_load(&st->budget_flops));
+		rc |= add(buf, len, &used, "# HELP syncemu_module_binding_stage The module stage "
+			  "that binds the run's steps so far (1 on the stage's series; none "
+			  "before a module round).\n# TYPE syncemu_module_binding_stage gauge\n");
+		if (b >= 0 && b < SM_STAGE_COUNT)
+			rc |= add(buf, len, &used, "syncemu_module_binding_stage{stage=\"%s\"} 1\n",
+				  sm_stage_name((enum sm_stage)b));
+	}
 	rc |= add(buf, len, &used, "# HELP syncemu_parameter A runtime key's value in force (SI "
 		  "units; see syncemu ctl keys).\n# TYPE syncemu_parameter gauge\n");
 	for (i = 0; i < DP_P_COUNT; i++) {

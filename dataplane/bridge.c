@@ -20,7 +20,8 @@
 #include "frame.h"
 
 #define SAMPLE_PS 100000000ull	/* the WAN queues are sampled every 100 us of emulated time */
-#define POLLS_CTL 256		/* polls between looks at the control ring and the tick */
+#define POLLS_CTL 256
+#define LATE_PS 100000000000ull	/* the status's lateness quantiles: every 0.1 s */		/* polls between looks at the control ring and the tick */
 #define START_AHEAD_NS 2000000	/* emulated time 0 this far after the graph is ready */
 #define MBUFS_MIN 8192u
 #define MBUFS_MAX 32768u	/* auto: at most this many (bridge.mbufs can say more) */
@@ -236,6 +237,28 @@ status_update(struct dp_bridge *b, dp_time_t now)
 	atomic_store(&st->drops, drops);
 	atomic_store(&st->events, b->eng.events);
 	atomic_store(&st->now_ps, now);
+	for (d = 0; d < 2; d++) {
+		struct dp_status_link *sl = &st->link[d];
+		const struct dp_lateness *late = &b->port[1 - d].late;
+
+		dp_status_link_update(sl, &b->wan[d], now);
+		sl->drops += b->p.port_rate ? b->cap[d].e.c.drop : 0;
+		if (now >= b->next_late) {	/* the quantiles: a walk of 4 k buckets */
+			double q50, q99, q999, max;
+
+			dp_lateness_stats(late, &q50, &q99, &q999, &max);
+			atomic_store(&sl->late_n, late->seen);
+			atomic_store(&sl->late_p50_ns, (uint64_t)q50);
+			atomic_store(&sl->late_p99_ns, (uint64_t)q99);
+			atomic_store(&sl->late_p999_ns, (uint64_t)q999);
+			atomic_store(&sl->late_max_ns, (uint64_t)max);
+		}
+	}
+	if (now >= b->next_late)
+		b->next_late = now + LATE_PS;
+	atomic_store(&st->bg_started, b->bgstats[0].started + b->bgstats[1].started);
+	atomic_store(&st->bg_done, b->bgstats[0].done + b->bgstats[1].done);
+	atomic_store(&st->bg_incomplete, b->bgstats[0].incomplete + b->bgstats[1].incomplete);
 }
 
 static void
@@ -573,6 +596,12 @@ dp_bridge_run(struct dp_bridge *b, double seconds, const volatile sig_atomic_t *
 	b->stop = stop;
 	if (b->p.status != NULL) {
 		publish_all(b);
+		for (d = 0; d < 2; d++) {
+			memset(&b->p.status->link[d], 0, sizeof(b->p.status->link[d]));
+			snprintf(b->p.status->link[d].name, sizeof(b->p.status->link[0].name), "%s",
+				 b->wan[d].e.name);
+		}
+		atomic_store_explicit(&b->p.status->n_link, 2, memory_order_release);
 		atomic_store(&b->p.status->running, 1);
 		atomic_store(&b->p.status->run_id, 1);
 	}
@@ -607,6 +636,7 @@ dp_bridge_run(struct dp_bridge *b, double seconds, const volatile sig_atomic_t *
 		if (b->has_bg[d])
 			dp_bghost_stop(&b->bg[d]);
 	if (b->p.status != NULL) {
+		b->next_late = 0;	/* the quantiles of the whole run */
 		status_update(b, b->eng.now);
 		atomic_store(&b->p.status->running, 0);
 	}

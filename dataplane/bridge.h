@@ -148,6 +148,7 @@ struct dp_bridge {
 	double load;			/**< the background load in force */
 	/* the WAN queues sampled for their mean */
 	dp_time_t next_sample;
+	dp_time_t next_late;		/**< the status's lateness quantiles refreshed then */
 	double qsum[2];
 	uint64_t nsample;
 	uint32_t polls;

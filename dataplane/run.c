@@ -69,6 +69,25 @@ publish_all(struct runctl *rc)
 				  i == DP_P_IMP_JITTER ? rc->t->imp_jitter : dp_param_get(&rc->model, i));
 }
 
+/* A run's WAN links into the status, counters at 0 (the first DP_STATUS_LINKS of them). */
+static void
+publish_links(struct dp_status *st, const struct dp_topo *t)
+{
+	uint32_t i, n = t->n_wan < DP_STATUS_LINKS ? t->n_wan : DP_STATUS_LINKS;
+
+	atomic_store(&st->n_link, 0);
+	for (i = 0; i < n; i++) {
+		struct dp_status_link *sl = &st->link[i];
+
+		memset(sl, 0, sizeof(*sl));
+		snprintf(sl->name, sizeof(sl->name), "%s", t->wan[i].e.name);
+	}
+	atomic_store(&st->bg_started, 0);
+	atomic_store(&st->bg_done, 0);
+	atomic_store(&st->bg_incomplete, 0);
+	atomic_store_explicit(&st->n_link, n, memory_order_release);
+}
+
 static int
 run_tune(void *arg, enum dp_param p, double v, dp_time_t now, double *old, struct dp_tune_why *why)
 {
@@ -125,11 +144,18 @@ run_poll(void *arg, dp_time_t now)
 
 		if (rc->drop_scan-- == 0) {	/* every 64th poll: a walk over the elements */
 			uint64_t drops = 0;
-			uint32_t i;
+			uint32_t i, n = atomic_load(&st->n_link);
 
 			for (i = 0; i < rc->t->n_all; i++)
 				drops += rc->t->all[i]->c.drop;
 			atomic_store(&st->drops, drops);
+			/* (in partitions a WAN link may be another engine's: its counters read as
+			 * they are, as the drops above) */
+			for (i = 0; i < n; i++)
+				dp_status_link_update(&st->link[i], &rc->t->wan[i], now);
+			atomic_store(&st->bg_started, rc->t->bgstats.started);
+			atomic_store(&st->bg_done, rc->t->bgstats.done);
+			atomic_store(&st->bg_incomplete, rc->t->bgstats.incomplete);
 			rc->drop_scan = 63;
 		}
 		if (rec->steps_done > rc->st_done && rec->last_end > rc->st_end) {
@@ -347,6 +373,7 @@ run_hooks(const struct dp_run_params *p, struct dp_topo *t, struct runctl *ctl)
 		atomic_store(&p->status->binding, -1);
 		atomic_store(&p->status->budget_flops, (uint64_t)(p->budget + 0.5));
 		publish_all(ctl);
+		publish_links(p->status, t);
 		atomic_store(&p->status->running, 1);
 	}
 }

@@ -246,3 +246,23 @@ dp_tune_serve(const struct dp_tune_target *tg, struct dp_tune_req *req, dp_time_
 	}
 	free(req);
 }
+
+void
+dp_status_link_update(struct dp_status_link *sl, const struct dp_link *l, dp_time_t now)
+{
+	/* qbytes as of the link's last event (it is advanced lazily, by the link's own events) */
+	atomic_store_explicit(&sl->frames, l->e.c.tx, memory_order_relaxed);
+	atomic_store_explicit(&sl->bytes, l->e.c.tx_bytes, memory_order_relaxed);
+	atomic_store_explicit(&sl->drops, l->e.c.drop, memory_order_relaxed);
+	atomic_store_explicit(&sl->drops_bg, l->bg_drop, memory_order_relaxed);
+	atomic_store_explicit(&sl->drops_tcp, l->tcp_drop, memory_order_relaxed);
+	atomic_store_explicit(&sl->drops_real, l->raw_drop, memory_order_relaxed);
+	atomic_store_explicit(&sl->drops_aqm, l->aqm_drop, memory_order_relaxed);
+	atomic_store_explicit(&sl->lost, l->lost, memory_order_relaxed);
+	atomic_store_explicit(&sl->marked, l->marked, memory_order_relaxed);
+	atomic_store_explicit(&sl->qbytes, l->qbytes, memory_order_relaxed);
+	atomic_store_explicit(&sl->max_qbytes, l->max_qbytes, memory_order_relaxed);
+	/* the serialiser's time up to now: what it has done, less what it is yet to do */
+	atomic_store_explicit(&sl->busy_ps, l->busy > now && l->busy_ps > l->busy - now ?
+			      l->busy_ps - (l->busy - now) : l->busy_ps, memory_order_relaxed);
+}

@@ -85,6 +85,25 @@ struct dp_change {
  */
 bool dp_change_add(struct dp_change **v, uint32_t *n, uint32_t *cap, const struct dp_change *c);
 
+#define DP_STATUS_LINKS 64	/**< WAN links (a bridge's directions) published, the first */
+
+/**
+ * A WAN link's figures, or a bridge's direction's: its name is written before dp_status.n_link
+ * counts it (release), the rest as the engine polls.
+ */
+struct dp_status_link {
+	char name[32];
+	_Atomic uint64_t frames, bytes;		/**< sent on, frame bytes */
+	_Atomic uint64_t drops;			/**< at its queue, every class: */
+	_Atomic uint64_t drops_bg, drops_tcp, drops_real;	/**< background, TCP's, a bridge's */
+	_Atomic uint64_t drops_aqm;		/**< of those, RED's early drops */
+	_Atomic uint64_t lost, marked;		/**< on its wire; CE-marked (impairments) */
+	_Atomic uint64_t qbytes, max_qbytes;	/**< its queue now and at most, frame bytes */
+	_Atomic uint64_t busy_ps;		/**< time it serialised */
+	/* a bridge's far port: how late its frames left (ns; refreshed every 0.1 s) */
+	_Atomic uint64_t late_n, late_p50_ns, late_p99_ns, late_p999_ns, late_max_ns;
+};
+
 /** What the telemetry endpoints read: written by the data plane, read by any thread. */
 struct dp_status {
 	_Atomic uint32_t running;	/**< a run is in progress */
@@ -95,7 +114,15 @@ struct dp_status {
 	_Atomic uint64_t step_ps;	/**< the mean of the steps done since the poll before, ps
 					 *   (0: none yet) */
 	_Atomic uint64_t value_bits[DP_P_COUNT]; /**< current values, as double bits */
+	_Atomic uint64_t bg_started, bg_done, bg_incomplete;	/**< background transfers */
+	_Atomic uint32_t n_link;		/**< link[] published (0 at a run's start) */
+	struct dp_status_link link[DP_STATUS_LINKS];
 };
+
+struct dp_link;
+
+/** Publish link @p l's counters into @p sl (the engine that owns @p l calls it). */
+void dp_status_link_update(struct dp_status_link *sl, const struct dp_link *l, dp_time_t now);
 
 /** Publish the value in force of @p p (its double's bits: any thread reads them). */
 static inline void

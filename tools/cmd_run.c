@@ -325,8 +325,6 @@ shadow_outputs(const struct run_opts *o, const struct sc_scenario *sc, struct ru
 }
 
 /* The control socket, its rings to the data plane, the status and the telemetry endpoints. */
-static struct dp_status ctl_status;
-
 /* Where DPDK's telemetry of this process answers, and the command that asks it. */
 static void
 say_telemetry(void)
@@ -341,23 +339,6 @@ say_telemetry(void)
 		"dpdk-telemetry.py -f %s\n", sock, prefix);
 }
 
-/* What the data plane publishes, for the control socket, the telemetry and the metrics. */
-static void
-status_init(const struct sc_scenario *sc, struct runner *r)
-{
-	int i;
-
-	if (r->status != NULL)
-		return;
-	/* static: DPDK's telemetry thread may read it until the process ends */
-	r->status = &ctl_status;
-	atomic_store(&ctl_status.var, UINT32_MAX);
-	atomic_store(&ctl_status.budget, UINT32_MAX);
-	atomic_store(&ctl_status.binding, -1);
-	for (i = 0; i < DP_P_COUNT; i++)
-		dp_status_publish(&ctl_status, i, ctl_scenario_value(sc, i));
-}
-
 static int
 start_ctl(const struct run_opts *o, const struct sc_scenario *sc, const char *path,
 	  struct runner *r, struct ctl_server **srv, char *err, size_t errlen)
@@ -365,7 +346,7 @@ start_ctl(const struct run_opts *o, const struct sc_scenario *sc, const char *pa
 	struct ctl_params cp = { .path = o->ctl, .scenario = path, .sets = o->kv.sets,
 				 .nsets = o->kv.nsets, .variants = sc->variants, .budgets = sc->budgets };
 
-	status_init(sc, r);
+	session_status_init(r, sc);
 	r->ctl_req = rte_ring_create("syncemu_ctl_req", 64, SOCKET_ID_ANY,
 				     RING_F_SP_ENQ | RING_F_SC_DEQ);
 	r->ctl_resp = rte_ring_create("syncemu_ctl_resp", 64, SOCKET_ID_ANY,
@@ -803,7 +784,7 @@ cmd_run(int argc, char **argv)
 		goto out;
 	}
 	if (o.metrics != NULL) {
-		status_init(sc, &r);
+		session_status_init(&r, sc);
 		metrics = metrics_server_start(o.metrics, r.status, "run", err, sizeof(err));
 		if (metrics == NULL) {
 			fprintf(stderr, "syncemu run: %s\n", err);

@@ -22,6 +22,7 @@
 #include "outputs.h"
 #include "results.h"
 #include "runner.h"
+#include "metrics.h"
 #include "scenario.h"
 #include "session.h"
 #include "sweep.h"
@@ -38,6 +39,7 @@ struct sweep_opts {
 	unsigned int nvalues;
 	const char *out;
 	const char *tables;		/* --tables DIR */
+	const char *metrics;		/* --metrics [HOST:]PORT */
 	const char *eal;
 	uint32_t mbufs;
 	unsigned int variants, budgets;
@@ -68,6 +70,9 @@ static const struct opt sweep_optv[] = {
 	  OPT_TARGET(opts_set_string, struct sweep_opts, out) },
 	{ "tables", 0, "DIR", "also write every table as DIR/<table id>.csv (DIR made if missing)",
 	  OPT_TARGET(opts_set_string, struct sweep_opts, tables) },
+	{ "metrics", 0, "[HOST:]PORT", "serve live metrics in Prometheus's text format at "
+	  "http://HOST:PORT/metrics, the run in progress's (HOST 127.0.0.1 if left out; PORT 0: "
+	  "any free one, said)", OPT_TARGET(opts_set_string, struct sweep_opts, metrics) },
 	{ "json", 'j', NULL, "print the JSON on stdout too",
 	  OPT_TARGET(opts_set_flag, struct sweep_opts, json) },
 	{ "quiet", 'q', NULL, "no progress on stderr",
@@ -661,6 +666,7 @@ cmd_sweep(int argc, char **argv)
 	bool partial, made = false;
 	struct sweep sw = { .curves = NULL };
 	struct results *res = NULL;
+	struct metrics_server *metrics = NULL;
 
 	session_catch_stop(&sweep_session);
 	npos = session_options(&sweep_session, argc, argv, sweep_optv, N_OPTS, sweep_opt, &o, pos,
@@ -718,6 +724,16 @@ cmd_sweep(int argc, char **argv)
 	status = session_runner_start(&sweep_session, &r, st.need, st.frame);
 	if (status != CLI_EXIT_OK)
 		goto out;
+	if (o.metrics != NULL) {
+		session_status_init(&r, pt[0].sc);
+		metrics = metrics_server_start(o.metrics, r.status, "sweep", err, sizeof(err));
+		if (metrics == NULL) {
+			fprintf(stderr, "syncemu sweep: %s\n", err);
+			status = CLI_EXIT_USAGE;
+			goto out;
+		}
+		fprintf(stderr, "syncemu sweep: metrics on %s\n", metrics_server_url(metrics));
+	}
 	status = run_points(&o, pt, &r, &st, status);
 	partial = st.done < st.total || st.cut != NULL;
 	if (cli_stop && st.done == 0) {
@@ -755,6 +771,7 @@ cmd_sweep(int argc, char **argv)
 	if (cli_stop && status == CLI_EXIT_OK)
 		status = CLI_EXIT_INTERRUPTED;
 out:
+	metrics_server_stop(metrics);
 	outputs_abort(outs, SW_FILES);
 	outfile_mkdir_done(dir, written == 0);
 	for (i = 0; i < SW_FILES; i++)

@@ -14,6 +14,7 @@
 #include "ctl.h"
 #include "outfile.h"
 #include "ranks.h"
+#include "scenario.h"
 #include "session.h"
 
 volatile sig_atomic_t cli_stop;
@@ -161,4 +162,22 @@ session_trace_close(const struct session *s, struct dp_capture *cap, const char 
 		return CLI_EXIT_FAIL;
 	}
 	return status;
+}
+
+/* static: DPDK's telemetry thread and the metrics server may read it until the process ends */
+static struct dp_status status;
+
+void
+session_status_init(struct runner *r, const struct sc_scenario *sc)
+{
+	int i;
+
+	if (r->status != NULL)
+		return;
+	r->status = &status;
+	atomic_store(&status.var, UINT32_MAX);
+	atomic_store(&status.budget, UINT32_MAX);
+	atomic_store(&status.binding, -1);
+	for (i = 0; i < DP_P_COUNT; i++)
+		dp_status_publish(&status, i, ctl_scenario_value(sc, i));
 }

@@ -44,6 +44,14 @@ void session_catch_stop(const struct session *s);
 /** --ctl's path @p path checked before anything runs: 0, or CLI_EXIT_USAGE, said. */
 int session_ctl_check(const struct session *s, const char *path);
 
+struct sc_scenario;
+
+/**
+ * The status the data plane publishes (for --ctl, the telemetry and --metrics) as @p r's, its
+ * values @p sc's until a run publishes its own; once: a status already there is kept.
+ */
+void session_status_init(struct runner *r, const struct sc_scenario *sc);
+
 /** runner_start() with its failure said: 0, or CLI_EXIT_FAIL. */
 int session_runner_start(const struct session *s, struct runner *r, uint32_t need,
 			 uint32_t frame);

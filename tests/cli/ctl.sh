@@ -123,7 +123,19 @@ assert d["steps_done"] > 0 and d["frames"] > 0 and d["changes"] == 2, d
 PY
 	[ $? -eq 0 ] && ok "telemetry /syncemu/status answers" || { bad "telemetry /syncemu/status"; cat "$tmp/tel1" "$tmp/py" | sed 's/^/    /' | tail -8; }
 	echo /syncemu/params | dpdk-telemetry.py -f "$prefix" >"$tmp/tel2" 2>&1
-	expect_grep "$tmp/tel2" '"bandwidth": "6000000000"' "telemetry /syncemu/params has the new WAN rate"
+	expect_grep "$tmp/tel2" '"bandwidth_bytes_per_s": 6000000000' "telemetry /syncemu/params has the new WAN rate, a number"
+	# each WAN link's counters, numbers
+	echo /syncemu/links | dpdk-telemetry.py -f "$prefix" >"$tmp/tel3" 2>&1
+	python3 - "$tmp/tel3" >"$tmp/py" 2>&1 <<'PY'
+import json, sys
+txt = open(sys.argv[1]).read()
+d = json.loads(txt[txt.index('{"/syncemu/links"'):].splitlines()[0])["/syncemu/links"]
+assert [d[k]["name"] for k in sorted(d)] == ["wan0>1", "wan1>0"], d
+for x in d.values():
+    assert all(isinstance(v, int) for k, v in x.items() if k != "name"), x
+    assert x["sent_frames"] > 0 and x["queue_max_bytes"] >= x["queue_bytes"], x
+PY
+	[ $? -eq 0 ] && ok "telemetry /syncemu/links: each WAN link's counters as numbers" || { bad "telemetry /syncemu/links"; cat "$tmp/tel3" "$tmp/py" | sed 's/^/    /' | tail -8; }
 else
 	echo "skip - dpdk-telemetry.py is not installed (the dpdk package)"
 fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# syncemu run and bridge --metrics: live metrics in Prometheus's text format, scraped during a
-# run and a bridge by a plain HTTP GET and read by the format's rules (scrape_metrics.py: a HELP
+# syncemu run, sweep and bridge --metrics: live metrics in Prometheus's text format, scraped during
+# a run, a sweep's first run and a bridge by a plain HTTP GET and read by the format's rules (scrape_metrics.py: a HELP
 # and a TYPE before each metric's samples, names and labels as the format has them, values
 # floats or NaN, counters named _total); the run's steps done and events, the bridge's events
 # and emulated time grow from one scrape to the next; other paths get 404, other methods 405; a
@@ -40,6 +40,31 @@ rc=0
 wait "$run" || rc=$?
 [ $rc -eq 130 ] && ok "the run interrupted after the scrapes (exit 130)" ||
 	bad "the run ended with exit $rc: $(tail -3 "$tmp/err")"
+
+# a sweep: the run in progress's (its first point is the run above)
+"$se" sweep -q -k background.load -V 0,0.1 -v A -n 20000 --set run.fast_forward=off \
+	-o "$tmp/sweep" --metrics 0 >/dev/null 2>"$tmp/serr" &
+sw=$!
+pids+=("$sw")
+url=
+for _ in $(seq 200); do
+	url=$(sed -n 's/^syncemu sweep: metrics on //p' "$tmp/serr")
+	[ -n "$url" ] && break
+	kill -0 "$sw" 2>/dev/null || break
+	sleep 0.1
+done
+if [ -n "$url" ] && why=$(python3 "$here/scrape_metrics.py" "$url" sweep 2>&1); then
+	ok "the sweep's metrics scraped during its first run: $why"
+else
+	bad "the sweep's metrics: ${why:-no address said: $(head -3 "$tmp/serr")}"
+fi
+# (SIGTERM: a script's background job has SIGINT ignored, and a sweep keeps an ignored signal
+# ignored, as nohup wants)
+kill -TERM "$sw" 2>/dev/null
+rc=0
+wait "$sw" || rc=$?
+[ $rc -eq 130 ] && ok "the sweep interrupted after the scrapes (exit 130)" ||
+	bad "the sweep ended with exit $rc: $(tail -3 "$tmp/serr")"
 
 # a bridge between two ring pairs (no traffic but its own background): its engine's events and
 # emulated time grow while it runs; interrupted once scraped
