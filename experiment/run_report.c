@@ -431,25 +431,22 @@ background_table(struct outcome *runs, unsigned int n, const struct sc_scenario 
 
 	if (t == NULL)
 		return NULL;
+	/* a row per run and WAN queue, the run's columns in each (text shows them once) */
+	for (i = 0; i < 9; i++)
+		table_col_format(t, i, 0, TCOL_GROUP);
 	for (i = 0; i < n; i++) {
 		struct outcome *r = &runs[i];
 
 		for (q = 0; q < (r->nq ? r->nq : 1); q++) {
-			if (q == 0) {
-				table_str(t, r->c.label);
-				table_num(t, (double)r->res.bg.done);
-				table_num(t, (double)r->res.bg.incomplete);
-				table_num(t, (double)r->res.bg.unsent);
-				table_num(t, r->wait.n ? r->wait.mean * 1e6 : NAN);
-				table_num(t, r->wait.n ? r->wait.ci95 * 1e6 : NAN);
-				table_num(t, r->mg1_wait * 1e6);
-				table_num(t, r->fct.n ? r->fct.mean * 1e6 : NAN);
-				table_num(t, r->fct.n ? r->fct.p99 * 1e6 : NAN);
-			} else {
-				table_str(t, "");
-				for (int k = 0; k < 8; k++)
-					table_str(t, "");
-			}
+			table_str(t, r->c.label);
+			table_num(t, (double)r->res.bg.done);
+			table_num(t, (double)r->res.bg.incomplete);
+			table_num(t, (double)r->res.bg.unsent);
+			table_num(t, r->wait.n ? r->wait.mean * 1e6 : NAN);
+			table_num(t, r->wait.n ? r->wait.ci95 * 1e6 : NAN);
+			table_num(t, r->mg1_wait * 1e6);
+			table_num(t, r->fct.n ? r->fct.mean * 1e6 : NAN);
+			table_num(t, r->fct.n ? r->fct.p99 * 1e6 : NAN);
 			table_str(t, r->nq ? r->q[q].name : "-");
 			table_num(t, r->nq ? r->q[q].mean / 1e6 : NAN);
 			table_num(t, r->nq ? r->q[q].p99 / 1e6 : NAN);

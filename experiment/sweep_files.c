@@ -298,10 +298,20 @@ sweep_write_plot(struct output *outs, const struct sweep *sw, const char *mark,
 
 			if (j >= pt[i].nc || !pt[i].ran[j] || r->rc != 0)
 				continue;
+			char st[160];
+
+			sweep_run_status(&pt[i], j, st, sizeof(st));
 			ps->p[ps->n++] = (struct plot_point){ .x = pt[i].x,
 				.mean = outcome_mean(r) * 1e3, .ci95 = r->all.ci95 * 1e3,
 				.model = sweep_model_ms(r, false),
-				.fifo = sweep_model_ms(r, true) };
+				.fifo = sweep_model_ms(r, true), .ok = strcmp(st, "ok") == 0 };
+			/* the legend names what the points not ok are, each once */
+			if (!ps->p[ps->n - 1].ok && strstr(ps->not_ok, st) == NULL) {
+				size_t at = strlen(ps->not_ok);
+
+				snprintf(ps->not_ok + at, sizeof(ps->not_ok) - at, "%s%s",
+					 at ? "; " : "", st);
+			}
 		}
 		if (ps->n > 0) {
 			p.ns++;

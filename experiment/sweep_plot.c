@@ -99,7 +99,7 @@ sweep_plot_data(FILE *f, const struct sweep_plot *p)
 
 	put_head(f, p);
 	fprintf(f, "# one block per run (gnuplot's index 0, 1, ...); columns: x, mean_ms, ci95_ms, "
-		   "model_ms, model_fifo_ms (the model: %s)\n",
+		   "model_ms, model_fifo_ms (the model: %s), ok (1: the status is ok)\n",
 		p->loaded ? "processor sharing, and FIFO" : "the packet-level closed form");
 	for (k = 0; k < p->ns; k++) {
 		fprintf(f, "%s# index %u: ", k ? "\n\n" : "", k);
@@ -108,8 +108,8 @@ sweep_plot_data(FILE *f, const struct sweep_plot *p)
 		for (i = 0; i < p->s[k].n; i++) {
 			const struct plot_point *q = &p->s[k].p[i];
 
-			fprintf(f, "%.10g %.9g %.9g %.9g %.9g\n", q->x, q->mean,
-				isfinite(q->ci95) ? q->ci95 : 0.0, q->model, q->fifo);
+			fprintf(f, "%.10g %.9g %.9g %.9g %.9g %d\n", q->x, q->mean,
+				isfinite(q->ci95) ? q->ci95 : 0.0, q->model, q->fifo, q->ok);
 		}
 	}
 	/* then the models at many values, a block per run with a curve */
@@ -129,7 +129,7 @@ sweep_plot_data(FILE *f, const struct sweep_plot *p)
 static void
 put_title(FILE *f, const char *label, const char *suffix)
 {
-	char t[96];
+	char t[160];
 
 	snprintf(t, sizeof(t), "%s %s", label, suffix);
 	fputs(" title ", f);
@@ -198,7 +198,7 @@ sweep_plot_script(FILE *f, const struct sweep_plot *p)
 	      "if (!exists(\"png\")) { png = 'sweep.png' }\n"
 	      "set terminal svg size 960,600 dynamic font 'sans,11'\n"
 	      "set output svg\n"
-	      "set key outside right\n"
+	      "set key outside below center horizontal height 2\n"
 	      "set grid\n"
 	      "set datafile missing 'nan'\n"
 	      "set title ", f);
@@ -234,9 +234,15 @@ sweep_plot_script(FILE *f, const struct sweep_plot *p)
 		fputs("set logscale y\n", f);
 	else
 		fputs("set yrange [0:*]\n", f);
-	/* the axis ends at the swept values: no padding beyond them (a load below 0, say) */
-	if (isfinite(lo) && hi > lo)
-		fprintf(f, "set xrange [%.10g:%.10g]\n", lo, hi);
+	/* the axis ends just past the swept values, a point's marker whole at either end: 2 % of
+	 * the span (of its logarithm), less than a tic's step, so no tic beyond them (a load
+	 * below 0, say) */
+	if (isfinite(lo) && hi > lo && p->log_x && lo > 0)
+		fprintf(f, "set xrange [%.10g:%.10g]\n", lo / pow(hi / lo, 0.02),
+			hi * pow(hi / lo, 0.02));
+	else if (isfinite(lo) && hi > lo)
+		fprintf(f, "set xrange [%.10g:%.10g]\n", lo - 0.02 * (hi - lo),
+			hi + 0.02 * (hi - lo));
 	else
 		fputs("set offsets graph 0.05, graph 0.05, 0, 0\n", f);
 	fputs("set clip two\nplot ", f);
@@ -244,9 +250,17 @@ sweep_plot_script(FILE *f, const struct sweep_plot *p)
 		const char *l = p->s[k].label;
 		unsigned int idx = k, ca = 4, cb = 5;
 
-		fprintf(f, "%sdat index %u using 1:2:3 with yerrorbars lc %u pt 7",
+		fprintf(f, "%sdat index %u using 1:($6 > 0 ? $2 : NaN):3 with yerrorbars lc %u pt 7",
 			k ? ", \\\n     " : "", k, k + 1);
 		put_title(f, l, "emulated");
+		if (p->s[k].not_ok[0] != '\0') {	/* an open marker: no model column applies */
+			char what[128];
+
+			snprintf(what, sizeof(what), "emulated, %s", p->s[k].not_ok);
+			fprintf(f, ", \\\n     dat index %u using 1:($6 > 0 ? NaN : $2):3 with yerrorbars "
+				"lc %u pt 6 ps 1.5", k, k + 1);
+			put_title(f, l, what);
+		}
 		if (p->s[k].cn > 0) {	/* the dense block */
 			idx = p->ns + nc++;
 			ca = 2;

@@ -22,6 +22,7 @@
 /** One value of the sweep for one run: the value's x and the step times, ms (NAN: none). */
 struct plot_point {
 	double x, mean, ci95, model, fifo;
+	bool ok;			/**< its status is ok (every model column applies) */
 };
 
 /** One run (a variant at a budget) over the values. */
@@ -33,6 +34,7 @@ struct plot_series {
 	 * ms (NAN: none); cn = 0: none, the lines join the points' own model values */
 	double *cx, *ca, *cb;
 	unsigned int cn;
+	char not_ok[96];		/**< the statuses of its points that are not ok, "": none */
 };
 
 /** What the plot shows. */

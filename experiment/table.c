@@ -3,6 +3,7 @@
  * Result tables as text and JSON.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -225,6 +226,29 @@ format_cell(const struct table *t, unsigned int i, char *buf, size_t len)
 		snprintf(buf, len, "%.*f", col->decimals < 0 ? 0 : col->decimals, c->v);
 }
 
+/* Whether row @p row repeats the row above in every TCOL_GROUP column (there being one). */
+static bool
+same_group(const struct table *t, unsigned int row)
+{
+	char a[CELL_LEN], b[CELL_LEN];
+	unsigned int j, n = 0;
+
+	if (row == 0)
+		return false;
+	for (j = 0; j < t->ncols; j++) {
+		if (!(t->flags[j] & TCOL_GROUP))
+			continue;
+		if ((row + 1) * t->ncols > t->ncells)
+			return false;
+		format_cell(t, row * t->ncols + j, a, sizeof(a));
+		format_cell(t, (row - 1) * t->ncols + j, b, sizeof(b));
+		if (strcmp(a, b) != 0)
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
 /* Strings left-aligned, numbers right-aligned; no padding at the end of a line. */
 static void
 print_aligned(FILE *f, const char *s, int width, int left, int last)
@@ -265,7 +289,10 @@ table_print(const struct table *t, FILE *f)
 		j = i % t->ncols;
 		if (t->flags[j] & TCOL_JSON_ONLY)
 			continue;
-		format_cell(t, i, buf, sizeof(buf));
+		if ((t->flags[j] & TCOL_GROUP) && same_group(t, i / t->ncols))
+			buf[0] = '\0';
+		else
+			format_cell(t, i, buf, sizeof(buf));
 		print_aligned(f, buf, (int)width[j], t->cols[j].decimals < 0, j == last);
 	}
 	if (t->ncells % t->ncols != 0)

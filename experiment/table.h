@@ -20,6 +20,12 @@ struct tcol {
 
 /** The column is in JSON only (e.g. an absolute time in ns beside its text in s). */
 #define TCOL_JSON_ONLY 1u
+/**
+ * The column groups rows (a run's, whose other columns list its queues): in text, a row that
+ * repeats the row above in every such column leaves them blank; JSON and CSV keep every row
+ * whole (a record each).
+ */
+#define TCOL_GROUP 2u
 
 struct table;
 

@@ -370,19 +370,22 @@ text_lines(struct results *res, const struct sweep *sw, const char *dir,
 
 	results_line(res, "syncemu sweep of %s over %u values (%s)%s", sw->key, sw->nvalues,
 		     pt[0].sc->name, done < total || cut != NULL ? ", partial (interrupted)" : "");
-	results_line(res, "  %-14s %-10s %10s %10s %12s %12s", "value", "run", "mean ms", "95% CI",
-		     sw->loaded ? "model PS" : "packet model",
-		     sw->loaded ? "model FIFO" : "fluid ms");
+	results_line(res, "  %-14s %-10s %10s %10s %12s %12s  %s", "value", "run", "mean ms",
+		     "95% CI", sw->loaded ? "model PS" : "packet model",
+		     sw->loaded ? "model FIFO" : "fluid ms", "status");
 	for (i = 0; i < sw->nvalues; i++)
 		for (j = 0; j < pt[i].nc; j++) {
 			const struct outcome *q = &pt[i].o[j];
+			char st[160];
 
 			if (!pt[i].ran[j])
 				continue;
-			results_line(res, "  %-14s %-10s %10.4f %10.4f %12.4f %12.4f", pt[i].value,
+			/* (the status: ok only where every model column applies, as syncemu run's) */
+			results_line(res, "  %-14s %-10s %10.4f %10.4f %12.4f %12.4f  %s", pt[i].value,
 				     q->c.label, outcome_mean(q) * 1e3, q->all.ci95 * 1e3,
 				     sweep_model_ms(q, false),
-				     sw->loaded ? sweep_model_ms(q, true) : q->fluid * 1e3);
+				     sw->loaded ? sweep_model_ms(q, true) : q->fluid * 1e3,
+				     sweep_run_status(&pt[i], j, st, sizeof(st)));
 		}
 	if (cut != NULL)
 		results_line(res, "interrupted: %s=%s %s stopped after step %u of %u", sw->key,

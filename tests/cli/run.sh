@@ -153,6 +153,10 @@ expect_rc 0 "--tables beside --json, under load" -- "$se" run -q -n 30 -v A,E --
 python3 "$(dirname "$0")/tables_check.py" run "$tmp/tabs/new" "$tmp/out" background >"$tmp/check" 2>&1 &&
 	ok "--tables: summary, each run's steps (and the text's background) as CSV, equal to the JSON" ||
 	bad "--tables: $(cat "$tmp/check")"
+# every CSV as a notebook reads it: a row per record, a type per column (tables_check.py types)
+python3 "$(dirname "$0")/tables_check.py" types "$tmp/steps.csv" "$tmp/tabs/new"/*.csv \
+	>"$tmp/check" 2>&1 && ok "--csv and --tables: a row per record, a type per column ($(wc -l <"$tmp/check") files)" ||
+	bad "the CSVs' types: $(tail -1 "$tmp/check")"
 expect_rc 0 "--tables with the text report, 25 steps (the steps in JSON only)" -- \
 	"$se" run -q -n 25 -v "A,E'" -b free --tables "$tmp/tabs/text"
 expect_rc 0 "the same run as JSON" -- "$se" run -q -n 25 -v "A,E'" -b free --json

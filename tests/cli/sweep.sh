@@ -65,10 +65,20 @@ a, b, c = (steps(f) for f in sys.argv[1:])
 assert a == b and a != c
 PY
 
-# a sweep: CSV, JSON and the plots
-expect_rc 0 "sweep of the load" -- "$se" sweep -k background.load -r 0:0.6:0.3 -v A,C -n 12 -q -o "$tmp/sw"
+# a sweep: CSV, JSON and the plots; a 4 MB WAN queue drops background frames under load, so
+# those points' status is drops: an open marker of their own in the plot, named in its legend,
+# and the status in the text
+expect_rc 0 "sweep of the load" -- "$se" sweep -k background.load -r 0:0.6:0.3 -v A,C -n 12 -q \
+	--set queues.wan=4MB -o "$tmp/sw"
 expect_grep "$tmp/sw/sweep.gp" "set xlabel 'background.load, fraction of the WAN rate'" "a load's axis says what it is"
-expect_grep "$tmp/sw/sweep.gp" "set xrange [0:0.6]" "and ends at the swept values (no padding below 0)"
+expect_grep "$tmp/sw/sweep.gp" "set xrange [-0.012:0.612]" "and ends 2 % past the swept values (the end markers whole, no tic below 0)"
+expect_grep "$tmp/sw/sweep.gp" "using 1:(\$6 > 0 ? NaN : \$2):3 with yerrorbars lc 1 pt 6 ps 1.5 title 'A emulated, drops'" \
+	"the points not ok: an open marker, their status in the legend"
+grep -q "^  0.6 *A .* drops$" "$tmp/out" && grep -q "^  0 *A .* ok$" "$tmp/out" &&
+	ok "the text's status column: ok at zero load, drops at 0.6" || bad "the status column: $(head -4 "$tmp/out")"
+python3 "$(dirname "$0")/tables_check.py" types "$tmp/sw/sweep.csv" "$tmp/q.csv" >"$tmp/check" 2>&1 &&
+	ok "sweep.csv and --queue-csv: a row per record, a type per column" ||
+	bad "the CSVs' types: $(tail -1 "$tmp/check")"
 [ "$(tail -n +2 "$tmp/sw/sweep.csv" | wc -l)" = 6 ] && ok "sweep.csv: 3 values x 2 variants" || bad "sweep.csv rows"
 python3 -m json.tool "$tmp/sw/sweep.json" >/dev/null 2>&1 && ok "sweep.json parses" || bad "sweep.json"
 [ -s "$tmp/sw/sweep.svg" ] && grep -q "<svg" "$tmp/sw/sweep.svg" && ok "sweep.svg written" || bad "sweep.svg"
@@ -299,7 +309,9 @@ gp, dat, js = (open(d + "/sweep." + e).read() for e in ("gp", "dat", "json"))
 assert "set logscale x" in gp and "set logscale y" in gp, gp
 assert "set xlabel 'wan.bandwidth, GB/s (log scale)'" in gp and "mean step time, ms (log scale)" in gp
 assert "seed 1, 4 steps (4 warm-up), queues: NIC 2 MB, port 2 MB, switch 16 MB, WAN 64 MB" in gp
-assert "set xrange [1:50]" in gp
+# the axis 2 % of its span (in logs) past the swept values: 1 / 50^0.02 to 50 x 50^0.02
+lo, hi = map(float, re.search(r"set xrange \[([^:]+):([^\]]+)\]", gp).groups())
+assert abs(lo - 50 ** -0.02) < 1e-6 and abs(hi - 50 * 50 ** 0.02) < 1e-6, (lo, hi)
 # the lines come from the dense blocks (index 2 and 3), 81 grid values + 2 swept ones off it
 blocks = dat.split("\n\n\n")
 assert len(blocks) == 4, len(blocks)
