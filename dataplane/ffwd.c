@@ -78,6 +78,9 @@ struct dp_ffwd {
 	struct dp_link_trail *trail;	/* [n_trail] */
 	struct dp_link **trail_link;
 	uint32_t n_trail;
+	/* the links that count their frames' waits (link.h: dp_link_wait), each logging its step's */
+	struct dp_link **wlink;
+	uint32_t n_wlink;
 	struct dp_capture *cap;		/* the trace, and the step's records on its tape */
 	struct dp_cap_tape tape;
 	uint32_t reading_first;		/* the probe being replayed: its links' first trail, */
@@ -201,6 +204,7 @@ dp_ffwd_free(struct dp_ffwd *ff)
 		dp_link_trail_free(&ff->trail[i]);	/* (the links are gone: dp_ffwd_free()) */
 	free(ff->trail);
 	free(ff->trail_link);
+	free(ff->wlink);
 	if (ff->cap != NULL)
 		ff->cap->tape = NULL;	/* (the trace is the caller's: it outlives this) */
 	free(ff->tape.buf);
@@ -297,6 +301,16 @@ dp_ffwd_init(struct dp_ffwd **out, struct dp_engine *eng, struct dp_elem *const 
 	}
 	if (rc == 0)
 		rc = watch_probes(ff);
+	if (rc == 0 && (ff->wlink = calloc(n ? n : 1, sizeof(*ff->wlink))) == NULL)
+		rc = -ENOMEM;
+	for (i = 0; rc == 0 && i < n; i++) {
+		struct dp_link *l = (struct dp_link *)all[i];
+
+		if (all[i]->ops == &dp_link_ops && l->wait != NULL) {
+			dp_link_wait_log_on(l);
+			ff->wlink[ff->n_wlink++] = l;
+		}
+	}
 	if (rc == 0 && eng->cap_ctx != NULL) {
 		ff->cap = eng->cap_ctx;
 		ff->cap->tape = &ff->tape;	/* the trace's records of each step, kept */
@@ -601,6 +615,8 @@ replay_chunk(struct dp_ffwd *ff, const volatile sig_atomic_t *stop)
 	ff->replaying = false;
 	if (k > 0)
 		advance(ff, b1, b2, k);
+	for (i = 0; k > 0 && i < ff->n_wlink; i++)	/* the waits of the steps replayed */
+		dp_link_wait_repeat(ff->wlink[i], k);
 	for (i = 0; i < ff->n_probe; i++)	/* the samples replayed are events too */
 		taken -= ff->probe[i]->taken;
 	ff->eng->events -= taken;
@@ -625,6 +641,9 @@ begin_replay(struct dp_ffwd *ff, const struct rstep *b, uint32_t b1, uint32_t b2
 
 	for (i = 0; i < ff->n_trail; i++)
 		if (ff->trail[i].failed || dp_link_trail_sum(&ff->trail[i]) != 0)
+			return 0;
+	for (i = 0; i < ff->n_wlink; i++)
+		if (!dp_link_wait_log_whole(ff->wlink[i]))
 			return 0;
 	if (ff->tape.failed) {
 		ff->tape_over = true;
@@ -681,6 +700,8 @@ dp_ffwd_boundary(struct dp_ffwd *ff, const volatile sig_atomic_t *stop)
 out:
 	for (i = 0; i < ff->n_trail; i++)	/* the trails and the tape hold the step to come */
 		ff->trail[i].n = 0;
+	for (i = 0; i < ff->n_wlink; i++)	/* and the waits' logs */
+		dp_link_wait_log_reset(ff->wlink[i]);
 	ff->tape.len = 0;
 	ff->tape.failed = false;
 	return m;

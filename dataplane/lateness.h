@@ -43,6 +43,19 @@ dp_lateness_bucket(uint64_t v)
 	       (uint32_t)((v >> (e - DP_LATE_SUB_BITS)) & (sub - 1));
 }
 
+/** @p k frames @p ns late each (a replayed step's: ffwd.h). */
+static inline void
+dp_lateness_add_n(struct dp_lateness *l, uint64_t ns, uint64_t k)
+{
+	l->seen += k;
+	if (ns > l->max_ns)
+		l->max_ns = ns;
+	if (ns > DP_LATE_OVER_NS)
+		l->over += k;
+	if (l->hist != NULL)
+		l->hist[dp_lateness_bucket(ns)] += k;
+}
+
 /**
  * A frame due at real time @p at (ns) was handed over at @p real.  (Any unit will do, the
  * same for both: the engine counts how late its events ran in ps.)

@@ -137,6 +137,110 @@ dp_link_fini(struct dp_link *l)
 		free(l->imp);
 		l->imp = NULL;
 	}
+	if (l->wait != NULL) {
+		for (int c = 0; c < DP_WAIT_CLASSES; c++)
+			dp_lateness_free(&l->wait->h[c]);
+		free(l->wait->log);
+		free(l->wait);
+		l->wait = NULL;
+	}
+}
+
+void
+dp_link_wait_summary(const struct dp_link *l, struct dp_wait_summary out[DP_WAIT_CLASSES])
+{
+	const struct dp_link_wait *w = l->wait;
+	double p999;
+	int c;
+
+	for (c = 0; c < DP_WAIT_CLASSES; c++) {
+		struct dp_wait_summary *s = &out[c];
+
+		if (w->given) {
+			*s = w->from[c];
+			continue;
+		}
+		s->n = w->h[c].seen;
+		s->mean_ns = s->n ? (double)w->sum_ps[c] / 1e3 / (double)s->n : NAN;
+		if (s->n)
+			dp_lateness_stats(&w->h[c], &s->p50_ns, &s->p99_ns, &p999, &s->max_ns);
+		else
+			s->p50_ns = s->p99_ns = s->max_ns = NAN;
+	}
+}
+
+void
+dp_link_wait_log_on(struct dp_link *l)
+{
+	l->wait->log_on = true;
+	l->wait->log_n = 0;
+}
+
+void
+dp_link_wait_log_reset(struct dp_link *l)
+{
+	l->wait->log_n = 0;
+	l->wait->log_failed = false;
+}
+
+bool
+dp_link_wait_log_whole(const struct dp_link *l)
+{
+	return !l->wait->log_failed;
+}
+
+void
+dp_link_wait_repeat(struct dp_link *l, uint64_t k)
+{
+	struct dp_link_wait *w = l->wait;
+	uint32_t i;
+
+	for (i = 0; i < w->log_n; i++) {
+		int c = (int)(w->log[i] >> 63);
+		uint64_t ps = w->log[i] & ~(1ull << 63);
+
+		w->sum_ps[c] += k * ps;
+		dp_lateness_add_n(&w->h[c], ps / 1000, k);
+	}
+}
+
+/* A wait of @p ps of class @p c into the step's log. */
+static void
+wait_log(struct dp_link_wait *w, int c, uint64_t ps)
+{
+	if (w->log_n == w->log_cap) {
+		uint32_t cap = w->log_cap ? 2 * w->log_cap : 1024;
+		uint64_t *n = cap > w->log_cap ? realloc(w->log, cap * sizeof(*n)) : NULL;
+
+		if (n == NULL) {
+			w->log_failed = true;
+			return;
+		}
+		w->log = n;
+		w->log_cap = cap;
+	}
+	w->log[w->log_n++] = ps | (uint64_t)c << 63;
+}
+
+int
+dp_link_wait_on(struct dp_link *l)
+{
+	struct dp_link_wait *w = calloc(1, sizeof(*w));
+	int c;
+
+	if (w == NULL)
+		return -ENOMEM;
+	for (c = 0; c < DP_WAIT_CLASSES; c++) {
+		dp_lateness_reset(&w->h[c]);
+		if (w->h[c].hist == NULL) {
+			while (c-- > 0)
+				dp_lateness_free(&w->h[c]);
+			free(w);
+			return -ENOMEM;
+		}
+	}
+	l->wait = w;
+	return 0;
 }
 
 void
@@ -583,6 +687,14 @@ push(struct dp_link *l, const struct dp_pkt *p, dp_time_t now, dp_time_t *start)
 	s->start = t;
 	if (unlikely(l->trail != NULL))
 		trail_add(l->trail, now, t, bytes);
+	if (l->wait != NULL) {	/* its wait in the queue, by class (ns in the histogram) */
+		int c = p->meta.flags & DP_SE_F_BG ? DP_WAIT_BG : DP_WAIT_SYNC;
+
+		l->wait->sum_ps[c] += t - now;
+		dp_lateness_add(&l->wait->h[c], (t - now) / 1000, 0);
+		if (unlikely(l->wait->log_on))
+			wait_log(l->wait, c, t - now);
+	}
 	l->busy_ps += l->busy - t;
 	s->arrive = l->busy + l->delay;
 	if (l->imp != NULL)

@@ -17,6 +17,7 @@
 #include "../models/packet.h"
 #include "engine.h"
 #include "frame.h"
+#include "lateness.h"
 
 struct dp_xbox;
 
@@ -113,6 +114,7 @@ struct dp_link {
 	int cap_mark, cap_aqm;	/**< their capture points, if not -1 (set after init) */
 	bool tcp_ect;		/**< its TCP data segments are ECN-capable (transport.ecn) */
 	struct dp_link_trail *trail;	/**< NULL: none */
+	struct dp_link_wait *wait;	/**< each frame's queueing delay by class, NULL: none */
 	/*
 	 * run.fast_forward = steady: frames come in windows, not in time order.  A link whose
 	 * delay is at least the window queues them in time order: they wait here, by time, until
@@ -124,6 +126,51 @@ struct dp_link {
 				 *   last reading (dp_engine.rt_horizon), each at its own time:
 				 *   for a next element that sends them on in one burst (a port) */
 } __rte_cache_aligned;
+
+/** The classes of dp_link_wait: the sync's frames (and any that is not background), the background's. */
+enum { DP_WAIT_SYNC, DP_WAIT_BG, DP_WAIT_CLASSES };
+
+/**
+ * How long each frame waited in a link's queue before its serialisation started (its start
+ * less its arrival), by class: a histogram in ns for the percentiles (lateness.h's, within
+ * 0.8 % of the value of its rank), the sum for the mean.
+ */
+/** A class's queueing delays at a link, ns (NAN: no frame). */
+struct dp_wait_summary {
+	uint64_t n;
+	double mean_ns, p50_ns, p99_ns, max_ns;
+};
+
+struct dp_link_wait {
+	struct dp_lateness h[DP_WAIT_CLASSES];
+	uint64_t sum_ps[DP_WAIT_CLASSES];
+	/* another process ran the link (MPI ranks): its summary, as it sent it */
+	bool given;
+	struct dp_wait_summary from[DP_WAIT_CLASSES];
+	/* the exact fast-forward (ffwd.h): the waits of the step in progress, each its ps with
+	 * the class in the top bit, so that a replayed step counts the same waits */
+	bool log_on, log_failed;
+	uint64_t *log;
+	uint32_t log_n, log_cap;
+};
+
+/** Keep each step's waits at @p l (for dp_link_wait_repeat()); the log starts empty. */
+void dp_link_wait_log_on(struct dp_link *l);
+
+/** Forget the waits logged so far: a step starts. */
+void dp_link_wait_log_reset(struct dp_link *l);
+
+/** Whether the log holds every wait since it was reset (false: out of memory). */
+bool dp_link_wait_log_whole(const struct dp_link *l);
+
+/** Count the logged waits @p k times more: @p k steps replayed that repeat it. */
+void dp_link_wait_repeat(struct dp_link *l, uint64_t k);
+
+/** Each class's queueing delays at @p l (which counts them: l->wait not NULL). */
+void dp_link_wait_summary(const struct dp_link *l, struct dp_wait_summary out[DP_WAIT_CLASSES]);
+
+/** Count each frame's queueing delay at @p l (dp_link_wait); 0 or -ENOMEM. */
+int dp_link_wait_on(struct dp_link *l);
 
 /** Set up a link registered with @p eng; 0, -EINVAL or -ENOMEM. */
 int dp_link_init(struct dp_link *l, struct dp_engine *eng, const struct dp_link_params *p);

@@ -298,6 +298,9 @@ summarise(const struct dp_topo *t, struct dp_run_result *res)
 			es->duplicated = l->duplicated;
 			es->marked = l->marked;
 			es->aqm_drop = l->aqm_drop;
+			es->has_wait = l->wait != NULL;
+			if (es->has_wait)
+				dp_link_wait_summary(l, es->wait);
 		}
 	}
 	return 0;

@@ -123,6 +123,8 @@ struct dp_elem_summary {
 	uint64_t lost, reordered;		/**< frames lost on its wire, overtaken */
 	uint64_t corrupted, duplicated;		/**< with a bit flipped, delivered twice */
 	uint64_t marked, aqm_drop;		/**< marked CE, dropped early by RED */
+	bool has_wait;				/**< a WAN link: its frames' queueing delays */
+	struct dp_wait_summary wait[DP_WAIT_CLASSES];
 };
 
 struct dp_run_result {

@@ -137,6 +137,7 @@ struct wire_elem {
 	uint64_t marked, aqm_drop;
 	dp_time_t busy_ps;
 	dp_time_t stage_busy[SM_STAGE_COUNT];
+	struct dp_wait_summary wait[DP_WAIT_CLASSES];	/* a WAN link's, as its owner has them */
 };
 
 /* The element of @e's kind that holds more counters: a link's or a module's place, or -1. */
@@ -197,6 +198,8 @@ dp_topo_gather_end(struct dp_topo *t)
 			w->marked = l->marked;
 			w->aqm_drop = l->aqm_drop;
 			w->busy_ps = l->busy_ps;
+			if (l->wait != NULL)
+				dp_link_wait_summary(l, w->wait);
 		}
 		m = mod_index(t, e);
 		if (m >= 0)
@@ -240,6 +243,10 @@ dp_topo_gather_end(struct dp_topo *t)
 			l->marked = w.marked;
 			l->aqm_drop = w.aqm_drop;
 			l->busy_ps = w.busy_ps;
+			if (l->wait != NULL) {
+				l->wait->given = true;
+				memcpy(l->wait->from, w.wait, sizeof(w.wait));
+			}
 		}
 		m = mod_index(t, e);
 		if (m >= 0)

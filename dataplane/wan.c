@@ -21,5 +21,10 @@ dp_wan_init(struct dp_link *l, struct dp_engine *eng, const char *name, uint64_t
 		.cap_out = cap_out,
 	};
 
-	return dp_link_init(l, eng, &p);
+	int rc = dp_link_init(l, eng, &p);
+
+	/* each frame's wait in the WAN queue, by class: what a shared WAN costs the sync */
+	if (rc == 0 && (rc = dp_link_wait_on(l)) != 0)
+		dp_link_fini(l);
+	return rc;
 }

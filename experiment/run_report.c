@@ -469,6 +469,52 @@ background_table(struct outcome *runs, unsigned int n, const struct sc_scenario 
 	return t;
 }
 
+/*
+ * How long frames waited in each WAN queue before their turn on the wire, by class: the sync's
+ * beside the background's (Job 2's question), a row per run, link and class.
+ */
+static struct table *
+wait_table(const struct outcome *runs, unsigned int n)
+{
+	static const struct tcol cols[] = {
+		{ "run", "run", -1 }, { "WAN link", "link", -1 }, { "class", "class", -1 },
+		{ "frames", "frames", 0 }, { "mean us", "mean_us", 2 }, { "p50 us", "p50_us", 2 },
+		{ "p99 us", "p99_us", 2 }, { "max us", "max_us", 2 },
+	};
+	static const char *const cls[DP_WAIT_CLASSES] = { "sync", "background" };
+	struct table *t = table_create("queue_wait", "Queueing delay in the WAN queues, by class",
+				       cols, sizeof(cols) / sizeof(cols[0]));
+	unsigned int i, e;
+	int c;
+
+	if (t == NULL)
+		return NULL;
+	table_col_format(t, 0, 0, TCOL_GROUP);
+	for (i = 0; i < n; i++) {
+		const struct dp_run_result *res = &runs[i].res;
+
+		for (e = 0; runs[i].rc == 0 && e < res->n_elems; e++) {
+			const struct dp_elem_summary *es = &res->elems[e];
+
+			for (c = 0; es->has_wait && c < DP_WAIT_CLASSES; c++) {
+				table_str(t, runs[i].c.label);
+				table_str(t, es->name);
+				table_str(t, cls[c]);
+				table_int(t, (int64_t)es->wait[c].n);
+				table_num(t, es->wait[c].mean_ns / 1e3);
+				table_num(t, es->wait[c].p50_ns / 1e3);
+				table_num(t, es->wait[c].p99_ns / 1e3);
+				table_num(t, es->wait[c].max_ns / 1e3);
+			}
+		}
+	}
+	table_note(t, "a frame's wait: from its arrival at the queue to the start of its "
+		   "serialisation (percentiles within %.1f %%; the emulated steps, not those a "
+		   "fast-forward replayed); JSON: each WAN element's \"queue_wait\"",
+		   100 * dp_lateness_bucket_error());
+	return t;
+}
+
 /* Real time: each port's traffic and how late its frames left; the clock and the split. */
 static struct table *
 realtime_table(const struct outcome *runs, unsigned int n)
@@ -586,6 +632,24 @@ tcp_json(const struct dp_tcp_stats *s)
 	return o;
 }
 
+static json_t *num(double v);
+
+/* A WAN link's frames' waits in its queue by class, us: {"sync": {...}, "background": {...}} */
+static json_t *
+wait_json(const struct dp_wait_summary *w)
+{
+	static const char *const cls[DP_WAIT_CLASSES] = { "sync", "background" };
+	json_t *o = json_object();
+	int c;
+
+	for (c = 0; o != NULL && c < DP_WAIT_CLASSES; c++)
+		json_object_set_new(o, cls[c], json_pack("{s:I, s:o, s:o, s:o, s:o}",
+			"frames", (json_int_t)w[c].n, "mean_us", num(w[c].mean_ns / 1e3),
+			"p50_us", num(w[c].p50_ns / 1e3), "p99_us", num(w[c].p99_ns / 1e3),
+			"max_us", num(w[c].max_ns / 1e3)));
+	return o;
+}
+
 static json_t *
 elems_json(const struct dp_run_result *res)
 {
@@ -613,6 +677,8 @@ elems_json(const struct dp_run_result *res)
 			json_object_set_new(o, "marked", json_integer((json_int_t)e->marked));
 			json_object_set_new(o, "aqm_drops", json_integer((json_int_t)e->aqm_drop));
 		}
+		if (o != NULL && e->has_wait)
+			json_object_set_new(o, "queue_wait", wait_json(e->wait));
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -1022,8 +1088,10 @@ run_report_results(struct outcome *runs, unsigned int n, const struct sc_scenari
 			results_line(res, "interrupted: run %s stopped after step %u of %u",
 				     runs[i].c.label, runs[i].res.steps, sc->run.steps);
 	/* in text only: the JSON has each run's "background" and "wan_queues" */
-	if (loaded)
+	if (loaded) {
 		results_add_table(res, background_table(runs, n, sc), RESULTS_TEXT, NULL);
+		results_add_table(res, wait_table(runs, n), RESULTS_TEXT, NULL);
+	}
 	if (trace_path != NULL && cap != NULL)
 		trace_results(res, cap, trace_path);
 	return res;

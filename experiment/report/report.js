@@ -517,6 +517,31 @@
 				data: runs.map((r) => r.elements.filter((e) => e.kind === k).reduce((s, e) => s + e.drop, 0)) })) },
 				options: { scales: { x: { stacked: true }, y: axis('linear', 'frames dropped', { stacked: true, beginAtZero: true }) } } });
 		});
+
+		/* how long frames waited in each WAN queue, the sync's beside the background's */
+		const waits = runs.flatMap((r) => (r.elements || []).filter((e) => e.queue_wait &&
+			(e.queue_wait.sync.frames + e.queue_wait.background.frames) > 0)
+			.map((e) => ({ label: r.label + ' ' + e.name, w: e.queue_wait })));
+		if (waits.length > 0)
+			guard(grid, 'the WAN queues\' waits (/runs/*/elements/*/queue_wait)', () => {
+				const wid = 'run' + n + '-wait';
+				const cls = [['sync', 'sync'], ['background', 'background']];
+				const ds = cls.flatMap(([k, name], i) => [
+					{ label: name + ' mean', backgroundColor: color(2 * i),
+					  data: waits.map((x) => x.w[k].mean_us) },
+					{ label: name + ' p99', backgroundColor: color(2 * i + 1),
+					  data: waits.map((x) => x.w[k].p99_us) }]);
+				const fw = figure(grid, wid, 'Queueing delay in the WAN queues, by class', states,
+						  waits.map((x) => x.label + ': sync ' + fmt(x.w.sync.mean_us) +
+							    ' us mean, ' + fmt(x.w.sync.p99_us) + ' us p99 (' +
+							    x.w.sync.frames + ' frames); background ' +
+							    fmt(x.w.background.mean_us) + ' us mean (' +
+							    x.w.background.frames + ' frames)').join('. ') +
+						  '. A frame\'s wait: from its arrival at the queue to the start of ' +
+						  'its serialisation.');
+				chart(wid, fw.canvas, { type: 'bar', data: { labels: waits.map((x) => x.label), datasets: ds },
+					options: { scales: { y: axis(axisType(ds.flatMap((d) => d.data)), 'wait, us') } } });
+			});
 	}
 
 	/* ---- sweep -------------------------------------------------------------------- */

@@ -49,6 +49,35 @@ if tshark_ok; then
 	[ "$n" = "$inframes" ] && [ "$neg" = 0 ] && [ "$bgq" -gt 0 ] &&
 		ok "tools/wan-delays: a delay for each of the $n frames at the WAN, none negative" ||
 		bad "wan-delays: $n delays for $inframes frames, $neg negative"
+	# the run's own queueing delays by class (each WAN element's "queue_wait") against the
+	# trace's read by tshark and the dissector: the same frames, the mean and max within 1 ns
+	# (the trace's stamps are ns, the run's times ps), the p50 and p99 within the histogram's
+	# 0.4 % (and 1 ns) of the exact nearest-rank ones
+	python3 - "$tmp/out" "$tmp/delays" <<'PY' >"$tmp/wchk" 2>&1 &&
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+mine = {(e["name"], k): v for e in d["runs"][0]["elements"] if "queue_wait" in e
+        for k, v in e["queue_wait"].items()}
+seen = {}
+for l in open(sys.argv[2]):
+    f = l.split()
+    seen.setdefault((f[0], "background" if f[1] == "bg" else "sync"), []).append(int(f[6]))
+assert set(mine) == set(seen), (sorted(mine), sorted(seen))
+for k, v in sorted(seen.items()):
+    v.sort()
+    m = mine[k]
+    rank = lambda q: v[max(0, math.ceil(q * len(v)) - 1)]
+    assert m["frames"] == len(v), (k, m["frames"], len(v))
+    assert abs(m["mean_us"] * 1e3 - sum(v) / len(v)) <= 1, (k, m["mean_us"], sum(v) / len(v))
+    assert abs(m["max_us"] * 1e3 - v[-1]) <= 1, (k, m["max_us"], v[-1])
+    for q, key in ((0.5, "p50_us"), (0.99, "p99_us")):
+        assert abs(m[key] * 1e3 - rank(q)) <= 0.004 * rank(q) + 1, (k, key, m[key], rank(q))
+print("%d classes of %d links, e.g. %s sync: mean %.1f us, p99 %.1f us" % (
+    len(seen), len({k[0] for k in seen}), min(seen)[0], mine[(min(seen)[0], "sync")]["mean_us"],
+    mine[(min(seen)[0], "sync")]["p99_us"]))
+PY
+		ok "the run's queueing delays by class equal the trace's read by tshark: $(cat "$tmp/wchk")" ||
+		bad "queue_wait against the trace: $(tail -2 "$tmp/wchk")"
 else
 	echo "skip - tshark not installed"
 fi
