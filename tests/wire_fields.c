@@ -42,12 +42,12 @@ main(int argc, char **argv)
 		fl = sm_se_flags(h);
 		printf("0x%08" PRIx32 "\t%u\t0x%02x\t%d\t%d\t%d\t%u\t%" PRIu32 "\t%" PRIu32
 		       "\t%u\t%u\t%u\t%u\t%u\t%" PRIu64 "\t%" PRIu32 "\t%" PRIu32 "\t%" PRIu64
-		       "\t%s %u>%u step %" PRIu32 " round %u seq %" PRIu32 " len %" PRIu32 "\n",
+		       "\t[%s] %s %u>%u step %" PRIu32 " round %u seq %" PRIu32 " len %" PRIu32 "\n",
 		       sm_se_magic(h), sm_se_version(h), fl, !!(fl & SM_SE_F_BG),
 		       !!(fl & SM_SE_F_LAST), !!(fl & SM_SE_F_DENSE), sm_se_round(h),
 		       sm_se_run_id(h), sm_se_step(h), sm_se_src(h), sm_se_dst(h), sm_se_phase(h),
 		       sm_se_kind(h), sm_se_chunk(h), sm_se_offset(h), sm_se_seq(h),
-		       sm_se_payload_len(h), sm_se_departure_ns(h),
+		       sm_se_payload_len(h), sm_se_departure_ns(h), tr_reader_ifname(r, p.ifid),
 		       (fl & SM_SE_F_BG) ? "bg" : "sync", sm_se_src(h), sm_se_dst(h), sm_se_step(h),
 		       sm_se_round(h), sm_se_seq(h), sm_se_payload_len(h));
 	}

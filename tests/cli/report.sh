@@ -138,7 +138,7 @@ page traces validate1-bursts-burst
 # the background alone (--background-only): no step, its queues, transfers and drops drawn
 "$se" run -q --json --background-only 5ms -l 0.5 >"$tmp/bgonly.json"
 expect_rc 0 "report: the background alone" -- "$se" report "$tmp/bgonly.json" -o "$tmp/bgonly.html"
-page bgonly run0-wait
+page bgonly figure:run0-wait
 # a real-time run (a ring pair; nothing timed here): how late frames left its ports drawn
 "$se" run -q --json -v A -n 2 --set run.clock=real --set run.calibrate=0.1s --set run.dilation=200 \
 	--set ports.dc0=ring:w --set ports.dc1=ring:w >"$tmp/rt.json" 2>"$tmp/rt.err" ||

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Open a syncemu report page in headless Chromium and check it as a person would use it.
 
-    report_page.py CHROMIUM PAGE.html SCREENSHOT.png [EXPECT_SLIDER_ID | not-drawn:TEXT ...]
+    report_page.py CHROMIUM PAGE.html SCREENSHOT.png [EXPECT_SLIDER_ID | not-drawn:TEXT |
+                                                      figure:ID ...]
                    [-- PAGE.html SCREENSHOT.png [...] ...]
 
 Pages after "--" open in the same browser, one after another (a browser's start is 1-3 s of
@@ -18,6 +19,7 @@ first that fails:
   - every slider of the page, moved through the DOM (its value set, an 'input' event
     dispatched, as a person's drag does), changes the data of the chart in its figure and its
     own <output>; each EXPECT_SLIDER_ID must be among them;
+  - each figure:ID is a figure of the page (and drawn, as every one must be);
   - the page's notes of what it could not draw (class "not-drawn": JSON it cannot draw) are
     exactly one per not-drawn:TEXT, each holding its TEXT (none without);
 then writes a full-page screenshot.  Prints one line per check.
@@ -138,8 +140,9 @@ INKED = """(id) => { const c = document.getElementById(id + '-canvas');
 
 def check_page(b, page, shot, args):
     """One page in browser @b: its lines printed, the failures returned."""
-    expect = [a for a in args if not a.startswith("not-drawn:")]
+    expect = [a for a in args if not a.startswith(("not-drawn:", "figure:"))]
     not_drawn = [a[len("not-drawn:"):] for a in args if a.startswith("not-drawn:")]
+    want_figs = [a[len("figure:"):] for a in args if a.startswith("figure:")]
     failed = []
     b.events = []
     b.send("Emulation.setDeviceMetricsOverride", {"width": 1400, "height": 900,
@@ -157,6 +160,9 @@ def check_page(b, page, shot, args):
             failed.append("chart %s: nothing drawn on its canvas" % f)
     print("charts drawn: %d of %d" % (len(figs) - sum(1 for x in failed if "nothing drawn" in x),
                                       len(figs)))
+    for f in want_figs:
+        if f not in figs:
+            failed.append("no figure %s (the page has %s)" % (f, figs))
     notes = b.eval("[...document.querySelectorAll('.not-drawn')].map((e) => e.textContent)")
     for n in notes:
         print("not drawn: " + n)

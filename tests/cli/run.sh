@@ -150,8 +150,8 @@ expect_rc 2 "--csv the same file as --queue-csv" -- "$se" run -q -n 5 -v A --csv
 mkdir "$tmp/tabs"
 expect_rc 0 "--tables beside --json, under load" -- "$se" run -q -n 30 -v A,E --load 0.5 --json \
 	--tables "$tmp/tabs/new"
-python3 "$(dirname "$0")/tables_check.py" run "$tmp/tabs/new" "$tmp/out" background >"$tmp/check" 2>&1 &&
-	ok "--tables: summary, each run's steps (and the text's background) as CSV, equal to the JSON" ||
+python3 "$(dirname "$0")/tables_check.py" run "$tmp/tabs/new" "$tmp/out" background queue_wait >"$tmp/check" 2>&1 &&
+	ok "--tables: summary, each run's steps (and the text's background and queue waits) as CSV, equal to the JSON" ||
 	bad "--tables: $(cat "$tmp/check")"
 # every CSV as a notebook reads it: a row per record, a type per column (tables_check.py types)
 python3 "$(dirname "$0")/tables_check.py" types "$tmp/steps.csv" "$tmp/tabs/new"/*.csv \

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The Wireshark dissector against the wire format: on a trace syncemu wrote (sync frames to
 # workers and modules, last frames, background), every field tools/wireshark/syncemu.lua decodes,
-# and its Info column, equal what models/wire.h's accessors read from the same bytes.
+# and its Info column (the capture point first), equal what models/wire.h's accessors read from
+# the same bytes; the capture point on a TCP trace's frames too.
 # Usage: wire.sh SYNCEMU_BINARY WIRE_FIELDS_BINARY (run from the source root)
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -30,5 +31,18 @@ else
 	bad "the dissector and wire.h disagree"
 	diff "$tmp/want" "$tmp/got" | head -5
 	grep -v "Running as user" "$tmp/terr" | head -3
+fi
+# the capture point first in the Info column and as syncemu.point, on every frame of a trace, a
+# TCP one's too (job.transport = tcp: IPv4/TCP frames, no syncemu header)
+expect_rc 0 "a TCP run, traced at the WAN" -- "$se" run -v A -n 1 -q --set job.transport=tcp \
+	--set topology.workers_per_dc=1 --set job.parameters=200000 --set job.topk_kept=0 -c wan \
+	--trace "$tmp/tcp.pcapng"
+tshark -X lua_script:tools/wireshark/syncemu.lua -r "$tmp/tcp.pcapng" -T fields \
+	-e frame.interface_name -e syncemu.point -e _ws.col.Info >"$tmp/pts" 2>"$tmp/terr"
+if [ -s "$tmp/pts" ] && awk -F'\t' '$1 != $2 || index($3, "[" $1 "] ") != 1 { bad = 1 }
+	END { exit bad }' "$tmp/pts"; then
+	ok "every one of $(wc -l <"$tmp/pts") TCP frames: its capture point first in Info and as syncemu.point"
+else
+	bad "the capture point in Info: $(head -2 "$tmp/pts")"
 fi
 finish

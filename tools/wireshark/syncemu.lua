@@ -58,3 +58,30 @@ function p.dissector(buf, pinfo, tree)
 end
 
 DissectorTable.get("udp.port"):add(47110, p)
+
+-- The capture point of every frame of a syncemu trace (its pcapng interface: wan0>1.in,
+-- wan.ab.out, w3.nic.rx, ...) first in the Info column and as syncemu.point: a frame traced at a
+-- queue's in and out is one frame seen twice, which Wireshark's TCP analysis would otherwise
+-- take for a retransmission. Other captures' interfaces (eth0) are left alone.
+local ifname = Field.new("frame.interface_name")
+local point = Proto("syncemu_point", "syncemu capture point")
+local f_point = ProtoField.string("syncemu.point", "Capture point")
+point.fields = { f_point }
+local points = { ["in"] = true, out = true, drop = true, rx = true, tx = true, loss = true,
+	aqm = true }
+
+function point.dissector(buf, pinfo, tree)
+	local fi = ifname()
+	if fi == nil then
+		return
+	end
+	local name = tostring(fi.value)
+	local kind = name:match("%.(%a+)$")
+	if kind == nil or not points[kind] then
+		return
+	end
+	tree:add(f_point, name)
+	pinfo.cols.info:prepend("[" .. name .. "] ")
+end
+
+register_postdissector(point)
