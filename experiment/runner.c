@@ -409,7 +409,31 @@ struct progress {
 	uint64_t frames;
 	double dilation;	/* real time; 0: virtual */
 	bool behind_said;
+	uint64_t trace0;	/* the trace's bytes when the run began */
+	bool size_said;
 };
+
+#define TRACE_BIG 1e9	/* a trace larger than this is said before it is written */
+
+/* After the first steps: the trace's size at this rate, said once if more than TRACE_BIG. */
+static void
+say_trace_size(struct progress *pg, uint32_t done, uint32_t steps)
+{
+	double per, all;
+
+	if (pg->size_said || done == 0 || pg->r->cap == NULL || pg->r->cap->w == NULL)
+		return;
+	pg->size_said = true;
+	per = (double)(tr_pcapng_bytes(pg->r->cap->w) - pg->trace0) / done;
+	all = per * steps;
+	if (all <= TRACE_BIG)
+		return;
+	fprintf(stderr, "%srun %u %s: its trace grows about %.1f MB a step: about %.1f GB for its "
+		"%u steps; fewer steps (-n), fewer capture points (-c wan) or a shorter snap length "
+		"(--snaplen) write less, or stream it through a filter (--trace - | tshark -r - -Y "
+		"'syncemu.step < 5' -w part.pcapng)\n", pg->r->tty && pg->r->progress ? "\n" : "",
+		pg->run_id, pg->label, per / 1e6, all / 1e9, steps);
+}
 
 /* Real time: the engine runs later than OUTCOME_BEHIND of a step: said once, with the remedy. */
 static void
@@ -435,6 +459,7 @@ on_step(void *arg, uint32_t done, uint32_t steps, uint64_t frames, dp_time_t end
 
 	if (pg->r->progress)
 		say_behind(pg, done, end, lag);
+	say_trace_size(pg, done, steps);
 	pg->frames = frames;
 	/* a trace streamed to a reader gets each step as it ends (an error shows at the next write) */
 	if (pg->r->cap != NULL && tr_pcapng_streams(pg->r->cap->w))
@@ -522,6 +547,8 @@ runner_run(struct runner *r, const struct sc_scenario *sc, const struct contende
 	pg.frames = 0;
 	pg.dilation = r->rt != NULL ? sc->run.dilation : 0;
 	pg.behind_said = false;
+	pg.size_said = false;
+	pg.trace0 = r->cap != NULL ? tr_pcapng_bytes(r->cap->w) : 0;
 	rp.progress = on_step;
 	rp.progress_arg = &pg;
 	rp.budget_kind = sm_variant_has_module(c->var) ? (int)c->b : -1;

@@ -70,6 +70,7 @@ struct tr_pcapng {
 	uint32_t n_if;			/**< interfaces added */
 	struct tr_pcapng_if *ifs;	/**< n_if interfaces */
 	/* Cold. */
+	uint64_t flushed;		/**< bytes written out of buf so far */
 	uint32_t ifs_cap;		/**< room in ifs */
 };
 
@@ -83,6 +84,7 @@ flush(struct tr_pcapng *w)
 		w->err = rc;
 		return rc;
 	}
+	w->flushed += w->len;
 	w->len = 0;
 	return 0;
 }
@@ -451,4 +453,10 @@ uint32_t
 tr_pcapng_ifcount(const struct tr_pcapng *w)
 {
 	return w != NULL ? w->n_if : 0;
+}
+
+uint64_t
+tr_pcapng_bytes(const struct tr_pcapng *w)
+{
+	return w != NULL ? w->flushed + w->len : 0;
 }

@@ -145,6 +145,9 @@ void tr_pcapng_abort(struct tr_pcapng *w);
 /** @return the packets written on interface @p ifid; 0 if @p w is NULL or @p ifid unknown */
 uint64_t tr_pcapng_count(const struct tr_pcapng *w, uint32_t ifid);
 
+/** @return the bytes of the trace so far (written out or buffered); 0 if @p w is NULL */
+uint64_t tr_pcapng_bytes(const struct tr_pcapng *w);
+
 /** @return the number of interfaces added; 0 if @p w is NULL */
 uint32_t tr_pcapng_ifcount(const struct tr_pcapng *w);
 

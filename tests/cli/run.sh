@@ -153,6 +153,15 @@ expect_rc 0 "--tables beside --json, under load" -- "$se" run -q -n 30 -v A,E --
 python3 "$(dirname "$0")/tables_check.py" run "$tmp/tabs/new" "$tmp/out" background queue_wait >"$tmp/check" 2>&1 &&
 	ok "--tables: summary, each run's steps (and the text's background and queue waits) as CSV, equal to the JSON" ||
 	bad "--tables: $(cat "$tmp/check")"
+# a trace that would pass 1 GB is said after the first step, with its size a step and what writes
+# less (streamed to a reader that stops after 20 MB: the run then ends on the broken pipe)
+("$se" run -v A -n 100000 --trace - 2>"$tmp/big.err" | head -c 20000000 >/dev/null)
+grep -q "^run 1 A: its trace grows about [0-9.]* MB a step: about [0-9.]* GB for its 100000 steps; fewer steps (-n)" "$tmp/big.err" &&
+	ok "a trace of more than 1 GB said after its first step, with the remedies" ||
+	bad "the big trace: $(head -2 "$tmp/big.err")"
+"$se" run -v A -n 3 --trace "$tmp/small.pcapng" >/dev/null 2>"$tmp/small.err"
+grep -q "its trace grows" "$tmp/small.err" && bad "a small trace said as big" ||
+	ok "a small trace is not said"
 # every CSV as a notebook reads it: a row per record, a type per column (tables_check.py types)
 python3 "$(dirname "$0")/tables_check.py" types "$tmp/steps.csv" "$tmp/tabs/new"/*.csv \
 	>"$tmp/check" 2>&1 && ok "--csv and --tables: a row per record, a type per column ($(wc -l <"$tmp/check") files)" ||
