@@ -74,9 +74,9 @@
 			parts.push(sc.steps + ' steps (' + (sc.warmup || 0) + ' warm-up)');
 		if (sc.load !== undefined)
 			parts.push('background load ' + fmt(sc.load));
-		if (sc.wan_bandwidth_Bps !== undefined)
-			parts.push('WAN ' + si(sc.wan_bandwidth_Bps, 'B/s') + ', ' +
-				   fmt(sc.wan_latency_s * 1e6) + ' us');
+		if (sc.wan_bandwidth_Bps !== undefined)	/* in bit/s, as network engineers read it */
+			parts.push('WAN ' + si(8 * sc.wan_bandwidth_Bps, 'bit/s') + ' (' +
+				   si(sc.wan_bandwidth_Bps, 'B/s') + '), ' + fmt(sc.wan_latency_s * 1e6) + ' us');
 		if (q)
 			parts.push('queues: NIC ' + bytes(q.nic) + ', port ' + bytes(q.port) + ', switch ' +
 				   bytes(q.switch) + ', WAN ' + bytes(q.wan));
@@ -720,7 +720,11 @@
 		const inputs = JSON.parse(document.getElementById('syncemu-data').textContent);
 		const main = document.querySelector('main');
 		const toc = document.querySelector('nav.toc');
-		inputs.forEach((inp, n) => {
+		/* the user's own runs, sweeps and captures first, the deck's model after (each keeps
+		 * its input's number in its ids) */
+		const later = (k) => (k === 'model' ? 1 : 0);
+		inputs.map((inp, n) => [inp, n]).sort((a, b) => later(a[0].kind) - later(b[0].kind) ||
+			a[1] - b[1]).forEach(([inp, n]) => {
 			const [name, draw] = KINDS[inp.kind];
 			const sid = 'input' + n;
 			const d = inp.json;

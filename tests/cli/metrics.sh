@@ -15,80 +15,41 @@ se=$(realpath "$1")
 here=$(cd "$(dirname "$0")" && pwd)
 command -v python3 >/dev/null || skip "python3 is not installed"
 
-"$se" run -q -v A -n 20000 --set run.fast_forward=off --metrics 0 >/dev/null 2>"$tmp/err" &
-run=$!
-pids+=("$run")
-url=
-for _ in $(seq 200); do	# (the EAL's start: 0.2-2 s on a loaded machine)
-	url=$(sed -n 's/^syncemu run: metrics on //p' "$tmp/err")
-	[ -n "$url" ] && break
-	kill -0 "$run" 2>/dev/null || break
-	sleep 0.1
-done
-if [ -z "$url" ]; then
-	bad "no metrics address said: $(head -3 "$tmp/err")"
-else
-	ok "the run says where its metrics are: $url"
-	if why=$(python3 "$here/scrape_metrics.py" "$url" run 2>&1); then
-		ok "scraped during the run by the text format's rules: $why"
+# live CMD SIGNAL RCS -- ARGS...: syncemu CMD ARGS in the background, its page scraped (by
+# scrape_metrics.py in CMD's mode) once it says where it is, then SIGNAL ends it with one of the
+# exit codes RCS ("130", "0 130")
+live() {
+	local cmd=$1 sig=$2 rcs=$3 p url= rc=0 why=
+	shift 4
+	"$se" "$cmd" "$@" --metrics 0 >/dev/null 2>"$tmp/$cmd.err" &
+	p=$!
+	pids+=("$p")
+	for _ in $(seq 200); do	# (the EAL's start: 0.2-2 s on a loaded machine)
+		url=$(sed -n "s/^syncemu $cmd: metrics on //p" "$tmp/$cmd.err")
+		[ -n "$url" ] && break
+		kill -0 "$p" 2>/dev/null || break
+		sleep 0.1
+	done
+	if [ -n "$url" ] && why=$(python3 "$here/scrape_metrics.py" "$url" "$cmd" 2>&1); then
+		ok "$cmd: its metrics at $url scraped while it runs: $why"
 	else
-		bad "the metrics: $why"
+		bad "$cmd's metrics: ${why:-no address said: $(head -3 "$tmp/$cmd.err")}"
 	fi
-fi
-kill -INT "$run" 2>/dev/null
-rc=0
-wait "$run" || rc=$?
-[ $rc -eq 130 ] && ok "the run interrupted after the scrapes (exit 130)" ||
-	bad "the run ended with exit $rc: $(tail -3 "$tmp/err")"
+	kill "-$sig" "$p" 2>/dev/null
+	wait "$p" || rc=$?
+	[[ " $rcs " == *" $rc "* ]] && ok "$cmd ended by SIG$sig after the scrapes (exit $rc)" ||
+		bad "$cmd ended with exit $rc: $(tail -3 "$tmp/$cmd.err")"
+}
 
-# a sweep: the run in progress's (its first point is the run above)
-"$se" sweep -q -k background.load -V 0,0.1 -v A -n 20000 --set run.fast_forward=off \
-	-o "$tmp/sweep" --metrics 0 >/dev/null 2>"$tmp/serr" &
-sw=$!
-pids+=("$sw")
-url=
-for _ in $(seq 200); do
-	url=$(sed -n 's/^syncemu sweep: metrics on //p' "$tmp/serr")
-	[ -n "$url" ] && break
-	kill -0 "$sw" 2>/dev/null || break
-	sleep 0.1
-done
-if [ -n "$url" ] && why=$(python3 "$here/scrape_metrics.py" "$url" sweep 2>&1); then
-	ok "the sweep's metrics scraped during its first run: $why"
-else
-	bad "the sweep's metrics: ${why:-no address said: $(head -3 "$tmp/serr")}"
-fi
-# (SIGTERM: a script's background job has SIGINT ignored, and a sweep keeps an ignored signal
-# ignored, as nohup wants)
-kill -TERM "$sw" 2>/dev/null
-rc=0
-wait "$sw" || rc=$?
-[ $rc -eq 130 ] && ok "the sweep interrupted after the scrapes (exit 130)" ||
-	bad "the sweep ended with exit $rc: $(tail -3 "$tmp/serr")"
-
+live run INT 130 -- -q -v A -n 20000 --set run.fast_forward=off
+# a sweep: the run in progress's (its first point is the run above); SIGTERM: a script's
+# background job has SIGINT ignored, and a sweep keeps an ignored signal ignored, as nohup wants
+live sweep TERM 130 -- -q -k background.load -V 0,0.1 -v A -n 20000 \
+	--set run.fast_forward=off -o "$tmp/sweep"
 # a bridge between two ring pairs (no traffic but its own background): its engine's events and
-# emulated time grow while it runs; interrupted once scraped
-"$se" bridge --a ring:x --b ring:y --set bridge.bandwidth_ab=100Mbit/s \
-	--set bridge.bandwidth_ba=100Mbit/s --load 0.3 -d 120s -q --metrics 0 >/dev/null 2>"$tmp/berr" &
-br=$!
-pids+=("$br")
-url=
-for _ in $(seq 200); do
-	url=$(sed -n 's/^syncemu bridge: metrics on //p' "$tmp/berr")
-	[ -n "$url" ] && break
-	kill -0 "$br" 2>/dev/null || break
-	sleep 0.1
-done
-if [ -n "$url" ] && why=$(python3 "$here/scrape_metrics.py" "$url" bridge 2>&1); then
-	ok "the bridge's metrics scraped while it runs: $why"
-else
-	bad "the bridge's metrics: ${why:-no address said: $(head -3 "$tmp/berr")}"
-fi
-kill -INT "$br" 2>/dev/null
-rc=0
-wait "$br" || rc=$?
-[ $rc -eq 0 ] || [ $rc -eq 130 ] && ok "the bridge stopped after the scrapes (exit $rc)" ||
-	bad "the bridge ended with exit $rc: $(tail -3 "$tmp/berr")"
+# emulated time grow while it runs
+live bridge INT "0 130" -- --a ring:x --b ring:y --set bridge.bandwidth_ab=100Mbit/s \
+	--set bridge.bandwidth_ba=100Mbit/s --load 0.3 -d 120s -q
 expect_rc 2 "--metrics at a malformed address" -- "$se" run -q -n 2 -v A --metrics "host:" 
 expect_grep "$tmp/err" "--metrics 'host:'" "the error names --metrics and the address"
 expect_rc 2 "--metrics at an address this host does not have" -- "$se" run -q -n 2 -v A \

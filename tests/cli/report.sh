@@ -131,7 +131,7 @@ names=()
 page run run0-shares-step
 page sweep sweep0-value
 page validate validate0-steps-step
-page all model0-bw-wan model0-bw-budget sweep2-value validate3-steps-step
+page all model0-bw-wan model0-bw-budget sweep2-value validate3-steps-step order:run,sweep,validate,model
 expect_rc 0 "report: a syncemu trace validated, and three transfers' bursts" -- "$se" report "$tmp/vsync.json" \
 	"$tmp/vbursts.json" -o "$tmp/traces.html"
 page traces validate1-bursts-burst

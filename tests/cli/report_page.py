@@ -3,7 +3,7 @@
 """Open a syncemu report page in headless Chromium and check it as a person would use it.
 
     report_page.py CHROMIUM PAGE.html SCREENSHOT.png [EXPECT_SLIDER_ID | not-drawn:TEXT |
-                                                      figure:ID ...]
+                                                      figure:ID | order:KIND,... ...]
                    [-- PAGE.html SCREENSHOT.png [...] ...]
 
 Pages after "--" open in the same browser, one after another (a browser's start is 1-3 s of
@@ -20,6 +20,7 @@ first that fails:
     dispatched, as a person's drag does), changes the data of the chart in its figure and its
     own <output>; each EXPECT_SLIDER_ID must be among them;
   - each figure:ID is a figure of the page (and drawn, as every one must be);
+  - order:KIND,... is the order of the page's sections by the kind of their input;
   - the page's notes of what it could not draw (class "not-drawn": JSON it cannot draw) are
     exactly one per not-drawn:TEXT, each holding its TEXT (none without);
 then writes a full-page screenshot.  Prints one line per check.
@@ -140,7 +141,8 @@ INKED = """(id) => { const c = document.getElementById(id + '-canvas');
 
 def check_page(b, page, shot, args):
     """One page in browser @b: its lines printed, the failures returned."""
-    expect = [a for a in args if not a.startswith(("not-drawn:", "figure:"))]
+    expect = [a for a in args if not a.startswith(("not-drawn:", "figure:", "order:"))]
+    order = [a[len("order:"):] for a in args if a.startswith("order:")]
     not_drawn = [a[len("not-drawn:"):] for a in args if a.startswith("not-drawn:")]
     want_figs = [a[len("figure:"):] for a in args if a.startswith("figure:")]
     failed = []
@@ -163,6 +165,11 @@ def check_page(b, page, shot, args):
     for f in want_figs:
         if f not in figs:
             failed.append("no figure %s (the page has %s)" % (f, figs))
+    kinds = ",".join(b.eval("[...document.querySelectorAll('section.input')].map((s) => "
+                            "s.dataset.kind)"))
+    for o in order:
+        if kinds != o:
+            failed.append("sections in the order %s, expected %s" % (kinds, o))
     notes = b.eval("[...document.querySelectorAll('.not-drawn')].map((e) => e.textContent)")
     for n in notes:
         print("not drawn: " + n)
