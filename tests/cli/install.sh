@@ -171,6 +171,14 @@ else
 		bad "zsh: $(tail -c 300 "$tmp/z" | tr -d '\033')"
 	timeout 60 zsh -f "$here/zsh_complete.zsh" "$(dirname "$zc")" "$bin" 'syncemu rep' 'syncemu report' >"$tmp/z" 2>&1
 	grep -q 'syncemu report' "$tmp/z" && ok "zsh completes a command" || bad "zsh: $(tail -c 300 "$tmp/z" | tr -d '\033')"
+	timeout 60 zsh -f "$here/zsh_complete.zsh" "$(dirname "$zc")" "$bin" 'syncemu run --set run.clock=r' \
+		'syncemu run --set run.clock=real' >"$tmp/z" 2>&1
+	grep -q 'syncemu run --set run.clock=real' "$tmp/z" && ok "zsh completes a key's value" ||
+		bad "zsh, a value: $(tail -c 300 "$tmp/z" | tr -d '\033')"
+	timeout 60 zsh -f "$here/zsh_complete.zsh" "$(dirname "$zc")" "$bin" 'syncemu lab st' 'syncemu lab status' \
+		>"$tmp/z" 2>&1
+	grep -q 'syncemu lab status' "$tmp/z" && ok "zsh completes syncemu lab's subcommands" ||
+		bad "zsh, lab: $(tail -c 300 "$tmp/z" | tr -d '\033')"
 fi
 
 # one version
