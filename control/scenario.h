@@ -120,6 +120,7 @@ struct sc_trace {
 	char capture[128];		/**< capture point kinds: "tx,rx,nic,switch,wan,module,port" */
 	uint32_t snaplen;		/**< bytes kept per frame; 0 = whole frames */
 	double queue_sample;		/**< s between samples of the WAN queues; 0 = none */
+	double until;			/**< s of each run traced from its start; 0 = all */
 };
 
 /** The module's link kernel as a program ([module] kernel, kernel_section). */

@@ -634,6 +634,9 @@ static const struct sc_key keys[] = {
 	     "bytes kept per frame: 90 = the headers, 0 = whole frames"),
 	DBL("trace", "queue_sample", trace.queue_sample, SC_UNIT_TIME, 0, NOLIM, 0,
 	    "interval at which the WAN queues' occupancy is sampled; 0 s = no sampling"),
+	DBL("trace", "until", trace.until, SC_UNIT_TIME, 0, NOLIM, 0,
+	    "each run's frames are traced up to this emulated time from its start (its first "
+	    "steps: 20 ms is about 5 steps of 4 ms); 0 s = the whole run"),
 
 	STR("ports", "local", ports.local, 0,
 	    "real time: the data centres this process runs: all, or a list (0; 4,5,6,7); with "

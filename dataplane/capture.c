@@ -167,6 +167,8 @@ dp_capture_write(struct dp_engine *eng, int ifid, const struct rte_mbuf *m, dp_t
 	uint32_t len;
 	int rc;
 
+	if (c->until != 0 && t >= c->until)
+		return;		/* trace.until: by the frame's emulated time, whatever the engines */
 	if (eng->part != NULL) {
 		dp_par_capture(eng, ifid, m, t);	/* merged in order (parallel.h) */
 		return;
@@ -223,6 +225,10 @@ dp_capture_replay(struct dp_capture *c, const struct dp_cap_tape *tape, dp_time_
 		const uint8_t *b = tape->buf + off + sizeof(*r);
 		uint8_t *f = c->gather;
 
+		if (c->until != 0 && r->t_ps + shift >= c->until) {	/* (trace.until) */
+			off += (sizeof(*r) + r->len + 7) & ~(size_t)7;
+			continue;
+		}
 		memcpy(f, b, r->len);
 		if (r->departure_ps != UINT64_MAX && r->len >= SM_SE_AT + 4 &&
 		    sm_se_magic(f + SM_SE_AT) == SM_SE_MAGIC) {

@@ -56,6 +56,8 @@ struct dp_capture {
 	uint8_t gather[UINT16_MAX];	/**< a frame of several segments, made contiguous */
 	struct dp_cap_tape *tape;	/**< NULL: none; else every record written is also put
 					 *   there */
+	dp_time_t until;		/**< frames of emulated time from this on are not written
+					 *   (trace.until; 0: every one) */
 };
 
 /**

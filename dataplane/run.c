@@ -641,6 +641,8 @@ dp_run(const struct dp_run_params *p, struct dp_run_result *res, char *err, size
 			 sm_variant_name(p->var), strerror(-rc));
 		goto out;
 	}
+	if (p->cap != NULL)	/* trace.until: from this run's start */
+		p->cap->until = p->trace_until > 0 ? p->t0 + p->trace_until : 0;
 	{
 		struct dp_topo_link_port lp[DP_RT_LINK_MAX];
 		uint32_t i, n_lp = p->rt != NULL ? p->rt->n_links : 0;

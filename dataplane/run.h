@@ -47,6 +47,7 @@ struct dp_run_params {
 	dp_time_t t0;				/**< virtual time the run starts at */
 	uint64_t q_nic, q_port, q_sw, q_wan;	/**< queue limits, frame bytes */
 	struct dp_capture *cap;			/**< NULL: no trace */
+	dp_time_t trace_until;			/**< frames traced up to t0 + this; 0: all */
 	struct rte_mempool *pool;
 	struct dp_bg_params bg;			/**< background on the WAN (load 0: none) */
 	dp_time_t bg_only;			/**< > 0: no sync, background alone this long */

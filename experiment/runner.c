@@ -80,6 +80,7 @@ base_params(const struct sc_scenario *sc, const struct contender *c, struct dp_r
 	rp->bg.connections = sc->background.connections;
 	rp->bg.bulk_lead = sm_ps(sc->background.bulk_lead);
 	rp->bg.probe_every = sm_ps(sc->trace.queue_sample);
+	rp->trace_until = sm_ps(sc->trace.until);
 	runner_impair(sc, &rp->impair);
 }
 
@@ -417,9 +418,10 @@ struct progress {
 
 /* After the first steps: the trace's size at this rate, said once if more than TRACE_BIG. */
 static void
-say_trace_size(struct progress *pg, uint32_t done, uint32_t steps)
+say_trace_size(struct progress *pg, uint32_t done, uint32_t steps, dp_time_t end)
 {
-	double per, all;
+	double per, all, keep, ms, step_s = done > 0 ? (double)end / 1e12 / done : 0;
+	char until[32];
 
 	if (pg->size_said || done == 0 || pg->r->cap == NULL || pg->r->cap->w == NULL)
 		return;
@@ -428,11 +430,19 @@ say_trace_size(struct progress *pg, uint32_t done, uint32_t steps)
 	all = per * steps;
 	if (all <= TRACE_BIG)
 		return;
+	keep = floor(TRACE_BIG / per);	/* the steps that 1 GB holds, at least one */
+	if (keep < 1)
+		keep = 1;
+	ms = keep * step_s * 1e3;
+	if (ms >= 1000)
+		snprintf(until, sizeof(until), "%.3gs", ms / 1e3);
+	else
+		snprintf(until, sizeof(until), "%.3gms", ms);
 	fprintf(stderr, "%srun %u %s: its trace grows about %.1f MB a step: about %.1f GB for its "
-		"%u steps; fewer steps (-n), fewer capture points (-c wan) or a shorter snap length "
-		"(--snaplen) write less, or stream it through a filter (--trace - | tshark -r - -Y "
-		"'syncemu.step < 5' -w part.pcapng)\n", pg->r->tty && pg->r->progress ? "\n" : "",
-		pg->run_id, pg->label, per / 1e6, all / 1e9, steps);
+		"%u steps; --set trace.until=%s traces each run's first %s (about %.0f steps, "
+		"%.2g GB); fewer capture points (-c wan) or a shorter snap length (--snaplen) write "
+		"less\n", pg->r->tty && pg->r->progress ? "\n" : "", pg->run_id, pg->label, per / 1e6,
+		all / 1e9, steps, until, until, keep, keep * per / 1e9);
 }
 
 /* Real time: the engine runs later than OUTCOME_BEHIND of a step: said once, with the remedy. */
@@ -459,7 +469,7 @@ on_step(void *arg, uint32_t done, uint32_t steps, uint64_t frames, dp_time_t end
 
 	if (pg->r->progress)
 		say_behind(pg, done, end, lag);
-	say_trace_size(pg, done, steps);
+	say_trace_size(pg, done, steps, end);
 	pg->frames = frames;
 	/* a trace streamed to a reader gets each step as it ends (an error shows at the next write) */
 	if (pg->r->cap != NULL && tr_pcapng_streams(pg->r->cap->w))

@@ -156,9 +156,26 @@ python3 "$(dirname "$0")/tables_check.py" run "$tmp/tabs/new" "$tmp/out" backgro
 # a trace that would pass 1 GB is said after the first step, with its size a step and what writes
 # less (streamed to a reader that stops after 20 MB: the run then ends on the broken pipe)
 ("$se" run -v A -n 100000 --trace - 2>"$tmp/big.err" | head -c 20000000 >/dev/null)
-grep -q "^run 1 A: its trace grows about [0-9.]* MB a step: about [0-9.]* GB for its 100000 steps; fewer steps (-n)" "$tmp/big.err" &&
-	ok "a trace of more than 1 GB said after its first step, with the remedies" ||
+grep -q "^run 1 A: its trace grows about [0-9.]* MB a step: about [0-9.]* GB for its 100000 steps; --set trace.until=[0-9.]*m\{0,1\}s traces each run's first" "$tmp/big.err" &&
+	ok "a trace of more than 1 GB said after its first step, with the trace.until that keeps 1 GB" ||
 	bad "the big trace: $(head -2 "$tmp/big.err")"
+# trace.until: each run's frames up to that emulated time from its start, the same records in
+# one engine and in two partitions (by each frame's own time)
+if command -v tshark >/dev/null; then
+	for p in 1 2; do
+		"$se" run -q -v A -n 6 -l 0.3 --set trace.until=10ms --set run.partitions=$p \
+			--trace "$tmp/until$p.pcapng" >/dev/null 2>&1 || bad "trace.until, $p partitions"
+		tshark -r "$tmp/until$p.pcapng" -T fields -e frame.interface_name -e frame.time_epoch \
+			-e frame.len >"$tmp/until$p.txt" 2>/dev/null
+	done
+	last=$(tshark -r "$tmp/until1.pcapng" -T fields -e frame.time_relative 2>/dev/null | tail -1)
+	if [ -s "$tmp/until1.txt" ] && cmp -s "$tmp/until1.txt" "$tmp/until2.txt" &&
+		awk -v t="$last" 'BEGIN { exit !(t < 0.010) }'; then
+		ok "trace.until=10ms: $(wc -l <"$tmp/until1.txt") frames, the last at $last s, the same in 2 partitions"
+	else
+		bad "trace.until: last frame at $last s, partitions $(cmp "$tmp/until1.txt" "$tmp/until2.txt" 2>&1)"
+	fi
+fi
 "$se" run -v A -n 3 --trace "$tmp/small.pcapng" >/dev/null 2>"$tmp/small.err"
 grep -q "its trace grows" "$tmp/small.err" && bad "a small trace said as big" ||
 	ok "a small trace is not said"
