@@ -81,11 +81,11 @@ check_mpi() {
 	local h
 	h=$("$se" lab exec -n "$name" -H b1 -- hostname 2>&1)
 	[ "$h" = b1 ] && ok "lab exec -H b1: runs under the host name b1" || bad "lab exec -H b1 hostname: '$h'"
-	"$se" lab exec -n "$name" -- ping -c 5 -i 0.2 -W 2 b1 >"$tmp/ping" 2>&1
+	"$se" lab exec -n "$name" -- ping -c 3 -i 0.1 -W 2 b1 >"$tmp/ping" 2>&1
 	python3 - "$tmp/ping" <<'PY' >"$tmp/pmsg" 2>&1 && ok "ping a1 > b1 through the lab: $(cat "$tmp/pmsg")" || bad "ping through the lab: $(cat "$tmp/pmsg") $(tail -2 "$tmp/ping")"
 import re, sys
 rtt = [float(x) for x in re.findall(r"time=([0-9.]+) ms", open(sys.argv[1]).read())]
-assert len(rtt) >= 4, rtt
+assert len(rtt) >= 2, rtt
 print("%d replies, min RTT %.3f ms >= 2 x 1 ms" % (len(rtt), min(rtt)))
 assert min(rtt) >= 2.0, rtt
 PY
