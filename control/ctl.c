@@ -46,6 +46,7 @@
 
 #include "../traces/outfile.h"
 #include "ctl_impl.h"
+#include "listener.h"
 
 #define CTL_MAX_CONNS 64		/**< connections held at once */
 #define CTL_BACKLOG 256			/**< connections waiting in the socket's queue */
@@ -563,12 +564,7 @@ ctl_server_start(const struct ctl_params *p, char *err, size_t errlen)
 	}
 	return s;
 fail:
-	if (s->fd >= 0)
-		close(s->fd);
-	if (s->stop[0] >= 0) {
-		close(s->stop[0]);
-		close(s->stop[1]);
-	}
+	ctl_listener_close(s->fd, s->stop);
 	free(s);
 	return NULL;
 }

@@ -23,6 +23,7 @@
 #include "../models/bits.h"
 #include "../models/kernel.h"
 #include "../models/variant.h"
+#include "listener.h"
 #include "metrics.h"
 #include "tune_keys.h"
 
@@ -485,12 +486,7 @@ metrics_server_start(const char *spec, const struct dp_status *st, const char *c
 	return s;
 fail:
 	freeaddrinfo(ai);
-	if (s->fd >= 0)
-		close(s->fd);
-	if (s->stop[0] >= 0) {
-		close(s->stop[0]);
-		close(s->stop[1]);
-	}
+	ctl_listener_close(s->fd, s->stop);
 	free(s);
 	return NULL;
 }
