@@ -836,13 +836,11 @@ cmd_bridge(int argc, char **argv)
 	}
 	if (o.metrics != NULL) {
 		status_init(sc, &bp);
-		metrics = metrics_server_start(o.metrics, &ctl_status, "bridge", err, sizeof(err));
+		metrics = session_metrics(&bridge_session, o.metrics, &ctl_status);
 		if (metrics == NULL) {
-			fprintf(stderr, "syncemu bridge: %s\n", err);
 			status = CLI_EXIT_USAGE;
 			goto out;
 		}
-		fprintf(stderr, "syncemu bridge: metrics on %s\n", metrics_server_url(metrics));
 	}
 	if (dp_bridge_open(b, &bp, err, sizeof(err)) != 0) {
 		fprintf(stderr, "syncemu bridge: %s\n", err);

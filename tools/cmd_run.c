@@ -785,13 +785,11 @@ cmd_run(int argc, char **argv)
 	}
 	if (o.metrics != NULL) {
 		session_status_init(&r, sc);
-		metrics = metrics_server_start(o.metrics, r.status, "run", err, sizeof(err));
+		metrics = session_metrics(&run_session, o.metrics, r.status);
 		if (metrics == NULL) {
-			fprintf(stderr, "syncemu run: %s\n", err);
 			status = CLI_EXIT_USAGE;
 			goto out;
 		}
-		fprintf(stderr, "syncemu run: metrics on %s\n", metrics_server_url(metrics));
 	}
 	status = run_runs(&o, sc, c, &n, &r, runs, err_fd, status);
 	status = run_finish(&o, sc, scenario, outs, &r, runs, n, trace_path, &res, status);

@@ -729,13 +729,11 @@ cmd_sweep(int argc, char **argv)
 		goto out;
 	if (o.metrics != NULL) {
 		session_status_init(&r, pt[0].sc);
-		metrics = metrics_server_start(o.metrics, r.status, "sweep", err, sizeof(err));
+		metrics = session_metrics(&sweep_session, o.metrics, r.status);
 		if (metrics == NULL) {
-			fprintf(stderr, "syncemu sweep: %s\n", err);
 			status = CLI_EXIT_USAGE;
 			goto out;
 		}
-		fprintf(stderr, "syncemu sweep: metrics on %s\n", metrics_server_url(metrics));
 	}
 	status = run_points(&o, pt, &r, &st, status);
 	partial = st.done < st.total || st.cut != NULL;

@@ -12,6 +12,7 @@
 #include "capture.h"
 #include "cli.h"
 #include "ctl.h"
+#include "metrics.h"
 #include "outfile.h"
 #include "ranks.h"
 #include "scenario.h"
@@ -180,4 +181,19 @@ session_status_init(struct runner *r, const struct sc_scenario *sc)
 	atomic_store(&status.binding, -1);
 	for (i = 0; i < DP_P_COUNT; i++)
 		dp_status_publish(&status, i, ctl_scenario_value(sc, i));
+}
+
+struct metrics_server *
+session_metrics(const struct session *s, const char *spec, const struct dp_status *st)
+{
+	const char *cmd = strrchr(s->who, ' ');	/* "syncemu run": run */
+	struct metrics_server *m;
+	char err[512];
+
+	m = metrics_server_start(spec, st, cmd != NULL ? cmd + 1 : s->who, err, sizeof(err));
+	if (m == NULL)
+		fprintf(stderr, "%s: %s\n", s->who, err);
+	else
+		fprintf(stderr, "%s: metrics on %s\n", s->who, metrics_server_url(m));
+	return m;
 }

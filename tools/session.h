@@ -52,6 +52,16 @@ struct sc_scenario;
  */
 void session_status_init(struct runner *r, const struct sc_scenario *sc);
 
+struct dp_status;
+struct metrics_server;
+
+/**
+ * --metrics @p spec served from @p st (metrics.h), where said on stderr ("WHO: metrics on
+ * URL"): the server, or NULL with the reason said (a bad command line: CLI_EXIT_USAGE).
+ */
+struct metrics_server *session_metrics(const struct session *s, const char *spec,
+				       const struct dp_status *st);
+
 /** runner_start() with its failure said: 0, or CLI_EXIT_FAIL. */
 int session_runner_start(const struct session *s, struct runner *r, uint32_t need,
 			 uint32_t frame);
